@@ -1,0 +1,29 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/out/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
+    rules: {
+      'no-console': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // commander and chalk belong to the CLI layer only.
+    files: ['src/**/*.ts'],
+    ignores: ['src/cli/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: ['commander', 'chalk'] }],
+    },
+  },
+  {
+    files: ['src/cli/main.ts', 'src/cli/output.ts', 'bench/**', 'test/**', 'bin/**', '**/*.test.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);

@@ -1,0 +1,35 @@
+import { createRequire } from 'node:module';
+import type { Command } from 'commander';
+import type { CliIO } from '../io.js';
+import { writeAll } from '../output.js';
+
+const GO_ARCH: Record<string, string> = {
+  x64: 'amd64',
+  ia32: '386',
+  arm64: 'arm64',
+  arm: 'arm',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+};
+
+/** opm prints Go's %#v of its version struct; scripts grep it, so keep the shape. */
+export function versionLine(): string {
+  const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
+  const fields = [
+    `OpmVersion:"v${pkg.version}"`,
+    `GitCommit:""`,
+    `BuildDate:""`,
+    `GoOs:"${process.platform}"`,
+    `GoArch:"${GO_ARCH[process.arch] ?? process.arch}"`,
+  ];
+  return `Version: version.Version{${fields.join(', ')}}\n`;
+}
+
+export function registerVersion(program: Command, io: CliIO): void {
+  program
+    .command('version')
+    .description('Print the opm version')
+    .action(async () => {
+      await writeAll(io.stdout, versionLine());
+    });
+}

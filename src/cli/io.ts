@@ -1,0 +1,23 @@
+import type { Writable } from 'node:stream';
+
+/** What a command may touch of the process. Tests pass their own. */
+export interface CliIO {
+  stdout: Writable;
+  stderr: Writable;
+  stdin: NodeJS.ReadableStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Whether stderr is a terminal and colours/progress may be shown there. */
+  stderrIsTTY: boolean;
+}
+
+export function processIO(): CliIO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    stderrIsTTY: process.stderr.isTTY === true,
+  };
+}

@@ -1,0 +1,58 @@
+import { CommanderError } from 'commander';
+import { InternalError, OpmError, UsageError, formatPosition } from '../errors.js';
+import { processIO, type CliIO } from './io.js';
+import { createProgram } from './program.js';
+import { stderrColors } from './output.js';
+import { ExitCode } from './exit-code.js';
+
+/**
+ * Run opm with `argv` (without node and script) and return the exit code. All errors end here:
+ * OpmError → one line on stderr (exit 1, or 2 for usage errors); anything else is a bug and is
+ * printed with its stack.
+ */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const debug = argv.includes('--debug') || io.env.OPM_DEBUG === '1';
+  const program = createProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    return reportError(err, io, debug);
+  }
+}
+
+function reportError(err: unknown, io: CliIO, debug: boolean): number {
+  const c = stderrColors(io);
+  if (err instanceof CommanderError) {
+    // --help and --version exit through here with code 0.
+    if (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.help')
+      return 0;
+    const message = err.message.replace(/^error: /, '');
+    io.stderr.write(`${c.red('error:')} ${message} (see 'opm --help')\n`);
+    return 2;
+  }
+  if (err instanceof ExitCode) return err.code;
+  if (err instanceof OpmError) {
+    const hint = err.hint ? ` (${err.hint})` : '';
+    io.stderr.write(`${c.red('error:')} ${formatPosition(err.at)}${err.message}${hint}\n`);
+    if (debug) printCauses(err, io);
+    return err instanceof UsageError ? 2 : err.exitCode;
+  }
+  const label = err instanceof InternalError ? 'internal error' : 'unexpected error';
+  const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  io.stderr.write(`${c.red(`${label}:`)} ${text}\nThis is a bug in opm-ts; please report it.\n`);
+  return 70;
+}
+
+function printCauses(err: Error, io: CliIO): void {
+  let e: unknown = err;
+  while (e instanceof Error) {
+    io.stderr.write(`${e.stack ?? e.message}\n`);
+    e = e.cause;
+  }
+}
+
+/** The process entry (bin/opm.js). Sets the exit code and lets pending output drain. */
+export async function main(): Promise<void> {
+  process.exitCode = await runCli(process.argv.slice(2), processIO());
+}

@@ -1,0 +1,133 @@
+/**
+ * File-Based Catalog wire types (opm's declcfg). Field order of the JSON output is decided by the
+ * writers (src/declcfg/write-json.ts), not by these declarations.
+ */
+import type { RawJson } from './raw-json.js';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+/** File (relative to the catalog root, POSIX separators) and 1-based line where a blob starts. */
+export interface Location {
+  file: string;
+  line: number;
+}
+
+export const SCHEMA_PACKAGE = 'olm.package';
+export const SCHEMA_CHANNEL = 'olm.channel';
+export const SCHEMA_BUNDLE = 'olm.bundle';
+export const SCHEMA_DEPRECATIONS = 'olm.deprecations';
+
+/** A property: `value` is a decoded JSON value, or RawJson where its text must be kept verbatim. */
+export interface Property {
+  type: string;
+  value: JsonValue | RawJson;
+}
+
+export interface Icon {
+  /** Standard padded base64. */
+  base64data: string;
+  mediatype: string;
+}
+
+export interface Package {
+  schema: typeof SCHEMA_PACKAGE;
+  name: string;
+  /** Always written, may be ''. */
+  defaultChannel: string;
+  icon?: Icon;
+  description?: string;
+  properties?: Property[];
+  loc?: Location;
+}
+
+export interface ChannelEntry {
+  name: string;
+  replaces?: string;
+  skips?: string[];
+  skipRange?: string;
+}
+
+export interface Channel {
+  schema: typeof SCHEMA_CHANNEL;
+  name: string;
+  package: string;
+  /** null when the blob had no entries (written as `null`, as opm does). */
+  entries: ChannelEntry[] | null;
+  properties?: Property[];
+  loc?: Location;
+}
+
+export interface RelatedImage {
+  name: string;
+  image: string;
+}
+
+export interface Bundle {
+  schema: typeof SCHEMA_BUNDLE;
+  name: string;
+  package: string;
+  /** Always written, may be ''. */
+  image: string;
+  properties?: Property[];
+  relatedImages?: RelatedImage[];
+  loc?: Location;
+  /**
+   * Set when the loader dropped the contents of olm.bundle.object properties to save memory
+   * (validation needs the graph, not the payloads): the properties stay, with `value` `{}`.
+   */
+  payloadsElided?: boolean;
+}
+
+export interface PackageScopedReference {
+  schema: string;
+  name?: string;
+}
+
+export interface DeprecationEntry {
+  reference: PackageScopedReference;
+  message: string;
+}
+
+export interface Deprecation {
+  schema: typeof SCHEMA_DEPRECATIONS;
+  package: string;
+  entries: DeprecationEntry[];
+  loc?: Location;
+}
+
+/** A blob of any other schema, kept whole. */
+export interface Meta {
+  schema: string;
+  package: string;
+  name: string;
+  blob: JsonObject;
+  loc?: Location;
+}
+
+export interface DeclarativeConfig {
+  packages: Package[];
+  channels: Channel[];
+  bundles: Bundle[];
+  deprecations: Deprecation[];
+  others: Meta[];
+}
+
+export function emptyConfig(): DeclarativeConfig {
+  return { packages: [], channels: [], bundles: [], deprecations: [], others: [] };
+}
+
+/** opm's DeclarativeConfig.Merge: plain concatenation. */
+export function mergeConfigs(configs: DeclarativeConfig[]): DeclarativeConfig {
+  const out = emptyConfig();
+  for (const c of configs) {
+    out.packages.push(...c.packages);
+    out.channels.push(...c.channels);
+    out.bundles.push(...c.bundles);
+    out.deprecations.push(...c.deprecations);
+    out.others.push(...c.others);
+  }
+  return out;
+}

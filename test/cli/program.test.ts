@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { runOpm } from '../run-cli.js';
+
+describe('opm command line', () => {
+  it('prints version info like opm', async () => {
+    const r = await runOpm(['version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /^Version: version\.Version\{OpmVersion:"v\d+\.\d+\.\d+", GitCommit:"[^"]*", BuildDate:"[^"]*", GoOs:"\w+", GoArch:"\w+"\}\n$/,
+    );
+  });
+
+  it('rejects an unknown command with one line and exit 2', async () => {
+    const r = await runOpm(['frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("error: unknown command 'frobnicate' (see 'opm --help')\n");
+    expect(r.stdout).toBe('');
+  });
+
+  it('rejects an unknown flag with exit 2', async () => {
+    const r = await runOpm(['validate', '--bogus', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('prints help on stdout and exits 0', async () => {
+    const r = await runOpm(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('render');
+    expect(r.stdout).toContain('validate');
+  });
+});

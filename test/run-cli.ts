@@ -1,0 +1,34 @@
+import { PassThrough } from 'node:stream';
+import { runCli } from '../src/cli/main.js';
+import type { CliIO } from '../src/cli/io.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the CLI in-process, capturing stdout and stderr. */
+export async function runOpm(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {},
+): Promise<CliResult> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (b: Buffer) => out.push(b));
+  stderr.on('data', (b: Buffer) => err.push(b));
+  const stdin = new PassThrough();
+  stdin.end(options.stdin ?? '');
+  const io: CliIO = {
+    stdout,
+    stderr,
+    stdin,
+    env: { NO_COLOR: '1', ...options.env },
+    cwd: options.cwd ?? process.cwd(),
+    stderrIsTTY: false,
+  };
+  const code = await runCli(args, io);
+  return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+}
