@@ -1,0 +1,35 @@
+/**
+ * What render needs from an image: its labels and its unpacked filesystem. The registry client
+ * (src/oci/) implements this; tests of render may pass a directory-backed source.
+ */
+export interface PulledImage {
+  /** The reference as the user typed it (becomes a bundle's `image`). */
+  ref: string;
+  /** Digest of the manifest that was pulled (`sha256:…`). */
+  digest: string;
+  /** Labels of the image config (`config.Labels`). */
+  labels: Record<string, string>;
+  /** Directory holding the unpacked image filesystem (all layers applied). */
+  root: string;
+  /** Remove whatever temporary files the pull left. Safe to call twice. */
+  release(): Promise<void>;
+}
+
+export interface ImageSource {
+  pull(ref: string): Promise<PulledImage>;
+}
+
+/** Options of the registry client, from the CLI's global flags and the environment. */
+export interface RegistryOptions {
+  skipTlsVerify: boolean;
+  useHttp: boolean;
+  /** `os/arch[/variant]`; default `linux/<host arch>`. */
+  platform?: string;
+  /** Bypass the blob cache. */
+  noCache?: boolean;
+  /** Cache root; default $OLM_CACHE_DIR, else the XDG cache folder. */
+  cacheDir?: string;
+  env: NodeJS.ProcessEnv;
+  /** Progress/log lines (stderr); omitted = silent. */
+  log?: (line: string) => void;
+}
