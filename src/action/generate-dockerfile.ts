@@ -1,0 +1,181 @@
+import { constants as fsConstants } from 'node:fs';
+import { stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { OpmError } from '../errors.js';
+
+export const DEFAULT_OPM_IMAGE = 'quay.io/operator-framework/opm:latest';
+
+export interface DockerfileOptions {
+  /** The catalog directory (its base name becomes the `ADD` source). */
+  fbcRootDir: string;
+  baseImage: string;
+  builderImage: string;
+  /** Whether the builder image was named explicitly (not the default). */
+  builderImageExplicit?: boolean;
+  /**
+   * Deprecated `--binary-image`: stands for the base image, and for the builder too when no builder
+   * was named. As in opm, that substitution happens after the scratch check of the builder.
+   */
+  binaryImage?: string;
+  /** `key=value` items; each may hold several comma-separated items, as opm's flag does. */
+  extraLabels: string[];
+}
+
+/** Parse `key=value` label items (split at the first `=`); later duplicates win, as in opm. */
+export function parseLabels(items: string[]): Map<string, string> {
+  const labels = new Map<string, string>();
+  for (const value of items) {
+    for (const item of splitCsv(value)) {
+      const eq = item.indexOf('=');
+      if (eq < 0) {
+        throw new OpmError(`invalid label "${item}"`, { hint: "labels take the form 'key=value'" });
+      }
+      labels.set(item.slice(0, eq), item.slice(eq + 1));
+    }
+  }
+  return labels;
+}
+
+/** One flag value as a CSV record, as opm's string-slice flags read them: commas split, quotes group. */
+function splitCsv(value: string): string[] {
+  if (value === '') return [];
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const ch = value[i];
+    if (quoted) {
+      if (ch === '"' && value[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cur += ch;
+    } else if (ch === '"' && cur === '') quoted = true;
+    else if (ch === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+
+/** The Dockerfile text opm writes for these settings (byte for byte). */
+export function dockerfileText(
+  dirBaseName: string,
+  baseImage: string,
+  builderImage: string,
+  labels: Map<string, string>,
+): string {
+  const lines = [
+    '# The builder image is expected to contain',
+    '# /bin/opm (with serve subcommand)',
+    `FROM ${builderImage} as builder`,
+    '',
+    '# Copy FBC root into image at /configs and pre-populate serve cache',
+    `ADD ${dirBaseName} /configs`,
+    'RUN ["/bin/opm", "serve", "/configs", "--cache-dir=/tmp/cache", "--cache-only"]',
+    '',
+    `FROM ${baseImage}`,
+  ];
+  if (baseImage === 'scratch') {
+    lines.push(
+      '# OLMv0 CatalogSources that use binary-less images must set:',
+      '# spec:',
+      '#   grpcPodConfig:',
+      '#     extractContent:',
+      '#       catalogDir: /configs',
+      '#       cacheDir: /tmp/cache',
+    );
+  } else {
+    lines.push(
+      '# The base image is expected to contain',
+      '# /bin/opm (with serve subcommand) and /bin/grpc_health_probe',
+      '',
+      '# Configure the entrypoint and command',
+      'ENTRYPOINT ["/bin/opm"]',
+      'CMD ["serve", "/configs", "--cache-dir=/tmp/cache"]',
+    );
+  }
+  lines.push(
+    '',
+    'COPY --from=builder /configs /configs',
+    'COPY --from=builder /tmp/cache /tmp/cache',
+    '',
+    '# Set FBC-specific label for the location of the FBC root directory',
+    '# in the image',
+    'LABEL operators.operatorframework.io.index.configs.v1=/configs',
+  );
+  if (labels.size > 0) {
+    lines.push('', '# Set other custom labels');
+    const keys = [...labels.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    // Quoted verbatim, without escaping, as opm writes them.
+    for (const k of keys) lines.push(`LABEL "${k}"="${labels.get(k) ?? ''}"`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Where opm writes the Dockerfile: beside the directory, named `<dir>.Dockerfile`. */
+export function dockerfilePath(fbcRootDir: string): string {
+  const clean = path.normalize(fbcRootDir).replace(/(.)[\\/]+$/, '$1');
+  return path.join(path.dirname(clean), `${path.basename(clean)}.Dockerfile`);
+}
+
+export interface DockerfilePlan {
+  file: string;
+  text: string;
+}
+
+/**
+ * Check the settings and the directory and compute the Dockerfile, in opm's order of checks.
+ * Nothing is written here, so a failing check never leaves a file behind.
+ */
+export async function planDockerfile(opts: DockerfileOptions): Promise<DockerfilePlan> {
+  if (opts.builderImage === 'scratch') {
+    throw new OpmError('invalid builder image: "scratch"', {
+      hint: 'the builder stage needs an image with /bin/opm',
+    });
+  }
+  let { baseImage, builderImage } = opts;
+  if (opts.binaryImage !== undefined) {
+    baseImage = opts.binaryImage;
+    if (opts.builderImageExplicit !== true) builderImage = opts.binaryImage;
+  }
+  const labels = parseLabels(opts.extraLabels);
+  const file = dockerfilePath(opts.fbcRootDir);
+  if (await exists(file)) {
+    throw new OpmError(`path "${file}": file already exists`, { hint: 'remove it or move it away first' });
+  }
+  const dir = path.normalize(opts.fbcRootDir);
+  const st = await stat(dir).catch((err: NodeJS.ErrnoException) => {
+    throw new OpmError(
+      `provided root path "${dir}": ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`,
+    );
+  });
+  if (!st.isDirectory()) throw new OpmError(`provided root path "${dir}" is not a directory`);
+  if (baseImage === '') throw new OpmError('base image is unset');
+  const base = path.basename(dir.replace(/(.)[\\/]+$/, '$1'));
+  return { file, text: dockerfileText(base, baseImage, builderImage, labels) };
+}
+
+/** Write the planned file; refuses to overwrite a file that appeared meanwhile. */
+export async function writeDockerfile(plan: DockerfilePlan): Promise<void> {
+  try {
+    await writeFile(plan.file, plan.text, {
+      flag: fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY,
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EEXIST') throw new OpmError(`path "${plan.file}": file already exists`);
+    throw new OpmError(`write "${plan.file}": ${e.message}`, { cause: err });
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
