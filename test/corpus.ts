@@ -1,15 +1,25 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+/** The project root: the nearest folder upwards whose package.json names opm-ts (works compiled too). */
+function projectRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = path.join(dir, 'package.json');
+    if (existsSync(pkg) && readFileSync(pkg, 'utf8').includes('"name": "opm-ts"')) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+}
 
 /**
  * The shared corpus of real catalogs and bundles: $OPM_CORPUS, else ../shared/corpus beside the
  * project. Tests read it in place; nothing of it is copied into the project.
  */
 export const corpusDir: string | undefined = (() => {
-  const candidates = [process.env.OPM_CORPUS, path.resolve(here, '../../shared/corpus')];
+  const candidates = [process.env.OPM_CORPUS, path.resolve(projectRoot(), '../shared/corpus')];
   return candidates.find((c): c is string => c !== undefined && c !== '' && existsSync(c));
 })();
 

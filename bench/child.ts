@@ -1,0 +1,84 @@
+// One measured run, in its own process so that peak memory (maxRSS) belongs to it alone.
+//   child <mode> <args...>    modes: floor-parse DIR | floor-render-json DIR | floor-render-yaml DIR | opm ARGS...
+// Prints one JSON line: { "ms": wall time of the work, "maxRssMB": peak resident memory, "code": exit code }.
+import { closeSync, openSync, readFileSync, readdirSync, writeSync, createWriteStream } from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { performance } from 'node:perf_hooks';
+import jsYaml from 'js-yaml';
+import { runCli } from '../src/cli/main.js';
+
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...listFiles(p));
+    else if (e.name !== '.indexignore') out.push(p);
+  }
+  return out;
+}
+
+/** Parse one file the plain way: JSON.parse per top-level object, or js-yaml loadAll. */
+function parseFile(text: string): unknown[] {
+  if (text.trimStart().startsWith('{')) {
+    // Top-level objects of opm-style JSON start at column 0; nothing else does.
+    const blobs: unknown[] = [];
+    let start = text.indexOf('{');
+    while (start >= 0) {
+      const next = text.indexOf('\n{', start + 1);
+      blobs.push(JSON.parse(text.slice(start, next < 0 ? undefined : next + 1)));
+      start = next < 0 ? -1 : next + 1;
+    }
+    return blobs;
+  }
+  return jsYaml.loadAll(text);
+}
+
+function floor(dir: string, serialize: ((blob: unknown) => string) | undefined): void {
+  const fd = openSync('/dev/null', 'w');
+  for (const file of listFiles(dir)) {
+    const blobs = parseFile(readFileSync(file, 'utf8'));
+    if (serialize) for (const b of blobs) writeSync(fd, serialize(b));
+  }
+  closeSync(fd);
+}
+
+async function main(): Promise<number> {
+  const [mode, ...args] = process.argv.slice(2);
+  const dir = args[0] ?? '';
+  switch (mode) {
+    case 'floor-parse':
+      floor(dir, undefined);
+      return 0;
+    case 'floor-render-json':
+      floor(dir, (b) => JSON.stringify(b, null, 4) + '\n');
+      return 0;
+    case 'floor-render-yaml':
+      floor(dir, (b) => '---\n' + jsYaml.dump(b, { sortKeys: true, lineWidth: 80 }));
+      return 0;
+    case 'opm': {
+      const devnull = createWriteStream('/dev/null');
+      const stderr = new PassThrough();
+      const errText: Buffer[] = [];
+      stderr.on('data', (b: Buffer) => errText.push(b));
+      const code = await runCli(args, {
+        stdout: devnull,
+        stderr,
+        stdin: process.stdin,
+        env: process.env,
+        cwd: process.cwd(),
+        stderrIsTTY: false,
+      });
+      await new Promise<void>((resolve) => devnull.end(resolve));
+      if (code !== 0) process.stderr.write(Buffer.concat(errText).toString('utf8').slice(0, 2000));
+      return code;
+    }
+    default:
+      throw new Error(`unknown mode ${mode ?? ''}`);
+  }
+}
+
+const t0 = performance.now();
+const code = await main();
+const ms = performance.now() - t0;
+process.stdout.write(JSON.stringify({ ms, maxRssMB: process.resourceUsage().maxRSS / 1024, code }) + '\n');

@@ -1,0 +1,100 @@
+// `npm run bench`: each figure is a ratio to a floor measured in the same run on the same data.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateCatalog } from './generate-catalog.js';
+import { corpusDir } from '../test/corpus.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const child = path.join(here, 'child.js');
+// Compiled to bench/out/build/bench/: results and generated data live in bench/out/.
+const outDir = path.resolve(here, '../..');
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+
+interface Sample {
+  ms: number;
+  maxRssMB: number;
+  code: number;
+}
+
+function runChild(args: string[]): Sample {
+  const out = execFileSync(process.execPath, ['--max-old-space-size=8192', child, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const last = out.trim().split('\n').pop() ?? '{}';
+  return JSON.parse(last) as Sample;
+}
+
+interface Row {
+  name: string;
+  floorMs: number;
+  opmMs: number;
+  ratio: number;
+  floorRssMB: number;
+  opmRssMB: number;
+  target: string;
+  ok: boolean | undefined;
+}
+
+/** Best of RUNS for both sides, interleaved so that machine noise hits both alike. */
+function measure(name: string, floorArgs: string[], opmArgs: string[], target: number | undefined): Row {
+  let floorBest: Sample | undefined;
+  let opmBest: Sample | undefined;
+  let opmFailed = false;
+  for (let i = 0; i < RUNS; i++) {
+    const f = runChild(floorArgs);
+    if (!floorBest || f.ms < floorBest.ms) floorBest = f;
+    const o = runChild(['opm', ...opmArgs]);
+    if (o.code !== 0) opmFailed = true;
+    if (!opmBest || o.ms < opmBest.ms) opmBest = o;
+  }
+  if (!floorBest || !opmBest) throw new Error('no samples');
+  const ratio = opmBest.ms / floorBest.ms;
+  return {
+    name,
+    floorMs: Math.round(floorBest.ms),
+    opmMs: Math.round(opmBest.ms),
+    ratio: Math.round(ratio * 100) / 100,
+    floorRssMB: Math.round(floorBest.maxRssMB),
+    opmRssMB: Math.round(opmBest.maxRssMB),
+    target: opmFailed ? 'FAILED (non-zero exit)' : target === undefined ? '-' : `<= ${target}x`,
+    ok: opmFailed ? false : target === undefined ? undefined : ratio <= target,
+  };
+}
+
+function generated(): string {
+  const dir = path.join(outDir, 'generated-3000');
+  const marker = path.join(dir, '.complete');
+  if (!existsSync(marker)) {
+    process.stderr.write(`generating a 3,000-bundle catalog with bundle objects in ${dir} ...\n`);
+    mkdirSync(dir, { recursive: true });
+    const info = generateCatalog(dir, { packages: 300, bundlesPerPackage: 10, payloadBytes: 330_000 });
+    writeFileSync(marker, JSON.stringify(info));
+    process.stderr.write(`  ${info.bundles} bundles, ${(info.bytes / 1e9).toFixed(2)} GB\n`);
+  }
+  return dir;
+}
+
+const rows: Row[] = [];
+const inputs: [string, string][] = [];
+if (corpusDir) inputs.push(['community-catalog-v4.21', path.join(corpusDir, 'community-catalog-v4.21')]);
+else process.stderr.write('*** corpus not found: benchmarks on real catalogs are not run ***\n');
+inputs.push(['generated-3000 (1 GB, bundle objects)', generated()]);
+
+for (const [label, dir] of inputs) {
+  rows.push(measure(`validate ${label}`, ['floor-parse', dir], ['validate', dir], 1.5));
+  rows.push(measure(`render -o json ${label}`, ['floor-render-json', dir], ['render', dir, '-o', 'json'], 2));
+  rows.push(measure(`render -o yaml ${label}`, ['floor-render-yaml', dir], ['render', dir, '-o', 'yaml'], undefined));
+}
+
+console.log('\nbenchmark                                              floor ms   opm ms   ratio  target     floor MB  opm MB');
+for (const r of rows) {
+  console.log(
+    `${r.name.padEnd(54)} ${String(r.floorMs).padStart(8)} ${String(r.opmMs).padStart(8)} ${r.ratio.toFixed(2).padStart(7)}  ${r.target.padEnd(10)} ${String(r.floorRssMB).padStart(8)} ${String(r.opmRssMB).padStart(7)}`,
+  );
+}
+mkdirSync(outDir, { recursive: true });
+writeFileSync(path.join(outDir, 'results.json'), JSON.stringify(rows, null, 2) + '\n');
