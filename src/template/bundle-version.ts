@@ -1,0 +1,99 @@
+/**
+ * Reading a bundle's version from its single `olm.package` property, with the messages opm's
+ * Mermaid writer and semver template use (§5.7 step 2, §9.3 step 2).
+ */
+import { OpmError } from '../errors.js';
+import { RawJson } from '../declcfg/raw-json.js';
+import type { Bundle, Property } from '../declcfg/types.js';
+import { goQuote } from '../model/go-fmt.js';
+import { SemverError, parseSemver, type SemVer } from '../model/semver.js';
+
+export const PROPERTY_PACKAGE = 'olm.package';
+
+/** A property value as plain JSON (raw text parsed). */
+export function propertyValue(p: Property): unknown {
+  return p.value instanceof RawJson ? p.value.parse() : p.value;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Go's json type name for a decoded value, for "cannot unmarshal X into …" messages. */
+export function jsonTypeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return 'object';
+  return typeof v === 'boolean' ? 'bool' : typeof v;
+}
+
+export interface PackageProperty {
+  packageName: string;
+  version: string;
+  release?: string;
+}
+
+/** Decode an `olm.package` value the way Go's typed decode would (wrong types are errors). */
+export function decodePackageProperty(value: unknown, index: number): PackageProperty {
+  const fail = (msg: string): never => {
+    throw new OpmError(`parse property[${index}] of type "${PROPERTY_PACKAGE}": ${msg}`, {
+      code: 'E_PROPERTY',
+    });
+  };
+  if (!isRecord(value))
+    return fail(`json: cannot unmarshal ${jsonTypeName(value)} into Go value of type property.Package`);
+  const out: PackageProperty = { packageName: '', version: '' };
+  for (const [k, v] of Object.entries(value)) {
+    const key = k.toLowerCase();
+    if (key !== 'packagename' && key !== 'version' && key !== 'release') continue;
+    if (typeof v !== 'string') {
+      const field = key === 'packagename' ? 'packageName' : key;
+      return fail(
+        `json: cannot unmarshal ${jsonTypeName(v)} into Go struct field Package.${field} of type string`,
+      );
+    }
+    if (key === 'packagename') out.packageName = v;
+    else if (key === 'version') out.version = v;
+    else out.release = v;
+  }
+  return out;
+}
+
+/**
+ * The single `olm.package` property of a bundle and its parsed version. Zero or several such
+ * properties fail with opm's "multiple" message (opm uses it for both).
+ */
+export function bundleVersion(b: Bundle): { pkg: PackageProperty; version: SemVer } {
+  const found: PackageProperty[] = [];
+  (b.properties ?? []).forEach((p, i) => {
+    if (p.type !== PROPERTY_PACKAGE) return;
+    try {
+      found.push(decodePackageProperty(propertyValue(p), i));
+    } catch (e) {
+      if (e instanceof OpmError) {
+        throw new OpmError(`parse properties for bundle ${goQuote(b.name)}: ${e.message}`, { code: e.code });
+      }
+      throw e;
+    }
+  });
+  const pkg = found[0];
+  if (found.length !== 1 || pkg === undefined) {
+    throw new OpmError(
+      `bundle ${goQuote(b.name)} has multiple ${goQuote(PROPERTY_PACKAGE)} properties, expected exactly 1`,
+      { code: 'E_BUNDLE_VERSION' },
+    );
+  }
+  try {
+    return { pkg, version: parseSemver(pkg.version) };
+  } catch (e) {
+    if (e instanceof SemverError) {
+      throw new OpmError(
+        `bundle ${goQuote(b.name)} has invalid version ${goQuote(pkg.version)}: ${e.message}`,
+        {
+          code: 'E_BUNDLE_VERSION',
+        },
+      );
+    }
+    throw e;
+  }
+}
