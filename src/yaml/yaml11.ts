@@ -1,0 +1,433 @@
+/**
+ * YAML reading with the scalar resolution opm applies (go-yaml v2, YAML 1.1; opm-behavior.md §2.5):
+ * `yes`/`on`/`y` are booleans, `~` is null, integers follow Go's base-0 syntax after `_` removal,
+ * `1.10` is the number 1.1, timestamps and base-60 numbers stay strings, non-string map keys are
+ * stringified as Go does. Unlike opm, duplicate keys are an error (with their line).
+ *
+ * Documents are split at `---` lines the way opm's stream decoder splits them; empty documents are
+ * skipped (opm fails on them, §12 item 13).
+ */
+import jsYaml from 'js-yaml';
+import type { JsonObject, JsonValue } from '../declcfg/types.js';
+import { OpmError } from '../errors.js';
+
+/** Deepest nesting accepted in a document; deeper input is refused instead of risking the stack. */
+export const MAX_YAML_DEPTH = 1000;
+
+/** A YAML document that cannot be read. `line` is 1-based in the text given to the parser. */
+export class YamlError extends OpmError {
+  readonly line: number;
+  readonly column: number | undefined;
+  readonly reason: string;
+  constructor(reason: string, line: number, column?: number) {
+    super(`line ${line}: ${reason}`, { code: 'E_YAML' });
+    this.name = 'YamlError';
+    this.reason = reason;
+    this.line = line;
+    this.column = column;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar resolution
+
+type Resolved = { ok: false } | { ok: true; value: null | boolean | number; exact?: string };
+
+const NOT_RESOLVED: Resolved = { ok: false };
+const NULL: Resolved = { ok: true, value: null };
+const TRUE: Resolved = { ok: true, value: true };
+const FALSE: Resolved = { ok: true, value: false };
+
+/** Words resolved through go-yaml v2's lookup table (first character in `yYnNtTfFoO~.+-`). */
+const WORDS = new Map<string, Resolved>();
+for (const w of ['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']) WORDS.set(w, TRUE);
+for (const w of ['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']) {
+  WORDS.set(w, FALSE);
+}
+for (const w of ['~', 'null', 'Null', 'NULL']) WORDS.set(w, NULL);
+for (const w of ['.nan', '.NaN', '.NAN']) WORDS.set(w, { ok: true, value: NaN });
+for (const w of ['.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF'])
+  WORDS.set(w, { ok: true, value: Infinity });
+for (const w of ['-.inf', '-.Inf', '-.INF']) WORDS.set(w, { ok: true, value: -Infinity });
+
+// Go strconv.ParseInt/ParseUint with base 0: sign, then 0x / 0o / 0b prefix, leading-0 octal, or decimal.
+const GO_INT = /^([+-]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/;
+const SMALL_DECIMAL = /^[+-]?[1-9][0-9]{0,14}$/;
+// go-yaml v2's float syntax, applied after `_` removal.
+const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+// Go strconv.ParseFloat on a value starting with `.` (no `_` removal on that path).
+const DOT_FLOAT = /^\.[0-9]+([eE][-+]?[0-9]+)?$/;
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+function parseGoInt(sign: string, body: string): bigint {
+  let magnitude: bigint;
+  const p = body.length > 1 ? body[1] : '';
+  if (p === 'x' || p === 'X' || p === 'b' || p === 'B') magnitude = BigInt(body);
+  else if (p === 'o' || p === 'O') magnitude = BigInt('0o' + body.slice(2));
+  else if (body.length > 1 && body[0] === '0') magnitude = BigInt('0o' + body.slice(1));
+  else magnitude = BigInt(body);
+  return sign === '-' ? -magnitude : magnitude;
+}
+
+function resolveNumber(text: string): Resolved {
+  const plain = text.includes('_') ? text.replaceAll('_', '') : text;
+  if (plain === '0' || SMALL_DECIMAL.test(plain)) return { ok: true, value: Number(plain) };
+  const m = GO_INT.exec(plain);
+  if (m) {
+    const sign = m[1] ?? '';
+    const n = parseGoInt(sign, m[2] ?? '');
+    // ParseInt takes the int64 range (with sign); ParseUint the uint64 range (no sign).
+    if ((n >= INT64_MIN && n <= INT64_MAX) || (sign === '' && n <= UINT64_MAX)) {
+      return { ok: true, value: Number(n), exact: n.toString() };
+    }
+  }
+  if (YAML_FLOAT.test(plain)) {
+    const f = Number(plain);
+    // Go's ParseFloat reports overflow as an error, and go-yaml then keeps the text as a string.
+    if (Number.isFinite(f)) return { ok: true, value: f };
+  }
+  return NOT_RESOLVED;
+}
+
+/** How go-yaml v2 resolves an untagged plain scalar: a boolean, null, number, or (not resolved) a string. */
+export function resolveYaml11Scalar(text: string): Resolved {
+  if (text.length === 0) return NULL;
+  const c = text.charCodeAt(0);
+  if (c >= 0x30 && c <= 0x39) return resolveNumber(text); // digit
+  switch (text[0]) {
+    case 'y':
+    case 'Y':
+    case 'n':
+    case 'N':
+    case 't':
+    case 'T':
+    case 'f':
+    case 'F':
+    case 'o':
+    case 'O':
+    case '~':
+      return WORDS.get(text) ?? NOT_RESOLVED;
+    case '.': {
+      const w = WORDS.get(text);
+      if (w) return w;
+      return DOT_FLOAT.test(text) ? { ok: true, value: Number(text) } : NOT_RESOLVED;
+    }
+    case '+':
+    case '-':
+      return WORDS.get(text) ?? resolveNumber(text);
+    default:
+      return NOT_RESOLVED;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Map keys. js-yaml turns a non-string key into a string with String(); Go (sigs.k8s.io/yaml)
+// formats integers in decimal, floats with 32-bit %g, and refuses a null key. Where the two
+// differ, a document is parsed a second time with boxed scalars whose toString gives Go's key.
+
+/** Go's strconv.FormatFloat(x, 'g', -1, 32). */
+export function goFloat32Key(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (x === Infinity) return '+Inf';
+  if (x === -Infinity) return '-Inf';
+  const f = Math.fround(x);
+  if (f === 0) return Object.is(f, -0) ? '-0' : '0';
+  let mantissa = '';
+  let exp = 0;
+  for (let p = 1; p <= 9; p++) {
+    const s = f.toExponential(p - 1);
+    if (Math.fround(Number(s)) === f || p === 9) {
+      const [m = '', e = '0'] = s.split('e');
+      mantissa = m;
+      exp = Number(e);
+      break;
+    }
+  }
+  const neg = mantissa.startsWith('-');
+  const digits = mantissa.replace('-', '').replace('.', '').replace(/0+$/, '') || '0';
+  let out: string;
+  if (exp < -4 || exp >= 6) {
+    const frac = digits.length > 1 ? '.' + digits.slice(1) : '';
+    const ae = Math.abs(exp);
+    out = `${digits[0]}${frac}e${exp < 0 ? '-' : '+'}${ae < 10 ? '0' : ''}${ae}`;
+  } else if (exp < 0) {
+    out = '0.' + '0'.repeat(-exp - 1) + digits;
+  } else if (digits.length <= exp + 1) {
+    out = digits + '0'.repeat(exp + 1 - digits.length);
+  } else {
+    out = digits.slice(0, exp + 1) + '.' + digits.slice(exp + 1);
+  }
+  return neg ? '-' + out : out;
+}
+
+const NULL_KEY = '\u0000yaml11-null-key\u0000';
+
+/** A scalar parsed in exact mode: the value it stands for, and the key text Go would use. */
+class Boxed {
+  readonly value: JsonValue;
+  readonly key: string;
+  constructor(value: JsonValue, key: string) {
+    this.value = value;
+    this.key = key;
+  }
+  // js-yaml only calls toString on keys whose class tag is not plain Object.
+  get [Symbol.toStringTag](): string {
+    return 'Yaml11Scalar';
+  }
+  toString(): string {
+    return this.key;
+  }
+}
+
+let exactMode = false;
+let needsExactPass = false;
+
+function construct(r: Resolved): unknown {
+  if (!r.ok) return null;
+  const v = r.value;
+  if (v === null) {
+    if (exactMode) return new Boxed(null, NULL_KEY);
+    needsExactPass = true;
+    return null;
+  }
+  if (typeof v === 'boolean') return v;
+  if (r.exact !== undefined) {
+    if (!Number.isSafeInteger(v)) {
+      if (exactMode) return new Boxed(v, r.exact);
+      needsExactPass = true;
+    }
+    return v;
+  }
+  if (Number.isInteger(v) && Number.isSafeInteger(v)) {
+    // Written as a float (`1.0`, `1e3`): Go's key is %g of the 32-bit value.
+    const key = goFloat32Key(v);
+    if (key === String(v)) return v;
+  } else if (Number.isFinite(v) && goFloat32Key(v) === String(v)) {
+    return v;
+  }
+  if (exactMode) return new Boxed(v, goFloat32Key(v));
+  needsExactPass = true;
+  return v;
+}
+
+let lastResolved: Resolved = NOT_RESOLVED;
+
+// One implicit type for all of null/bool/int/float: resolution is decided by the first character
+// and each plain scalar is classified once (resolve keeps the result for construct).
+const implicitScalar = new jsYaml.Type('tag:yaml.org,2002:yaml11', {
+  kind: 'scalar',
+  resolve: (data: unknown): boolean => {
+    if (typeof data !== 'string') return false;
+    lastResolved = resolveYaml11Scalar(data);
+    return lastResolved.ok;
+  },
+  construct: (): unknown => construct(lastResolved),
+});
+
+function explicitType(tag: string, accepts: (v: null | boolean | number) => boolean): jsYaml.Type {
+  return new jsYaml.Type(`tag:yaml.org,2002:${tag}`, {
+    kind: 'scalar',
+    resolve: (data: unknown): boolean => {
+      if (data === null) return tag === 'null';
+      if (typeof data !== 'string') return false;
+      const r = resolveYaml11Scalar(data);
+      return r.ok && accepts(r.value);
+    },
+    construct: (data: unknown): unknown =>
+      typeof data === 'string' ? construct(resolveYaml11Scalar(data)) : null,
+  });
+}
+
+// `<<` merge keys, which go-yaml v2 applies too; js-yaml merges keys carrying this tag.
+const mergeKey = new jsYaml.Type('tag:yaml.org,2002:merge', {
+  kind: 'scalar',
+  resolve: (data: unknown): boolean => data === '<<' || data === null,
+});
+
+/** js-yaml schema reproducing go-yaml v2's scalar resolution (plus `<<` merge keys, as go-yaml). */
+export const YAML11_SCHEMA: jsYaml.Schema = jsYaml.FAILSAFE_SCHEMA.extend({
+  implicit: [implicitScalar, mergeKey],
+  explicit: [
+    explicitType('null', (v) => v === null),
+    explicitType('bool', (v) => typeof v === 'boolean'),
+    explicitType('int', (v) => typeof v === 'number' && Number.isInteger(v)),
+    explicitType('float', (v) => typeof v === 'number'),
+  ],
+});
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+// js-yaml reads `maxDepth`; the published typings predate it.
+const LOAD_OPTIONS: jsYaml.LoadOptions & { maxDepth: number } = {
+  schema: YAML11_SCHEMA,
+  maxDepth: MAX_YAML_DEPTH,
+};
+
+function isJsonObjectLike(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Replace boxed scalars by their values; refuse null keys and values JSON cannot carry. */
+function unbox(v: unknown, line: number): JsonValue {
+  if (v instanceof Boxed) {
+    if (typeof v.value === 'number' && !Number.isFinite(v.value)) {
+      throw new YamlError(`value ${v.key} cannot be represented in JSON`, line);
+    }
+    return v.value;
+  }
+  if (Array.isArray(v)) return v.map((x) => unbox(x, line));
+  if (isJsonObjectLike(v)) {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (k === NULL_KEY) throw new YamlError('null map key is not supported', line);
+      out[k] = unbox(x, line);
+    }
+    return out;
+  }
+  if (v === null || typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number') return v;
+  throw new YamlError(`unsupported YAML value of type ${typeof v}`, line);
+}
+
+function loadOne(text: string, firstLine: number): unknown {
+  try {
+    return jsYaml.load(text, LOAD_OPTIONS);
+  } catch (err) {
+    if (err instanceof jsYaml.YAMLException) {
+      const mark: unknown = err.mark;
+      let line = firstLine;
+      let column: number | undefined;
+      if (typeof mark === 'object' && mark !== null && 'line' in mark && typeof mark.line === 'number') {
+        line = firstLine + mark.line;
+        if ('column' in mark && typeof mark.column === 'number') column = mark.column + 1;
+      }
+      throw new YamlError(err.reason, line, column);
+    }
+    if (err instanceof RangeError) {
+      throw new YamlError('document is nested too deeply', firstLine);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Parse one YAML document (no `---` splitting) with YAML 1.1 resolution. Returns undefined for an
+ * empty document (blank lines and comments only). `firstLine` is the line number of the text's first
+ * line, used in errors. Throws YamlError.
+ */
+export function parseYamlDocument(text: string, firstLine = 1): JsonValue | undefined {
+  exactMode = false;
+  needsExactPass = false;
+  const v = loadOne(text, firstLine);
+  if (v === undefined) return undefined;
+  if (!needsExactPass) {
+    // The schema constructs only JSON types (strings, numbers, booleans, null, arrays, plain objects).
+    return jsonValueOf(v, firstLine);
+  }
+  exactMode = true;
+  try {
+    return unbox(loadOne(text, firstLine), firstLine);
+  } finally {
+    exactMode = false;
+  }
+}
+
+function jsonValueOf(v: unknown, line: number): JsonValue {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number') return v;
+  if (Array.isArray(v) || isJsonObjectLike(v)) return v;
+  throw new YamlError(`unsupported YAML value of type ${typeof v}`, line);
+}
+
+/** One document of a multi-document YAML text: its text and the line its first line has. */
+export interface YamlDocumentText {
+  text: string;
+  /** 1-based line of the document's first content line (after blank and comment lines). */
+  line: number;
+}
+
+const CONTENT_LINE = /[ \t]*(?:#[^\n]*)?\r?\n/y;
+
+/**
+ * Split a YAML stream at lines beginning with `---`, as opm's stream decoder does: only spaces or a
+ * comment may follow on a separator line (`invalid Yaml document separator: …`). Documents holding
+ * only blank lines and comments are dropped. Throws YamlError.
+ */
+export function splitYamlDocuments(text: string): YamlDocumentText[] {
+  const docs: YamlDocumentText[] = [];
+  let start = 0; // start of the current document's text
+  let startLine = 1;
+  let lineNo = 1;
+  let pos = 0;
+  const flush = (end: number): void => {
+    const found = firstContent(text, start, end, startLine);
+    if (found) docs.push({ text: text.slice(found.pos, end), line: found.line });
+  };
+  while (pos <= text.length) {
+    // pos is at the start of a line numbered lineNo
+    if (text.startsWith('---', pos)) {
+      const eol = text.indexOf('\n', pos);
+      const lineEnd = eol === -1 ? text.length : eol;
+      const rest = text.slice(pos + 3, lineEnd).trim();
+      if (rest !== '' && !rest.startsWith('#')) {
+        throw new YamlError(`invalid Yaml document separator: ${rest}`, lineNo);
+      }
+      flush(pos);
+      if (eol === -1) return docs;
+      start = eol + 1;
+      startLine = lineNo + 1;
+    }
+    const next = text.indexOf('\n---', pos);
+    if (next === -1) break;
+    lineNo += countNewlines(text, pos, next + 1);
+    pos = next + 1;
+  }
+  flush(text.length);
+  return docs;
+}
+
+function countNewlines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** Position and line of the first line in [from, to) that is neither blank nor a comment. */
+function firstContent(
+  text: string,
+  from: number,
+  to: number,
+  line: number,
+): { pos: number; line: number } | undefined {
+  let pos = from;
+  if (pos === 0 && text.charCodeAt(0) === 0xfeff) pos = 1;
+  while (pos < to) {
+    CONTENT_LINE.lastIndex = pos;
+    if (!CONTENT_LINE.test(text) || CONTENT_LINE.lastIndex > to) break;
+    pos = CONTENT_LINE.lastIndex;
+    line++;
+  }
+  if (pos >= to) return undefined;
+  const nl = text.indexOf('\n', pos);
+  // A last line without a newline may still be blank or a comment.
+  if ((nl === -1 || nl >= to) && /^[ \t]*(?:#.*)?\r?$/.test(text.slice(pos, to))) return undefined;
+  return { pos, line };
+}
+
+/** A parsed document with the line it starts on. */
+export interface YamlDocument {
+  value: JsonValue;
+  line: number;
+}
+
+/** Split a YAML stream into documents (see splitYamlDocuments) and parse each. Throws YamlError. */
+export function parseYamlDocuments(text: string): YamlDocument[] {
+  const out: YamlDocument[] = [];
+  for (const d of splitYamlDocuments(text)) {
+    const value = parseYamlDocument(d.text, d.line);
+    if (value !== undefined) out.push({ value, line: d.line });
+  }
+  return out;
+}
