@@ -127,7 +127,7 @@ function anchoredMatch(p: IgnorePattern, path: string[]): boolean {
   let skipping = false;
   let rest = 0;
   for (let s = 0; s < p.segments.length; s++) {
-    const seg = p.segments[s];
+    const seg = p.segments[s] ?? '';
     if (seg === '') {
       skipping = false;
       continue;
