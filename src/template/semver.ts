@@ -1,0 +1,512 @@
+/**
+ * The semver template (`schema: olm.semver`, spec §9.3): channels generated from bundle versions.
+ *
+ * Bundles listed under Candidate, Fast and Stable go into `<archetype>-v<major>` and/or
+ * `<archetype>-v<major>.<minor>` channels; within each (archetype, kind, major) run of versions, the
+ * last bundle of each minor version (its "Y-stream head") replaces the previous head and skips the
+ * bundles before it. Everything here is pure: rendering the images is the caller's job.
+ */
+import { OpmError } from '../errors.js';
+import { goQuote } from '../model/go-fmt.js';
+import { compareSemver, formatSemver, type SemVer } from '../model/semver.js';
+import {
+  SCHEMA_BUNDLE,
+  SCHEMA_CHANNEL,
+  SCHEMA_PACKAGE,
+  emptyConfig,
+  type Bundle,
+  type Channel,
+  type ChannelEntry,
+  type DeclarativeConfig,
+  type Icon,
+  type JsonValue,
+  type Package,
+} from '../declcfg/types.js';
+import { bundleVersion, jsonTypeName } from './bundle-version.js';
+import { isJsonObject, type TemplateDocument } from './input.js';
+
+export const SEMVER_SCHEMA = 'olm.semver';
+
+export type Archetype = 'candidate' | 'fast' | 'stable';
+/** In increasing stability, which is also the order channels are generated and linked in. */
+export const ARCHETYPES: readonly Archetype[] = ['candidate', 'fast', 'stable'];
+export type StreamKind = 'major' | 'minor';
+
+/**
+ * Which opm's edges to produce. `current`: each Y-stream head skips every earlier bundle of its
+ * major version except the one it replaces, and the package takes its description and icon from the
+ * default channel head (opm today). `v1.46`: each Y-stream head skips the head it replaces and the
+ * earlier bundles of its own minor version, and the package gets no description or icon (opm 1.46,
+ * which built the published community catalogs).
+ */
+export type SemverCompat = 'current' | 'v1.46';
+export const SEMVER_COMPAT_LEVELS: readonly SemverCompat[] = ['current', 'v1.46'];
+
+export interface SemverTemplateImage {
+  image: string;
+  /** Line of the entry in the template. */
+  line: number;
+}
+
+export interface SemverTemplate {
+  generateMajorChannels: boolean;
+  generateMinorChannels: boolean;
+  defaultChannelTypePreference: StreamKind;
+  bundles: Record<Archetype, SemverTemplateImage[]>;
+  /** Input name, for error positions. */
+  label: string;
+}
+
+/** A bundle rendered from an image, with its CSV manifest when the render had one. */
+export interface RenderedBundle {
+  bundle: Bundle;
+  csv?: { [k: string]: JsonValue } | undefined;
+}
+
+const READ_PREFIX = 'render: unable to read file: ';
+const POST_PREFIX = 'render: unable to post-process bundle info: ';
+
+function readError(message: string, label: string, line?: number): OpmError {
+  return new OpmError(READ_PREFIX + message, {
+    code: 'E_TEMPLATE',
+    at: line === undefined ? { file: label } : { file: label, line },
+  });
+}
+
+/** Go's error text for an unknown key under DisallowUnknownFields. */
+function unknownField(key: string): string {
+  return `error unmarshaling JSON: while decoding JSON: json: unknown field ${goQuote(key)}`;
+}
+
+function typeError(v: JsonValue, struct: string, path: string, goType: string): string {
+  return `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonTypeName(v)} into Go struct field ${struct}.${path} of type ${goType}`;
+}
+
+/** Strict, case-insensitive decode of the template (Go's UnmarshalStrict on the typed struct). */
+export function parseSemverTemplate(doc: TemplateDocument): SemverTemplate {
+  const { value, label } = doc;
+  const fail = (msg: string, path: (string | number)[] = []): never => {
+    throw readError(msg, label, doc.lineOf(path));
+  };
+  if (!isJsonObject(value)) {
+    return fail(
+      `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type semver.semverTemplate`,
+    );
+  }
+  let schema = '';
+  let major = false;
+  let minor = false;
+  let preference = '';
+  const bundles: Record<Archetype, SemverTemplateImage[]> = { candidate: [], fast: [], stable: [] };
+
+  for (const [key, v] of Object.entries(value)) {
+    const k = key.toLowerCase();
+    if (k === 'schema' || k === 'defaultchanneltypepreference') {
+      const path = k === 'schema' ? 'schema' : 'defaultChannelTypePreference';
+      if (v === null) continue;
+      if (typeof v !== 'string') {
+        return fail(typeError(v, 'semverTemplate', path, k === 'schema' ? 'string' : 'semver.streamType'), [
+          key,
+        ]);
+      }
+      if (k === 'schema') schema = v;
+      else preference = v;
+    } else if (k === 'generatemajorchannels' || k === 'generateminorchannels') {
+      const path = k === 'generatemajorchannels' ? 'generateMajorChannels' : 'generateMinorChannels';
+      if (v === null) continue;
+      if (typeof v !== 'boolean') return fail(typeError(v, 'semverTemplate', path, 'bool'), [key]);
+      if (k === 'generatemajorchannels') major = v;
+      else minor = v;
+    } else if (k === 'candidate' || k === 'fast' || k === 'stable') {
+      bundles[k] = parseChannelBundles(v, k, key, doc);
+    } else {
+      return fail(unknownField(key), [key]);
+    }
+  }
+
+  if (schema !== SEMVER_SCHEMA)
+    return fail(`readFile: input file has unknown schema, should be ${goQuote(SEMVER_SCHEMA)}`);
+  if (!major && !minor) minor = true;
+  let pref: StreamKind;
+  if (preference === '') pref = minor ? 'minor' : 'major';
+  else if (preference === 'minor' || preference === 'major') pref = preference;
+  else {
+    return fail(
+      `unknown DefaultChannelTypePreference: ${goQuote(preference)}\nValid values are 'major' or 'minor'`,
+    );
+  }
+  if ((pref === 'minor' && !minor) || (pref === 'major' && !major)) {
+    return fail(
+      `schema attribute mismatch: DefaultChannelTypePreference set to '${pref}' doesn't make sense if not generating ${pref}-version channels`,
+    );
+  }
+  return {
+    generateMajorChannels: major,
+    generateMinorChannels: minor,
+    defaultChannelTypePreference: pref,
+    bundles,
+    label,
+  };
+}
+
+function parseChannelBundles(
+  v: JsonValue,
+  arch: Archetype,
+  key: string,
+  doc: TemplateDocument,
+): SemverTemplateImage[] {
+  const fail = (msg: string, path: (string | number)[]): never => {
+    throw readError(msg, doc.label, doc.lineOf(path));
+  };
+  if (v === null) return [];
+  if (!isJsonObject(v)) {
+    return fail(typeError(v, 'semverTemplate', arch, 'semver.semverTemplateChannelBundles'), [key]);
+  }
+  const out: SemverTemplateImage[] = [];
+  for (const [bKey, list] of Object.entries(v)) {
+    if (bKey.toLowerCase() !== 'bundles') return fail(unknownField(bKey), [key, bKey]);
+    if (list === null) continue;
+    if (!Array.isArray(list)) {
+      return fail(
+        typeError(
+          list,
+          'semverTemplateChannelBundles',
+          `${arch}.bundles`,
+          '[]semver.semverTemplateBundleEntry',
+        ),
+        [key, bKey],
+      );
+    }
+    list.forEach((item, i) => {
+      const path = [key, bKey, i];
+      if (item === null) {
+        out.push({ image: '', line: doc.lineOf(path) });
+        return;
+      }
+      if (!isJsonObject(item)) {
+        return fail(
+          typeError(
+            item,
+            'semverTemplateChannelBundles',
+            `${arch}.bundles`,
+            'semver.semverTemplateBundleEntry',
+          ),
+          path,
+        );
+      }
+      let image = '';
+      for (const [iKey, img] of Object.entries(item)) {
+        if (iKey.toLowerCase() !== 'image') return fail(unknownField(iKey), [...path, iKey]);
+        if (img === null) continue;
+        if (typeof img !== 'string') {
+          return fail(typeError(img, 'semverTemplateBundleEntry', `${arch}.bundles.image`, 'string'), [
+            ...path,
+            iKey,
+          ]);
+        }
+        image = img;
+      }
+      out.push({ image, line: doc.lineOf(path) });
+    });
+  }
+  return out;
+}
+
+/** Every distinct image of the template, Candidate first, in listed order: each is rendered once. */
+export function semverTemplateImages(t: SemverTemplate): SemverTemplateImage[] {
+  const seen = new Set<string>();
+  const out: SemverTemplateImage[] = [];
+  for (const arch of ARCHETYPES) {
+    for (const img of t.bundles[arch]) {
+      if (seen.has(img.image)) continue;
+      seen.add(img.image);
+      out.push(img);
+    }
+  }
+  return out;
+}
+
+interface VersionedBundle {
+  name: string;
+  version: SemVer;
+  line: number;
+}
+
+interface EntryTuple {
+  arch: Archetype;
+  kind: StreamKind;
+  version: SemVer;
+  entry: ChannelEntry;
+}
+
+const ARCH_PRIORITY: Record<Archetype, number> = { candidate: 0, fast: 1, stable: 2 };
+const KIND_PRIORITY: Record<StreamKind | 'none', number> = { minor: 2, major: 1, none: 0 };
+const KIND_ORDER: Record<StreamKind, number> = { major: 0, minor: 1 };
+
+function byteCompare(a: string, b: string): number {
+  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+function withoutBuild(v: SemVer): SemVer {
+  return { ...v, build: [] };
+}
+
+/** k8s aggregate error text: one error bare, several as `[a, b]`. */
+function aggregate(items: string[]): string {
+  return items.length === 1 ? (items[0] ?? '') : `[${items.join(', ')}]`;
+}
+
+/** Versions per archetype, with the checks of §9.3 step 2. */
+function collectVersions(
+  t: SemverTemplate,
+  byImage: Map<string, RenderedBundle>,
+): { pkg: string; versions: Record<Archetype, VersionedBundle[]> } {
+  let pkg: string | undefined;
+  const versions: Record<Archetype, VersionedBundle[]> = { candidate: [], fast: [], stable: [] };
+  const post = (msg: string, line: number): OpmError =>
+    new OpmError(POST_PREFIX + msg, { code: 'E_TEMPLATE', at: { file: t.label, line } });
+  for (const arch of ARCHETYPES) {
+    const seen = new Set<string>();
+    for (const img of t.bundles[arch]) {
+      const rb = byImage.get(img.image);
+      if (rb === undefined) {
+        throw post(
+          `supplied bundle image name ${goQuote(img.image)} not found in rendered bundle images`,
+          img.line,
+        );
+      }
+      const b = rb.bundle;
+      let version: SemVer;
+      try {
+        version = bundleVersion(b).version;
+      } catch (e) {
+        if (e instanceof OpmError) throw post(e.message, img.line);
+        throw e;
+      }
+      if (pkg === undefined) pkg = b.package;
+      else if (b.package !== pkg) {
+        throw post(`bundle ${goQuote(b.package)} does not belong to this package: ${goQuote(pkg)}`, img.line);
+      }
+      if (seen.has(b.name)) throw post(`duplicate bundle name ${goQuote(b.name)}`, img.line);
+      seen.add(b.name);
+      versions[arch].push({ name: b.name, version, line: img.line });
+    }
+    // Build metadata does not take part in precedence, so such versions cannot be ordered.
+    const byCore = new Map<string, VersionedBundle[]>();
+    for (const vb of versions[arch]) {
+      const core = formatSemver(withoutBuild(vb.version));
+      const list = byCore.get(core);
+      if (list === undefined) byCore.set(core, [vb]);
+      else list.push(vb);
+    }
+    const problems: string[] = [];
+    let firstLine: number | undefined;
+    for (const [core, list] of byCore) {
+      if (list.length < 2) continue;
+      firstLine ??= list[1]?.line;
+      for (const vb of list.slice(1)) {
+        const item = `bundle version ${goQuote(formatSemver(vb.version))} cannot be compared to ${goQuote(core)}`;
+        if (!problems.includes(item)) problems.push(item);
+      }
+    }
+    if (problems.length > 0) {
+      throw post(
+        `encountered bundle versions which differ only by build metadata, which cannot be ordered: ${aggregate(problems)}`,
+        firstLine ?? 1,
+      );
+    }
+  }
+  return { pkg: pkg ?? '', versions };
+}
+
+interface HighWater {
+  arch: Archetype;
+  kind: StreamKind | 'none';
+  version: SemVer;
+  name: string;
+}
+
+/** Whether a newly created channel becomes the default-channel candidate (§9.3 step 6). */
+function outranks(c: HighWater, cur: HighWater, pref: StreamKind): boolean {
+  if (ARCH_PRIORITY[c.arch] !== ARCH_PRIORITY[cur.arch])
+    return ARCH_PRIORITY[c.arch] > ARCH_PRIORITY[cur.arch];
+  const v = compareSemver(c.version, cur.version);
+  if (v !== 0) return v > 0;
+  if (c.kind === cur.kind) return false;
+  if (c.kind === pref) return true;
+  if (cur.kind === pref) return false;
+  return KIND_PRIORITY[c.kind] > KIND_PRIORITY[cur.kind];
+}
+
+export interface GeneratedChannels {
+  channels: Channel[];
+  defaultChannel: string;
+}
+
+/**
+ * Generate the channels and their edges from bundle versions per archetype (§9.3 steps 3–6).
+ * Versions must already be free of build-metadata ties.
+ */
+export function generateSemverChannels(
+  pkg: string,
+  versions: Record<Archetype, { name: string; version: SemVer }[]>,
+  opts: { major: boolean; minor: boolean; preference: StreamKind; compat?: SemverCompat },
+): GeneratedChannels {
+  const channels = new Map<string, Channel>();
+  const tuples: EntryTuple[] = [];
+  let high: HighWater = {
+    arch: 'candidate',
+    kind: 'none',
+    version: { major: 0n, minor: 0n, patch: 0n, pre: [], build: [] },
+    name: '',
+  };
+  for (const arch of ARCHETYPES) {
+    const sorted = [...versions[arch]].sort((a, b) => compareSemver(a.version, b.version));
+    for (const b of sorted) {
+      const kinds: StreamKind[] = [];
+      if (opts.major) kinds.push('major');
+      if (opts.minor) kinds.push('minor');
+      for (const kind of kinds) {
+        const name =
+          kind === 'major' ? `${arch}-v${b.version.major}` : `${arch}-v${b.version.major}.${b.version.minor}`;
+        let ch = channels.get(name);
+        if (ch === undefined) {
+          ch = { schema: SCHEMA_CHANNEL, name, package: pkg, entries: [] };
+          channels.set(name, ch);
+          const candidate: HighWater = { arch, kind, version: b.version, name };
+          if (outranks(candidate, high, opts.preference)) high = candidate;
+        }
+        const entry: ChannelEntry = { name: b.name };
+        ch.entries?.push(entry);
+        tuples.push({ arch, kind, version: b.version, entry });
+      }
+    }
+  }
+  linkEntries(tuples, opts.compat ?? 'current');
+  return {
+    channels: [...channels.values()].sort((a, b) => byteCompare(a.name, b.name)),
+    defaultChannel: high.name,
+  };
+}
+
+/** Set replaces/skips on the Y-stream heads (§9.3 step 4). */
+function linkEntries(tuples: EntryTuple[], compat: SemverCompat): void {
+  const sorted = tuples
+    .map((t, i) => ({ t, i }))
+    .sort(
+      (a, b) =>
+        ARCH_PRIORITY[a.t.arch] - ARCH_PRIORITY[b.t.arch] ||
+        KIND_ORDER[a.t.kind] - KIND_ORDER[b.t.kind] ||
+        compareSemver(a.t.version, b.t.version) ||
+        a.i - b.i,
+    )
+    .map((x) => x.t);
+  let start = 0;
+  while (start < sorted.length) {
+    const first = sorted[start];
+    if (first === undefined) break;
+    let end = start;
+    while (end < sorted.length) {
+      const t = sorted[end];
+      if (
+        t === undefined ||
+        t.arch !== first.arch ||
+        t.kind !== first.kind ||
+        t.version.major !== first.version.major
+      ) {
+        break;
+      }
+      end++;
+    }
+    linkPartition(sorted.slice(start, end), compat);
+    start = end;
+  }
+}
+
+function linkPartition(part: EntryTuple[], compat: SemverCompat): void {
+  let prevHead: string | undefined;
+  let groupStart = 0;
+  for (let i = 0; i < part.length; i++) {
+    const cur = part[i];
+    const next = part[i + 1];
+    if (cur === undefined) continue;
+    if (next !== undefined && next.version.minor === cur.version.minor) continue;
+    // cur is the last bundle of its minor version: the Y-stream head.
+    const skips = new Set<string>();
+    const earlier = compat === 'current' ? part.slice(0, i) : part.slice(groupStart, i);
+    for (const e of earlier) skips.add(e.entry.name);
+    if (prevHead !== undefined) {
+      cur.entry.replaces = prevHead;
+      if (compat === 'current') skips.delete(prevHead);
+      else skips.add(prevHead);
+    }
+    if (skips.size > 0) cur.entry.skips = [...skips].sort(byteCompare);
+    prevHead = cur.entry.name;
+    groupStart = i + 1;
+  }
+}
+
+/** Description and icon of the package, from the CSV of the default channel's head (§9.3 step 7). */
+function packageMetadata(csv: RenderedBundle['csv']): { description?: string; icon?: Icon } {
+  const spec = csv?.['spec'];
+  if (!isJsonObject(spec)) return {};
+  const out: { description?: string; icon?: Icon } = {};
+  const description = spec['description'];
+  if (typeof description === 'string' && description !== '') out.description = description;
+  const icons = spec['icon'];
+  const icon = Array.isArray(icons) ? icons[0] : undefined;
+  if (isJsonObject(icon)) {
+    const data = icon['base64data'];
+    const mediatype = icon['mediatype'];
+    if (typeof data === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(data) && data.length % 4 === 0) {
+      out.icon = {
+        base64data: Buffer.from(data, 'base64').toString('base64'),
+        mediatype: typeof mediatype === 'string' ? mediatype : '',
+      };
+    }
+  }
+  return out;
+}
+
+/**
+ * Build the catalog of a semver template from its rendered bundles: one package, the generated
+ * channels, and every rendered bundle (in the order of `rendered`).
+ */
+export function buildSemverCatalog(
+  t: SemverTemplate,
+  rendered: { image: string; bundles: RenderedBundle[] }[],
+  compat: SemverCompat = 'current',
+): DeclarativeConfig {
+  const byImage = new Map<string, RenderedBundle>();
+  const images = new Map(semverTemplateImages(t).map((i) => [i.image, i.line]));
+  for (const r of rendered) {
+    if (r.bundles.length !== 1) {
+      throw new OpmError(
+        `bundle reference ${goQuote(r.image)} resulted in ${r.bundles.length} bundles, expected 1`,
+        { code: 'E_TEMPLATE', at: { file: t.label, line: images.get(r.image) ?? 1 } },
+      );
+    }
+    for (const rb of r.bundles) byImage.set(rb.bundle.image, rb);
+  }
+  const { pkg, versions } = collectVersions(t, byImage);
+  const { channels, defaultChannel } = generateSemverChannels(pkg, versions, {
+    major: t.generateMajorChannels,
+    minor: t.generateMinorChannels,
+    preference: t.defaultChannelTypePreference,
+    compat,
+  });
+  const p: Package = { schema: SCHEMA_PACKAGE, name: pkg, defaultChannel };
+  if (compat === 'current') {
+    const head = channels.find((c) => c.name === defaultChannel)?.entries?.at(-1)?.name;
+    const rb = [...byImage.values()].find((r) => r.bundle.name === head);
+    const meta = packageMetadata(rb?.csv);
+    if (meta.icon !== undefined) p.icon = meta.icon;
+    if (meta.description !== undefined) p.description = meta.description;
+  }
+  const cfg = emptyConfig();
+  cfg.packages.push(p);
+  cfg.channels.push(...channels);
+  for (const r of rendered)
+    for (const rb of r.bundles) if (rb.bundle.schema === SCHEMA_BUNDLE) cfg.bundles.push(rb.bundle);
+  return cfg;
+}
