@@ -32,4 +32,14 @@ export interface RegistryOptions {
   env: NodeJS.ProcessEnv;
   /** Progress/log lines (stderr); omitted = silent. */
   log?: (line: string) => void;
+  /**
+   * Folders holding `<host[:port]>/` directories of extra CAs (`*.crt`) and client certificates
+   * (`*.cert` + `*.key`); default /etc/containers/certs.d, /etc/docker/certs.d,
+   * ~/.config/containers/certs.d.
+   */
+  certDirs?: string[];
+  /** Where unpacked images are placed; default the system temp folder. */
+  workDir?: string;
+  /** Most bytes an image may unpack to; default 8 GiB. */
+  maxUnpackedBytes?: number;
 }

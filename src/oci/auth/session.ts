@@ -1,0 +1,252 @@
+import { OpmError } from '../../errors.js';
+import { isTlsFailure, readBounded, type HttpResponse, type Transport } from '../transport.js';
+import { parseChallenges, type Challenge } from './challenge.js';
+import { findCredentials, type Credential } from './credentials.js';
+
+const TOKEN_BODY_LIMIT = 1024 * 1024;
+const ERROR_BODY_LIMIT = 64 * 1024;
+/** Tokens are reused until shortly before they expire; registries may say less than 60 s, which means 60. */
+const MIN_TOKEN_TTL_S = 60;
+const TOKEN_MARGIN_MS = 10_000;
+
+interface CachedToken {
+  token: string;
+  expiresAt: number;
+}
+
+export interface SessionOptions {
+  transport: Transport;
+  /** `host[:port]` the API is served on. */
+  host: string;
+  /** Registry name used for credential lookup (`docker.io` for Hub). */
+  registry: string;
+  useHttp: boolean;
+  skipTlsVerify: boolean;
+  env: NodeJS.ProcessEnv;
+  warn: (line: string) => void;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The first `{code, message}` of a registry error body, for messages. */
+export async function registryError(res: HttpResponse): Promise<{ code: string; message: string }> {
+  let text = '';
+  try {
+    text = (await readBounded(res.body, ERROR_BODY_LIMIT, 'error response')).toString('utf8');
+  } catch {
+    return { code: '', message: '' };
+  }
+  try {
+    const doc: unknown = JSON.parse(text);
+    if (isRecord(doc) && Array.isArray(doc.errors)) {
+      const first: unknown = doc.errors[0];
+      if (isRecord(first)) {
+        return {
+          code: typeof first.code === 'string' ? first.code : '',
+          message: typeof first.message === 'string' ? first.message.split('\n')[0] ?? '' : '',
+        };
+      }
+    }
+  } catch {
+    // Not JSON (a proxy's HTML page, say): no detail worth showing.
+  }
+  return { code: '', message: '' };
+}
+
+/**
+ * Talks to one registry host: picks the scheme, answers `WWW-Authenticate` challenges (Bearer with
+ * token reuse, or Basic) and keeps credentials out of every message it produces.
+ */
+export class RegistrySession {
+  private scheme: 'http' | 'https';
+  private schemeSettled: boolean;
+  private pingChallenges: Challenge[] | undefined;
+  private bearer: Challenge | undefined;
+  private basicHeader: string | undefined;
+  private readonly tokens = new Map<string, CachedToken>();
+  private readonly creds = new Map<string, Promise<Credential | undefined>>();
+
+  private readonly o: SessionOptions;
+
+  constructor(o: SessionOptions) {
+    this.o = o;
+    this.scheme = o.useHttp ? 'http' : 'https';
+    this.schemeSettled = o.useHttp || !o.skipTlsVerify;
+  }
+
+  get host(): string {
+    return this.o.host;
+  }
+
+  private credentialsFor(repository: string): Promise<Credential | undefined> {
+    let p = this.creds.get(repository);
+    if (p === undefined) {
+      p = findCredentials(this.o.registry, repository, this.o.env, this.o.warn);
+      this.creds.set(repository, p);
+    }
+    return p;
+  }
+
+  private url(path: string): URL {
+    return new URL(`${this.scheme}://${this.o.host}${path}`);
+  }
+
+  /**
+   * Send, falling back from HTTPS to plain HTTP once when insecure mode is on and the host does not
+   * speak TLS (opm's insecure switch allows both).
+   */
+  private async raw(path: string, headers: Record<string, string>): Promise<HttpResponse> {
+    try {
+      const res = await this.o.transport.send({ url: this.url(path), headers });
+      this.schemeSettled = true;
+      return res;
+    } catch (err) {
+      if (this.schemeSettled || !isTlsFailure(err)) throw err;
+      this.scheme = 'http';
+      this.schemeSettled = true;
+      return this.o.transport.send({ url: this.url(path), headers });
+    }
+  }
+
+  private async ping(): Promise<Challenge[]> {
+    if (this.pingChallenges !== undefined) return this.pingChallenges;
+    const res = await this.raw('/v2/', {});
+    await res.body.dump();
+    this.pingChallenges = res.status === 401 ? parseChallenges(res.headers['www-authenticate']) : [];
+    return this.pingChallenges;
+  }
+
+  private tokenKey(c: Challenge, scopes: string[]): string {
+    return `${c.params.realm ?? ''}|${c.params.service ?? ''}|${[...scopes].sort().join(' ')}`;
+  }
+
+  private async fetchToken(c: Challenge, scopes: string[], repository: string): Promise<string> {
+    const key = this.tokenKey(c, scopes);
+    const hit = this.tokens.get(key);
+    if (hit !== undefined && hit.expiresAt > Date.now()) return hit.token;
+    const realm = c.params.realm;
+    if (realm === undefined || realm === '') {
+      throw new OpmError(`${this.o.host}: bearer challenge without a realm`, { code: 'E_REGISTRY_AUTH' });
+    }
+    let url: URL;
+    try {
+      url = new URL(realm);
+    } catch {
+      throw new OpmError(`${this.o.host}: bearer challenge with an invalid realm`, { code: 'E_REGISTRY_AUTH' });
+    }
+    const cred = await this.credentialsFor(repository);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    let res: HttpResponse;
+    if (cred?.identityToken !== undefined) {
+      // OAuth2 refresh-token grant (docker's identity tokens).
+      const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: cred.identityToken, client_id: 'opm' });
+      if (c.params.service !== undefined) form.set('service', c.params.service);
+      form.set('scope', scopes.join(' '));
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      res = await this.o.transport.send({ url, method: 'POST', headers, body: form.toString() });
+    } else {
+      if (c.params.service !== undefined) url.searchParams.set('service', c.params.service);
+      for (const s of scopes) url.searchParams.append('scope', s);
+      if (cred !== undefined) {
+        url.searchParams.set('account', cred.username);
+        headers.authorization = `Basic ${Buffer.from(`${cred.username}:${cred.password}`).toString('base64')}`;
+      }
+      res = await this.o.transport.send({ url, headers });
+    }
+    if (res.status === 401 || res.status === 403) {
+      await res.body.dump();
+      throw this.authError(cred, `token server ${url.host} rejected the credentials (HTTP ${res.status})`);
+    }
+    if (res.status !== 200) {
+      await res.body.dump();
+      throw new OpmError(`${this.o.host}: token server ${url.host} answered HTTP ${res.status}`, { code: 'E_REGISTRY_AUTH' });
+    }
+    const body = await readBounded(res.body, TOKEN_BODY_LIMIT, 'token response');
+    let doc: unknown;
+    try {
+      doc = JSON.parse(body.toString('utf8'));
+    } catch {
+      doc = undefined;
+    }
+    const token = isRecord(doc) ? (typeof doc.token === 'string' && doc.token !== '' ? doc.token : doc.access_token) : undefined;
+    if (!isRecord(doc) || typeof token !== 'string' || token === '') {
+      throw new OpmError(`${this.o.host}: token server ${url.host} sent no token`, { code: 'E_REGISTRY_AUTH' });
+    }
+    const ttl = Math.max(typeof doc.expires_in === 'number' ? doc.expires_in : MIN_TOKEN_TTL_S, MIN_TOKEN_TTL_S);
+    const issued = typeof doc.issued_at === 'string' ? Date.parse(doc.issued_at) : Number.NaN;
+    const start = Number.isNaN(issued) ? Date.now() : Math.min(issued, Date.now());
+    this.tokens.set(key, { token, expiresAt: start + ttl * 1000 - TOKEN_MARGIN_MS });
+    return token;
+  }
+
+  private authError(cred: Credential | undefined, what: string): OpmError {
+    const hint =
+      cred === undefined
+        ? `no credentials found for ${this.o.registry}; log in (REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)`
+        : `credentials came from ${cred.source}`;
+    return new OpmError(`${this.o.host}: ${what}`, { code: 'E_REGISTRY_AUTH', hint });
+  }
+
+  private async authHeader(repository: string, extraScopes: string[]): Promise<string | undefined> {
+    if (this.bearer !== undefined) {
+      const scopes = [`repository:${repository}:pull`, ...extraScopes.filter((s) => s !== `repository:${repository}:pull`)];
+      return `Bearer ${await this.fetchToken(this.bearer, scopes, repository)}`;
+    }
+    return this.basicHeader;
+  }
+
+  /**
+   * GET a registry path for `repository`, authenticating as the registry asks. At most one retry per
+   * kind of 401 (first challenge, stale token, wider scope), so a refusing registry ends the loop.
+   */
+  async get(path: string, repository: string, accept: string): Promise<HttpResponse> {
+    const extraScopes: string[] = [];
+    let retriedStale = false;
+    for (let round = 0; round < 4; round++) {
+      const auth = await this.authHeader(repository, extraScopes);
+      const headers: Record<string, string> = { accept };
+      if (auth !== undefined) headers.authorization = auth;
+      const res = await this.raw(path, headers);
+      if (res.status !== 401) return res;
+      await res.body.dump();
+      let challenges = parseChallenges(res.headers['www-authenticate']);
+      // Some registries send 401 without a challenge on real requests; the ping's challenge applies.
+      if (challenges.length === 0) challenges = await this.ping();
+      const bearer = challenges.find((c) => c.scheme === 'bearer');
+      const basic = challenges.find((c) => c.scheme === 'basic');
+      const cred = await this.credentialsFor(repository);
+      if (bearer !== undefined) {
+        if (this.bearer === undefined) {
+          this.bearer = bearer;
+          continue;
+        }
+        const wanted = (bearer.params.scope ?? '').split(' ').filter((x) => x !== '');
+        const base = `repository:${repository}:pull`;
+        const fresh = wanted.filter((x) => x !== base && !extraScopes.includes(x));
+        if (bearer.params.error === 'insufficient_scope' && fresh.length > 0) {
+          extraScopes.push(...fresh);
+          continue;
+        }
+        if (!retriedStale) {
+          // A cached token may have been revoked early; get a fresh one once.
+          retriedStale = true;
+          this.tokens.clear();
+          continue;
+        }
+        throw this.authError(cred, cred === undefined ? 'authentication required (HTTP 401)' : 'access denied with the given credentials (HTTP 401)');
+      }
+      if (basic !== undefined) {
+        if (cred === undefined) throw this.authError(cred, 'authentication required (HTTP 401)');
+        if (this.basicHeader === undefined) {
+          this.basicHeader = `Basic ${Buffer.from(`${cred.username}:${cred.password}`).toString('base64')}`;
+          continue;
+        }
+        throw this.authError(cred, 'the registry rejected the credentials (HTTP 401)');
+      }
+      throw this.authError(cred, 'authentication required, with no challenge this client can answer (HTTP 401)');
+    }
+    throw this.authError(await this.credentialsFor(repository), 'authentication failed (HTTP 401)');
+  }
+}

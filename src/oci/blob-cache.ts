@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { OpmError } from '../errors.js';
+import { hasherFor, parseDigest } from './digest.js';
+
+/** Default cache root: $OLM_CACHE_DIR, else `$XDG_CACHE_HOME/opm-ts`, else `~/.cache/opm-ts`. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv): string {
+  if (env.OLM_CACHE_DIR !== undefined && env.OLM_CACHE_DIR !== '') return env.OLM_CACHE_DIR;
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg !== undefined && xdg !== '') return path.join(xdg, 'opm-ts');
+  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
+  return path.join(home, '.cache', 'opm-ts');
+}
+
+export function digestMismatch(what: string, expected: string, got: string): OpmError {
+  return new OpmError(`${what}: digest mismatch: expected ${expected}, got ${got}`, {
+    code: 'E_DIGEST_MISMATCH',
+    hint: 'the registry, a proxy or the network altered the content; retry, or report it to the registry owner',
+  });
+}
+
+export function sizeMismatch(what: string, digest: string, expected: number, got: number): OpmError {
+  return new OpmError(`${what} ${digest}: size mismatch: expected ${expected} bytes, got ${got}`, {
+    code: 'E_DIGEST_MISMATCH',
+    hint: 'the download was truncated or padded; retry',
+  });
+}
+
+/**
+ * Content-addressed blob store laid out as `<root>/blobs/<alg>/<hex>`. A blob only ever enters it
+ * by an atomic rename after its digest and size were checked, so readers never see partial files and
+ * two processes filling the same cache at once at worst both write the same bytes.
+ */
+export class BlobStore {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  pathOf(digest: string): string {
+    const { algorithm, hex } = parseDigest(digest);
+    return path.join(this.root, 'blobs', algorithm, hex);
+  }
+
+  /** Path of a stored blob of the expected size, or undefined. */
+  async lookup(digest: string, size?: number): Promise<string | undefined> {
+    const p = this.pathOf(digest);
+    try {
+      const st = await stat(p);
+      if (!st.isFile() || (size !== undefined && st.size !== size)) return undefined;
+      return p;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Read a small stored blob, re-checking its digest (a damaged cache entry is dropped). */
+  async readSmall(digest: string): Promise<Buffer | undefined> {
+    const p = this.pathOf(digest);
+    let data: Buffer;
+    try {
+      data = await readFile(p);
+    } catch {
+      return undefined;
+    }
+    const got = `${parseDigest(digest).algorithm}:${hasherFor(digest).update(data).digest('hex')}`;
+    if (got !== digest) {
+      await rm(p, { force: true });
+      return undefined;
+    }
+    return data;
+  }
+
+  private async tmpPath(digest: string): Promise<string> {
+    const dir = path.join(this.root, 'tmp');
+    await mkdir(dir, { recursive: true });
+    return path.join(dir, `${parseDigest(digest).hex.slice(0, 16)}.${process.pid}.${randomBytes(6).toString('hex')}.partial`);
+  }
+
+  private async commit(tmp: string, digest: string): Promise<string> {
+    const final = this.pathOf(digest);
+    await mkdir(path.dirname(final), { recursive: true });
+    await rename(tmp, final);
+    return final;
+  }
+
+  /** Store bytes already verified by the caller (manifests are checked before parsing). */
+  async putVerified(digest: string, data: Uint8Array): Promise<string> {
+    const tmp = await this.tmpPath(digest);
+    try {
+      await pipeline(async function* () {
+        yield data;
+      }, createWriteStream(tmp, { mode: 0o644 }));
+      return await this.commit(tmp, digest);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  /**
+   * Stream a blob in, hashing as it goes. Reading stops as soon as more than `size` bytes arrive;
+   * nothing is kept unless digest and size both match.
+   */
+  async write(
+    digest: string,
+    size: number,
+    source: AsyncIterable<unknown>,
+    what: string,
+    onBytes?: (n: number) => void,
+  ): Promise<string> {
+    const tmp = await this.tmpPath(digest);
+    const hash = hasherFor(digest);
+    let n = 0;
+    try {
+      await pipeline(
+        source,
+        async function* (chunks: AsyncIterable<unknown>) {
+          for await (const c of chunks) {
+            const b = Buffer.isBuffer(c) ? c : Buffer.from(String(c));
+            n += b.length;
+            if (n > size) throw sizeMismatch(what, digest, size, n);
+            hash.update(b);
+            onBytes?.(b.length);
+            yield b;
+          }
+        },
+        createWriteStream(tmp, { mode: 0o644 }),
+      );
+      if (n !== size) throw sizeMismatch(what, digest, size, n);
+      const got = `${parseDigest(digest).algorithm}:${hash.digest('hex')}`;
+      if (got !== digest) throw digestMismatch(`${what} ${digest}`, digest, got);
+      return await this.commit(tmp, digest);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  /** A read stream of a stored blob. */
+  open(digest: string): NodeJS.ReadableStream {
+    return createReadStream(this.pathOf(digest));
+  }
+}

@@ -1,0 +1,357 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { OpmError } from '../errors.js';
+import { RegistrySession, registryError } from './auth/session.js';
+import { BlobStore, defaultCacheDir, digestMismatch, sizeMismatch } from './blob-cache.js';
+import { digestOf, hasherFor, parseDigest } from './digest.js';
+import type { ImageSource, PulledImage, RegistryOptions } from './image-source.js';
+import { Limiter } from './limit.js';
+import {
+  MANIFEST_ACCEPT,
+  formatPlatform,
+  hostPlatform,
+  listPlatforms,
+  parseConfig,
+  parseManifest,
+  parsePlatformString,
+  selectPlatform,
+  type Descriptor,
+  type ImageManifest,
+  type Platform,
+} from './manifest.js';
+import { parseReference, type ImageReference } from './reference.js';
+import { Transport, readBounded, type HttpResponse } from './transport.js';
+import { DEFAULT_LIMITS, Unpacker } from './unpack.js';
+
+const MANIFEST_LIMIT = 4 * 1024 * 1024;
+const CONFIG_LIMIT = 4 * 1024 * 1024;
+const PULL_CONCURRENCY = 4;
+const BLOB_CONCURRENCY = 6;
+const BLOB_ATTEMPTS = 3;
+
+function header(res: HttpResponse, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function short(digest: string): string {
+  const i = digest.indexOf(':');
+  return `${digest.slice(0, i + 13)}`;
+}
+
+function humanSize(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** Pulls images from OCI/Docker registries into a blob cache and unpacks them for render. */
+export class RegistryClient implements ImageSource {
+  private readonly transport: Transport;
+  private readonly sessions = new Map<string, RegistrySession>();
+  private readonly pulls = new Limiter(PULL_CONCURRENCY);
+  private readonly blobs = new Limiter(BLOB_CONCURRENCY);
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly platform: Platform;
+  private readonly cache: BlobStore | undefined;
+  private readonly log: (line: string) => void;
+
+  private readonly opts: RegistryOptions;
+
+  constructor(opts: RegistryOptions) {
+    this.opts = opts;
+    this.log = opts.log ?? (() => undefined);
+    this.transport = new Transport({
+      skipTlsVerify: opts.skipTlsVerify || opts.useHttp,
+      env: opts.env,
+      ...(opts.certDirs !== undefined ? { certDirs: opts.certDirs } : {}),
+      log: this.log,
+    });
+    if (opts.platform !== undefined && opts.platform !== '') {
+      const p = parsePlatformString(opts.platform);
+      if (p === undefined) {
+        throw new OpmError(`invalid platform "${opts.platform}"`, { code: 'E_USAGE', hint: 'expected os/arch[/variant], e.g. linux/arm64' });
+      }
+      this.platform = p;
+    } else {
+      this.platform = hostPlatform();
+    }
+    this.cache = opts.noCache === true ? undefined : new BlobStore(opts.cacheDir ?? defaultCacheDir(opts.env));
+  }
+
+  private session(ref: ImageReference): RegistrySession {
+    let s = this.sessions.get(ref.apiHost);
+    if (s === undefined) {
+      s = new RegistrySession({
+        transport: this.transport,
+        host: ref.apiHost,
+        registry: ref.registry,
+        useHttp: this.opts.useHttp,
+        skipTlsVerify: this.opts.skipTlsVerify,
+        env: this.opts.env,
+        warn: (line) => this.log(`warning: ${line}`),
+      });
+      this.sessions.set(ref.apiHost, s);
+    }
+    return s;
+  }
+
+  async pull(refText: string): Promise<PulledImage> {
+    let ref: ImageReference;
+    try {
+      ref = parseReference(refText);
+    } catch (err) {
+      throw err instanceof OpmError
+        ? new OpmError(`failed to pull image "${refText}": ${err.message}`, { code: err.code, cause: err })
+        : err;
+    }
+    return this.pulls.run(() => this.pullParsed(refText, ref));
+  }
+
+  private async pullParsed(refText: string, ref: ImageReference): Promise<PulledImage> {
+    const workDir = this.opts.workDir ?? os.tmpdir();
+    let scratch: string | undefined;
+    let root: string | undefined;
+    try {
+      let store = this.cache;
+      if (store === undefined) {
+        await mkdir(workDir, { recursive: true });
+        scratch = await mkdtemp(path.join(workDir, 'opm-blobs-'));
+        store = new BlobStore(scratch);
+      }
+      this.log(`pulling ${refText}`);
+      const session = this.session(ref);
+      const top = await this.resolveManifest(session, ref, store);
+      const config = await this.fetchSmall(session, ref, store, top.manifest.config, 'config', CONFIG_LIMIT);
+      const image = parseConfig(config);
+      await Promise.all(top.manifest.layers.map((l) => this.ensureBlob(session, ref, store, l)));
+      await mkdir(workDir, { recursive: true });
+      root = await mkdtemp(path.join(workDir, 'opm-unpack-'));
+      const unpacker = new Unpacker(root, `layer of ${refText}`, {
+        ...DEFAULT_LIMITS,
+        ...(this.opts.maxUnpackedBytes !== undefined ? { maxBytes: this.opts.maxUnpackedBytes } : {}),
+      });
+      for (const layer of top.manifest.layers) await unpacker.applyLayer(this.verifiedStream(store, layer));
+      await unpacker.finish();
+      const unpacked = root;
+      let released = false;
+      return {
+        ref: refText,
+        digest: top.digest,
+        labels: image.labels,
+        root: unpacked,
+        release: async () => {
+          if (released) return;
+          released = true;
+          await rm(unpacked, { recursive: true, force: true });
+        },
+      };
+    } catch (err) {
+      if (root !== undefined) await rm(root, { recursive: true, force: true });
+      throw this.pullError(refText, ref, err);
+    } finally {
+      if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  private pullError(refText: string, ref: ImageReference, err: unknown): OpmError {
+    if (!(err instanceof OpmError)) {
+      const msg = err instanceof Error ? err.message : String(err);
+      return new OpmError(`failed to pull image "${refText}": ${ref.apiHost}: ${msg.split('\n')[0] ?? ''}`, { code: 'E_REGISTRY', cause: err });
+    }
+    const msg = err.message.split('\n')[0] ?? '';
+    const withHost = msg.startsWith(`${ref.apiHost}: `) ? msg : `${ref.apiHost}: ${msg}`;
+    return new OpmError(`failed to pull image "${refText}": ${withHost}`, {
+      code: err.code,
+      ...(err.hint !== undefined ? { hint: err.hint } : {}),
+      cause: err,
+    });
+  }
+
+  /** Resolve the reference to one image manifest, stepping through an index for the platform. */
+  private async resolveManifest(
+    session: RegistrySession,
+    ref: ImageReference,
+    store: BlobStore,
+  ): Promise<{ digest: string; manifest: ImageManifest }> {
+    let bytes: Buffer;
+    let digest: string;
+    let contentType: string | undefined;
+    if (ref.digest !== undefined) {
+      digest = ref.digest;
+      const cached = await store.readSmall(digest);
+      if (cached !== undefined) bytes = cached;
+      else ({ bytes, contentType } = await this.fetchManifest(session, ref, digest, store));
+    } else {
+      ({ bytes, contentType, digest } = await this.fetchManifest(session, ref, ref.tag ?? 'latest', store));
+    }
+    const top = parseManifest(bytes, contentType);
+    if (top.kind === 'manifest') return { digest, manifest: top };
+    const pick = selectPlatform(top, this.platform);
+    if (pick === undefined) {
+      throw new OpmError(`no image for platform ${formatPlatform(this.platform)} (found: ${listPlatforms(top)})`, {
+        code: 'E_PLATFORM_NOT_FOUND',
+        hint: 'choose one of the listed platforms with --platform',
+      });
+    }
+    const childBytes = await this.fetchSmall(session, ref, store, pick, 'manifest', MANIFEST_LIMIT, true);
+    const child = parseManifest(childBytes, pick.mediaType);
+    if (child.kind !== 'manifest') {
+      throw new OpmError(`index entry ${pick.digest} is itself an index`, { code: 'E_MANIFEST_INVALID' });
+    }
+    return { digest, manifest: child };
+  }
+
+  private async fetchManifest(
+    session: RegistrySession,
+    ref: ImageReference,
+    tagOrDigest: string,
+    store: BlobStore,
+  ): Promise<{ bytes: Buffer; contentType: string | undefined; digest: string }> {
+    const res = await session.get(`/v2/${ref.repository}/manifests/${tagOrDigest}`, ref.repository, MANIFEST_ACCEPT);
+    if (res.status !== 200) throw await this.statusError(res, ref, tagOrDigest.includes(':') ? 'manifest' : 'tag');
+    const bytes = await readBounded(res.body, MANIFEST_LIMIT, 'manifest');
+    const byDigest = tagOrDigest.includes(':');
+    const expected = byDigest ? tagOrDigest : header(res, 'docker-content-digest');
+    let digest: string;
+    if (expected !== undefined && expected !== '') {
+      const got = digestOf(bytes, parseDigest(expected).algorithm);
+      if (got !== expected) throw digestMismatch(`manifest ${byDigest ? tagOrDigest : `for tag "${tagOrDigest}"`}`, expected, got);
+      digest = expected;
+    } else {
+      digest = digestOf(bytes);
+    }
+    if (this.cache !== undefined) await store.putVerified(digest, bytes);
+    return { bytes, contentType: header(res, 'content-type'), digest };
+  }
+
+  private async statusError(res: HttpResponse, ref: ImageReference, what: 'tag' | 'manifest' | 'blob'): Promise<OpmError> {
+    const e = await registryError(res);
+    const detail = e.code !== '' ? ` (${e.code}${e.message !== '' ? `: ${e.message}` : ''})` : '';
+    if (res.status === 404) {
+      if (e.code === 'NAME_UNKNOWN') {
+        return new OpmError(`repository "${ref.repository}" not found${detail}`, {
+          code: 'E_REGISTRY_NOT_FOUND',
+          hint: 'check the repository name',
+        });
+      }
+      const thing = what === 'tag' ? `tag "${ref.tag ?? 'latest'}"` : what === 'manifest' ? `manifest ${ref.digest ?? ''}` : 'blob';
+      return new OpmError(`${thing} not found in repository "${ref.repository}"${detail}`, {
+        code: 'E_REGISTRY_NOT_FOUND',
+        hint: 'check the repository name and the tag or digest',
+      });
+    }
+    if (res.status === 403) {
+      return new OpmError(`access denied (HTTP 403)${detail}`, { code: 'E_REGISTRY_AUTH' });
+    }
+    if (res.status === 429) {
+      return new OpmError(`rate limited (HTTP 429)${detail}`, { code: 'E_REGISTRY_RATE_LIMIT', hint: 'retry later' });
+    }
+    return new OpmError(`unexpected HTTP ${res.status}${detail}`, { code: 'E_REGISTRY_HTTP' });
+  }
+
+  /** A small blob (config or child manifest) by descriptor: from the store, else fetched and checked. */
+  private async fetchSmall(
+    session: RegistrySession,
+    ref: ImageReference,
+    store: BlobStore,
+    d: Descriptor,
+    what: 'config' | 'manifest',
+    limit: number,
+    isManifest = false,
+  ): Promise<Buffer> {
+    if (d.size > limit) throw new OpmError(`${what} ${d.digest} is too large (${d.size} bytes)`, { code: 'E_MANIFEST_INVALID' });
+    const cached = await store.readSmall(d.digest);
+    if (cached !== undefined && cached.length === d.size) return cached;
+    let bytes: Buffer;
+    if (isManifest) {
+      const res = await session.get(`/v2/${ref.repository}/manifests/${d.digest}`, ref.repository, MANIFEST_ACCEPT);
+      if (res.status !== 200) throw await this.statusError(res, ref, 'manifest');
+      bytes = await readBounded(res.body, limit, what);
+    } else {
+      await this.ensureBlob(session, ref, store, d, what);
+      const b = await store.readSmall(d.digest);
+      if (b === undefined) throw new OpmError(`${what} ${d.digest} vanished from the cache`, { code: 'E_CACHE' });
+      return b;
+    }
+    if (bytes.length !== d.size) throw sizeMismatch(what, d.digest, d.size, bytes.length);
+    const got = digestOf(bytes, parseDigest(d.digest).algorithm);
+    if (got !== d.digest) throw digestMismatch(`${what} ${d.digest}`, d.digest, got);
+    await store.putVerified(d.digest, bytes);
+    return bytes;
+  }
+
+  /** Make sure a blob is in the store, downloading it at most once even when several pulls need it. */
+  private async ensureBlob(
+    session: RegistrySession,
+    ref: ImageReference,
+    store: BlobStore,
+    d: Descriptor,
+    what = 'layer',
+  ): Promise<void> {
+    if ((await store.lookup(d.digest, d.size)) !== undefined) {
+      return;
+    }
+    const key = `${store.root}|${d.digest}`;
+    let p = this.inflight.get(key);
+    if (p === undefined) {
+      p = this.blobs.run(() => this.download(session, ref, store, d, what)).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, p);
+    }
+    await p;
+  }
+
+  private async download(session: RegistrySession, ref: ImageReference, store: BlobStore, d: Descriptor, what: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const res = await session.get(`/v2/${ref.repository}/blobs/${d.digest}`, ref.repository, '*/*');
+      if (res.status !== 200) throw await this.statusError(res, ref, 'blob');
+      try {
+        await store.write(d.digest, d.size, res.body, what);
+        this.log(`fetched ${what} ${short(d.digest)} (${humanSize(d.size)})`);
+        return;
+      } catch (err) {
+        res.body.destroy();
+        // A connection dropped mid-body is worth another try; wrong content is not.
+        if (err instanceof OpmError || attempt >= BLOB_ATTEMPTS) {
+          if (err instanceof OpmError) throw err;
+          throw new OpmError(`${what} ${d.digest}: download failed: ${err instanceof Error ? err.message : String(err)}`, {
+            code: 'E_REGISTRY_TRANSFER',
+            cause: err,
+          });
+        }
+        this.log(`${what} ${short(d.digest)}: download interrupted, retrying`);
+      }
+    }
+  }
+
+  /** A stored layer as a stream that fails at the end if the stored bytes no longer match. */
+  private verifiedStream(store: BlobStore, d: Descriptor): AsyncIterable<Buffer> {
+    const file = store.pathOf(d.digest);
+    return (async function* () {
+      const hash = hasherFor(d.digest);
+      let n = 0;
+      for await (const chunk of createReadStream(file)) {
+        const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+        hash.update(b);
+        n += b.length;
+        yield b;
+      }
+      const got = `${parseDigest(d.digest).algorithm}:${hash.digest('hex')}`;
+      if (n !== d.size || got !== d.digest) {
+        await rm(file, { force: true });
+        throw digestMismatch(`cached layer ${d.digest}`, d.digest, got);
+      }
+    })();
+  }
+
+  /** Close idle connections. */
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+}
+
+export function createImageSource(opts: RegistryOptions): ImageSource {
+  return new RegistryClient(opts);
+}

@@ -1,0 +1,304 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { rootCertificates } from 'node:tls';
+import type { Dispatcher } from 'undici';
+import { OpmError } from '../errors.js';
+
+export type Body = Dispatcher.ResponseData['body'];
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Body;
+  /** Final URL after redirects. */
+  url: URL;
+}
+
+export interface HttpRequest {
+  url: URL;
+  method?: 'GET' | 'HEAD' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface TransportOptions {
+  skipTlsVerify: boolean;
+  env: NodeJS.ProcessEnv;
+  /** Roots holding `<host[:port]>/` folders of CA (`*.crt`) and client (`*.cert`+`*.key`) files. */
+  certDirs?: string[];
+  log?: (line: string) => void;
+  /** Attempts per request for 429, 5xx and dropped connections. */
+  attempts?: number;
+  /** First back-off delay; doubles per attempt. */
+  backoffMs?: number;
+}
+
+const MAX_REDIRECTS = 5;
+const MAX_RETRY_AFTER_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 30_000;
+const BODY_TIMEOUT_MS = 60_000;
+const CONNECT_TIMEOUT_MS = 15_000;
+
+const TLS_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'EPROTO',
+]);
+const RETRYABLE_NET_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+export function defaultCertDirs(env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
+  return ['/etc/containers/certs.d', '/etc/docker/certs.d', path.join(home, '.config', 'containers', 'certs.d')];
+}
+
+/** Error code of a network failure, looking through undici's wrappers. */
+export function networkCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e instanceof Error; depth++) {
+    const code: unknown = Reflect.get(e, 'code');
+    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+    e = e.cause;
+  }
+  return undefined;
+}
+
+export function isTlsFailure(err: unknown): boolean {
+  const code = networkCode(err);
+  return code !== undefined && (TLS_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'));
+}
+
+/** Turn a network failure into a one-line user error naming the host. */
+export function describeNetworkError(err: unknown, host: string): OpmError {
+  if (err instanceof OpmError) return err;
+  const code = networkCode(err) ?? 'unknown';
+  if (isTlsFailure(err)) {
+    return new OpmError(`${host}: TLS handshake failed (${code})`, {
+      code: 'E_REGISTRY_TLS',
+      hint: `add the registry's CA as /etc/containers/certs.d/${host}/ca.crt, or use --skip-tls-verify / --use-http if the registry is trusted`,
+      cause: err,
+    });
+  }
+  if (code.includes('TIMEOUT') || code === 'ETIMEDOUT') {
+    return new OpmError(`${host}: request timed out (${code})`, { code: 'E_REGISTRY_TIMEOUT', cause: err });
+  }
+  return new OpmError(`${host}: cannot reach registry (${code})`, {
+    code: 'E_REGISTRY_UNREACHABLE',
+    hint: 'check the registry host and port, and HTTPS_PROXY/NO_PROXY',
+    cause: err,
+  });
+}
+
+function proxyFor(url: URL, env: NodeJS.ProcessEnv): string | undefined {
+  const pick = (...names: string[]): string | undefined => {
+    for (const n of names) {
+      const v = env[n];
+      if (v !== undefined && v !== '') return v;
+    }
+    return undefined;
+  };
+  const proxy = url.protocol === 'https:' ? pick('https_proxy', 'HTTPS_PROXY') : pick('http_proxy', 'HTTP_PROXY');
+  if (proxy === undefined) return undefined;
+  const noProxy = pick('no_proxy', 'NO_PROXY') ?? '';
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
+  for (const raw of noProxy.split(/[\s,]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === '') continue;
+    if (entry === '*') return undefined;
+    const m = /^(.*?)(?::(\d+))?$/.exec(entry);
+    const eh = (m?.[1] ?? entry).replace(/^\*?\./, '').replace(/^\[|\]$/g, '');
+    const ep = m?.[2];
+    if (ep !== undefined && ep !== port) continue;
+    if (host === eh || host.endsWith(`.${eh}`)) return undefined;
+  }
+  return proxy;
+}
+
+function parseRetryAfter(v: string | string[] | undefined): number | undefined {
+  const s = Array.isArray(v) ? v[0] : v;
+  if (s === undefined || s.trim() === '') return undefined;
+  if (/^\d+$/.test(s.trim())) return Number(s.trim()) * 1000;
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? undefined : Math.max(0, t - Date.now());
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** HTTP for the registry client: per-host TLS, proxies, redirects, retries and time-outs. */
+export class Transport {
+  private readonly dispatchers = new Map<string, Dispatcher>();
+  private undici: typeof import('undici') | undefined;
+  private readonly certDirs: string[];
+  private readonly attempts: number;
+  private readonly backoffMs: number;
+
+  private readonly opts: TransportOptions;
+
+  constructor(opts: TransportOptions) {
+    this.opts = opts;
+    this.certDirs = opts.certDirs ?? defaultCertDirs(opts.env);
+    this.attempts = opts.attempts ?? 4;
+    this.backoffMs = opts.backoffMs ?? 250;
+  }
+
+  /** Extra CAs and client certificates for a host, from the certs.d folders. */
+  private tlsFiles(host: string): { ca: string[]; cert?: string; key?: string } {
+    const ca: string[] = [];
+    let cert: string | undefined;
+    let key: string | undefined;
+    for (const root of this.certDirs) {
+      const dir = path.join(root, host);
+      let names: string[];
+      try {
+        names = readdirSync(dir).sort();
+      } catch {
+        continue;
+      }
+      for (const n of names) {
+        try {
+          if (n.endsWith('.crt')) ca.push(readFileSync(path.join(dir, n), 'utf8'));
+          else if (n.endsWith('.cert') && cert === undefined) {
+            const k = path.join(dir, `${n.slice(0, -'.cert'.length)}.key`);
+            cert = readFileSync(path.join(dir, n), 'utf8');
+            key = readFileSync(k, 'utf8');
+          }
+        } catch {
+          this.opts.log?.(`warning: cannot read ${path.join(dir, n)}; ignored`);
+        }
+      }
+    }
+    return cert !== undefined && key !== undefined ? { ca, cert, key } : { ca };
+  }
+
+  private async dispatcher(url: URL): Promise<Dispatcher> {
+    const proxy = proxyFor(url, this.opts.env);
+    const cacheKey = `${url.origin}|${proxy ?? ''}`;
+    const hit = this.dispatchers.get(cacheKey);
+    if (hit !== undefined) return hit;
+    this.undici ??= await import('undici');
+    const { Agent, ProxyAgent } = this.undici;
+    const files = url.protocol === 'https:' ? this.tlsFiles(url.host) : { ca: [] };
+    const tls = {
+      rejectUnauthorized: !this.opts.skipTlsVerify,
+      // Passing `ca` replaces Node's roots, so keep them alongside the extra ones.
+      ...(files.ca.length > 0 ? { ca: [...rootCertificates, ...files.ca] } : {}),
+      ...(files.cert !== undefined ? { cert: files.cert, key: files.key } : {}),
+      timeout: CONNECT_TIMEOUT_MS,
+    };
+    const common = { headersTimeout: HEADERS_TIMEOUT_MS, bodyTimeout: BODY_TIMEOUT_MS, connections: 8 };
+    const d: Dispatcher =
+      proxy !== undefined
+        ? new ProxyAgent({ ...common, uri: proxy, requestTls: tls })
+        : new Agent({ ...common, connect: tls });
+    this.dispatchers.set(cacheKey, d);
+    return d;
+  }
+
+  /**
+   * One request with redirects followed (at most 5, no loops). `Authorization` is only ever sent to
+   * the origin it was meant for: object stores behind blob redirects reject a second credential.
+   */
+  private async once(req: HttpRequest): Promise<HttpResponse> {
+    let url = req.url;
+    const origin = req.url.origin;
+    const seen = new Set<string>();
+    let method = req.method ?? 'GET';
+    let body = req.body;
+    for (let hop = 0; ; hop++) {
+      const headers: Record<string, string> = { 'accept-encoding': 'identity', ...req.headers };
+      if (url.origin !== origin) {
+        delete headers.authorization;
+        delete headers.cookie;
+      }
+      const d = await this.dispatcher(url);
+      const res = await d.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+      });
+      const location = res.headers.location;
+      if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304 && location !== undefined) {
+        await res.body.dump();
+        const next = new URL(Array.isArray(location) ? (location[0] ?? '') : location, url);
+        seen.add(url.href);
+        if (seen.has(next.href) || hop + 1 > MAX_REDIRECTS) {
+          throw new OpmError(`${req.url.host}: too many redirects (last to ${next.host})`, {
+            code: 'E_REGISTRY_REDIRECT',
+          });
+        }
+        if (res.statusCode === 303) {
+          method = 'GET';
+          body = undefined;
+        }
+        url = next;
+        continue;
+      }
+      return { status: res.statusCode, headers: res.headers, body: res.body, url };
+    }
+  }
+
+  /** A request with back-off on 429, 5xx and dropped connections, honouring `Retry-After`. */
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    for (let attempt = 1; ; attempt++) {
+      let delay = this.backoffMs * 2 ** (attempt - 1);
+      try {
+        const res = await this.once(req);
+        const retryable = res.status === 429 || res.status >= 500;
+        if (!retryable || attempt >= this.attempts) return res;
+        const after = parseRetryAfter(res.headers['retry-after']);
+        if (after !== undefined) delay = Math.min(after, MAX_RETRY_AFTER_MS);
+        await res.body.dump();
+        this.opts.log?.(`${req.url.host}: HTTP ${res.status}, retrying in ${Math.round(delay)} ms`);
+      } catch (err) {
+        const code = networkCode(err);
+        if (err instanceof OpmError || code === undefined || !RETRYABLE_NET_CODES.has(code) || attempt >= this.attempts)
+          throw err instanceof OpmError ? err : describeNetworkError(err, req.url.host);
+        this.opts.log?.(`${req.url.host}: ${code}, retrying in ${Math.round(delay)} ms`);
+      }
+      await sleep(delay);
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.dispatchers.values()];
+    this.dispatchers.clear();
+    await Promise.all(all.map((d) => d.close().catch(() => undefined)));
+  }
+}
+
+/** Read a body up to `limit` bytes; more is an error (a registry should never send that much here). */
+export async function readBounded(body: Body, limit: number, what: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of body) {
+    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    n += b.length;
+    if (n > limit) {
+      body.destroy();
+      throw new OpmError(`${what} is larger than ${limit} bytes`, { code: 'E_REGISTRY_RESPONSE' });
+    }
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,314 @@
+import { createWriteStream } from 'node:fs';
+import { link, lstat, mkdir, readdir, readlink, realpath, rm, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { Decompress } from 'fzstd';
+import tar from 'tar-stream';
+import { OpmError } from '../errors.js';
+
+export interface UnpackLimits {
+  /** Most bytes of file content written across all layers. */
+  maxBytes: number;
+  /** Most tar entries read across all layers. */
+  maxEntries: number;
+}
+
+export const DEFAULT_LIMITS: UnpackLimits = { maxBytes: 8 * 1024 ** 3, maxEntries: 1_000_000 };
+
+type TarEntry = ReturnType<typeof tar.extract> extends AsyncIterable<infer E> ? E : never;
+
+const MAX_LINK_HOPS = 40;
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+const WHITEOUT = '.wh.';
+const OPAQUE = '.wh..wh..opq';
+
+function unsafe(what: string, why: string): OpmError {
+  return new OpmError(`${what}: refusing unsafe layer entry: ${why}`, {
+    code: 'E_UNSAFE_LAYER',
+    hint: 'the image contains paths that would escape the unpack directory or create device files',
+  });
+}
+
+/** Magic-byte sniffing: images mislabel compression often enough that the media type is not trusted. */
+export function detectCompression(head: Uint8Array): 'gzip' | 'zstd' | 'none' {
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'gzip';
+  if (head.length >= 4 && head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd) return 'zstd';
+  return 'none';
+}
+
+async function* zstdChunks(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const out: Buffer[] = [];
+  const d = new Decompress((chunk) => {
+    out.push(Buffer.from(chunk));
+  });
+  for await (const c of source) {
+    d.push(c);
+    while (out.length > 0) {
+      const b = out.shift();
+      if (b) yield b;
+    }
+  }
+  d.push(new Uint8Array(0), true);
+  yield* out.splice(0);
+}
+
+/** Decompress a layer stream, whatever its compression. */
+export function decompress(source: AsyncIterable<unknown>): Readable {
+  async function* gen(): AsyncGenerator<Buffer> {
+    const it = source[Symbol.asyncIterator]();
+    const head: Buffer[] = [];
+    let headLen = 0;
+    let done = false;
+    while (headLen < 4) {
+      const r = await it.next();
+      if (r.done === true) {
+        done = true;
+        break;
+      }
+      const b = Buffer.isBuffer(r.value) ? r.value : Buffer.from(String(r.value));
+      head.push(b);
+      headLen += b.length;
+    }
+    const first = Buffer.concat(head);
+    async function* rest(): AsyncGenerator<Buffer> {
+      if (first.length > 0) yield first;
+      if (done) return;
+      for (;;) {
+        const r = await it.next();
+        if (r.done === true) return;
+        yield Buffer.isBuffer(r.value) ? r.value : Buffer.from(String(r.value));
+      }
+    }
+    const kind = detectCompression(first);
+    if (kind === 'gzip') {
+      const gunzip = createGunzip();
+      const pass = new PassThrough();
+      // Errors of either side end the iteration below with that error.
+      pipeline(Readable.from(rest()), gunzip, pass).catch((err: unknown) => pass.destroy(err instanceof Error ? err : new Error(String(err))));
+      for await (const c of pass) yield Buffer.isBuffer(c) ? c : Buffer.from(String(c));
+    } else if (kind === 'zstd') {
+      yield* zstdChunks(rest());
+    } else {
+      yield* rest();
+    }
+  }
+  return Readable.from(gen());
+}
+
+/** Split an entry name into safe components, or throw. `./` prefixes and empty parts are dropped. */
+export function safeComponents(name: string, what: string, kind = 'path'): string[] {
+  if (name.includes('\0')) throw unsafe(what, `${kind} contains a NUL byte`);
+  if (name.startsWith('/')) throw unsafe(what, `absolute ${kind} "${name}"`);
+  const parts = name.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.includes('..')) throw unsafe(what, `${kind} "${name}" contains ".."`);
+  return parts;
+}
+
+async function lstatOrUndefined(p: string): Promise<import('node:fs').Stats | undefined> {
+  try {
+    return await lstat(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** State carried across the layers of one image. */
+export class Unpacker {
+  private bytes = 0;
+  private entries = 0;
+  private readonly symlinks = new Set<string>();
+
+  readonly root: string;
+  private readonly what: string;
+  private readonly limits: UnpackLimits;
+
+  constructor(root: string, what: string, limits: UnpackLimits = DEFAULT_LIMITS) {
+    this.root = root;
+    this.what = what;
+    this.limits = limits;
+  }
+
+  /**
+   * Resolve the parent folders of `parts` inside the root, creating missing ones. A symlink met on the
+   * way is followed as if the root were `/`, so nothing can be written outside the root through one.
+   */
+  private async resolveParent(parts: string[]): Promise<string> {
+    let dir = this.root;
+    const queue = parts.slice(0, -1);
+    let hops = 0;
+    while (queue.length > 0) {
+      const c = queue.shift();
+      if (c === undefined) break;
+      if (c === '..') {
+        // Only symlink targets bring '..' here; clamp at the root.
+        if (dir !== this.root) dir = path.dirname(dir);
+        continue;
+      }
+      const next = path.join(dir, c);
+      const st = await lstatOrUndefined(next);
+      if (st === undefined) {
+        await mkdir(next, { mode: DIR_MODE });
+        dir = next;
+      } else if (st.isSymbolicLink()) {
+        if (++hops > MAX_LINK_HOPS) throw unsafe(this.what, 'too many symbolic links');
+        const target = await readlink(next);
+        const tparts = target.split('/').filter((p) => p !== '' && p !== '.');
+        if (target.startsWith('/')) dir = this.root;
+        queue.unshift(...tparts);
+      } else if (st.isDirectory()) {
+        dir = next;
+      } else {
+        // A lower layer's file where this layer has a folder: the folder wins.
+        await rm(next, { force: true });
+        await mkdir(next, { mode: DIR_MODE });
+        dir = next;
+      }
+    }
+    return dir;
+  }
+
+  /** Remove what lower layers put at `abs`, keeping what this layer wrote (`layerPaths`). */
+  private async removeLower(abs: string, rel: string, layerPaths: Set<string>): Promise<void> {
+    if (!layerPaths.has(rel)) {
+      await rm(abs, { recursive: true, force: true });
+      this.symlinks.delete(abs);
+      return;
+    }
+    const st = await lstatOrUndefined(abs);
+    if (st?.isDirectory() !== true) return;
+    for (const child of await readdir(abs)) {
+      await this.removeLower(path.join(abs, child), rel === '' ? child : `${rel}/${child}`, layerPaths);
+    }
+  }
+
+  /** Apply one layer (any compression) on top of what is already unpacked. */
+  async applyLayer(source: AsyncIterable<unknown>): Promise<void> {
+    const layerPaths = new Set<string>(['']);
+    const markWritten = (parts: string[]): void => {
+      for (let i = 1; i <= parts.length; i++) layerPaths.add(parts.slice(0, i).join('/'));
+    };
+    const extract = tar.extract();
+    const feeding = pipeline(decompress(source), extract);
+    // If feeding fails, the extract stream is destroyed and the loop below throws too.
+    feeding.catch(() => undefined);
+    for await (const entry of extract) {
+      try {
+        await this.applyEntry(entry, layerPaths, markWritten);
+      } finally {
+        entry.resume();
+      }
+    }
+    await feeding;
+  }
+
+  private async applyEntry(entry: TarEntry, layerPaths: Set<string>, markWritten: (parts: string[]) => void): Promise<void> {
+    const h = entry.header;
+    if (++this.entries > this.limits.maxEntries) {
+      throw new OpmError(`${this.what}: image has more than ${this.limits.maxEntries} files`, { code: 'E_UNPACK_LIMIT' });
+    }
+    const parts = safeComponents(h.name, this.what);
+    if (parts.length === 0) return;
+    const base = parts[parts.length - 1] ?? '';
+    const rel = parts.join('/');
+
+    if (base.startsWith(WHITEOUT)) {
+      const parentParts = parts.slice(0, -1);
+      const parent = await this.resolveParent([...parentParts, 'x']);
+      const parentRel = parentParts.join('/');
+      if (base === OPAQUE) {
+        markWritten(parentParts);
+        for (const child of await readdir(parent)) {
+          await this.removeLower(path.join(parent, child), parentRel === '' ? child : `${parentRel}/${child}`, layerPaths);
+        }
+      } else if (!base.startsWith(`${WHITEOUT}${WHITEOUT}`)) {
+        const victim = base.slice(WHITEOUT.length);
+        if (victim !== '' && victim !== '..' && victim !== '.') {
+          await this.removeLower(path.join(parent, victim), parentRel === '' ? victim : `${parentRel}/${victim}`, layerPaths);
+        }
+      }
+      return;
+    }
+
+    const type = h.type ?? 'file';
+    if (type === 'character-device' || type === 'block-device') throw unsafe(this.what, `device file "${h.name}"`);
+    if (type !== 'file' && type !== 'contiguous-file' && type !== 'directory' && type !== 'symlink' && type !== 'link') {
+      // FIFOs and unknown types carry nothing render could use.
+      return;
+    }
+    const parent = await this.resolveParent(parts);
+    const dest = path.join(parent, base);
+    const existing = await lstatOrUndefined(dest);
+    markWritten(parts);
+
+    if (type === 'directory') {
+      if (existing?.isDirectory() === true) return;
+      if (existing !== undefined) await rm(dest, { recursive: true, force: true });
+      await mkdir(dest, { mode: DIR_MODE });
+      return;
+    }
+    if (existing !== undefined) {
+      await rm(dest, { recursive: true, force: true });
+      this.symlinks.delete(dest);
+    }
+    if (type === 'symlink') {
+      const target = h.linkname ?? '';
+      if (target === '' || target.includes('\0')) throw unsafe(this.what, `symlink "${h.name}" has no valid target`);
+      const linkParts = parts.slice(0, -1);
+      const resolved = target.startsWith('/') ? target.split('/') : [...linkParts, ...target.split('/')];
+      const stack: string[] = [];
+      for (const p of resolved) {
+        if (p === '' || p === '.') continue;
+        if (p === '..') {
+          if (stack.length === 0) throw unsafe(this.what, `symlink "${h.name}" points outside the image ("${target}")`);
+          stack.pop();
+        } else stack.push(p);
+      }
+      // Absolute targets mean the image root; write them relative so they stay inside it on this host.
+      const written = target.startsWith('/') ? path.relative(parent, path.join(this.root, ...stack)) || '.' : target;
+      await symlink(written, dest);
+      this.symlinks.add(dest);
+      return;
+    }
+    if (type === 'link') {
+      const targetParts = safeComponents((h.linkname ?? '').replace(/^\/+/, ''), this.what, 'hardlink target');
+      const srcParent = await this.resolveParent(targetParts);
+      const src = path.join(srcParent, targetParts[targetParts.length - 1] ?? '');
+      const st = await lstatOrUndefined(src);
+      if (targetParts.length === 0 || st?.isFile() !== true) {
+        throw unsafe(this.what, `hardlink "${h.name}" to a missing or non-regular file "${h.linkname ?? ''}"`);
+      }
+      await link(src, dest);
+      return;
+    }
+    const size = h.size ?? 0;
+    this.bytes += size;
+    if (this.bytes > this.limits.maxBytes) {
+      throw new OpmError(`${this.what}: image unpacks to more than ${this.limits.maxBytes} bytes`, {
+        code: 'E_UNPACK_LIMIT',
+      });
+    }
+    await pipeline(entry, createWriteStream(dest, { mode: FILE_MODE, flags: 'wx' }));
+  }
+
+  /**
+   * Final check: every symlink that resolves must resolve inside the root. Chains of links can
+   * escape even when each link on its own looks harmless.
+   */
+  async finish(): Promise<void> {
+    const realRoot = await realpath(this.root);
+    for (const l of this.symlinks) {
+      let target: string;
+      try {
+        target = await realpath(l);
+      } catch {
+        continue;
+      }
+      if (target !== realRoot && !target.startsWith(`${realRoot}${path.sep}`)) {
+        throw unsafe(this.what, `symlink "${path.relative(this.root, l)}" resolves outside the image`);
+      }
+    }
+  }
+}
