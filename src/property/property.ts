@@ -1,0 +1,327 @@
+/**
+ * Parsing of bundle properties the way opm reads them (§3.3): known property types are decoded
+ * into fixed shapes, with Go encoding/json's rules (field names match case-insensitively, unknown
+ * fields are ignored, `null` leaves a field empty, a wrong JSON type fails with Go's message);
+ * every other type is opaque.
+ */
+import type { JsonObject, JsonValue, Property } from '../declcfg/types.js';
+import { RawJson } from '../declcfg/raw-json.js';
+
+export const TYPE_PACKAGE = 'olm.package';
+export const TYPE_PACKAGE_REQUIRED = 'olm.package.required';
+export const TYPE_GVK = 'olm.gvk';
+export const TYPE_GVK_REQUIRED = 'olm.gvk.required';
+export const TYPE_BUNDLE_OBJECT = 'olm.bundle.object';
+export const TYPE_CSV_METADATA = 'olm.csv.metadata';
+export const TYPE_CHANNEL = 'olm.channel';
+export const TYPE_CONSTRAINT = 'olm.constraint';
+
+export interface PackageProperty {
+  packageName: string;
+  version: string;
+  release: string;
+}
+export interface PackageRequiredProperty {
+  packageName: string;
+  versionRange: string;
+}
+export interface GvkProperty {
+  group: string;
+  kind: string;
+  version: string;
+}
+
+export interface ParsedProperties {
+  packages: PackageProperty[];
+  packagesRequired: PackageRequiredProperty[];
+  gvks: GvkProperty[];
+  gvksRequired: GvkProperty[];
+  bundleObjects: number;
+  csvMetadata: number;
+  others: number;
+}
+
+export function isJsonValue(u: unknown): u is JsonValue {
+  if (u === null || typeof u === 'boolean' || typeof u === 'string') return true;
+  if (typeof u === 'number') return Number.isFinite(u);
+  if (Array.isArray(u)) return u.every(isJsonValue);
+  if (typeof u === 'object') return Object.values(u).every(isJsonValue);
+  return false;
+}
+
+export function isJsonObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A property's value as plain JSON; undefined when the blob had no value at all. */
+export function propertyValue(p: Property): JsonValue | undefined {
+  const v: unknown = p.value;
+  if (v === undefined) return undefined;
+  if (v instanceof RawJson) {
+    const parsed = v.parse();
+    return isJsonValue(parsed) ? parsed : null;
+  }
+  return isJsonValue(v) ? v : null;
+}
+
+/** A property could not be decoded; `message` is opm's text. */
+export class PropertyParseError extends Error {
+  readonly index: number;
+  readonly type: string;
+  readonly detail: string;
+  constructor(index: number, type: string, cause: string) {
+    super(`parse property[${index}] of type "${type}": ${cause}`);
+    this.name = 'PropertyParseError';
+    this.index = index;
+    this.type = type;
+    this.detail = cause;
+  }
+}
+
+/** Go's name for the JSON kind of a value in UnmarshalTypeError. */
+function jsonKind(v: JsonValue): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return 'array';
+  return 'object';
+}
+
+type FieldKind = 'string' | 'bytes' | 'stringMap' | 'stringList' | 'list' | 'struct';
+
+interface FieldSpec {
+  json: string;
+  kind: FieldKind;
+  /** Go type text used in messages. */
+  goType: string;
+}
+
+interface StructSpec {
+  goName: string;
+  fields: FieldSpec[];
+}
+
+const S = (json: string): FieldSpec => ({ json, kind: 'string', goType: 'string' });
+
+const STRUCTS: Record<string, StructSpec> = {
+  [TYPE_PACKAGE]: { goName: 'Package', fields: [S('packageName'), S('version'), S('release')] },
+  [TYPE_PACKAGE_REQUIRED]: { goName: 'PackageRequired', fields: [S('packageName'), S('versionRange')] },
+  [TYPE_GVK]: { goName: 'GVK', fields: [S('group'), S('kind'), S('version')] },
+  [TYPE_GVK_REQUIRED]: { goName: 'GVKRequired', fields: [S('group'), S('kind'), S('version')] },
+  [TYPE_CHANNEL]: { goName: 'Channel', fields: [S('channelName')] },
+  [TYPE_BUNDLE_OBJECT]: {
+    goName: 'BundleObject',
+    fields: [{ json: 'data', kind: 'bytes', goType: '[]uint8' }],
+  },
+  [TYPE_CSV_METADATA]: {
+    goName: 'CSVMetadata',
+    fields: [
+      { json: 'annotations', kind: 'stringMap', goType: 'map[string]string' },
+      { json: 'apiServiceDefinitions', kind: 'struct', goType: 'v1alpha1.APIServiceDefinitions' },
+      { json: 'crdDescriptions', kind: 'struct', goType: 'v1alpha1.CustomResourceDefinitions' },
+      S('description'),
+      S('displayName'),
+      { json: 'installModes', kind: 'list', goType: '[]v1alpha1.InstallMode' },
+      { json: 'keywords', kind: 'stringList', goType: '[]string' },
+      { json: 'labels', kind: 'stringMap', goType: 'map[string]string' },
+      { json: 'links', kind: 'list', goType: '[]v1alpha1.AppLink' },
+      { json: 'maintainers', kind: 'list', goType: '[]v1alpha1.Maintainer' },
+      S('maturity'),
+      S('minKubeVersion'),
+      { json: 'nativeAPIs', kind: 'list', goType: '[]v1.GroupVersionKind' },
+      { json: 'provider', kind: 'struct', goType: 'v1alpha1.AppLink' },
+    ],
+  },
+};
+
+/** Known property types that opm decodes (and so can fail on). */
+export function isKnownPropertyType(type: string): boolean {
+  return STRUCTS[type] !== undefined;
+}
+
+/**
+ * Map each key of `obj` to the struct field it fills under Go's rules: an exact name match wins,
+ * else a case-insensitive one. Keys are visited in sorted order (the order of opm's normalized
+ * blobs), so with several spellings of one field the last in that order wins.
+ */
+export function matchFields(obj: JsonObject, names: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const key of Object.keys(obj).sort()) {
+    const field = names.includes(key) ? key : names.find((n) => n.toLowerCase() === key.toLowerCase());
+    if (field !== undefined) out.set(field, key);
+  }
+  return out;
+}
+
+const B64_ALPHABET = /[A-Za-z0-9+/]/;
+
+/**
+ * Go's base64.StdEncoding error offset for an invalid string (byte offset, as in
+ * `illegal base64 data at input byte N`), or undefined when it decodes. Line breaks are skipped.
+ */
+export function base64ErrorAt(text: string): number | undefined {
+  const src = Buffer.from(text, 'utf8');
+  const isNl = (b: number | undefined): boolean => b === 0x0a || b === 0x0d;
+  let si = 0;
+  for (;;) {
+    let j = 0;
+    while (j < 4) {
+      if (si === src.length) {
+        if (j === 0) return undefined;
+        return si - j;
+      }
+      const b = src[si] ?? 0;
+      si++;
+      if (isNl(b)) continue;
+      if (b === 0x3d) {
+        if (j < 2) return si - 1;
+        if (j === 2) {
+          while (si < src.length && isNl(src[si])) si++;
+          if (si === src.length) return src.length;
+          if (src[si] !== 0x3d) return si - 1;
+          si++;
+        }
+        while (si < src.length && isNl(src[si])) si++;
+        return si < src.length ? si : undefined;
+      }
+      if (!B64_ALPHABET.test(String.fromCharCode(b)) || b > 0x7f) return si - 1;
+      j++;
+    }
+  }
+}
+
+/** Decode one known property value; returns Go's error text or the decoded string fields. */
+function decodeStruct(
+  value: JsonValue | undefined,
+  spec: StructSpec,
+): { error?: string; fields: Map<string, string> } {
+  const fields = new Map<string, string>();
+  if (value === undefined) return { error: 'unexpected end of JSON input', fields };
+  if (value === null) return { fields };
+  if (!isJsonObject(value)) {
+    return {
+      error: `json: cannot unmarshal ${jsonKind(value)} into Go value of type property.${spec.goName}`,
+      fields,
+    };
+  }
+  const matched = matchFields(
+    value,
+    spec.fields.map((f) => f.json),
+  );
+  let error: string | undefined;
+  const fail = (msg: string): void => {
+    if (error === undefined) error = msg;
+  };
+  // Go reports the first type error met while reading the object, in key order.
+  const order = [...matched.entries()].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  for (const [field, key] of order) {
+    const spec2 = spec.fields.find((f) => f.json === field);
+    const v = value[key];
+    if (spec2 === undefined || v === undefined || v === null) continue;
+    const typeErr = `json: cannot unmarshal ${jsonKind(v)} into Go struct field ${spec.goName}.${field} of type ${spec2.goType}`;
+    switch (spec2.kind) {
+      case 'string':
+        if (typeof v === 'string') fields.set(field, v);
+        else fail(typeErr);
+        break;
+      case 'bytes':
+        if (typeof v !== 'string') fail(typeErr);
+        else {
+          const at = base64ErrorAt(v);
+          if (at !== undefined) fail(`illegal base64 data at input byte ${at}`);
+          else fields.set(field, v);
+        }
+        break;
+      case 'stringMap':
+        if (!isJsonObject(v)) fail(typeErr);
+        else
+          for (const [k, x] of Object.entries(v)) {
+            if (x !== null && typeof x !== 'string')
+              fail(
+                `json: cannot unmarshal ${jsonKind(x)} into Go struct field ${spec.goName}.${field}.${k} of type string`,
+              );
+          }
+        break;
+      case 'stringList':
+        if (!Array.isArray(v)) fail(typeErr);
+        else
+          for (const x of v) {
+            if (x !== null && typeof x !== 'string')
+              fail(
+                `json: cannot unmarshal ${jsonKind(x)} into Go struct field ${spec.goName}.${field} of type string`,
+              );
+          }
+        break;
+      case 'list':
+        if (!Array.isArray(v)) fail(typeErr);
+        break;
+      case 'struct':
+        if (!isJsonObject(v)) fail(typeErr);
+        break;
+    }
+  }
+  return error === undefined ? { fields } : { error, fields };
+}
+
+/**
+ * opm's property.Parse: decode the known types, check the others are present. Throws
+ * PropertyParseError (opm's message) at the first failure.
+ */
+export function parseProperties(props: readonly Property[] | undefined): ParsedProperties {
+  const out: ParsedProperties = {
+    packages: [],
+    packagesRequired: [],
+    gvks: [],
+    gvksRequired: [],
+    bundleObjects: 0,
+    csvMetadata: 0,
+    others: 0,
+  };
+  (props ?? []).forEach((p, i) => {
+    const value = propertyValue(p);
+    const spec = STRUCTS[p.type];
+    if (spec === undefined) {
+      if (value === undefined) throw new PropertyParseError(i, p.type, 'unexpected end of JSON input');
+      out.others++;
+      return;
+    }
+    const { error, fields } = decodeStruct(value, spec);
+    if (error !== undefined) throw new PropertyParseError(i, p.type, error);
+    const f = (name: string): string => fields.get(name) ?? '';
+    switch (p.type) {
+      case TYPE_PACKAGE:
+        out.packages.push({ packageName: f('packageName'), version: f('version'), release: f('release') });
+        break;
+      case TYPE_PACKAGE_REQUIRED:
+        out.packagesRequired.push({ packageName: f('packageName'), versionRange: f('versionRange') });
+        break;
+      case TYPE_GVK:
+        out.gvks.push({ group: f('group'), kind: f('kind'), version: f('version') });
+        break;
+      case TYPE_GVK_REQUIRED:
+        out.gvksRequired.push({ group: f('group'), kind: f('kind'), version: f('version') });
+        break;
+      case TYPE_BUNDLE_OBJECT:
+        out.bundleObjects++;
+        break;
+      case TYPE_CSV_METADATA:
+        out.csvMetadata++;
+        break;
+      default:
+        out.others++;
+    }
+  });
+  return out;
+}
+
+/** Parse, returning the error instead of throwing. */
+export function tryParseProperties(
+  props: readonly Property[] | undefined,
+): { ok: true; value: ParsedProperties } | { ok: false; error: PropertyParseError } {
+  try {
+    return { ok: true, value: parseProperties(props) };
+  } catch (e) {
+    if (e instanceof PropertyParseError) return { ok: false, error: e };
+    throw e;
+  }
+}
