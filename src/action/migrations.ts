@@ -1,0 +1,294 @@
+/**
+ * Schema migrations run on rendered catalogs (`--migrate-level`, `--migrate`), in opm's order.
+ */
+import { OpmError } from '../errors.js';
+import { RawJson } from '../declcfg/raw-json.js';
+import type { Bundle, DeclarativeConfig, JsonValue, Property } from '../declcfg/types.js';
+import { isObject, parseYaml, DecodeError } from '../bundle/decode.js';
+import {
+  asArray,
+  asBool,
+  asInt32,
+  asObject,
+  asString,
+  asStringArray,
+  asStringMap,
+  field,
+  type Obj,
+} from '../bundle/go-decode.js';
+import { goMarshal, goMarshalOrdered } from '../bundle/go-json.js';
+import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from '../bundle/convert.js';
+
+export interface Migration {
+  token: string;
+  help: string;
+  migrate(cfg: DeclarativeConfig): void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  { token: 'none', help: 'do nothing', migrate: () => undefined },
+  {
+    token: 'bundle-object-to-csv-metadata',
+    help: 'migrates bundles\' "olm.bundle.object" to "olm.csv.metadata"',
+    migrate: bundleObjectToCsvMetadata,
+  },
+];
+
+/** `all` selects every migration. */
+export const ALL_MIGRATIONS = 'all';
+
+/**
+ * The migrations to run for a level: every one up to and including it. '' runs none; an
+ * unknown level is an error.
+ */
+export function migrationsUpTo(level: string): Migration[] {
+  if (level === '') return [];
+  if (level === ALL_MIGRATIONS) return [...MIGRATIONS];
+  const i = MIGRATIONS.findIndex((m) => m.token === level);
+  if (i < 0) throw new OpmError(`unknown migration level "${level}"`, { code: 'E_MIGRATION_LEVEL' });
+  return MIGRATIONS.slice(0, i + 1);
+}
+
+/** The flag help listing the levels, aligned as opm prints it. */
+export function migrationLevelHelp(): string {
+  const width = Math.max(...MIGRATIONS.map((m) => m.token.length));
+  const lines = MIGRATIONS.map((m) => `  - ${m.token.padEnd(width)} : ${m.help}`);
+  return [
+    'Name of the last migration to run (default: none)',
+    'The migrator will run all migrations up to and including the selected level.',
+    'Available migrators:',
+    ...lines,
+  ].join('\n');
+}
+
+export function runMigrations(cfg: DeclarativeConfig, migrations: readonly Migration[]): void {
+  for (const m of migrations) m.migrate(cfg);
+}
+
+/**
+ * Replace each bundle's `olm.bundle.object` properties with one `olm.csv.metadata` built from
+ * its CSV. Bundles that already carry `olm.csv.metadata`, or have no CSV object, are left alone.
+ * Unlike opm, bundles without an image are migrated too.
+ */
+function bundleObjectToCsvMetadata(cfg: DeclarativeConfig): void {
+  for (const b of cfg.bundles) {
+    const props = b.properties ?? [];
+    if (props.some((p) => p.type === PROPERTY_CSV_METADATA)) continue;
+    const csv = bundleCsv(b);
+    if (csv === undefined) continue;
+    let value: RawJson;
+    try {
+      value = csvMetadata(csv);
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new OpmError(`migrate: package "${b.package}", bundle "${b.name}": ${msg}`, { cause: err });
+    }
+    b.properties = [
+      ...props.filter((p) => p.type !== PROPERTY_BUNDLE_OBJECT),
+      { type: PROPERTY_CSV_METADATA, value },
+    ];
+  }
+}
+
+function propertyObject(p: Property): Obj | undefined {
+  const v: unknown = p.value instanceof RawJson ? p.value.parse() : p.value;
+  return isObject(v) ? v : undefined;
+}
+
+/** The first ClusterServiceVersion among a bundle's `olm.bundle.object` properties. */
+export function bundleCsv(b: Bundle): Obj | undefined {
+  const props = b.properties ?? [];
+  for (let i = 0; i < props.length; i++) {
+    const p = props[i];
+    if (p === undefined || p.type !== PROPERTY_BUNDLE_OBJECT) continue;
+    if (b.payloadsElided === true) {
+      throw new OpmError(`package "${b.package}", bundle "${b.name}": bundle objects were not loaded`);
+    }
+    const where = `package "${b.package}", bundle "${b.name}": parse property at index ${i} as bundle object`;
+    const data = propertyObject(p)?.data;
+    if (typeof data !== 'string') throw new OpmError(`${where}: "data" is not a base64 string`);
+    const text = Buffer.from(data, 'base64').toString('utf8');
+    let obj: unknown;
+    try {
+      obj = /^\s*[{[]/.test(text) ? JSON.parse(text) : parseYaml(text);
+    } catch (err) {
+      const msg = err instanceof DecodeError || err instanceof Error ? err.message : String(err);
+      throw new OpmError(`${where}: ${msg}`, { cause: err });
+    }
+    if (isObject(obj) && obj.kind === 'ClusterServiceVersion') return obj;
+  }
+  return undefined;
+}
+
+type Out = { [key: string]: JsonValue | RawJson | Out | Out[] | undefined };
+
+/** Drop keys whose value is undefined (Go omitempty), keeping the order of the rest. */
+function compact(o: Out): Out {
+  const r: Out = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) r[k] = v;
+  return r;
+}
+
+function nonEmpty(s: string): string | undefined {
+  return s === '' ? undefined : s;
+}
+
+function nonEmptyList<T>(l: T[]): T[] | undefined {
+  return l.length === 0 ? undefined : l;
+}
+
+/** A Go map[string]string: keys sorted by bytes (pre-encoded, since JS objects put integer-like keys first). */
+function sortedMap(m: Record<string, string>): RawJson | undefined {
+  if (Object.keys(m).length === 0) return undefined;
+  return new RawJson(goMarshal(m, false));
+}
+
+function objects(v: unknown, where: string, goType: string): Obj[] {
+  return asArray(v, where, `[]${goType}`).map((e) => asObject(e, where, goType));
+}
+
+function descriptors(v: unknown, where: string, goType: string): Out[] | undefined {
+  return nonEmptyList(
+    objects(v, where, goType).map((d) => {
+      const value: unknown = field(d, 'value');
+      return compact({
+        path: asString(field(d, 'path'), `${where}.path`),
+        displayName: nonEmpty(asString(field(d, 'displayName'), `${where}.displayName`)),
+        description: nonEmpty(asString(field(d, 'description'), `${where}.description`)),
+        'x-descriptors': nonEmptyList(asStringArray(field(d, 'x-descriptors'), `${where}.x-descriptors`)),
+        // A raw message: kept as the CSV's JSON text has it.
+        value: value === undefined ? undefined : new RawJson(goMarshal(value, true)),
+      });
+    }),
+  );
+}
+
+function resources(v: unknown, where: string): Out[] | undefined {
+  return nonEmptyList(
+    objects(v, where, 'APIResourceReference').map((r) => ({
+      name: asString(field(r, 'name'), `${where}.name`),
+      kind: asString(field(r, 'kind'), `${where}.kind`),
+      version: asString(field(r, 'version'), `${where}.version`),
+    })),
+  );
+}
+
+function descriptorFields(o: Obj, where: string): Out {
+  return {
+    displayName: nonEmpty(asString(field(o, 'displayName'), `${where}.displayName`)),
+    description: nonEmpty(asString(field(o, 'description'), `${where}.description`)),
+    resources: resources(field(o, 'resources'), `${where}.resources`),
+    statusDescriptors: descriptors(
+      field(o, 'statusDescriptors'),
+      `${where}.statusDescriptors`,
+      'StatusDescriptor',
+    ),
+    specDescriptors: descriptors(field(o, 'specDescriptors'), `${where}.specDescriptors`, 'SpecDescriptor'),
+    actionDescriptors: descriptors(
+      field(o, 'actionDescriptors'),
+      `${where}.actionDescriptors`,
+      'ActionDescriptor',
+    ),
+  };
+}
+
+function crdDescriptions(v: unknown, where: string): Out[] | undefined {
+  return nonEmptyList(
+    objects(v, where, 'CRDDescription').map((c) =>
+      compact({
+        name: asString(field(c, 'name'), `${where}.name`),
+        version: asString(field(c, 'version'), `${where}.version`),
+        kind: asString(field(c, 'kind'), `${where}.kind`),
+        ...descriptorFields(c, where),
+      }),
+    ),
+  );
+}
+
+function apiServiceDescriptions(v: unknown, where: string): Out[] | undefined {
+  return nonEmptyList(
+    objects(v, where, 'APIServiceDescription').map((a) => {
+      const port = asInt32(field(a, 'containerPort'), `${where}.containerPort`);
+      return compact({
+        name: asString(field(a, 'name'), `${where}.name`),
+        group: asString(field(a, 'group'), `${where}.group`),
+        version: asString(field(a, 'version'), `${where}.version`),
+        kind: asString(field(a, 'kind'), `${where}.kind`),
+        deploymentName: nonEmpty(asString(field(a, 'deploymentName'), `${where}.deploymentName`)),
+        containerPort: port === 0 ? undefined : port,
+        ...descriptorFields(a, where),
+      });
+    }),
+  );
+}
+
+function appLink(o: Obj, where: string): Out {
+  return compact({
+    name: nonEmpty(asString(field(o, 'name'), `${where}.name`)),
+    url: nonEmpty(asString(field(o, 'url'), `${where}.url`)),
+  });
+}
+
+/**
+ * The `olm.csv.metadata` value of a CSV: the fields of opm's CSVMetadata in their JSON order,
+ * empty ones omitted except `apiServiceDefinitions`, `crdDescriptions` and `provider`, encoded
+ * compactly without HTML escaping.
+ */
+export function csvMetadata(csv: Obj): RawJson {
+  const meta = asObject(field(csv, 'metadata'), 'ClusterServiceVersion.metadata', 'ObjectMeta');
+  const spec = asObject(field(csv, 'spec'), 'ClusterServiceVersion.spec', 'ClusterServiceVersionSpec');
+  const s = 'ClusterServiceVersionSpec';
+  const apis = asObject(
+    field(spec, 'apiservicedefinitions'),
+    `${s}.apiservicedefinitions`,
+    'APIServiceDefinitions',
+  );
+  const crds = asObject(
+    field(spec, 'customresourcedefinitions'),
+    `${s}.customresourcedefinitions`,
+    'CustomResourceDefinitions',
+  );
+  const value = compact({
+    annotations: sortedMap(asStringMap(field(meta, 'annotations'), 'ObjectMeta.annotations')),
+    apiServiceDefinitions: compact({
+      owned: apiServiceDescriptions(field(apis, 'owned'), `${s}.apiservicedefinitions.owned`),
+      required: apiServiceDescriptions(field(apis, 'required'), `${s}.apiservicedefinitions.required`),
+    }),
+    crdDescriptions: compact({
+      owned: crdDescriptions(field(crds, 'owned'), `${s}.customresourcedefinitions.owned`),
+      required: crdDescriptions(field(crds, 'required'), `${s}.customresourcedefinitions.required`),
+    }),
+    description: nonEmpty(asString(field(spec, 'description'), `${s}.description`)),
+    displayName: nonEmpty(asString(field(spec, 'displayName'), `${s}.displayName`)),
+    installModes: nonEmptyList(
+      objects(field(spec, 'installModes'), `${s}.installModes`, 'InstallMode').map((m) => ({
+        type: asString(field(m, 'type'), `${s}.installModes.type`),
+        supported: asBool(field(m, 'supported'), `${s}.installModes.supported`),
+      })),
+    ),
+    keywords: nonEmptyList(asStringArray(field(spec, 'keywords'), `${s}.keywords`)),
+    labels: sortedMap(asStringMap(field(meta, 'labels'), 'ObjectMeta.labels')),
+    links: nonEmptyList(
+      objects(field(spec, 'links'), `${s}.links`, 'AppLink').map((l) => appLink(l, `${s}.links`)),
+    ),
+    maintainers: nonEmptyList(
+      objects(field(spec, 'maintainers'), `${s}.maintainers`, 'Maintainer').map((m) =>
+        compact({
+          name: nonEmpty(asString(field(m, 'name'), `${s}.maintainers.name`)),
+          email: nonEmpty(asString(field(m, 'email'), `${s}.maintainers.email`)),
+        }),
+      ),
+    ),
+    maturity: nonEmpty(asString(field(spec, 'maturity'), `${s}.maturity`)),
+    minKubeVersion: nonEmpty(asString(field(spec, 'minKubeVersion'), `${s}.minKubeVersion`)),
+    nativeAPIs: nonEmptyList(
+      objects(field(spec, 'nativeAPIs'), `${s}.nativeAPIs`, 'GroupVersionKind').map((g) => ({
+        group: asString(field(g, 'group'), `${s}.nativeAPIs.group`),
+        version: asString(field(g, 'version'), `${s}.nativeAPIs.version`),
+        kind: asString(field(g, 'kind'), `${s}.nativeAPIs.kind`),
+      })),
+    ),
+    provider: appLink(asObject(field(spec, 'provider'), `${s}.provider`, 'AppLink'), `${s}.provider`),
+  });
+  return new RawJson(goMarshalOrdered(value, false));
+}

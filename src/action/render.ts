@@ -1,0 +1,234 @@
+/**
+ * `opm render`: turn catalog images, bundle images, bundle directories and FBC directories into
+ * one declarative config, ref by ref, in argument order (no validation, no de-duplication).
+ */
+import { stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import path from 'node:path';
+import { OpmError, wrapError } from '../errors.js';
+import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
+import type { ImageSource, PulledImage } from '../oci/image-source.js';
+import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION } from '../bundle/parse.js';
+import {
+  packageVersionOf,
+  PROPERTY_BUNDLE_OBJECT,
+  PROPERTY_CSV_METADATA,
+  toDeclcfgBundle,
+} from '../bundle/convert.js';
+import { compareGoStrings } from '../bundle/go-json.js';
+import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
+import { migrationsUpTo, runMigrations } from './migrations.js';
+
+/** Kinds of input render accepts; masks combine them. */
+export const RefType = {
+  DeclcfgImage: 1,
+  DeclcfgDir: 2,
+  BundleImage: 4,
+  BundleDir: 8,
+} as const;
+export type RefMask = number;
+export const REF_ALL: RefMask =
+  RefType.DeclcfgImage | RefType.DeclcfgDir | RefType.BundleImage | RefType.BundleDir;
+/** What `migrate`, `alpha list` and `alpha render-graph` accept. */
+export const REF_CATALOGS: RefMask = RefType.DeclcfgImage | RefType.DeclcfgDir;
+/** What the catalog templates accept. */
+export const REF_BUNDLE_IMAGES: RefMask = RefType.BundleImage;
+
+export function refAllowed(mask: RefMask, type: number): boolean {
+  return (mask & type) === type;
+}
+
+export const CONFIGS_LABEL = 'operators.operatorframework.io.index.configs.v1';
+export const DATABASE_LABEL = 'operators.operatorframework.io.index.database.v1';
+
+/** A ref of a kind the caller does not accept. Messages end in `not allowed`, as opm's do. */
+export class NotAllowedError extends OpmError {
+  constructor(what: string) {
+    super(`${what}: not allowed`, { code: 'E_NOT_ALLOWED' });
+    this.name = 'NotAllowedError';
+  }
+}
+
+/** Loads an FBC directory (the shared loader; injectable for tests). */
+export type CatalogDirLoader = (dir: string) => Promise<DeclarativeConfig>;
+
+export interface RenderOptions {
+  refs: readonly string[];
+  /** Last migration to run ('' = none, `all` = every one). */
+  migrateLevel?: string;
+  /** Image reference template for bundle directories: text, or an already parsed template. */
+  imageRefTemplate?: string | ImageRefTemplate;
+  /** Where image refs are pulled from; without one, image refs are refused. */
+  imageSource?: ImageSource;
+  /** Accepted kinds of input (default: all). */
+  allow?: RefMask;
+  /** Directory relative paths are resolved against (default: the process's). */
+  cwd?: string;
+  /** FBC directory loader (default: the shared declcfg loader). */
+  loadCatalogDir?: CatalogDirLoader;
+  /** Input problems opm tolerates silently. */
+  onWarning?: (message: string) => void;
+}
+
+/** Render every ref and concatenate the results. Errors name the ref: `render reference "<ref>": …`. */
+export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
+  const migrations = migrationsUpTo(opts.migrateLevel ?? '');
+  const template =
+    typeof opts.imageRefTemplate === 'string'
+      ? opts.imageRefTemplate === ''
+        ? undefined
+        : parseImageRefTemplate(opts.imageRefTemplate)
+      : opts.imageRefTemplate;
+  const ctx: Context = { opts, template, allow: opts.allow ?? REF_ALL };
+  const configs: DeclarativeConfig[] = [];
+  for (const ref of opts.refs) {
+    let cfg: DeclarativeConfig;
+    try {
+      cfg = await renderReference(ref, ctx);
+      for (const b of cfg.bundles) {
+        moveObjectPropertiesToEnd(b);
+        sortRelatedImages(b);
+      }
+      runMigrations(cfg, migrations);
+    } catch (err) {
+      throw wrapError(`render reference "${ref}"`, err);
+    }
+    configs.push(cfg);
+  }
+  return configs.length === 1 && configs[0] !== undefined ? configs[0] : mergeConfigs(configs);
+}
+
+interface Context {
+  opts: RenderOptions;
+  template: ImageRefTemplate | undefined;
+  allow: RefMask;
+}
+
+async function renderReference(ref: string, ctx: Context): Promise<DeclarativeConfig> {
+  const abs = path.resolve(ctx.opts.cwd ?? process.cwd(), ref);
+  let st: Stats;
+  try {
+    st = await stat(abs);
+  } catch (err) {
+    // opm treats anything it cannot stat as an image reference.
+    return renderImage(ref, ctx, err);
+  }
+  if (!st.isDirectory()) throw new NotAllowedError(`ref "${ref}" is not a directory`);
+  if (await isBundleDir(abs)) {
+    if (!refAllowed(ctx.allow, RefType.BundleDir))
+      throw new NotAllowedError(`cannot render bundle directory "${ref}"`);
+    return renderBundleDir(abs, ref, ctx);
+  }
+  if (!refAllowed(ctx.allow, RefType.DeclcfgDir))
+    throw new NotAllowedError('cannot render declarative config directory');
+  return loadCatalog(abs, ctx);
+}
+
+async function loadCatalog(dir: string, ctx: Context): Promise<DeclarativeConfig> {
+  const load = ctx.opts.loadCatalogDir;
+  if (load === undefined) {
+    throw new OpmError('rendering FBC directories is not supported yet by this version of opm-ts', {
+      code: 'E_NOT_SUPPORTED',
+    });
+  }
+  return load(dir);
+}
+
+/** A bundle directory renders with `image` '' unless an image reference template is given. */
+async function renderBundleDir(dir: string, ref: string, ctx: Context): Promise<DeclarativeConfig> {
+  const warn = ctx.opts.onWarning;
+  const parsed = await parseBundleDir(dir, warn === undefined ? {} : { onWarning: warn });
+  const template = ctx.template;
+  const image =
+    template === undefined
+      ? ''
+      : (b: Bundle): string => {
+          try {
+            return template.execute({ Package: b.package, Name: b.name, Version: packageVersionOf(b) });
+          } catch (err) {
+            throw wrapError(`failed templating image reference from bundle for "${ref}"`, err);
+          }
+        };
+  const cfg = emptyConfig();
+  cfg.bundles.push(toDeclcfgBundle(parsed, image, warn === undefined ? {} : { onWarning: warn }));
+  return cfg;
+}
+
+function looksLikePath(ref: string): boolean {
+  return (
+    ref.startsWith('.') || ref.startsWith('/') || ref.startsWith('~') || ref.includes(path.sep + path.sep)
+  );
+}
+
+async function renderImage(ref: string, ctx: Context, statError: unknown): Promise<DeclarativeConfig> {
+  const source = ctx.opts.imageSource;
+  if (looksLikePath(ref)) {
+    const why = statError instanceof Error ? statError.message : 'not found';
+    throw new OpmError(`cannot read "${ref}": ${why}`, { code: 'E_NOT_FOUND' });
+  }
+  if (source === undefined) {
+    throw new OpmError(
+      `"${ref}" is not a file or directory, and pulling images is not available in this version of opm-ts`,
+      { code: 'E_NOT_SUPPORTED' },
+    );
+  }
+  let img: PulledImage;
+  try {
+    img = await source.pull(ref);
+  } catch (err) {
+    throw wrapError(`failed to pull image "${ref}"`, err);
+  }
+  try {
+    return await renderPulledImage(ref, img, ctx);
+  } finally {
+    await img.release();
+  }
+}
+
+async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): Promise<DeclarativeConfig> {
+  const labels = img.labels;
+  const configs = labels[CONFIGS_LABEL];
+  if (configs !== undefined) {
+    if (!refAllowed(ctx.allow, RefType.DeclcfgImage))
+      throw new NotAllowedError('cannot render declarative config image');
+    const dir = path.join(img.root, configs);
+    const rel = path.relative(img.root, dir);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) {
+      throw new OpmError(`label ${CONFIGS_LABEL}="${configs}" points outside the image`);
+    }
+    return loadCatalog(dir, ctx);
+  }
+  if (labels[PACKAGE_ANNOTATION] !== undefined) {
+    if (!refAllowed(ctx.allow, RefType.BundleImage)) throw new NotAllowedError('cannot render bundle image');
+    const warn = ctx.opts.onWarning;
+    const parsed = await parseBundleDir(img.root, warn === undefined ? {} : { onWarning: warn });
+    const cfg = emptyConfig();
+    cfg.bundles.push(toDeclcfgBundle(parsed, ref, warn === undefined ? {} : { onWarning: warn }));
+    return cfg;
+  }
+  if (labels[DATABASE_LABEL] !== undefined) {
+    throw new NotAllowedError(
+      `render "${ref}": sqlite-based index images are no longer supported, migrate to a file-based catalog`,
+    );
+  }
+  const keys = Object.keys(labels).sort(compareGoStrings);
+  if (keys.length === 0)
+    throw new OpmError(`render "${ref}": image type could not be determined: image has no labels`);
+  const lines = keys.map((k) => `  ${k}=${labels[k] ?? ''}`);
+  throw new OpmError(
+    `render "${ref}": image type could not be determined, found labels\n${lines.join('\n')}`,
+  );
+}
+
+/** opm moves `olm.bundle.object` and `olm.csv.metadata` properties after all others, keeping their order. */
+export function moveObjectPropertiesToEnd(b: Bundle): void {
+  const props = b.properties;
+  if (props === undefined) return;
+  const isObj = (t: string): boolean => t === PROPERTY_BUNDLE_OBJECT || t === PROPERTY_CSV_METADATA;
+  b.properties = [...props.filter((p) => !isObj(p.type)), ...props.filter((p) => isObj(p.type))];
+}
+
+/** relatedImages sorted by image (byte order; equal images keep their order). */
+export function sortRelatedImages(b: Bundle): void {
+  b.relatedImages?.sort((x, y) => compareGoStrings(x.image, y.image));
+}

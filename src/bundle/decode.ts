@@ -1,0 +1,91 @@
+/**
+ * Decoding of the files of a bundle directory the way opm reads them: a file is JSON when its
+ * first non-blank character is `{`, else a stream of YAML documents split on `---` lines, of
+ * which only the first document counts.
+ */
+import { parseYamlDocument } from '../yaml/yaml11.js';
+import { scanJson, nodeValue, type JsonNode } from './json-scan.js';
+
+export interface FirstDocument {
+  /** The decoded first document; undefined when it holds nothing (blank or comments only). */
+  value: unknown;
+  /** Whether more non-empty documents follow (opm ignores them). */
+  moreDocuments: boolean;
+  /** The first document holds only blank lines or comments while later ones have content: opm reads nothing. */
+  blankFirstDocument?: boolean;
+  /** For JSON files, the parsed first value with text positions (for raw property values). */
+  json?: { text: string; node: JsonNode };
+}
+
+export class DecodeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DecodeError';
+  }
+}
+
+/** Decode the first document of a YAML or JSON file. Throws DecodeError when it does not parse. */
+export function decodeFirstDocument(text: string): FirstDocument {
+  const body = text.startsWith('\ufeff') ? text.slice(1) : text;
+  const firstNonBlank = /\S/.exec(body);
+  if (firstNonBlank !== null && firstNonBlank[0] === '{') {
+    let node: JsonNode;
+    try {
+      node = scanJson(body, firstNonBlank.index);
+    } catch (err) {
+      throw new DecodeError(err instanceof Error ? err.message : String(err));
+    }
+    const rest = body.slice(node.end).trim();
+    return { value: nodeValue(node), moreDocuments: rest !== '', json: { text: body, node } };
+  }
+  const docs = splitYamlDocuments(body);
+  const first = docs[0] ?? '';
+  const more = docs.slice(1).some((d) => !isBlankYaml(d));
+  if (isBlankYaml(first)) return { value: undefined, moreDocuments: more, blankFirstDocument: more };
+  return { value: parseYaml(first), moreDocuments: more };
+}
+
+/**
+ * Split a YAML stream into document texts on lines starting with `---` (only blanks or a comment
+ * may follow on that line). Empty documents before the first content are dropped, as the
+ * reader opm uses does.
+ */
+export function splitYamlDocuments(text: string): string[] {
+  const lines = text.split(/(?<=\n)/);
+  const docs: string[] = [];
+  let buf = '';
+  for (const line of lines) {
+    if (line.startsWith('---')) {
+      const after = line.slice(3).trim();
+      if (after !== '' && !after.startsWith('#')) {
+        throw new DecodeError(`invalid YAML document separator: ${line.trimEnd()}`);
+      }
+      if (buf !== '') docs.push(buf);
+      buf = '';
+      continue;
+    }
+    buf += line;
+  }
+  if (buf !== '') docs.push(buf);
+  return docs;
+}
+
+function isBlankYaml(doc: string): boolean {
+  return doc.split('\n').every((l) => {
+    const t = l.trim();
+    return t === '' || t.startsWith('#');
+  });
+}
+
+/** Parse one YAML document with opm's YAML 1.1 scalar rules (timestamps stay strings). */
+export function parseYaml(doc: string): unknown {
+  try {
+    return parseYamlDocument(doc) ?? null;
+  } catch (err) {
+    throw new DecodeError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

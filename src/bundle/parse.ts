@@ -1,0 +1,240 @@
+/**
+ * Reading a registry+v1 bundle directory (`manifests/` + `metadata/`), as opm does, with clearer
+ * failures: every problem names the file at fault.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { OpmError } from '../errors.js';
+import { decodeFirstDocument, DecodeError, isObject, type FirstDocument } from './decode.js';
+import { goMarshal } from './go-json.js';
+import { nodeText, type JsonNode } from './json-scan.js';
+import { csvName } from './csv.js';
+import type { Obj } from './go-decode.js';
+
+export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
+export const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
+export const DEFAULT_CHANNEL_ANNOTATION = 'operators.operatorframework.io.bundle.channel.default.v1';
+
+/** A `{type, value}` entry of a dependencies or properties file, with the value's JSON text as opm keeps it. */
+export interface RawProperty {
+  type: string;
+  value: unknown;
+  /** YAML files: Go's JSON of the value (sorted keys, HTML-escaped); JSON files: the text as written. */
+  text: string;
+}
+
+export interface ManifestObject {
+  /** Path relative to the bundle root, e.g. `manifests/foo.csv.yaml`. */
+  file: string;
+  object: Obj;
+}
+
+export interface RegistryBundle {
+  /** The bundle root as given. */
+  dir: string;
+  /** Kept manifests in file order (the CSV among them, once). */
+  objects: ManifestObject[];
+  csv: ManifestObject;
+  /** Bundle name: the CSV's `metadata.name`. */
+  name: string;
+  /** From the annotations file; '' when that file names none. */
+  packageName: string;
+  annotations: Record<string, string>;
+  dependencies: RawProperty[];
+  properties: RawProperty[];
+}
+
+export interface ParseOptions {
+  /** Problems opm tolerates silently (extra documents, objects without kind). */
+  onWarning?: (message: string) => void;
+}
+
+function fail(file: string, message: string, cause?: unknown): never {
+  throw new OpmError(`${file}: ${message}`, { code: 'E_BUNDLE', ...(cause === undefined ? {} : { cause }) });
+}
+
+function goErrorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Entries of a directory that are (or link to) regular files and do not start with `.`, by name bytes. */
+async function listFiles(dir: string): Promise<string[]> {
+  const names = (await readdir(dir)).filter((n) => !n.startsWith('.'));
+  names.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const out: string[] = [];
+  for (const n of names) {
+    const st = await stat(path.join(dir, n)).catch(() => undefined);
+    if (st !== undefined && !st.isDirectory()) out.push(n);
+  }
+  return out;
+}
+
+/** Whether `dir` has real sub-directories `manifests` and `metadata` (symlinks do not count). */
+export async function isBundleDir(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
+  return dirs.has('manifests') && dirs.has('metadata');
+}
+
+export async function parseBundleDir(dir: string, opts: ParseOptions = {}): Promise<RegistryBundle> {
+  const warn = opts.onWarning ?? (() => undefined);
+  const { objects, csv } = await readManifests(dir, warn);
+  const meta = await readMetadata(dir);
+  let name: string;
+  try {
+    name = csvName(csv.object);
+  } catch (err) {
+    return fail(csv.file, goErrorText(err), err);
+  }
+  return { dir, objects, csv, name, ...meta };
+}
+
+async function readManifests(
+  dir: string,
+  warn: (m: string) => void,
+): Promise<{ objects: ManifestObject[]; csv: ManifestObject }> {
+  const mdir = path.join(dir, 'manifests');
+  const objects: ManifestObject[] = [];
+  let csv: ManifestObject | undefined;
+  for (const n of await listFiles(mdir)) {
+    const file = `manifests/${n}`;
+    const doc = await decodeFile(path.join(mdir, n), file);
+    if (doc.blankFirstDocument === true) {
+      warn(
+        `${path.join(dir, file)}: its first YAML document is empty, so the file contributes nothing (as in opm)`,
+      );
+    } else if (doc.moreDocuments) {
+      warn(
+        `${path.join(dir, file)}: holds more than one YAML document; only the first is part of the bundle (as in opm)`,
+      );
+    }
+    if (doc.value === undefined || doc.value === null) continue;
+    if (!isObject(doc.value)) fail(file, 'is not a Kubernetes object (a YAML or JSON mapping)');
+    const kind = doc.value.kind;
+    if (typeof kind !== 'string' || kind === '') {
+      warn(`${path.join(dir, file)}: has no "kind"; ignored (as in opm)`);
+      continue;
+    }
+    const obj: ManifestObject = { file, object: doc.value };
+    if (kind === 'ClusterServiceVersion') {
+      if (csv !== undefined) {
+        fail(file, `a second ClusterServiceVersion (the first is in ${csv.file}); a bundle has exactly one`);
+      }
+      csv = obj;
+    }
+    objects.push(obj);
+  }
+  if (objects.length === 0) fail('manifests/', 'no bundle objects found');
+  if (csv === undefined) fail('manifests/', 'no ClusterServiceVersion in bundle');
+  return { objects, csv };
+}
+
+async function decodeFile(abs: string, file: string): Promise<FirstDocument> {
+  let text: string;
+  try {
+    text = await readFile(abs, 'utf8');
+  } catch (err) {
+    return fail(file, `cannot read: ${goErrorText(err)}`, err);
+  }
+  try {
+    return decodeFirstDocument(text);
+  } catch (err) {
+    if (err instanceof DecodeError) return fail(file, `is not valid YAML or JSON: ${err.message}`, err);
+    throw err;
+  }
+}
+
+interface MetadataFiles {
+  packageName: string;
+  annotations: Record<string, string>;
+  dependencies: RawProperty[];
+  properties: RawProperty[];
+}
+
+/**
+ * Every file of `metadata/` is tried as the annotations file (the first naming a package,
+ * channels or default channel), the dependencies file (the first with entries) and the
+ * properties file (the first with entries). Files that do not decode are not candidates.
+ */
+async function readMetadata(dir: string): Promise<MetadataFiles> {
+  const mdir = path.join(dir, 'metadata');
+  let annotations: Record<string, string> | undefined;
+  let dependencies: RawProperty[] | undefined;
+  let properties: RawProperty[] | undefined;
+  for (const n of await listFiles(mdir)) {
+    const file = `metadata/${n}`;
+    let doc: FirstDocument;
+    try {
+      doc = decodeFirstDocument(await readFile(path.join(mdir, n), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!isObject(doc.value)) continue;
+    if (annotations === undefined) annotations = annotationsOf(doc.value);
+    if (dependencies === undefined) dependencies = propertyList(doc, 'dependencies', file);
+    if (properties === undefined) properties = propertyList(doc, 'properties', file);
+  }
+  if (annotations === undefined) {
+    fail(
+      'metadata/',
+      `could not find annotations file (a file with "annotations:" naming ${PACKAGE_ANNOTATION})`,
+    );
+  }
+  return {
+    packageName: annotations[PACKAGE_ANNOTATION] ?? '',
+    annotations,
+    dependencies: dependencies ?? [],
+    properties: properties ?? [],
+  };
+}
+
+function annotationsOf(doc: Obj): Record<string, string> | undefined {
+  const a = doc.annotations;
+  if (!isObject(a)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(a)) {
+    if (typeof v === 'string') out[k] = v;
+    else if (v !== null) return undefined;
+  }
+  const named = [PACKAGE_ANNOTATION, CHANNELS_ANNOTATION, DEFAULT_CHANNEL_ANNOTATION].some(
+    (k) => (out[k] ?? '') !== '',
+  );
+  return named ? out : undefined;
+}
+
+/** The `{type, value}` entries under `key`, or undefined when there are none or they do not decode. */
+function propertyList(
+  doc: FirstDocument,
+  key: 'dependencies' | 'properties',
+  file: string,
+): RawProperty[] | undefined {
+  if (!isObject(doc.value)) return undefined;
+  const list = doc.value[key];
+  if (!Array.isArray(list) || list.length === 0) return undefined;
+  const jsonItems = doc.json ? rawItems(doc.json.node, key) : undefined;
+  const out: RawProperty[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const e: unknown = list[i];
+    if (!isObject(e) || (e.type !== undefined && e.type !== null && typeof e.type !== 'string')) {
+      fail(file, `${key}[${i}] is not a {type, value} entry`);
+    }
+    const type = typeof e.type === 'string' ? e.type : '';
+    const rawNode = jsonItems?.[i];
+    let text: string;
+    if (doc.json && rawNode !== undefined) text = nodeText(doc.json.text, rawNode);
+    else if (e.value === undefined) text = '';
+    else text = goMarshal(e.value, true);
+    out.push({ type, value: e.value, text });
+  }
+  return out;
+}
+
+/** The `value` nodes of the entries of `key` in a JSON document (last duplicate key wins, as in Go). */
+function rawItems(root: JsonNode, key: string): (JsonNode | undefined)[] | undefined {
+  if (root.kind !== 'object') return undefined;
+  const list = root.entries.filter(([k]) => k === key).at(-1)?.[1];
+  if (list === undefined || list.kind !== 'array') return undefined;
+  return list.items.map((item) =>
+    item.kind === 'object' ? item.entries.filter(([k]) => k === 'value').at(-1)?.[1] : undefined,
+  );
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { haveCorpus } from '../corpus.js';
+import { communityBundleDirs, catalogBundles } from './corpus-helpers.js';
+import { parseBundleDir } from '../../src/bundle/parse.js';
+import { render } from '../../src/action/render.js';
+
+describe.runIf(haveCorpus())(
+  'community bundle directories render as opm rendered them into the catalog',
+  () => {
+    it('every bundle found in community-catalog-v4.21 matches its blob', async () => {
+      const dirs = communityBundleDirs();
+      let compared = 0;
+      const mismatches: string[] = [];
+      const notInCatalog: string[] = [];
+      const byPkg = new Map<string, ReturnType<typeof catalogBundles>>();
+      for (const d of dirs) {
+        let cat = byPkg.get(d.pkg);
+        if (cat === undefined) {
+          cat = catalogBundles(d.pkg);
+          byPkg.set(d.pkg, cat);
+        }
+        const parsed = await parseBundleDir(d.dir);
+        const expected = cat.get(parsed.name);
+        if (expected === undefined) {
+          notInCatalog.push(`${d.pkg}/${d.version}`);
+          continue;
+        }
+        const image = expected.blob.image;
+        if (typeof image !== 'string') throw new Error('catalog blob without image');
+        const cfg = await render({
+          refs: [d.dir],
+          imageRefTemplate: image,
+          migrateLevel: 'bundle-object-to-csv-metadata',
+        });
+        compared++;
+        const actual: unknown = JSON.parse(JSON.stringify(cfg.bundles[0]));
+        try {
+          expect(actual).toEqual(expected.blob);
+        } catch (err) {
+          mismatches.push(
+            `${d.pkg}/${d.version}: ${err instanceof Error ? err.message.slice(0, 3000) : String(err)}`,
+          );
+        }
+      }
+      console.log(
+        `community bundles: ${compared - mismatches.length}/${compared} equal; not in catalog: ${notInCatalog.join(', ')}`,
+      );
+      expect(mismatches).toEqual([]);
+    });
+  },
+);
