@@ -1,0 +1,245 @@
+/**
+ * JSON Schema checks of FBC blobs (schemas/*.json, written from the CUE definitions of FBC).
+ * The schemas are compiled once, on first use, so commands that never validate pay nothing.
+ *
+ * The CUE definitions are stricter than opm in places (e.g. non-empty GVK kinds, the shape of
+ * olm.constraint values, which opm never reads). A catalog opm accepts must still pass, so schema
+ * findings are warnings: errors come from the opm rules (src/model), which also cover every type
+ * mismatch opm itself rejects.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { DeclarativeConfig, JsonObject, JsonValue, Location, Property } from '../declcfg/types.js';
+import type { Finding } from '../findings.js';
+import { isKnownPropertyType, isJsonObject, matchFields, propertyValue } from '../property/property.js';
+
+export const SCHEMA_FILES = [
+  'properties.json',
+  'meta.json',
+  'olm.package.json',
+  'olm.channel.json',
+  'olm.bundle.json',
+  'olm.deprecations.json',
+] as const;
+
+/** The fields each known property value has, for case-insensitive key matching (as Go does). */
+const PROPERTY_FIELDS: Record<string, readonly string[]> = {
+  'olm.package': ['packageName', 'version', 'release'],
+  'olm.package.required': ['packageName', 'versionRange'],
+  'olm.gvk': ['group', 'kind', 'version'],
+  'olm.gvk.required': ['group', 'kind', 'version'],
+  'olm.bundle.object': ['data'],
+  'olm.csv.metadata': [
+    'annotations',
+    'apiServiceDefinitions',
+    'crdDescriptions',
+    'description',
+    'displayName',
+    'installModes',
+    'keywords',
+    'labels',
+    'links',
+    'maintainers',
+    'maturity',
+    'minKubeVersion',
+    'nativeAPIs',
+    'provider',
+  ],
+};
+
+/** The directory holding the schema files: `schemas/` at the package root. */
+export function schemasDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = path.join(dir, 'schemas');
+    if (existsSync(path.join(candidate, 'meta.json'))) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('schemas directory not found beside the opm-ts package');
+    dir = parent;
+  }
+}
+
+interface Validators {
+  meta: ValidateFunction;
+  bySchema: Map<string, ValidateFunction>;
+}
+
+let compiled: Validators | undefined;
+
+function validators(): Validators {
+  if (compiled !== undefined) return compiled;
+  const dir = schemasDir();
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  for (const f of SCHEMA_FILES) {
+    const parsed: unknown = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
+    if (typeof parsed !== 'object' || parsed === null) throw new Error(`schema ${f} is not an object`);
+    ajv.addSchema(parsed);
+  }
+  const get = (f: string): ValidateFunction => {
+    const v = ajv.getSchema(`https://opm-ts.dev/schemas/${f}`);
+    if (v === undefined) throw new Error(`schema ${f} did not compile`);
+    return v;
+  };
+  compiled = {
+    meta: get('meta.json'),
+    bySchema: new Map([
+      ['olm.package', get('olm.package.json')],
+      ['olm.channel', get('olm.channel.json')],
+      ['olm.bundle', get('olm.bundle.json')],
+      ['olm.deprecations', get('olm.deprecations.json')],
+    ]),
+  };
+  return compiled;
+}
+
+/** A property as plain JSON, with the keys of known values spelled as their fields (Go matches them case-insensitively). */
+function propertyJson(p: Property): JsonObject {
+  const out: JsonObject = { type: p.type };
+  let value = propertyValue(p);
+  const fields = PROPERTY_FIELDS[p.type];
+  if (fields !== undefined && isKnownPropertyType(p.type) && isJsonObject(value)) {
+    const renamed: JsonObject = {};
+    const matched = matchFields(value, fields);
+    const used = new Set(matched.values());
+    for (const [field, key] of matched) {
+      const v = value[key];
+      if (v !== undefined) renamed[field] = v;
+    }
+    for (const [k, v] of Object.entries(value)) if (!used.has(k)) renamed[k] = v;
+    value = renamed;
+  }
+  if (value !== undefined) out.value = value;
+  return out;
+}
+
+/** Copy a typed blob to plain JSON for the schema, leaving out loader bookkeeping. */
+function toJson(blob: object, elided: boolean): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(blob)) {
+    if (k === 'loc' || k === 'payloadsElided' || v === undefined) continue;
+    if (k === 'properties' && Array.isArray(v)) {
+      out.properties = v
+        .filter((p): p is Property => typeof p === 'object' && p !== null && 'type' in p)
+        // Elided bundle objects carry `{}` instead of their data: nothing to check.
+        .filter((p) => !(elided && p.type === 'olm.bundle.object'))
+        .map(propertyJson);
+      continue;
+    }
+    out[k] = jsonOf(v);
+  }
+  return out;
+}
+
+function jsonOf(v: unknown): JsonValue {
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  if (Array.isArray(v)) return v.map(jsonOf);
+  if (typeof v === 'object') {
+    const o: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) o[k] = jsonOf(x);
+    return o;
+  }
+  return null;
+}
+
+/** `/properties/3/value/version` → `properties[3].value.version`. */
+export function fieldPath(pointer: string): string {
+  if (pointer === '') return '(blob)';
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (/^[0-9]+$/.test(seg)) out += `[${seg}]`;
+    else out += out === '' ? seg : `.${seg}`;
+  }
+  return out;
+}
+
+function describe(e: ErrorObject, data: JsonObject): string {
+  let field = fieldPath(e.instancePath);
+  const params: Record<string, unknown> = e.params;
+  if (e.keyword === 'required' && typeof params.missingProperty === 'string') {
+    field = field === '(blob)' ? params.missingProperty : `${field}.${params.missingProperty}`;
+    return `${field}: is required`;
+  }
+  // Name the property type, so `properties[3]` reads as what it is.
+  const m = /^\/properties\/([0-9]+)/.exec(e.instancePath);
+  if (m !== null) {
+    const props = data.properties;
+    const p = Array.isArray(props) ? props[Number(m[1])] : undefined;
+    if (isJsonObject(p) && typeof p.type === 'string') field += ` (${p.type})`;
+  }
+  if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    return `${field}: must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  if (e.keyword === 'oneOf') {
+    return `${field}: must have exactly one of gvk, package, cel, all, any, not`;
+  }
+  return `${field}: ${e.message ?? e.keyword}`;
+}
+
+/** Keywords that only say "a sub-schema failed"; the failure itself is reported on its own. */
+const NOISE = new Set(['if', 'allOf', 'anyOf']);
+
+function check(
+  validate: ValidateFunction,
+  schemaName: string,
+  data: JsonObject,
+  loc: Location | undefined,
+  scope: { package?: string; channel?: string; bundle?: string },
+  out: Finding[],
+): void {
+  if (validate(data)) return;
+  const seen = new Set<string>();
+  for (const e of validate.errors ?? []) {
+    if (NOISE.has(e.keyword)) continue;
+    // `oneOf` failures inside a constraint are reported once, not per alternative.
+    if (e.keyword === 'required' && e.schemaPath.includes('/oneOf/')) continue;
+    const message = describe(e, data);
+    if (seen.has(message)) continue;
+    seen.add(message);
+    const f: Finding = { rule: `schema.${schemaName}`, severity: 'warning', message };
+    if (loc !== undefined) {
+      f.file = loc.file;
+      f.line = loc.line;
+    }
+    if (scope.package) f.package = scope.package;
+    if (scope.channel) f.channel = scope.channel;
+    if (scope.bundle) f.bundle = scope.bundle;
+    out.push(f);
+  }
+}
+
+/** Check every blob of a catalog against the schemas. */
+export function schemaFindings(cfg: DeclarativeConfig): Finding[] {
+  const v = validators();
+  const out: Finding[] = [];
+  const get = (s: string): ValidateFunction => v.bySchema.get(s) ?? v.meta;
+  for (const p of cfg.packages)
+    check(get('olm.package'), 'olm.package', toJson(p, false), p.loc, { package: p.name }, out);
+  for (const c of cfg.channels) {
+    check(
+      get('olm.channel'),
+      'olm.channel',
+      toJson(c, false),
+      c.loc,
+      { package: c.package, channel: c.name },
+      out,
+    );
+  }
+  for (const b of cfg.bundles) {
+    check(
+      get('olm.bundle'),
+      'olm.bundle',
+      toJson(b, b.payloadsElided === true),
+      b.loc,
+      { package: b.package, bundle: b.name },
+      out,
+    );
+  }
+  for (const d of cfg.deprecations) {
+    check(get('olm.deprecations'), 'olm.deprecations', toJson(d, false), d.loc, { package: d.package }, out);
+  }
+  for (const m of cfg.others) check(v.meta, 'meta', m.blob, m.loc, { package: m.package }, out);
+  return out;
+}
