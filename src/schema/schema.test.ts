@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { emptyConfig, type DeclarativeConfig } from '../declcfg/types.js';
+import { emptyConfig, type DeclarativeConfig, type JsonValue } from '../declcfg/types.js';
 import { fieldPath, schemaFindings } from './schema.js';
 
-function withBundleProps(props: { type: string; value: never | object | string }[]): DeclarativeConfig {
+function withBundleProps(props: { type: string; value: JsonValue }[]): DeclarativeConfig {
   const cfg = emptyConfig();
   cfg.bundles.push({
     schema: 'olm.bundle',
