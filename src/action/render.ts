@@ -80,11 +80,15 @@ export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
         : parseImageRefTemplate(opts.imageRefTemplate)
       : opts.imageRefTemplate;
   const ctx: Context = { opts, template, allow: opts.allow ?? REF_ALL };
+  const warn = opts.onWarning;
   const configs: DeclarativeConfig[] = [];
   for (const ref of opts.refs) {
     let cfg: DeclarativeConfig;
+    // Bundle warnings name a file inside the bundle; show it under the ref as typed.
+    const refCtx: Context =
+      warn === undefined ? ctx : { ...ctx, warn: (m) => warn(`${ref.replace(/\/+$/, '')}/${m}`) };
     try {
-      cfg = await renderReference(ref, ctx);
+      cfg = await renderReference(ref, refCtx);
       for (const b of cfg.bundles) {
         moveObjectPropertiesToEnd(b);
         sortRelatedImages(b);
@@ -100,6 +104,7 @@ export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
 
 interface Context {
   opts: RenderOptions;
+  warn?: (message: string) => void;
   template: ImageRefTemplate | undefined;
   allow: RefMask;
 }
@@ -136,7 +141,7 @@ async function loadCatalog(dir: string, ctx: Context): Promise<DeclarativeConfig
 
 /** A bundle directory renders with `image` '' unless an image reference template is given. */
 async function renderBundleDir(dir: string, ref: string, ctx: Context): Promise<DeclarativeConfig> {
-  const warn = ctx.opts.onWarning;
+  const warn = ctx.warn;
   const parsed = await parseBundleDir(dir, warn === undefined ? {} : { onWarning: warn });
   const template = ctx.template;
   const image =
@@ -200,7 +205,7 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
   }
   if (labels[PACKAGE_ANNOTATION] !== undefined) {
     if (!refAllowed(ctx.allow, RefType.BundleImage)) throw new NotAllowedError('cannot render bundle image');
-    const warn = ctx.opts.onWarning;
+    const warn = ctx.warn;
     const parsed = await parseBundleDir(img.root, warn === undefined ? {} : { onWarning: warn });
     const cfg = emptyConfig();
     cfg.bundles.push(toDeclcfgBundle(parsed, ref, warn === undefined ? {} : { onWarning: warn }));

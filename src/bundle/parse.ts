@@ -100,19 +100,15 @@ async function readManifests(
     const file = `manifests/${n}`;
     const doc = await decodeFile(path.join(mdir, n), file);
     if (doc.blankFirstDocument === true) {
-      warn(
-        `${path.join(dir, file)}: its first YAML document is empty, so the file contributes nothing (as in opm)`,
-      );
+      warn(`${file}: its first YAML document is empty, so the file contributes nothing (as in opm)`);
     } else if (doc.moreDocuments) {
-      warn(
-        `${path.join(dir, file)}: holds more than one YAML document; only the first is part of the bundle (as in opm)`,
-      );
+      warn(`${file}: holds more than one YAML document; only the first is part of the bundle (as in opm)`);
     }
     if (doc.value === undefined || doc.value === null) continue;
     if (!isObject(doc.value)) fail(file, 'is not a Kubernetes object (a YAML or JSON mapping)');
     const kind = doc.value.kind;
     if (typeof kind !== 'string' || kind === '') {
-      warn(`${path.join(dir, file)}: has no "kind"; ignored (as in opm)`);
+      warn(`${file}: has no "kind"; ignored (as in opm)`);
       continue;
     }
     const obj: ManifestObject = { file, object: doc.value };
