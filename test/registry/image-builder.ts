@@ -155,7 +155,8 @@ export async function buildImage(o: BuildOptions): Promise<BuiltImage> {
       architecture: p.architecture,
       os: p.os,
       ...(p.variant !== undefined ? { variant: p.variant } : {}),
-      config: { Labels: o.labels },
+      // Several platforms: each config says which it is, so tests can see which one was chosen.
+      config: { Labels: platforms.length > 1 ? { ...o.labels, 'test.platform': [p.os, p.architecture, p.variant].filter(Boolean).join('/') } : o.labels },
       rootfs: { type: 'layers', diff_ids: diffIds },
       history: diffIds.map(() => ({ created_by: 'opm-ts test image builder' })),
     };

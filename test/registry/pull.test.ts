@@ -2,8 +2,9 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from './fixture.js';
-import { BUNDLE_LABELS, CATALOG_LABELS, buildImage, pushImage } from './image-builder.js';
-import { bundleDir, tempDir, testClient, testdata } from './helpers.js';
+import { BUNDLE_LABELS, CATALOG_LABELS, buildImage, pushImage, writeOciLayout } from './image-builder.js';
+import { bundleDir, pullError, tempDir, testClient, testdata } from './helpers.js';
+import { requireTools, run } from './tools.js';
 
 let fx: Fixture;
 let tmp: ReturnType<typeof tempDir>;
@@ -57,5 +58,111 @@ describe('anonymous plain HTTP registry', () => {
       await pulled.release();
       await client.close();
     }
+  });
+});
+
+describe('layers, formats and platforms', () => {
+  it('applies uncompressed layers in order with whiteouts and opaque folders', async () => {
+    const img = await buildImage({
+      compression: 'none',
+      labels: CATALOG_LABELS,
+      layers: [
+        {
+          entries: [
+            { name: 'configs/foo/stale.json', content: '{}' },
+            { name: 'configs/foo/keep.json', content: '{"keep":1}' },
+            { name: 'configs/old/a.json', content: '{}' },
+          ],
+        },
+        {
+          entries: [
+            { name: './configs/foo/.wh.stale.json' },
+            { name: './configs/old/b.json', content: '{"b":1}' },
+            { name: './configs/old/.wh..wh..opq' },
+          ],
+        },
+      ],
+    });
+    await pushImage(img, { url: fx.plain.url, repo: 'ns/whiteouts', tag: 'v1' });
+    const { client } = testClient(tmp.dir, { useHttp: true });
+    const pulled = await client.pull(`${fx.plain.host}/ns/whiteouts:v1`);
+    try {
+      expect(readdirSync(path.join(pulled.root, 'configs', 'foo'))).toEqual(['keep.json']);
+      expect(readdirSync(path.join(pulled.root, 'configs', 'old'))).toEqual(['b.json']);
+    } finally {
+      await pulled.release();
+      await client.close();
+    }
+  });
+
+  it('pulls Docker schema 2 manifests and manifest lists, choosing the platform', async () => {
+    const src = testdata('foo-bundle-v0.1.0');
+    const platforms = [
+      { os: 'linux', architecture: 'arm64', variant: 'v8' },
+      { os: 'linux', architecture: 'amd64' },
+      { os: 'linux', architecture: 'ppc64le' },
+    ];
+    const single = await buildImage({ layers: [{ dir: src }], labels: BUNDLE_LABELS('foo'), format: 'docker' });
+    await pushImage(single, { url: fx.plain.url, repo: 'ns/docker-foo', tag: 'v0.1.0' });
+    const list = await buildImage({ layers: [{ dir: src }], labels: BUNDLE_LABELS('foo'), format: 'docker', platforms });
+    await pushImage(list, { url: fx.plain.url, repo: 'ns/docker-foo', tag: 'multi' });
+    const oci = await buildImage({ layers: [{ dir: src }], labels: BUNDLE_LABELS('foo'), platforms });
+    await pushImage(oci, { url: fx.plain.url, repo: 'ns/oci-foo', tag: 'multi' });
+
+    const plainClient = testClient(tmp.dir, { useHttp: true }).client;
+    const one = await plainClient.pull(`${fx.plain.host}/ns/docker-foo:v0.1.0`);
+    expect(one.digest).toBe(single.top.digest);
+    expect(existsSync(path.join(one.root, 'manifests'))).toBe(true);
+    await one.release();
+
+    for (const [repo, built] of [['ns/docker-foo', list], ['ns/oci-foo', oci]] as const) {
+      for (const platform of ['linux/arm64', 'linux/ppc64le', 'linux/amd64']) {
+        const { client } = testClient(tmp.dir, { useHttp: true, platform });
+        const pulled = await client.pull(`${fx.plain.host}/${repo}:multi`);
+        expect(pulled.digest).toBe(built.top.digest);
+        expect(pulled.labels['test.platform']?.startsWith(platform)).toBe(true);
+        expect(pulled.labels['operators.operatorframework.io.bundle.package.v1']).toBe('foo');
+        await pulled.release();
+        await client.close();
+      }
+    }
+    const { client: s390 } = testClient(tmp.dir, { useHttp: true, platform: 'linux/s390x' });
+    const err = await pullError(s390.pull(`${fx.plain.host}/ns/oci-foo:multi`));
+    expect(err.code).toBe('E_PLATFORM_NOT_FOUND');
+    expect(err.message).toContain('linux/arm64/v8, linux/amd64, linux/ppc64le');
+    await plainClient.close();
+  });
+
+  it('pulls an image pushed by skopeo as Docker v2s2', async () => {
+    requireTools('skopeo');
+    const img = await buildImage({ layers: [{ dir: testdata('bar-bundle-v0.1.0') }], labels: BUNDLE_LABELS('bar') });
+    const layout = path.join(tmp.dir, 'layout-bar');
+    writeOciLayout(layout, img, 'v0.1.0');
+    run('skopeo', ['copy', '-q', '--format', 'v2s2', '--dest-tls-verify=false', `oci:${layout}:v0.1.0`, `docker://${fx.plain.host}/sk/bar:v0.1.0`]);
+    const { client } = testClient(tmp.dir, { useHttp: true });
+    const pulled = await client.pull(`${fx.plain.host}/sk/bar:v0.1.0`);
+    try {
+      expect(pulled.labels['operators.operatorframework.io.bundle.package.v1']).toBe('bar');
+      expect(readdirSync(path.join(pulled.root, 'manifests')).sort()).toEqual(readdirSync(path.join(testdata('bar-bundle-v0.1.0'), 'manifests')).sort());
+    } finally {
+      await pulled.release();
+      await client.close();
+    }
+  });
+
+  it('pulls several images at once', async () => {
+    const versions = ['0.5.0', '0.5.1', '0.5.2', '0.6.0', '0.7.0'];
+    for (const v of versions) {
+      const img = await buildImage({ layers: [{ dir: bundleDir('kube-green', v) }], labels: BUNDLE_LABELS('kube-green') });
+      await pushImage(img, { url: fx.plain.url, repo: 'ns/kube-green', tag: `v${v}` });
+    }
+    const { client } = testClient(tmp.dir, { useHttp: true });
+    const pulled = await Promise.all(versions.map((v) => client.pull(`${fx.plain.host}/ns/kube-green:v${v}`)));
+    for (const [i, p] of pulled.entries()) {
+      const csv = readFileSync(path.join(p.root, 'manifests', 'kube-green.clusterserviceversion.yaml'), 'utf8');
+      expect(csv).toContain(`kube-green.v${versions[i] ?? ''}`);
+      await p.release();
+    }
+    await client.close();
   });
 });
