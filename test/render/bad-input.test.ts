@@ -9,12 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { render } from '../../src/action/render.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const casesDir = path.join(root, 'testdata/render');
+const casesDir = path.join(root, 'testdata/render/bad');
 const cases = readdirSync(casesDir).sort();
 
 describe('bad bundle directories', () => {
   for (const name of cases) {
-    const ref = `testdata/render/${name}`;
+    const ref = `testdata/render/bad/${name}`;
     const errFile = path.join(casesDir, name, 'expected-error.txt');
     const warnFile = path.join(casesDir, name, 'expected-warning.txt');
     if (existsSync(errFile)) {
