@@ -16,7 +16,7 @@ import {
   field,
   type Obj,
 } from '../bundle/go-decode.js';
-import { goMarshal, goMarshalOrdered } from '../bundle/go-json.js';
+import { goStruct, marshal } from '../util/go-json.js';
 import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from '../bundle/convert.js';
 
 export interface Migration {
@@ -122,6 +122,15 @@ export function bundleCsv(b: Bundle): Obj | undefined {
 
 type Out = { [key: string]: JsonValue | RawJson | Out | Out[] | undefined };
 
+/** Plain objects built here are Go structs: their fields keep the order they were written in. */
+function asStructs(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(asStructs);
+  if (v instanceof RawJson || v === null || typeof v !== 'object') return v;
+  const fields: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) fields[k] = asStructs(x);
+  return goStruct(fields);
+}
+
 /** Drop keys whose value is undefined (Go omitempty), keeping the order of the rest. */
 function compact(o: Out): Out {
   const r: Out = {};
@@ -140,7 +149,7 @@ function nonEmptyList<T>(l: T[]): T[] | undefined {
 /** A Go map[string]string: keys sorted by bytes (pre-encoded, since JS objects put integer-like keys first). */
 function sortedMap(m: Record<string, string>): RawJson | undefined {
   if (Object.keys(m).length === 0) return undefined;
-  return new RawJson(goMarshal(m, false));
+  return new RawJson(marshal(m, false));
 }
 
 function objects(v: unknown, where: string, goType: string): Obj[] {
@@ -157,7 +166,7 @@ function descriptors(v: unknown, where: string, goType: string): Out[] | undefin
         description: nonEmpty(asString(field(d, 'description'), `${where}.description`)),
         'x-descriptors': nonEmptyList(asStringArray(field(d, 'x-descriptors'), `${where}.x-descriptors`)),
         // A raw message: kept as the CSV's JSON text has it.
-        value: value === undefined ? undefined : new RawJson(goMarshal(value, true)),
+        value: value === undefined ? undefined : new RawJson(marshal(value, true)),
       });
     }),
   );
@@ -290,5 +299,5 @@ export function csvMetadata(csv: Obj): RawJson {
     ),
     provider: appLink(asObject(field(spec, 'provider'), `${s}.provider`, 'AppLink'), `${s}.provider`),
   });
-  return new RawJson(goMarshalOrdered(value, false));
+  return new RawJson(marshal(asStructs(value), false));
 }

@@ -15,7 +15,7 @@ import {
   PROPERTY_CSV_METADATA,
   toDeclcfgBundle,
 } from '../bundle/convert.js';
-import { compareGoStrings } from '../bundle/go-json.js';
+import { compareUtf8 } from '../util/go-json.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
 
@@ -216,7 +216,7 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
       `render "${ref}": sqlite-based index images are no longer supported, migrate to a file-based catalog`,
     );
   }
-  const keys = Object.keys(labels).sort(compareGoStrings);
+  const keys = Object.keys(labels).sort(compareUtf8);
   if (keys.length === 0)
     throw new OpmError(`render "${ref}": image type could not be determined: image has no labels`);
   const lines = keys.map((k) => `  ${k}=${labels[k] ?? ''}`);
@@ -235,5 +235,5 @@ export function moveObjectPropertiesToEnd(b: Bundle): void {
 
 /** relatedImages sorted by image (byte order; equal images keep their order). */
 export function sortRelatedImages(b: Bundle): void {
-  b.relatedImages?.sort((x, y) => compareGoStrings(x.image, y.image));
+  b.relatedImages?.sort((x, y) => compareUtf8(x.image, y.image));
 }

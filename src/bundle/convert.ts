@@ -19,7 +19,7 @@ import {
   type Gvk,
 } from './csv.js';
 import { asArray, asObject, asString, field, type Obj } from './go-decode.js';
-import { compareGoStrings, goMarshal, goMarshalOrdered } from './go-json.js';
+import { compareUtf8, goStruct, marshal } from '../util/go-json.js';
 import { JsonScanError, nodeText, nodeValue, scanJsonDocument } from './json-scan.js';
 import type { RawProperty, RegistryBundle } from './parse.js';
 import { isObject } from './decode.js';
@@ -53,7 +53,7 @@ function errText(err: unknown): string {
 
 /** Compact JSON of a value built by opm (property.Build: no HTML escaping, field order as given). */
 function builtText(v: JsonObject): string {
-  return goMarshalOrdered(v, false);
+  return marshal(goStruct(v), false);
 }
 
 function built(type: string, value: JsonObject): Keyed {
@@ -66,7 +66,7 @@ function gvkValue(g: Gvk): JsonObject {
 
 /** The base64 JSON of an object as opm stores it in `olm.bundle.object` (Go json.Marshal). */
 export function bundleObjectData(object: Obj): string {
-  return Buffer.from(goMarshal(object, true), 'utf8').toString('base64');
+  return Buffer.from(marshal(object, true), 'utf8').toString('base64');
 }
 
 interface ProvidedApi extends Gvk {
@@ -312,7 +312,7 @@ export function bundleProperties(b: RegistryBundle, opts: ConvertOptions = {}): 
     ...packageRequired,
     ...others,
   ];
-  all.sort((x, y) => compareGoStrings(x.type, y.type) || compareGoStrings(x.text, y.text));
+  all.sort((x, y) => compareUtf8(x.type, y.type) || compareUtf8(x.text, y.text));
   return all.map((p) => ({ type: p.type, value: p.value }));
 }
 

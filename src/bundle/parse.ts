@@ -6,7 +6,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { decodeFirstDocument, DecodeError, isObject, type FirstDocument } from './decode.js';
-import { goMarshal } from './go-json.js';
+import { marshal } from '../util/go-json.js';
 import { nodeText, type JsonNode } from './json-scan.js';
 import { csvName } from './csv.js';
 import type { Obj } from './go-decode.js';
@@ -219,7 +219,7 @@ function propertyList(
     let text: string;
     if (doc.json && rawNode !== undefined) text = nodeText(doc.json.text, rawNode);
     else if (e.value === undefined) text = '';
-    else text = goMarshal(e.value, true);
+    else text = marshal(e.value, true);
     out.push({ type, value: e.value, text });
   }
   return out;
