@@ -1,0 +1,473 @@
+/**
+ * Raw blob → typed FBC value (opm-behavior.md §2.6, §2.7). `schema`, `package` and `name` are read
+ * case-insensitively; typed fields match JSON keys case-insensitively, as Go's encoding/json does.
+ * Output is what opm produces; in addition, fields opm would drop silently are reported as warnings
+ * and every type error is reported (opm stops at the first).
+ */
+import { isJsonObject } from './parse.js';
+import { RawJson } from './raw-json.js';
+import {
+  SCHEMA_BUNDLE,
+  SCHEMA_CHANNEL,
+  SCHEMA_DEPRECATIONS,
+  SCHEMA_PACKAGE,
+  type Bundle,
+  type Channel,
+  type ChannelEntry,
+  type Deprecation,
+  type DeprecationEntry,
+  type Icon,
+  type JsonObject,
+  type JsonValue,
+  type Meta,
+  type Package,
+  type Property,
+  type RelatedImage,
+} from './types.js';
+
+export type DecodedBlob =
+  | { kind: 'package'; value: Package }
+  | { kind: 'channel'; value: Channel }
+  | { kind: 'bundle'; value: Bundle }
+  | { kind: 'deprecation'; value: Deprecation }
+  | { kind: 'other'; value: Meta };
+
+export interface DecodeIssue {
+  rule: string;
+  severity: 'error' | 'warning';
+  message: string;
+  package?: string;
+  channel?: string;
+  bundle?: string;
+}
+
+export interface DecodeOptions {
+  /** Replace olm.bundle.object property values by `{}` once their data is checked (saves memory). */
+  elidePayloads?: boolean;
+}
+
+export interface DecodeResult {
+  /** Undefined when the blob has errors. */
+  blob: DecodedBlob | undefined;
+  issues: DecodeIssue[];
+}
+
+function jsonType(v: JsonValue): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return 'object';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v;
+}
+
+/** Decoding state of one blob: where we are (for messages) and what went wrong. */
+class Ctx {
+  readonly issues: DecodeIssue[] = [];
+  /** opm's prefix for typed decoding errors, e.g. `parse package`. */
+  readonly prefix: string;
+  readonly about: Pick<DecodeIssue, 'package' | 'channel' | 'bundle'>;
+  constructor(prefix: string, about: Pick<DecodeIssue, 'package' | 'channel' | 'bundle'>) {
+    this.prefix = prefix;
+    this.about = about;
+  }
+
+  error(rule: string, message: string): void {
+    this.issues.push({ rule, severity: 'error', message, ...this.about });
+  }
+
+  /** Go's UnmarshalTypeError text, followed by the exact path. */
+  typeError(v: JsonValue, struct: string, goPath: string, goType: string, path: string): void {
+    const go = `json: cannot unmarshal ${jsonType(v)} into Go struct field ${struct}.${goPath} of type ${goType}`;
+    this.error('decode.field-type', `${this.prefix}: ${go} (at ${path})`);
+  }
+
+  unknown(path: string): void {
+    this.issues.push({
+      rule: 'decode.unknown-field',
+      severity: 'warning',
+      message: `unknown field "${path}" is ignored (opm drops it)`,
+      ...this.about,
+    });
+  }
+
+  get failed(): boolean {
+    return this.issues.some((i) => i.severity === 'error');
+  }
+}
+
+/** Where a field sits: the Go struct it belongs to, its Go path and our path (with indices). */
+interface At {
+  struct: string;
+  goPath: string;
+  path: string;
+}
+
+function child(at: At, key: string, struct = at.struct): At {
+  return {
+    struct,
+    goPath: at.goPath === '' ? key : `${at.goPath}.${key}`,
+    path: at.path === '' ? key : `${at.path}.${key}`,
+  };
+}
+
+function element(at: At, i: number, struct: string): At {
+  return { struct, goPath: at.goPath, path: `${at.path}[${i}]` };
+}
+
+/**
+ * Match an object's keys to known field names, exactly or else ignoring case; later keys win.
+ * Unknown keys are reported.
+ */
+function fields<K extends string>(obj: JsonObject, known: readonly K[], ctx: Ctx, at: At): Map<K, JsonValue> {
+  const out = new Map<K, JsonValue>();
+  for (const [k, v] of Object.entries(obj)) {
+    const exact = known.find((f) => f === k);
+    const lower = k.toLowerCase();
+    const name = exact ?? known.find((f) => f.toLowerCase() === lower);
+    if (name === undefined) ctx.unknown(at.path === '' ? k : `${at.path}.${k}`);
+    else out.set(name, v);
+  }
+  return out;
+}
+
+function str(v: JsonValue | undefined, ctx: Ctx, at: At): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  ctx.typeError(v, at.struct, at.goPath, 'string', at.path);
+  return '';
+}
+
+/** A JSON array decoded element by element; null or missing gives undefined (Go's nil slice). */
+function list<T>(
+  v: JsonValue | undefined,
+  ctx: Ctx,
+  at: At,
+  goType: string,
+  one: (x: JsonValue, at: At) => T,
+  elemStruct = at.struct,
+): T[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) {
+    ctx.typeError(v, at.struct, at.goPath, goType, at.path);
+    return undefined;
+  }
+  return v.map((x, i) => one(x, element(at, i, elemStruct)));
+}
+
+/** A JSON object for a Go struct; null gives an empty object (Go leaves the zero value). */
+function struct(v: JsonValue, ctx: Ctx, at: At, goType: string): JsonObject | undefined {
+  if (v === null) return {};
+  if (isJsonObject(v)) return v;
+  ctx.typeError(v, at.struct, at.goPath, goType, at.path);
+  return undefined;
+}
+
+function strings(v: JsonValue | undefined, ctx: Ctx, at: At): string[] | undefined {
+  return list(v, ctx, at, '[]string', (x, a) => str(x, ctx, a));
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Offset of the first byte Go's standard base64 decoder refuses, or -1 when `s` is valid. */
+export function invalidBase64At(s: string): number {
+  if (s.length % 4 === 0 && BASE64.test(s)) return -1;
+  // Go skips line breaks; anything else outside the alphabet, or bad padding, is refused.
+  let n = 0;
+  let pad = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i] ?? '';
+    if (c === '\n' || c === '\r') continue;
+    if (c === '=') {
+      if (n % 4 < 2) return i;
+      pad++;
+      n++;
+      continue;
+    }
+    if (pad > 0 || !/[A-Za-z0-9+/]/.test(c)) return i;
+    n++;
+  }
+  if (n % 4 !== 0) return s.length;
+  return -1;
+}
+
+function properties(v: JsonValue | undefined, ctx: Ctx, at: At): Property[] | undefined {
+  const a = child(at, 'properties');
+  return list(
+    v,
+    ctx,
+    a,
+    '[]property.Property',
+    (x, pa) => {
+      const o = struct(x, ctx, pa, 'property.Property');
+      if (!o) return { type: '', value: null };
+      const f = fields(o, ['type', 'value'] as const, ctx, pa);
+      // A missing value is kept as null (opm keeps an empty raw value there).
+      return { type: str(f.get('type'), ctx, child(pa, 'type')), value: f.get('value') ?? null };
+    },
+    'Property',
+  );
+}
+
+function icon(v: JsonValue | undefined, ctx: Ctx, at: At): Icon | undefined {
+  if (v === undefined || v === null) return undefined;
+  const a = child(at, 'icon');
+  const o = struct(v, ctx, a, 'declcfg.Icon');
+  if (!o) return undefined;
+  const f = fields(o, ['base64data', 'mediatype'] as const, ctx, { ...a, struct: 'Icon' });
+  const raw = f.get('base64data');
+  let data = '';
+  if (raw !== undefined && raw !== null) {
+    if (typeof raw !== 'string') {
+      ctx.typeError(raw, 'Icon', `${a.goPath}.base64data`, '[]uint8', `${a.path}.base64data`);
+    } else {
+      const bad = invalidBase64At(raw);
+      if (bad !== -1)
+        ctx.error('decode.field-type', `${ctx.prefix}: illegal base64 data at input byte ${bad}`);
+      // Go decodes the bytes and writes them back as padded standard base64.
+      else
+        data = raw.includes('\n') || raw.includes('\r') ? Buffer.from(raw, 'base64').toString('base64') : raw;
+    }
+  }
+  return { base64data: data, mediatype: str(f.get('mediatype'), ctx, child(a, 'mediatype', 'Icon')) };
+}
+
+function decodePackage(obj: JsonObject, ctx: Ctx): Package {
+  const at: At = { struct: 'Package', goPath: '', path: '' };
+  const f = fields(
+    obj,
+    ['schema', 'name', 'defaultChannel', 'icon', 'description', 'properties'] as const,
+    ctx,
+    at,
+  );
+  const out: Package = {
+    schema: SCHEMA_PACKAGE,
+    name: str(f.get('name'), ctx, child(at, 'name')),
+    defaultChannel: str(f.get('defaultChannel'), ctx, child(at, 'defaultChannel')),
+  };
+  const ic = icon(f.get('icon'), ctx, at);
+  if (ic) out.icon = ic;
+  const description = str(f.get('description'), ctx, child(at, 'description'));
+  if (description !== '') out.description = description;
+  const props = properties(f.get('properties'), ctx, at);
+  if (props && props.length > 0) out.properties = props;
+  return out;
+}
+
+function decodeChannel(obj: JsonObject, ctx: Ctx): Channel {
+  const at: At = { struct: 'Channel', goPath: '', path: '' };
+  const f = fields(obj, ['schema', 'name', 'package', 'entries', 'properties'] as const, ctx, at);
+  const entries = list(
+    f.get('entries'),
+    ctx,
+    child(at, 'entries'),
+    '[]declcfg.ChannelEntry',
+    (x, ea): ChannelEntry => {
+      const o = struct(x, ctx, ea, 'declcfg.ChannelEntry') ?? {};
+      const e = fields(o, ['name', 'replaces', 'skips', 'skipRange'] as const, ctx, ea);
+      const entry: ChannelEntry = { name: str(e.get('name'), ctx, child(ea, 'name')) };
+      const replaces = str(e.get('replaces'), ctx, child(ea, 'replaces'));
+      if (replaces !== '') entry.replaces = replaces;
+      const skips = strings(e.get('skips'), ctx, child(ea, 'skips'));
+      if (skips && skips.length > 0) entry.skips = skips;
+      const skipRange = str(e.get('skipRange'), ctx, child(ea, 'skipRange'));
+      if (skipRange !== '') entry.skipRange = skipRange;
+      return entry;
+    },
+    'ChannelEntry',
+  );
+  const out: Channel = {
+    schema: SCHEMA_CHANNEL,
+    name: str(f.get('name'), ctx, child(at, 'name')),
+    package: str(f.get('package'), ctx, child(at, 'package')),
+    entries: entries ?? null,
+  };
+  const props = properties(f.get('properties'), ctx, at);
+  if (props && props.length > 0) out.properties = props;
+  return out;
+}
+
+function decodeBundle(obj: JsonObject, ctx: Ctx, opts: DecodeOptions): Bundle {
+  const at: At = { struct: 'Bundle', goPath: '', path: '' };
+  const f = fields(
+    obj,
+    ['schema', 'name', 'package', 'image', 'properties', 'relatedImages'] as const,
+    ctx,
+    at,
+  );
+  const out: Bundle = {
+    schema: SCHEMA_BUNDLE,
+    name: str(f.get('name'), ctx, child(at, 'name')),
+    package: str(f.get('package'), ctx, child(at, 'package')),
+    image: str(f.get('image'), ctx, child(at, 'image')),
+  };
+  const props = properties(f.get('properties'), ctx, at);
+  if (props && props.length > 0) {
+    out.properties = props;
+    if (checkBundleObjects(out, props, ctx, opts)) out.payloadsElided = true;
+  }
+  const related = list(
+    f.get('relatedImages'),
+    ctx,
+    child(at, 'relatedImages'),
+    '[]declcfg.RelatedImage',
+    (x, ra): RelatedImage => {
+      const o = struct(x, ctx, ra, 'declcfg.RelatedImage') ?? {};
+      const r = fields(o, ['name', 'image'] as const, ctx, ra);
+      return {
+        name: str(r.get('name'), ctx, child(ra, 'name')),
+        image: str(r.get('image'), ctx, child(ra, 'image')),
+      };
+    },
+    'RelatedImage',
+  );
+  if (related && related.length > 0) out.relatedImages = related;
+  return out;
+}
+
+/**
+ * olm.bundle.object values must hold base64 `data` (opm fails the load otherwise, §3.4). With
+ * elidePayloads the checked values are replaced by `{}`. Returns whether anything was elided.
+ */
+function checkBundleObjects(b: Bundle, props: Property[], ctx: Ctx, opts: DecodeOptions): boolean {
+  let elided = false;
+  props.forEach((p, i) => {
+    if (p.type !== 'olm.bundle.object') return;
+    const where = `package "${b.package}", bundle "${b.name}": parse property at index ${i} as bundle object`;
+    // Values decoded from catalog files are plain JSON, never RawJson.
+    const v = p.value instanceof RawJson ? p.value.parse() : p.value;
+    let problem: string | undefined;
+    if (!isPlainObject(v)) {
+      problem =
+        v === null
+          ? 'value is missing'
+          : `value is ${typeof v === 'object' ? 'array' : typeof v}, not an object`;
+    } else {
+      const data: unknown = Object.entries(v).find(([k]) => k.toLowerCase() === 'data')?.[1];
+      if (data !== undefined && data !== null && typeof data !== 'string') {
+        problem = `data is ${Array.isArray(data) ? 'array' : typeof data}, not a base64 string`;
+      } else if (typeof data === 'string') {
+        const bad = invalidBase64At(data);
+        if (bad !== -1) problem = `illegal base64 data at input byte ${bad}`;
+      }
+    }
+    if (problem !== undefined) {
+      ctx.error('decode.bundle-object', `${where}: ${problem}`);
+    } else if (opts.elidePayloads) {
+      p.value = {};
+      elided = true;
+    }
+  });
+  return elided;
+}
+
+function decodeDeprecation(obj: JsonObject, ctx: Ctx): Deprecation {
+  const at: At = { struct: 'Deprecation', goPath: '', path: '' };
+  const f = fields(obj, ['schema', 'package', 'entries'] as const, ctx, at);
+  const entries = list(
+    f.get('entries'),
+    ctx,
+    child(at, 'entries'),
+    '[]declcfg.DeprecationEntry',
+    (x, ea): DeprecationEntry => {
+      const o = struct(x, ctx, ea, 'declcfg.DeprecationEntry') ?? {};
+      const e = fields(o, ['reference', 'message'] as const, ctx, ea);
+      const ra = child(ea, 'reference');
+      const ro = e.get('reference');
+      const r = (ro === undefined ? {} : struct(ro, ctx, ra, 'declcfg.PackageScopedReference')) ?? {};
+      const rf = fields(r, ['schema', 'name'] as const, ctx, { ...ra, struct: 'PackageScopedReference' });
+      const reference: DeprecationEntry['reference'] = {
+        schema: str(rf.get('schema'), ctx, child(ra, 'schema', 'PackageScopedReference')),
+      };
+      const name = str(rf.get('name'), ctx, child(ra, 'name', 'PackageScopedReference'));
+      if (name !== '') reference.name = name;
+      return { reference, message: str(e.get('message'), ctx, child(ea, 'message')) };
+    },
+    'DeprecationEntry',
+  );
+  return {
+    schema: SCHEMA_DEPRECATIONS,
+    package: str(f.get('package'), ctx, child(at, 'package')),
+    entries: entries ?? [],
+  };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Compact JSON of a blob for messages, shortened. */
+function preview(obj: JsonObject): string {
+  const s = JSON.stringify(obj);
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+}
+
+/** The top-level `schema`, `package` and `name` (any case), and duplicate keys under case folding. */
+function readMeta(obj: JsonObject): {
+  meta?: { schema: string; package: string; name: string };
+  issue?: DecodeIssue;
+} {
+  const byFold = new Map<string, string[]>();
+  for (const k of Object.keys(obj)) {
+    const fold = k.toLowerCase();
+    const ks = byFold.get(fold);
+    if (ks) ks.push(k);
+    else byFold.set(fold, [k]);
+  }
+  const dups = [...byFold]
+    .filter(([, ks]) => ks.length > 1)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([fold, ks]) => `duplicate keys for key "${fold}": [${[...ks].sort().join(' ')}]`);
+  if (dups.length > 0) {
+    const message = dups.length === 1 ? (dups[0] ?? '') : `[${dups.join(', ')}]`;
+    return { issue: { rule: 'decode.duplicate-key', severity: 'error', message } };
+  }
+  const meta = { schema: '', package: '', name: '' };
+  for (const key of ['schema', 'package', 'name'] as const) {
+    const k = byFold.get(key)?.[0];
+    const v = k === undefined ? undefined : obj[k];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') {
+      const message = `expected value for key "${key}" to be a string, got ${jsonType(v)}: ${JSON.stringify(v)}`;
+      return { issue: { rule: 'decode.meta-type', severity: 'error', message } };
+    }
+    meta[key] = v;
+  }
+  if (meta.schema === '') {
+    const message = `object '${preview(obj)}' is missing root schema field`;
+    return { issue: { rule: 'decode.schema-missing', severity: 'error', message } };
+  }
+  return { meta };
+}
+
+/** Decode one raw blob. */
+export function decodeBlob(obj: JsonObject, opts: DecodeOptions = {}): DecodeResult {
+  const { meta, issue } = readMeta(obj);
+  if (!meta) return { blob: undefined, issues: issue ? [issue] : [] };
+  const pkg = meta.package;
+  let blob: DecodedBlob;
+  let ctx: Ctx;
+  switch (meta.schema) {
+    case SCHEMA_PACKAGE:
+      ctx = new Ctx('parse package', { package: meta.name });
+      blob = { kind: 'package', value: decodePackage(obj, ctx) };
+      break;
+    case SCHEMA_CHANNEL:
+      ctx = new Ctx('parse channel', { package: pkg, channel: meta.name });
+      blob = { kind: 'channel', value: decodeChannel(obj, ctx) };
+      break;
+    case SCHEMA_BUNDLE:
+      ctx = new Ctx('parse bundle', { package: pkg, bundle: meta.name });
+      blob = { kind: 'bundle', value: decodeBundle(obj, ctx, opts) };
+      break;
+    case SCHEMA_DEPRECATIONS:
+      ctx = new Ctx('parse deprecation', { package: pkg });
+      blob = { kind: 'deprecation', value: decodeDeprecation(obj, ctx) };
+      break;
+    default:
+      return {
+        blob: { kind: 'other', value: { schema: meta.schema, package: pkg, name: meta.name, blob: obj } },
+        issues: [],
+      };
+  }
+  return { blob: ctx.failed ? undefined : blob, issues: ctx.issues };
+}

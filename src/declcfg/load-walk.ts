@@ -1,0 +1,143 @@
+/**
+ * The directory walk of a catalog load (opm-behavior.md §2.2): every entry in lexical order, every
+ * `.indexignore` read (even in directories its own patterns ignore), then the files that are not
+ * ignored. Symlinks to files are followed; symlinks to directories are not walked (opm fails reading
+ * them), so the walk cannot loop. Entries that cannot be read become problems, never exceptions.
+ */
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { IndexIgnore } from './indexignore.js';
+
+export interface WalkProblem {
+  rule: string;
+  message: string;
+  file: string;
+}
+
+export interface WalkedFile {
+  /** Relative to the root, `/` separators. */
+  rel: string;
+  abs: string;
+  size: number;
+}
+
+export interface WalkResult {
+  files: WalkedFile[];
+  problems: WalkProblem[];
+}
+
+/** Byte order of the UTF-8 names, as Go sorts directory entries. */
+export function compareNames(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+interface Entry {
+  rel: string;
+  abs: string;
+  kind: 'file' | 'symlink' | 'other';
+}
+
+function errorCode(err: unknown): string {
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string')
+    return err.code;
+  return '';
+}
+
+function describeError(err: unknown): string {
+  const code = errorCode(err);
+  const messages: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    ELOOP: 'too many levels of symbolic links',
+    EISDIR: 'is a directory',
+  };
+  return messages[code] ?? (err instanceof Error ? err.message : String(err));
+}
+
+async function listEntries(root: string, problems: WalkProblem[]): Promise<Entry[]> {
+  const out: Entry[] = [];
+  const visit = async (dirRel: string): Promise<void> => {
+    const dirAbs = dirRel === '' ? root : path.join(root, dirRel);
+    let names;
+    try {
+      names = await readdir(dirAbs, { withFileTypes: true });
+    } catch (err) {
+      problems.push({
+        rule: 'load.unreadable',
+        message: `read directory: ${describeError(err)}`,
+        file: dirRel || '.',
+      });
+      return;
+    }
+    names.sort((a, b) => compareNames(a.name, b.name));
+    for (const d of names) {
+      const rel = dirRel === '' ? d.name : `${dirRel}/${d.name}`;
+      const abs = path.join(dirAbs, d.name);
+      if (d.isDirectory()) await visit(rel);
+      else out.push({ rel, abs, kind: d.isFile() ? 'file' : d.isSymbolicLink() ? 'symlink' : 'other' });
+    }
+  };
+  await visit('');
+  return out;
+}
+
+/**
+ * A file to read, or the problem that keeps it from being read: a symlink that dangles, loops or
+ * points at a directory, or an entry that is not a regular file (a FIFO would block a read forever).
+ */
+async function resolveFile(e: Entry): Promise<WalkedFile | WalkProblem> {
+  try {
+    const st = e.kind === 'symlink' ? await stat(e.abs) : await lstat(e.abs);
+    if (st.isFile()) return { rel: e.rel, abs: e.abs, size: st.size };
+    if (st.isDirectory()) {
+      return {
+        rule: 'load.symlink-dir',
+        message: 'symlink to a directory is not followed (opm cannot read it either)',
+        file: e.rel,
+      };
+    }
+    return {
+      rule: 'load.not-regular-file',
+      message: 'not a regular file (device, socket or pipe); not read',
+      file: e.rel,
+    };
+  } catch (err) {
+    const code = errorCode(err);
+    if (code === 'ELOOP')
+      return {
+        rule: 'load.symlink-loop',
+        message: 'symlink loop: too many levels of symbolic links',
+        file: e.rel,
+      };
+    const what = e.kind === 'symlink' && code === 'ENOENT' ? 'dangling symlink' : describeError(err);
+    return { rule: 'load.unreadable', message: `cannot read file: ${what}`, file: e.rel };
+  }
+}
+
+/** Walk a catalog directory (which must exist) and list the files to load, in walk order. */
+export async function walkCatalogDir(root: string): Promise<WalkResult> {
+  const problems: WalkProblem[] = [];
+  const entries = await listEntries(root, problems);
+  const ignore = new IndexIgnore();
+  for (const e of entries) {
+    if (path.posix.basename(e.rel) !== '.indexignore') continue;
+    try {
+      ignore.add(path.posix.dirname(e.rel), await readFile(e.abs, 'utf8'));
+    } catch (err) {
+      problems.push({
+        rule: 'load.unreadable',
+        message: `cannot read .indexignore: ${describeError(err)}`,
+        file: e.rel,
+      });
+    }
+  }
+  const files: WalkedFile[] = [];
+  for (const e of entries) {
+    if (path.posix.basename(e.rel) === '.indexignore' || ignore.ignores(e.rel)) continue;
+    const r = await resolveFile(e);
+    if ('abs' in r) files.push(r);
+    else problems.push(r);
+  }
+  return { files, problems };
+}

@@ -1,0 +1,262 @@
+/**
+ * Split one catalog file into blobs (opm-behavior.md §2.5): a file whose first non-space character is
+ * `{` is a stream of JSON values, anything else is YAML documents separated by `---` lines. Each
+ * blob keeps the 1-based line it starts on; problems are reported with their line, not thrown.
+ *
+ * Deliberate differences from opm: documents holding only comments or blank lines (including the
+ * text before a first `---`) are skipped instead of failing (§12 item 13); duplicate keys, invalid
+ * UTF-8, NUL bytes and nesting deeper than MAX_DEPTH are errors.
+ */
+import { isUtf8 } from 'node:buffer';
+import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
+import { scanJsonValue } from './parse-json.js';
+import type { JsonObject, JsonValue } from './types.js';
+
+/** Deepest nesting accepted in a blob (JSON or YAML), so later recursive code cannot overflow. */
+export const MAX_DEPTH = MAX_YAML_DEPTH;
+
+export interface RawBlob {
+  value: JsonObject;
+  /** 1-based line where the blob starts. */
+  line: number;
+}
+
+export type ParseRule = 'parse.json' | 'parse.yaml' | 'parse.not-object' | 'parse.binary' | 'parse.encoding';
+
+export interface ParseIssue {
+  rule: ParseRule;
+  message: string;
+  line: number;
+}
+
+export interface ParsedText {
+  blobs: RawBlob[];
+  issues: ParseIssue[];
+}
+
+export function isJsonObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function kindOf(v: JsonValue): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return `a ${typeof v}`;
+}
+
+/** Counts lines forward through a text; positions must not decrease. */
+class LineCounter {
+  private pos = 0;
+  private line: number;
+  private readonly text: string;
+  constructor(text: string, firstLine = 1) {
+    this.text = text;
+    this.line = firstLine;
+  }
+  at(pos: number): number {
+    const t = this.text;
+    for (let i = t.indexOf('\n', this.pos); i !== -1 && i < pos; i = t.indexOf('\n', i + 1)) this.line++;
+    this.pos = Math.max(this.pos, pos);
+    return this.line;
+  }
+}
+
+function tooDeep(v: JsonValue, budget: number): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  if (budget <= 0) return true;
+  if (Array.isArray(v)) return v.some((x) => tooDeep(x, budget - 1));
+  for (const k in v) {
+    const x = v[k];
+    if (x !== undefined && tooDeep(x, budget - 1)) return true;
+  }
+  return false;
+}
+
+const FIRST_NON_SPACE = /[^ \t\r\n\f\v\ufeff]/g;
+// A `}` that may close a top-level object: followed by optional whitespace and `{` or the end.
+const CANDIDATE_END = /\}(?=[ \t\r\n]*(?:\{|$))/g;
+const WS = /[ \t\r\n]*/y;
+// Cuts tried per value before falling back to the exact scanner (strings containing `} {`).
+const QUICK_TRIES = 3;
+
+function skipWs(text: string, pos: number): number {
+  WS.lastIndex = pos;
+  WS.test(text);
+  return WS.lastIndex;
+}
+
+/** Parse one file's text. `firstLine` is the number of the text's first line (for parts of a file). */
+export function parseCatalogText(text: string, firstLine = 1): ParsedText {
+  FIRST_NON_SPACE.lastIndex = 0;
+  const m = FIRST_NON_SPACE.exec(text);
+  if (m && m[0] === '{') return parseJsonStream(text, m.index, firstLine);
+  return parseYamlStream(text, firstLine);
+}
+
+function parseYamlStream(text: string, firstLine: number): ParsedText {
+  const out: ParsedText = { blobs: [], issues: [] };
+  let docs;
+  try {
+    docs = splitYamlDocuments(text);
+  } catch (err) {
+    if (!(err instanceof YamlError)) throw err;
+    out.issues.push({ rule: 'parse.yaml', message: err.reason, line: err.line + firstLine - 1 });
+    return out;
+  }
+  for (const d of docs) {
+    const line = d.line + firstLine - 1;
+    try {
+      const value = parseYamlDocument(d.text, line);
+      if (value === undefined) continue;
+      if (isJsonObject(value)) out.blobs.push({ value, line });
+      else out.issues.push(notObject(value, line));
+    } catch (err) {
+      if (!(err instanceof YamlError)) throw err;
+      out.issues.push({ rule: 'parse.yaml', message: err.reason, line: err.line });
+    }
+  }
+  return out;
+}
+
+function notObject(value: JsonValue, line: number): ParseIssue {
+  return { rule: 'parse.not-object', message: `blob is ${kindOf(value)}, not an object`, line };
+}
+
+/** Parse a JSON stream; on failure after at most one value, read the rest as YAML, as opm does. */
+function parseJsonStream(text: string, start: number, firstLine: number): ParsedText {
+  const out: ParsedText = { blobs: [], issues: [] };
+  const lines = new LineCounter(text, firstLine);
+  let pos = start;
+  let values = 0;
+  while (pos < text.length) {
+    const line = lines.at(pos);
+    const r = nextJsonValue(text, pos);
+    if (!r.ok) {
+      const jsonIssue: ParseIssue = { rule: 'parse.json', message: r.message, line: lines.at(r.at) };
+      if (values <= 1) {
+        const rest = parseYamlStream(text.slice(pos), line);
+        if (rest.issues.length === 0) {
+          out.blobs.push(...rest.blobs);
+          return out;
+        }
+      }
+      out.issues.push(jsonIssue);
+      return out;
+    }
+    values++;
+    if (r.value !== undefined && tooDeep(r.value, MAX_DEPTH)) {
+      out.issues.push({ rule: 'parse.json', message: `nesting deeper than ${MAX_DEPTH} levels`, line });
+    } else if (isJsonObject(r.value)) {
+      out.blobs.push({ value: r.value, line });
+    } else if (r.value !== undefined) {
+      out.issues.push(notObject(r.value, line));
+    }
+    pos = skipWs(text, r.end);
+  }
+  return out;
+}
+
+type NextValue =
+  { ok: true; value: JsonValue | undefined; end: number } | { ok: false; at: number; message: string };
+
+function tryParse(text: string): { ok: true; value: JsonValue } | { ok: false } {
+  try {
+    const value: JsonValue = JSON.parse(text);
+    return { ok: true, value };
+  } catch (err) {
+    if (err instanceof SyntaxError) return { ok: false };
+    throw err;
+  }
+}
+
+/**
+ * The JSON value at `pos`. Objects are first cut at a likely end (`}` before `{` or the end of the
+ * text) and confirmed by JSON.parse, which is fast on large payloads; the exact scanner decides only
+ * when those cuts fail.
+ */
+function nextJsonValue(text: string, pos: number): NextValue {
+  if (text.charCodeAt(pos) === 0x7b) {
+    let from = pos;
+    for (let tries = 0; tries < QUICK_TRIES; tries++) {
+      CANDIDATE_END.lastIndex = from;
+      const m = CANDIDATE_END.exec(text);
+      if (!m) break;
+      const end = m.index + 1;
+      const r = tryParse(text.slice(pos, end));
+      if (r.ok) return { ok: true, value: r.value, end };
+      from = end;
+    }
+  }
+  const scan = scanJsonValue(text, pos, MAX_DEPTH);
+  if (!scan.ok) return scan;
+  const r = tryParse(text.slice(pos, scan.end));
+  // The scanner accepted the value, so JSON.parse cannot fail; report rather than assume.
+  if (!r.ok) return { ok: false, at: pos, message: 'invalid JSON value' };
+  return { ok: true, value: r.value, end: scan.end };
+}
+
+/** Line (1-based) of byte offset `at`. */
+function lineOfByte(buf: Uint8Array, at: number): number {
+  let line = 1;
+  for (let i = buf.indexOf(0x0a); i !== -1 && i < at; i = buf.indexOf(0x0a, i + 1)) line++;
+  return line;
+}
+
+/** Offset of the first byte that does not belong to a valid UTF-8 sequence. */
+export function firstInvalidUtf8(buf: Uint8Array): number {
+  let i = 0;
+  while (i < buf.length) {
+    const b = buf[i] ?? 0;
+    let n: number;
+    let min: number;
+    if (b < 0x80) {
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+      n = 1;
+      min = 0x80;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      n = 2;
+      min = 0x800;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      n = 3;
+      min = 0x10000;
+    } else return i;
+    let cp = b & (0x3f >> n);
+    for (let k = 1; k <= n; k++) {
+      const c = buf[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+/**
+ * Parse one file's bytes: refuse binary content (NUL bytes) and invalid UTF-8 with the line where it
+ * is found, then parse the text.
+ */
+export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
+  const nul = buf.indexOf(0);
+  if (nul !== -1) {
+    const message = `file contains a NUL byte at offset ${nul}; binary files are not catalog files`;
+    return {
+      blobs: [],
+      issues: [{ rule: 'parse.binary', message, line: lineOfByte(buf, nul) + firstLine - 1 }],
+    };
+  }
+  if (!isUtf8(buf)) {
+    const at = firstInvalidUtf8(buf);
+    const message = `invalid UTF-8 at byte offset ${at}`;
+    return {
+      blobs: [],
+      issues: [{ rule: 'parse.encoding', message, line: lineOfByte(buf, at) + firstLine - 1 }],
+    };
+  }
+  return parseCatalogText(
+    Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('utf8'),
+    firstLine,
+  );
+}
