@@ -172,6 +172,10 @@ function describe(e: ErrorObject, data: JsonObject): string {
   if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) {
     return `${field}: must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   }
+  if (e.keyword === 'not') {
+    // The only `not` in the schemas: a package reference carries no name.
+    return `${field}.name: must be empty when the reference schema is olm.package`;
+  }
   if (e.keyword === 'oneOf') {
     return `${field}: must have exactly one of gvk, package, cel, all, any, not`;
   }

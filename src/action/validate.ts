@@ -1,0 +1,87 @@
+/**
+ * `opm validate` as a library call: load a catalog directory, check every blob against the schemas,
+ * convert it to the model with every check of opm (§4), and return all findings in a stable order
+ * together with the message opm would have printed.
+ */
+import { stat } from 'node:fs/promises';
+import type { DeclarativeConfig } from '../declcfg/types.js';
+import { OpmError } from '../errors.js';
+import { sortFindings, type Finding } from '../findings.js';
+import { convertToModel } from '../model/convert.js';
+import { schemaFindings } from '../schema/schema.js';
+
+/** Loads a catalog directory, reporting file problems (syntax errors…) as findings instead of failing. */
+export type CatalogLoader = (dir: string) => Promise<{ cfg: DeclarativeConfig; findings: Finding[] }>;
+
+export interface ValidateOptions {
+  /** How to read the directory; the FBC loader by default. */
+  load?: CatalogLoader;
+  /** Run the JSON Schema checks (default true). */
+  schemas?: boolean;
+  /** How to name the directory in errors (the path as the user wrote it); `dir` by default. */
+  displayDir?: string;
+}
+
+export interface ValidateResult {
+  passed: boolean;
+  /** Errors and warnings, sorted by file, line, rule and message. */
+  findings: Finding[];
+  /** When not passed: opm's error text if opm would fail too, else the first error finding. */
+  message?: string;
+}
+
+async function defaultLoader(dir: string): Promise<{ cfg: DeclarativeConfig; findings: Finding[] }> {
+  const { loadCatalogDirForValidation } = await import('./validate-load.js');
+  return loadCatalogDirForValidation(dir);
+}
+
+/** Go's os.Stat error text for a missing path, or the directory check of opm validate. */
+async function checkDirectory(dir: string, shown: string): Promise<void> {
+  let st;
+  try {
+    st = await stat(dir);
+  } catch (e) {
+    const code = e instanceof Error && 'code' in e ? e.code : undefined;
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file or directory'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : e instanceof Error
+            ? e.message
+            : String(e);
+    throw new OpmError(`stat ${shown}: ${reason}`, { code: 'E_NOT_FOUND', cause: e });
+  }
+  if (!st.isDirectory()) throw new OpmError(`"${shown}" is not a directory`, { code: 'E_NOT_DIRECTORY' });
+}
+
+function formatLoc(f: Finding): string {
+  if (f.file === undefined) return '';
+  return f.line === undefined ? `${f.file}: ` : `${f.file}:${f.line}: `;
+}
+
+export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {
+  await checkDirectory(dir, opts.displayDir ?? dir);
+  const { cfg, findings: loadFindings } = await (opts.load ?? defaultLoader)(dir);
+  const findings: Finding[] = [...loadFindings];
+  const loadFailed = loadFindings.some((f) => f.severity === 'error');
+  if (opts.schemas !== false) findings.push(...schemaFindings(cfg));
+
+  let opmMessage: string | undefined;
+  if (!loadFailed) {
+    // Blobs of a file that failed to parse are missing; model checks would only add echoes of that.
+    const converted = convertToModel(cfg);
+    findings.push(...converted.findings);
+    opmMessage = converted.opmMessage;
+  }
+  const sorted = sortFindings(findings);
+  const firstError = sorted.find((f) => f.severity === 'error');
+  const passed = firstError === undefined;
+  const result: ValidateResult = { passed, findings: sorted };
+  if (!passed) {
+    const firstLoad = loadFindings.find((f) => f.severity === 'error');
+    if (firstLoad !== undefined) result.message = `${formatLoc(firstLoad)}${firstLoad.message}`;
+    else result.message = opmMessage ?? `${formatLoc(firstError)}${firstError.message}`;
+  }
+  return result;
+}
