@@ -1,0 +1,399 @@
+/**
+ * Go encoding/json output, reproduced byte for byte (opm-behavior.md §5.2, §5.4): string escaping
+ * with and without HTML escaping, float64 number text, map keys in UTF-8 byte order, struct fields
+ * in declaration order, json.RawMessage kept as its text, and MarshalIndent's layout.
+ *
+ * Values accepted by the marshallers:
+ * - `null`, booleans, finite numbers (float64, as Go's interface{} holds JSON numbers), strings;
+ * - arrays (Go slices);
+ * - plain objects, which behave like Go maps: keys sorted in UTF-8 byte order, `undefined` values
+ *   skipped;
+ * - {@link GoStruct}: fields in insertion order, `undefined` fields omitted (omitempty is decided by
+ *   whoever builds the struct);
+ * - {@link RawJson}: compacted, then laid out like everything else, keeping its key order, number
+ *   text and escapes.
+ */
+import { RawJson } from '../declcfg/raw-json.js';
+import { InternalError, OpmError } from '../errors.js';
+
+/** A Go struct value: fields are written in insertion order; `undefined` fields are left out. */
+export class GoStruct {
+  readonly fields: Readonly<Record<string, unknown>>;
+  constructor(fields: Readonly<Record<string, unknown>>) {
+    this.fields = fields;
+  }
+}
+
+export function goStruct(fields: Readonly<Record<string, unknown>>): GoStruct {
+  return new GoStruct(fields);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ordering
+
+/**
+ * Compare two strings in UTF-8 byte order, which is Go's string order. UTF-16 code unit order
+ * agrees except between surrogates (code points above U+FFFF) and U+E000–U+FFFF, where UTF-8 puts
+ * the astral characters last.
+ */
+export function compareUtf8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) {
+      if (x >= 0xd800 && y >= 0xd800) return utf8Rank(x) - utf8Rank(y);
+      return x - y;
+    }
+  }
+  return a.length - b.length;
+}
+
+function utf8Rank(c: number): number {
+  if (c >= 0xe000) return c - 0x800;
+  if (c >= 0xd800) return c + 0x2000;
+  return c;
+}
+
+/** Keys of a Go map, sorted as encoding/json sorts them. */
+export function sortedMapKeys(obj: Readonly<Record<string, unknown>>): string[] {
+  const keys: string[] = [];
+  for (const k of Object.keys(obj)) if (obj[k] !== undefined) keys.push(k);
+  if (keys.length < 2) return keys;
+  // Insertion order is often sorted already (values normalised by the loader); check first.
+  let sorted = true;
+  for (let i = 1; i < keys.length; i++) {
+    if (compareUtf8(keys[i - 1] as string, keys[i] as string) > 0) {
+      sorted = false;
+      break;
+    }
+  }
+  if (!sorted) keys.sort(compareUtf8);
+  return keys;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strings
+
+// Anything the Go encoder may rewrite: control characters, quote, backslash, U+2028/U+2029, and
+// surrogates (a lone surrogate is invalid UTF-8 on the Go side and becomes U+FFFD).
+// eslint-disable-next-line no-control-regex -- control characters are what Go escapes
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\u2028\u2029\ud800-\udfff]/;
+// eslint-disable-next-line no-control-regex -- as above
+const NEEDS_ESCAPE_HTML = /[\u0000-\u001f"\\<>&\u2028\u2029\ud800-\udfff]/;
+const HEX = '0123456789abcdef';
+
+/** A string as Go's encoder writes it (Go ≥ 1.22), quotes included. */
+export function quoteGoString(s: string, escapeHTML: boolean): string {
+  if (!(escapeHTML ? NEEDS_ESCAPE_HTML : NEEDS_ESCAPE).test(s)) return '"' + s + '"';
+  const parts: string[] = ['"'];
+  let start = 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    let rep: string | undefined;
+    if (c < 0x20) {
+      switch (c) {
+        case 0x0a:
+          rep = '\\n';
+          break;
+        case 0x0d:
+          rep = '\\r';
+          break;
+        case 0x09:
+          rep = '\\t';
+          break;
+        case 0x08:
+          rep = '\\b';
+          break;
+        case 0x0c:
+          rep = '\\f';
+          break;
+        default:
+          rep = '\\u00' + HEX[c >> 4] + HEX[c & 0xf];
+      }
+    } else if (c === 0x22) rep = '\\"';
+    else if (c === 0x5c) rep = '\\\\';
+    else if (c === 0x2028) rep = '\\u2028';
+    else if (c === 0x2029) rep = '\\u2029';
+    else if (escapeHTML && c === 0x3c) rep = '\\u003c';
+    else if (escapeHTML && c === 0x3e) rep = '\\u003e';
+    else if (escapeHTML && c === 0x26) rep = '\\u0026';
+    else if (c >= 0xd800 && c <= 0xdfff) {
+      const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        i++; // a valid pair: written raw
+        continue;
+      }
+      rep = '\\ufffd';
+    }
+    if (rep !== undefined) {
+      if (start < i) parts.push(s.slice(start, i));
+      parts.push(rep);
+      start = i + 1;
+    }
+  }
+  if (start < n) parts.push(s.slice(start));
+  parts.push('"');
+  return parts.join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers
+
+/**
+ * A float64 as encoding/json writes it: shortest round-trip digits, plain decimal for
+ * 1e-6 <= |x| < 1e21, otherwise exponent form (`1e+21`, `1e-7`). JavaScript's Number#toString
+ * uses the same digits and the same thresholds; only negative zero differs (Go writes `-0`).
+ */
+export function formatGoJsonNumber(x: number): string {
+  if (!Number.isFinite(x)) {
+    throw new OpmError(`json: unsupported value: ${goFloatWord(x)}`, { code: 'E_JSON_VALUE' });
+  }
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  return String(x);
+}
+
+function goFloatWord(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  return x > 0 ? '+Inf' : '-Inf';
+}
+
+/**
+ * Go `strconv.FormatFloat(x, 'g', -1, 64)`: shortest digits, exponent form when the decimal
+ * exponent is below -4 or at least 6 (`1e+06`, `1e-05`, two exponent digits at least).
+ */
+export function formatGoFloatG(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (x === Infinity) return '+Inf';
+  if (x === -Infinity) return '-Inf';
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  const e = x.toExponential(); // shortest round-trip digits, e.g. "-1.2345e+2"
+  const ePos = e.indexOf('e');
+  let mant = e.slice(0, ePos);
+  const exp = Number(e.slice(ePos + 1));
+  let sign = '';
+  if (mant.startsWith('-')) {
+    sign = '-';
+    mant = mant.slice(1);
+  }
+  const digits = mant.length > 1 ? mant[0] + mant.slice(2) : mant;
+  if (exp < -4 || exp >= 6) {
+    const abs = Math.abs(exp);
+    return (
+      sign +
+      (digits.length > 1 ? digits[0] + '.' + digits.slice(1) : digits) +
+      'e' +
+      (exp < 0 ? '-' : '+') +
+      (abs < 10 ? '0' + abs : String(abs))
+    );
+  }
+  if (exp < 0) return sign + '0.' + '0'.repeat(-exp - 1) + digits;
+  if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
+  return sign + digits.slice(0, exp + 1) + '.' + digits.slice(exp + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw JSON text
+
+const WS = /[ \t\n\r]/;
+
+/**
+ * Lay out raw JSON text the way Go's encoder does for a json.RawMessage: compact it (with HTML
+ * escaping of `<`, `>`, `&`, U+2028, U+2029 when asked), then indent it. `nl` is the newline plus
+ * prefix and indentation of the current depth, `unit` one level of indentation; with `nl` null the
+ * output is compact.
+ */
+function appendRaw(
+  parts: string[],
+  text: string,
+  nl: string | null,
+  unit: string,
+  escapeHTML: boolean,
+): void {
+  const n = text.length;
+  let i = 0;
+  let cur = nl;
+  const stack: string[] = [];
+  // After an opening bracket the newline is held back, so that `{}` and `[]` stay on one line.
+  let pendingOpen = false;
+  const flushOpen = (): void => {
+    if (pendingOpen) {
+      pendingOpen = false;
+      if (cur !== null) parts.push(cur);
+    }
+  };
+  while (i < n) {
+    const c = text[i] as string;
+    if (WS.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === '{' || c === '[') {
+      flushOpen();
+      parts.push(c);
+      stack.push(c === '{' ? '}' : ']');
+      if (cur !== null) cur += unit;
+      pendingOpen = true;
+      i++;
+      continue;
+    }
+    if (c === '}' || c === ']') {
+      if (stack.pop() !== c) throw new InternalError(`malformed raw JSON: ${text.slice(0, 80)}`);
+      if (cur !== null) cur = cur.slice(0, cur.length - unit.length);
+      if (pendingOpen) pendingOpen = false;
+      else if (cur !== null) parts.push(cur);
+      parts.push(c);
+      i++;
+      continue;
+    }
+    flushOpen();
+    if (c === ',') {
+      parts.push(',');
+      if (cur !== null) parts.push(cur);
+      i++;
+      continue;
+    }
+    if (c === ':') {
+      parts.push(cur !== null ? ': ' : ':');
+      i++;
+      continue;
+    }
+    if (c === '"') {
+      let j = i + 1;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        if (d === 0x5c) j += 2;
+        else if (d === 0x22) break;
+        else j++;
+      }
+      if (j >= n) throw new InternalError(`malformed raw JSON: ${text.slice(0, 80)}`);
+      const str = text.slice(i, j + 1);
+      parts.push(escapeHTML ? htmlEscapeRaw(str) : str);
+      i = j + 1;
+      continue;
+    }
+    // number or literal
+    let j = i + 1;
+    while (j < n && /[^\s,:{}[\]"]/.test(text[j] as string)) j++;
+    parts.push(text.slice(i, j));
+    i = j;
+  }
+  if (stack.length !== 0) throw new InternalError(`malformed raw JSON: ${text.slice(0, 80)}`);
+}
+
+const HTML_RAW = /[<>&\u2028\u2029]/g;
+function htmlEscapeRaw(s: string): string {
+  if (!/[<>&\u2028\u2029]/.test(s)) return s;
+  return s.replace(HTML_RAW, (ch) => '\\u' + ch.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Marshalling
+
+function isPlainObject(v: object): v is Record<string, unknown> {
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Append the encoding of `v`. `nl` is the newline + prefix + indentation for the current depth
+ * (null for compact output).
+ */
+function append(parts: string[], v: unknown, nl: string | null, unit: string, escapeHTML: boolean): void {
+  if (v === null) {
+    parts.push('null');
+    return;
+  }
+  switch (typeof v) {
+    case 'string':
+      parts.push(quoteGoString(v, escapeHTML));
+      return;
+    case 'number':
+      parts.push(formatGoJsonNumber(v));
+      return;
+    case 'boolean':
+      parts.push(v ? 'true' : 'false');
+      return;
+    case 'object':
+      break;
+    default:
+      throw new InternalError(`cannot encode a value of type ${typeof v} as JSON`);
+  }
+  const inner = nl === null ? null : nl + unit;
+  const colon = nl === null ? ':' : ': ';
+  if (Array.isArray(v)) {
+    if (v.length === 0) {
+      parts.push('[]');
+      return;
+    }
+    parts.push('[');
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) parts.push(',');
+      if (inner !== null) parts.push(inner);
+      const item: unknown = v[i];
+      append(parts, item === undefined ? null : item, inner, unit, escapeHTML);
+    }
+    if (nl !== null) parts.push(nl);
+    parts.push(']');
+    return;
+  }
+  if (v instanceof RawJson) {
+    appendRaw(parts, v.text, nl, unit, escapeHTML);
+    return;
+  }
+  let fields: Readonly<Record<string, unknown>>;
+  let keys: string[];
+  if (v instanceof GoStruct) {
+    fields = v.fields;
+    keys = Object.keys(fields).filter((k) => fields[k] !== undefined);
+  } else if (isPlainObject(v)) {
+    fields = v;
+    keys = sortedMapKeys(v);
+  } else {
+    throw new InternalError(`cannot encode a ${v.constructor.name} as JSON`);
+  }
+  if (keys.length === 0) {
+    parts.push('{}');
+    return;
+  }
+  parts.push('{');
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    if (i > 0) parts.push(',');
+    if (inner !== null) parts.push(inner);
+    parts.push(quoteGoString(k, escapeHTML), colon);
+    append(parts, fields[k], inner, unit, escapeHTML);
+  }
+  if (nl !== null) parts.push(nl);
+  parts.push('}');
+}
+
+/** Go `json.Marshal` (HTML escaping on by default, as in Go). No trailing newline. */
+export function marshal(value: unknown, escapeHTML = true): string {
+  const parts: string[] = [];
+  append(parts, value, null, '', escapeHTML);
+  return parts.join('');
+}
+
+/**
+ * Go `json.MarshalIndent(value, prefix, indent)`; `escapeHTML` false gives what an Encoder with
+ * `SetEscapeHTML(false)` and `SetIndent(prefix, indent)` writes (without its trailing newline).
+ * The first line carries no prefix, as in Go.
+ */
+export function marshalIndent(value: unknown, prefix: string, indent: string, escapeHTML = true): string {
+  const parts: string[] = [];
+  appendIndented(parts, value, prefix, indent, escapeHTML);
+  return parts.join('');
+}
+
+/** marshalIndent into an array of parts (for writers that join many values at once). */
+export function appendIndented(
+  parts: string[],
+  value: unknown,
+  prefix: string,
+  indent: string,
+  escapeHTML: boolean,
+): void {
+  append(parts, value, '\n' + prefix, indent, escapeHTML);
+}

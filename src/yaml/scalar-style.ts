@@ -1,0 +1,359 @@
+/**
+ * Which style go-yaml v2 (the version opm links) writes a string scalar in: plain, single-quoted,
+ * double-quoted or literal block (opm-behavior.md §5.3 "Scalar style of a string"). Two steps: the
+ * encoder's request (literal for text with `\n`, double-quoted for text that would read back as
+ * another type, else plain), then the emitter's overrides from what the text contains.
+ */
+
+export type ScalarStyle = 'plain' | 'single' | 'double' | 'literal';
+
+// ---------------------------------------------------------------------------------------------
+// Step 1: would the text, written plain, read back as something other than a string?
+
+const WORDS = new Set([
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'true',
+  'True',
+  'TRUE',
+  'false',
+  'False',
+  'FALSE',
+  'on',
+  'On',
+  'ON',
+  'off',
+  'Off',
+  'OFF',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
+]);
+
+// Go ParseInt/ParseUint with base 0, after `_` removal: sign, 0x / 0o / 0b, leading-0 octal, decimal.
+const GO_INT = /^([+-]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|(0[0-7]*)|([1-9][0-9]*))$/;
+const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const DOT_FLOAT = /^\.[0-9]+([eE][-+]?[0-9]+)?$/;
+const BASE60 = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
+const BINARY_SIGNED = /^([+-]?)([01]+)$/;
+
+const INT64_MAX = (1n << 63n) - 1n;
+const UINT64_MAX = (1n << 64n) - 1n;
+
+/** Signed value accepted by Go's ParseInt (int64) or, unsigned, ParseUint (uint64). */
+function inGoIntRange(sign: string, magnitude: bigint): boolean {
+  if (sign === '-') return magnitude <= INT64_MAX + 1n;
+  if (sign === '+') return magnitude <= INT64_MAX;
+  return magnitude <= UINT64_MAX;
+}
+
+function goIntBase0(plain: string): boolean {
+  const m = GO_INT.exec(plain);
+  if (m === null) return false;
+  const sign = m[1] ?? '';
+  let mag: bigint;
+  if (m[2] !== undefined) mag = BigInt('0x' + m[2]);
+  else if (m[3] !== undefined) mag = BigInt('0o' + m[3]);
+  else if (m[4] !== undefined) mag = BigInt('0b' + m[4]);
+  else if (m[5] !== undefined) mag = m[5].length > 1 ? BigInt('0o' + m[5].slice(1)) : 0n;
+  else mag = BigInt(m[6] ?? '0');
+  return inGoIntRange(sign, mag);
+}
+
+/** Go's rule for `_` in numeric literals: only between digits. */
+function underscoresOK(s: string): boolean {
+  let saw = '^';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) {
+      saw = '0';
+      continue;
+    }
+    if (c === 0x5f) {
+      if (saw !== '0') return false;
+      saw = '_';
+      continue;
+    }
+    if (saw === '_') return false;
+    saw = '!';
+  }
+  return saw !== '_';
+}
+
+function parsesAsGoFloatFromDot(s: string): boolean {
+  let t = s;
+  if (t.includes('_')) {
+    if (!underscoresOK(t)) return false;
+    t = t.replace(/_/g, '');
+  }
+  return DOT_FLOAT.test(t) && Number.isFinite(Number(t));
+}
+
+function resolvesAsNumber(s: string): boolean {
+  const plain = s.includes('_') ? s.replace(/_/g, '') : s;
+  if (goIntBase0(plain)) return true;
+  // ParseFloat fails for values out of range (e.g. 1e400): those stay strings.
+  if (YAML_FLOAT.test(plain) && Number.isFinite(Number(plain))) return true;
+  let bin: string | undefined;
+  if (plain.startsWith('0b')) bin = plain.slice(2);
+  else if (plain.startsWith('-0b')) bin = '-' + plain.slice(3);
+  if (bin !== undefined) {
+    const m = BINARY_SIGNED.exec(bin);
+    if (m !== null) {
+      const sign = m[1] ?? '';
+      const mag = BigInt('0b' + (m[2] ?? '0'));
+      // ParseInt first (signed range), then ParseUint (no sign allowed).
+      if (sign === '-' ? mag <= INT64_MAX + 1n : mag <= INT64_MAX) return true;
+      if (sign === '' && mag <= UINT64_MAX) return true;
+    }
+  }
+  return false;
+}
+
+// --- timestamps: Go time.Parse with go-yaml v2's four layouts
+
+function isDigitAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** Go's getnum: one or two digits. Returns [value, next index] or undefined. */
+function getnum(s: string, i: number): [number, number] | undefined {
+  if (!isDigitAt(s, i)) return undefined;
+  if (!isDigitAt(s, i + 1)) return [s.charCodeAt(i) - 0x30, i + 1];
+  return [(s.charCodeAt(i) - 0x30) * 10 + (s.charCodeAt(i + 1) - 0x30), i + 2];
+}
+
+function daysIn(month: number, year: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/** `15:4:5.999999999`: hour, minute, second, optional fraction. Returns the index after it. */
+function parseClock(s: string, i: number): number | undefined {
+  const h = getnum(s, i);
+  if (h === undefined || h[0] >= 24 || s[h[1]] !== ':') return undefined;
+  const m = getnum(s, h[1] + 1);
+  if (m === undefined || m[0] >= 60 || s[m[1]] !== ':') return undefined;
+  const sec = getnum(s, m[1] + 1);
+  if (sec === undefined || sec[0] >= 60) return undefined;
+  let j = sec[1];
+  if ((s[j] === '.' || s[j] === ',') && isDigitAt(s, j + 1)) {
+    j += 2;
+    while (isDigitAt(s, j)) j++;
+  }
+  return j;
+}
+
+/** `Z07:00`: `Z`, or a sign, two-digit hours (≤ 24), `:`, two-digit minutes (≤ 60). */
+function parseZone(s: string, i: number): number | undefined {
+  if (s[i] === 'Z') return i + 1;
+  if (s.length - i < 6 || s[i + 3] !== ':') return undefined;
+  if (s[i] !== '+' && s[i] !== '-') return undefined;
+  if (!isDigitAt(s, i + 1) || !isDigitAt(s, i + 2) || !isDigitAt(s, i + 4) || !isDigitAt(s, i + 5)) {
+    return undefined;
+  }
+  const hh = Number(s.slice(i + 1, i + 3));
+  const mm = Number(s.slice(i + 4, i + 6));
+  if (hh > 24 || mm > 60) return undefined;
+  return i + 6;
+}
+
+function isGoYamlTimestamp(s: string): boolean {
+  // go-yaml's quick check: exactly four leading digits, then `-`.
+  if (s.length < 5 || s[4] !== '-') return false;
+  for (let i = 0; i < 4; i++) if (!isDigitAt(s, i)) return false;
+  const year = Number(s.slice(0, 4));
+  const mo = getnum(s, 5);
+  if (mo === undefined || mo[0] < 1 || mo[0] > 12 || s[mo[1]] !== '-') return false;
+  const d = getnum(s, mo[1] + 1);
+  if (d === undefined) return false;
+  const dateOk = d[0] >= 1 && d[0] <= daysIn(mo[0], year);
+  let i = d[1];
+  if (i === s.length) return dateOk; // 2006-1-2
+  if (!dateOk) return false;
+  const sep = s[i];
+  if (sep === 'T' || sep === 't') {
+    const j = parseClock(s, i + 1);
+    if (j === undefined) return false;
+    const k = parseZone(s, j);
+    return k === s.length;
+  }
+  if (sep === ' ') {
+    // A space in a Go layout matches any run of spaces.
+    while (s[i] === ' ') i++;
+    const j = parseClock(s, i);
+    return j === s.length;
+  }
+  return false;
+}
+
+/**
+ * True when `s`, written as a plain scalar, would not read back as a string in YAML 1.1 as go-yaml
+ * v2 resolves it, or is a base-60 number; such strings are requested double-quoted.
+ */
+export function plainReadsAsNonString(s: string): boolean {
+  if (s === '') return true;
+  const c = s.charCodeAt(0);
+  const isDigit = c >= 0x30 && c <= 0x39;
+  const isSign = c === 0x2b || c === 0x2d;
+  if ((isDigit || isSign) && s.includes(':') && BASE60.test(s)) return true;
+  switch (s[0]) {
+    case 'y':
+    case 'Y':
+    case 'n':
+    case 'N':
+    case 't':
+    case 'T':
+    case 'f':
+    case 'F':
+    case 'o':
+    case 'O':
+    case '~':
+      return WORDS.has(s);
+    case '.':
+      return WORDS.has(s) || parsesAsGoFloatFromDot(s);
+    default:
+      break;
+  }
+  if (isSign) return WORDS.has(s) || resolvesAsNumber(s);
+  if (isDigit) return isGoYamlTimestamp(s) || resolvesAsNumber(s);
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 2: what the emitter allows for the text
+
+export interface ScalarAnalysis {
+  lineBreaks: boolean;
+  plainAllowed: boolean;
+  singleAllowed: boolean;
+  literalAllowed: boolean;
+}
+
+function isBreakCode(c: number): boolean {
+  return c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
+}
+
+/** Printable in go-yaml's sense (checked per UTF-16 unit; every surrogate is an astral character). */
+function isPrintableCode(c: number): boolean {
+  if (c < 0x7f) return c >= 0x20 || c === 0x0a;
+  if (c < 0xa0) return false;
+  if (c < 0xd800) return true;
+  if (c < 0xe000) return false;
+  return c !== 0xfeff && c !== 0xfffe && c !== 0xffff;
+}
+
+/** Plain text whose first character starts an indicator (block context). */
+const FIRST_INDICATOR = new Set('#,[]{}&*!|>\'"%@`');
+
+export function analyzeScalar(s: string): ScalarAnalysis {
+  const n = s.length;
+  let blockIndicators = s.startsWith('---') || s.startsWith('...');
+  let special = false;
+  let lineBreaks = false;
+  let spaceBreak = false;
+  let breakSpace = false;
+  let previousSpace = false;
+  let previousBreak = false;
+  let precededByWhitespace = true;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    const next = i + 1 < n ? s.charCodeAt(i + 1) : -1;
+    // A surrogate pair is one (non-printable) character.
+    const pairEnd = c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? i + 1 : i;
+    const after = pairEnd + 1 < n ? s.charCodeAt(pairEnd + 1) : -1;
+    const followedByWhitespace = after === -1 || after === 0x20 || after === 0x09;
+    if (i === 0) {
+      const ch = s[0] as string;
+      if (FIRST_INDICATOR.has(ch)) blockIndicators = true;
+      else if ((c === 0x3f || c === 0x3a || c === 0x2d) && followedByWhitespace) blockIndicators = true;
+    } else if (c === 0x3a) {
+      if (followedByWhitespace) blockIndicators = true;
+    } else if (c === 0x23) {
+      if (precededByWhitespace) blockIndicators = true;
+    }
+    if (!isPrintableCode(c)) special = true;
+    if (c === 0x20) {
+      if (previousBreak) breakSpace = true;
+      previousSpace = true;
+      previousBreak = false;
+    } else if (isBreakCode(c)) {
+      lineBreaks = true;
+      if (previousSpace) spaceBreak = true;
+      previousSpace = false;
+      previousBreak = true;
+    } else {
+      previousSpace = false;
+      previousBreak = false;
+    }
+    precededByWhitespace = c === 0x20 || c === 0x09 || c === 0 || isBreakCode(c);
+    i = pairEnd;
+  }
+  if (n === 0) return { lineBreaks: false, plainAllowed: true, singleAllowed: true, literalAllowed: false };
+  const first = s.charCodeAt(0);
+  const last = s.charCodeAt(n - 1);
+  const leadingSpace = first === 0x20;
+  const leadingBreak = isBreakCode(first);
+  const trailingSpace = last === 0x20;
+  const trailingBreak = isBreakCode(last);
+  const hard = spaceBreak || special;
+  return {
+    lineBreaks,
+    plainAllowed:
+      !(leadingSpace || leadingBreak || trailingSpace || trailingBreak) &&
+      !breakSpace &&
+      !hard &&
+      !lineBreaks &&
+      !blockIndicators,
+    singleAllowed: !breakSpace && !hard,
+    literalAllowed: !trailingSpace && !hard,
+  };
+}
+
+/**
+ * The style go-yaml v2 writes the string `s` in, in block context. `simpleKey` is true for a
+ * mapping key written as `key: value` (never a literal block; the caller has checked that the key
+ * fits on one line).
+ */
+export function scalarStyle(s: string, simpleKey: boolean): ScalarStyle {
+  let style: ScalarStyle;
+  if (s.includes('\n')) style = 'literal';
+  else if (plainReadsAsNonString(s)) return 'double';
+  else style = 'plain';
+  const a = analyzeScalar(s);
+  if (simpleKey && a.lineBreaks) return 'double';
+  if (style === 'plain') {
+    if (a.plainAllowed) return 'plain';
+    return a.singleAllowed ? 'single' : 'double';
+  }
+  return a.literalAllowed && !simpleKey ? 'literal' : 'double';
+}
+
+/** True when a key can be written as `key: value` (one line, at most 128 bytes of UTF-8). */
+export function isSimpleKey(s: string): boolean {
+  if (/[\n\r\u0085\u2028\u2029]/.test(s)) return false;
+  if (s.length <= 42) return true;
+  return Buffer.byteLength(s, 'utf8') <= 128;
+}
