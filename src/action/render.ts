@@ -18,6 +18,7 @@ import {
 import { compareUtf8 } from '../util/go-json.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
+import { loadCatalogDirOrThrow } from '../declcfg/load.js';
 
 /** Kinds of input render accepts; masks combine them. */
 export const RefType = {
@@ -126,17 +127,25 @@ async function renderReference(ref: string, ctx: Context): Promise<DeclarativeCo
   }
   if (!refAllowed(ctx.allow, RefType.DeclcfgDir))
     throw new NotAllowedError('cannot render declarative config directory');
-  return loadCatalog(abs, ctx);
+  return loadCatalog(abs, ref, ctx);
 }
 
-async function loadCatalog(dir: string, ctx: Context): Promise<DeclarativeConfig> {
-  const load = ctx.opts.loadCatalogDir;
-  if (load === undefined) {
-    throw new OpmError('rendering FBC directories is not supported yet by this version of opm-ts', {
-      code: 'E_NOT_SUPPORTED',
-    });
+async function loadCatalog(dir: string, display: string, ctx: Context): Promise<DeclarativeConfig> {
+  const load = ctx.opts.loadCatalogDir ?? ((d: string) => loadCatalogDirOrThrow(d));
+  try {
+    return await load(dir);
+  } catch (err) {
+    // Loader positions are relative to the catalog root; show them under the ref as typed.
+    if (err instanceof OpmError && err.at !== undefined) {
+      throw new OpmError(err.message, {
+        code: err.code,
+        at: { ...err.at, file: path.posix.join(display, err.at.file) },
+        ...(err.hint === undefined ? {} : { hint: err.hint }),
+        cause: err,
+      });
+    }
+    throw err;
   }
-  return load(dir);
 }
 
 /** A bundle directory renders with `image` '' unless an image reference template is given. */
@@ -201,7 +210,7 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
     if (rel.startsWith('..') || path.isAbsolute(rel)) {
       throw new OpmError(`label ${CONFIGS_LABEL}="${configs}" points outside the image`);
     }
-    return loadCatalog(dir, ctx);
+    return loadCatalog(dir, `${ref}:${configs}`, ctx);
   }
   if (labels[PACKAGE_ANNOTATION] !== undefined) {
     if (!refAllowed(ctx.allow, RefType.BundleImage)) throw new NotAllowedError('cannot render bundle image');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { render } from '../../src/action/render.js';
+import { formatPosition, OpmError } from '../../src/errors.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const casesDir = path.join(root, 'testdata/render/bad');
@@ -24,7 +25,7 @@ describe('bad bundle directories', () => {
         try {
           await render({ refs: [ref], cwd: root });
         } catch (err) {
-          message = err instanceof Error ? err.message : String(err);
+          message = err instanceof OpmError ? formatPosition(err.at) + err.message : String(err);
         }
         expect(message).toBe(expected);
         expect(message).not.toContain('\n');
@@ -35,6 +36,7 @@ describe('bad bundle directories', () => {
         const cfg = await render({ refs: [ref], cwd: root, onWarning: (m) => warnings.push(m) });
         expect(warnings).toEqual([readFileSync(warnFile, 'utf8').trimEnd()]);
         expect(cfg.bundles).toHaveLength(1);
+        expect(cfg.packages).toHaveLength(0);
         // Only the first document of the file is a bundle object.
         expect(cfg.bundles[0]?.properties?.filter((p) => p.type === 'olm.bundle.object')).toHaveLength(2);
       });

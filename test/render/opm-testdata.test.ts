@@ -295,3 +295,61 @@ describe.runIf(haveCorpus())('image refs', () => {
     );
   });
 });
+
+describe.runIf(haveCorpus())('FBC directories', () => {
+  const dir = (): string => corpusPath('opm-testdata', 'foo-index-v0.2.0-declcfg');
+
+  it('render the catalog with relatedImages sorted and bundle objects last (opm DeclcfgDirectory)', async () => {
+    const cfg = await render({ refs: [dir()] });
+    expect(cfg.packages.map((p) => p.name)).toEqual(['foo']);
+    expect(cfg.channels.map((c) => c.name)).toEqual(['beta', 'stable']);
+    const v2 = cfg.bundles.find((b) => b.name === 'foo.v0.2.0');
+    expect(v2?.image).toBe('test.registry/foo-operator/foo-bundle:v0.2.0');
+    expect(v2?.properties?.map((p) => p.type)).toEqual([
+      'olm.gvk',
+      'olm.gvk.required',
+      'olm.package',
+      'olm.package.required',
+      'olm.bundle.object',
+      'olm.bundle.object',
+    ]);
+    expect(v2?.relatedImages?.map((r) => r.image)).toEqual([
+      'test.registry/foo-operator/foo-2:v0.2.0',
+      'test.registry/foo-operator/foo-bundle:v0.2.0',
+      'test.registry/foo-operator/foo-init-2:v0.2.0',
+      'test.registry/foo-operator/foo-init:v0.2.0',
+      'test.registry/foo-operator/foo-other:v0.2.0',
+      'test.registry/foo-operator/foo:v0.2.0',
+    ]);
+  });
+
+  it('migrate their bundle objects to olm.csv.metadata', async () => {
+    const cfg = await render({ refs: [dir()], migrateLevel: 'all' });
+    for (const b of cfg.bundles) {
+      expect(b.properties?.map((p) => p.type)).toEqual([
+        'olm.gvk',
+        'olm.gvk.required',
+        'olm.package',
+        'olm.package.required',
+        'olm.csv.metadata',
+      ]);
+    }
+  });
+
+  it('a catalog image renders the FBC at its configs label', async () => {
+    const ref = 'test.registry/foo-operator/foo-index-declcfg:v0.2.0';
+    const src = dirImages({
+      [ref]: { root: dir(), labels: { 'operators.operatorframework.io.index.configs.v1': '/foo' } },
+    });
+    const fromImage = await render({ refs: [ref], imageSource: src });
+    const fromDir = await render({ refs: [path.join(dir(), 'foo')] });
+    expect(plain(fromImage)).toEqual(plain(fromDir));
+    expect(src.released).toEqual([ref]);
+  });
+
+  it('where only catalogs are allowed, a bundle directory is refused', async () => {
+    await expect(
+      render({ refs: [corpusPath('opm-testdata', 'foo-bundle-v0.2.0')], allow: 3 }),
+    ).rejects.toThrow(/cannot render bundle directory ".*foo-bundle-v0.2.0": not allowed$/);
+  });
+});
