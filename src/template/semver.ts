@@ -60,7 +60,7 @@ export interface SemverTemplate {
 /** A bundle rendered from an image, with its CSV manifest when the render had one. */
 export interface RenderedBundle {
   bundle: Bundle;
-  csv?: { [k: string]: JsonValue } | undefined;
+  csv?: Record<string, unknown> | undefined;
 }
 
 const READ_PREFIX = 'render: unable to read file: ';

@@ -1,0 +1,283 @@
+/**
+ * `opm alpha render-template`: a basic, semver or substitutes template to a catalog (spec §9).
+ *
+ * Bundle images are rendered concurrently (bounded), each once. An image named in the bundle
+ * directory map is read from its directory and keeps the image reference as its `image`; any other
+ * image is pulled. Every failure names the template entry at fault, and nothing is returned
+ * unless everything rendered.
+ */
+import { stat } from 'node:fs/promises';
+import { OpmError, formatPosition } from '../errors.js';
+import { emptyConfig, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
+import { decodeBlob } from '../declcfg/decode.js';
+import type { ImageSource } from '../oci/image-source.js';
+import { Limiter } from '../oci/limit.js';
+import { isBundleDir, parseBundleDir } from '../bundle/parse.js';
+import { toDeclcfgBundle } from '../bundle/convert.js';
+import { bundleCsv, migrationsUpTo, runMigrations, type Migration } from './migrations.js';
+import { REF_BUNDLE_IMAGES, moveObjectPropertiesToEnd, render, sortRelatedImages } from './render.js';
+import { readTemplateDocument } from '../template/input.js';
+import { detectTemplateType, type TemplateType } from '../template/detect.js';
+import { parseBasicTemplate } from '../template/basic.js';
+import type { TemplateEntry } from '../template/entries.js';
+import {
+  buildSemverCatalog,
+  parseSemverTemplate,
+  semverTemplateImages,
+  type RenderedBundle,
+  type SemverCompat,
+} from '../template/semver.js';
+import { applySubstitutions, parseSubstitutesTemplate } from '../template/substitutes.js';
+import type { BundleDirMap } from '../template/bundle-dirs.js';
+
+/** Images rendered at once by default: enough to overlap registry round trips, few enough to be polite. */
+export const DEFAULT_TEMPLATE_CONCURRENCY = 4;
+
+export interface RenderTemplateOptions {
+  /** The template's text. */
+  text: string;
+  /** Its name in messages: the path as given, or `<stdin>`. */
+  label: string;
+  /** The template type; detected from the `schema` when omitted. */
+  type?: TemplateType;
+  /** Last migration to run on each rendered bundle ('' = none). */
+  migrateLevel?: string;
+  /** Images to read from bundle directories instead of pulling. */
+  bundleDirs?: BundleDirMap;
+  /** Where other images are pulled from. */
+  imageSource?: ImageSource;
+  /** Semver template edge style (default `current`). */
+  semverCompat?: SemverCompat;
+  /** Images rendered at once. */
+  concurrency?: number;
+  onWarning?: (message: string) => void;
+}
+
+export interface RenderTemplateResult {
+  type: TemplateType;
+  config: DeclarativeConfig;
+}
+
+/** Where in the template an image is used, for errors. */
+interface Use {
+  image: string;
+  line: number;
+}
+
+class ImageRenderer {
+  private readonly limiter: Limiter;
+  private readonly started = new Map<string, Promise<RenderedBundle[]>>();
+  private readonly opts: RenderTemplateOptions;
+  private readonly migrations: Migration[];
+
+  constructor(opts: RenderTemplateOptions, migrations: Migration[]) {
+    this.opts = opts;
+    this.migrations = migrations;
+    this.limiter = new Limiter(Math.max(1, opts.concurrency ?? DEFAULT_TEMPLATE_CONCURRENCY));
+  }
+
+  /** Start rendering every image now; results are awaited (and errors raised) in template order. */
+  prefetch(uses: Use[]): void {
+    for (const u of uses) this.start(u);
+  }
+
+  async get(u: Use): Promise<RenderedBundle[]> {
+    return this.start(u);
+  }
+
+  private start(u: Use): Promise<RenderedBundle[]> {
+    let p = this.started.get(u.image);
+    if (p === undefined) {
+      p = this.limiter.run(() => this.renderImage(u));
+      // Failures surface when the result is awaited; until then they must not count as unhandled.
+      p.catch(() => undefined);
+      this.started.set(u.image, p);
+    }
+    return p.catch((e: unknown) => {
+      throw this.locate(e, u);
+    });
+  }
+
+  private locate(e: unknown, u: Use): unknown {
+    if (!(e instanceof OpmError)) return e;
+    const inner = e.at === undefined || e.at.file === this.opts.label ? '' : formatPosition(e.at);
+    return new OpmError(`${inner}${e.message}`, {
+      code: e.code,
+      at: { file: this.opts.label, line: u.line },
+      ...(e.hint === undefined ? {} : { hint: e.hint }),
+      cause: e,
+    });
+  }
+
+  private async renderImage(u: Use): Promise<RenderedBundle[]> {
+    const dirs = this.opts.bundleDirs;
+    const dir = dirs?.dirs.get(u.image);
+    let rendered: RenderedBundle[];
+    if (dirs !== undefined && dir !== undefined) {
+      rendered = [await this.renderDir(u.image, dir, dirs.file)];
+    } else if (this.opts.imageSource !== undefined) {
+      const cfg = await render({
+        refs: [u.image],
+        allow: REF_BUNDLE_IMAGES,
+        imageSource: this.opts.imageSource,
+        ...(this.opts.onWarning === undefined ? {} : { onWarning: this.opts.onWarning }),
+      });
+      rendered = cfg.bundles.map((bundle) => ({ bundle, csv: bundleCsv(bundle) }));
+    } else {
+      throw new OpmError(
+        `bundle image "${u.image}" is not in the bundle directory map and cannot be pulled`,
+        {
+          code: 'E_TEMPLATE_IMAGE',
+          hint: dirs === undefined ? 'pass --bundle-dirs to render offline' : `add it to ${dirs.file}`,
+        },
+      );
+    }
+    // Migrations apply to the rendered bundles only, after their CSV was taken.
+    const cfg = emptyConfig();
+    cfg.bundles.push(...rendered.map((r) => r.bundle));
+    runMigrations(cfg, this.migrations);
+    return rendered;
+  }
+
+  private async renderDir(image: string, dir: string, mapFile: string): Promise<RenderedBundle> {
+    const missing = (why: string): OpmError =>
+      new OpmError(`bundle directory "${dir}" for image "${image}" ${why}`, {
+        code: 'E_BUNDLE_DIRS',
+        hint: `fix its entry in ${mapFile}`,
+      });
+    try {
+      if (!(await stat(dir)).isDirectory()) throw missing('is not a directory');
+    } catch (e) {
+      if (e instanceof OpmError) throw e;
+      throw missing('does not exist');
+    }
+    if (!(await isBundleDir(dir))) throw missing('is not a bundle directory (no manifests/ and metadata/)');
+    const warn = this.opts.onWarning;
+    const parsed = await parseBundleDir(dir, warn === undefined ? {} : { onWarning: warn });
+    const bundle = toDeclcfgBundle(parsed, image, warn === undefined ? {} : { onWarning: warn });
+    moveObjectPropertiesToEnd(bundle);
+    sortRelatedImages(bundle);
+    return { bundle, csv: parsed.csv.object };
+  }
+}
+
+/** Decode pass-through template entries into a catalog (opm's LoadSlice), in entry order. */
+function addEntry(cfg: DeclarativeConfig, entry: TemplateEntry, label: string, prefix: string): void {
+  const { blob, issues } = decodeBlob(entry.value);
+  const err = issues.find((i) => i.severity === 'error');
+  if (blob === undefined || err !== undefined) {
+    throw new OpmError(`${prefix}${err?.message ?? 'invalid entry'}`, {
+      code: 'E_TEMPLATE_ENTRY',
+      at: { file: label, line: entry.line },
+    });
+  }
+  // Entries keep their template position while the catalog is checked (substitutes), then lose it.
+  const loc = { file: label, line: entry.line };
+  switch (blob.kind) {
+    case 'package':
+      cfg.packages.push({ ...blob.value, loc });
+      break;
+    case 'channel':
+      cfg.channels.push({ ...blob.value, loc });
+      break;
+    case 'bundle':
+      cfg.bundles.push({ ...blob.value, loc });
+      break;
+    case 'deprecation':
+      cfg.deprecations.push({ ...blob.value, loc });
+      break;
+    case 'other':
+      cfg.others.push({ ...blob.value, loc });
+      break;
+  }
+}
+
+function stripLoc(cfg: DeclarativeConfig): DeclarativeConfig {
+  for (const list of [cfg.packages, cfg.channels, cfg.bundles, cfg.deprecations, cfg.others]) {
+    for (const x of list) delete x.loc;
+  }
+  return cfg;
+}
+
+async function renderBasic(opts: RenderTemplateOptions, renderer: ImageRenderer): Promise<DeclarativeConfig> {
+  const doc = readTemplateDocument(opts.text, opts.label);
+  const t = parseBasicTemplate(doc);
+  const uses = t.bundles.map((b) => ({ image: b.image, line: b.entry.line }));
+  renderer.prefetch(uses);
+  const cfg = emptyConfig();
+  const bundleAt = new Map(t.bundles.map((b, i) => [b.entry.index, uses[i]]));
+  const ordered = [...t.others, ...t.bundles.map((b) => b.entry)].sort((a, b) => a.index - b.index);
+  for (const entry of ordered) {
+    const use = bundleAt.get(entry.index);
+    if (use === undefined) {
+      addEntry(cfg, entry, opts.label, '');
+      continue;
+    }
+    for (const r of await renderer.get(use)) cfg.bundles.push(r.bundle);
+  }
+  return stripLoc(cfg);
+}
+
+async function renderSemver(
+  opts: RenderTemplateOptions,
+  renderer: ImageRenderer,
+): Promise<DeclarativeConfig> {
+  const doc = readTemplateDocument(opts.text, opts.label);
+  const t = parseSemverTemplate(doc);
+  const images = semverTemplateImages(t);
+  if (images.length === 0) {
+    throw new OpmError('render: no bundles specified or no bundles could be rendered', {
+      code: 'E_TEMPLATE',
+      at: { file: opts.label },
+    });
+  }
+  renderer.prefetch(images);
+  const rendered: { image: string; bundles: RenderedBundle[] }[] = [];
+  for (const img of images) rendered.push({ image: img.image, bundles: await renderer.get(img) });
+  return buildSemverCatalog(t, rendered, opts.semverCompat ?? 'current');
+}
+
+async function renderSubstitutes(
+  opts: RenderTemplateOptions,
+  renderer: ImageRenderer,
+): Promise<DeclarativeConfig> {
+  const doc = readTemplateDocument(opts.text, opts.label);
+  const t = parseSubstitutesTemplate(doc);
+  const cfg = emptyConfig();
+  for (const entry of t.entries) addEntry(cfg, entry, opts.label, 'render: unable to parse template: ');
+  const uses = t.substitutions.filter((s) => s.name !== '').map((s) => ({ image: s.name, line: s.line }));
+  renderer.prefetch(uses);
+  const out = await applySubstitutions(t, cfg, async (image, s) => {
+    const rendered = await renderer.get({ image, line: s.line });
+    const csvs = new Map<Bundle, Record<string, unknown>>();
+    for (const r of rendered) if (r.csv !== undefined) csvs.set(r.bundle, r.csv);
+    return { bundles: rendered.map((r) => r.bundle), csvs };
+  });
+  return stripLoc(out);
+}
+
+/** Render a template to a catalog. Errors are OpmErrors positioned at the template entry at fault. */
+export async function renderTemplate(opts: RenderTemplateOptions): Promise<RenderTemplateResult> {
+  const migrations = migrationsUpTo(opts.migrateLevel ?? '');
+  const type = opts.type ?? detectTemplateType(readTemplateDocument(opts.text, opts.label));
+  const renderer = new ImageRenderer(opts, migrations);
+  try {
+    const config =
+      type === 'basic'
+        ? await renderBasic(opts, renderer)
+        : type === 'semver'
+          ? await renderSemver(opts, renderer)
+          : await renderSubstitutes(opts, renderer);
+    return { type, config };
+  } catch (e) {
+    if (e instanceof OpmError && !e.message.startsWith('auto-detecting')) {
+      throw new OpmError(`rendering template: ${e.message}`, {
+        code: e.code,
+        ...(e.at === undefined ? {} : { at: e.at }),
+        ...(e.hint === undefined ? {} : { hint: e.hint }),
+        cause: e,
+      });
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * `--bundle-dirs FILE`: a YAML or JSON object mapping bundle image references to registry+v1
+ * bundle directories, so templates render offline. Relative directories are relative to FILE's
+ * folder.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { OpmError } from '../errors.js';
+import { isJsonObject, readTemplateDocument } from './input.js';
+
+export interface BundleDirMap {
+  /** The map file as named by the user. */
+  file: string;
+  /** Image reference → absolute bundle directory. */
+  dirs: Map<string, string>;
+}
+
+/** Parse the map's text. `file` names it in errors; `baseDir` anchors relative directories. */
+export function parseBundleDirMap(text: string, file: string, baseDir: string): BundleDirMap {
+  const doc = readTemplateDocument(text, file);
+  const v = doc.value;
+  if (!isJsonObject(v)) {
+    throw new OpmError('bundle directory map must be an object of image reference: directory', {
+      code: 'E_BUNDLE_DIRS',
+      at: { file, line: doc.line },
+    });
+  }
+  const dirs = new Map<string, string>();
+  for (const [image, dir] of Object.entries(v)) {
+    if (typeof dir !== 'string' || dir === '') {
+      throw new OpmError(`bundle directory for image ${JSON.stringify(image)} must be a non-empty string`, {
+        code: 'E_BUNDLE_DIRS',
+        at: { file, line: doc.lineOf([image]) },
+      });
+    }
+    dirs.set(image, path.resolve(baseDir, dir));
+  }
+  return { file, dirs };
+}
+
+/** Read and parse the map file (`file` relative to `cwd`). */
+export async function readBundleDirMap(file: string, cwd: string): Promise<BundleDirMap> {
+  const full = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(full, 'utf8');
+  } catch (e) {
+    const reason = e instanceof Error && 'code' in e && e.code === 'ENOENT' ? 'no such file' : String(e);
+    throw new OpmError(`unable to read bundle directory map: ${reason}`, {
+      code: 'E_BUNDLE_DIRS',
+      at: { file },
+    });
+  }
+  return parseBundleDirMap(text, file, path.dirname(full));
+}
