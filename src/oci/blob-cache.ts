@@ -79,7 +79,10 @@ export class BlobStore {
   private async tmpPath(digest: string): Promise<string> {
     const dir = path.join(this.root, 'tmp');
     await mkdir(dir, { recursive: true });
-    return path.join(dir, `${parseDigest(digest).hex.slice(0, 16)}.${process.pid}.${randomBytes(6).toString('hex')}.partial`);
+    return path.join(
+      dir,
+      `${parseDigest(digest).hex.slice(0, 16)}.${process.pid}.${randomBytes(6).toString('hex')}.partial`,
+    );
   }
 
   private async commit(tmp: string, digest: string): Promise<string> {
@@ -93,9 +96,12 @@ export class BlobStore {
   async putVerified(digest: string, data: Uint8Array): Promise<string> {
     const tmp = await this.tmpPath(digest);
     try {
-      await pipeline(async function* () {
-        yield data;
-      }, createWriteStream(tmp, { mode: 0o644 }));
+      await pipeline(
+        async function* () {
+          yield data;
+        },
+        createWriteStream(tmp, { mode: 0o644 }),
+      );
       return await this.commit(tmp, digest);
     } catch (err) {
       await rm(tmp, { force: true });

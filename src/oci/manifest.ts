@@ -12,7 +12,12 @@ export const MEDIA = {
  * All four are always sent: distribution answers 404 for an OCI manifest it may not serve, and
  * silently converts Docker manifests to schema 1 (another digest) when v2 is not accepted.
  */
-export const MANIFEST_ACCEPT = [MEDIA.ociIndex, MEDIA.dockerList, MEDIA.ociManifest, MEDIA.dockerManifest].join(', ');
+export const MANIFEST_ACCEPT = [
+  MEDIA.ociIndex,
+  MEDIA.dockerList,
+  MEDIA.ociManifest,
+  MEDIA.dockerManifest,
+].join(', ');
 
 export interface Platform {
   os: string;
@@ -94,7 +99,10 @@ function parseDescriptor(v: unknown, what: string): Descriptor {
 }
 
 /** Parse a manifest or index from the exact bytes received, with the response's Content-Type. */
-export function parseManifest(bytes: Uint8Array, contentType: string | undefined): ImageManifest | ImageIndex {
+export function parseManifest(
+  bytes: Uint8Array,
+  contentType: string | undefined,
+): ImageManifest | ImageIndex {
   const doc = parseJson(bytes, 'manifest');
   const declared = typeof doc.mediaType === 'string' ? doc.mediaType : undefined;
   const header = contentType?.split(';')[0]?.trim().toLowerCase();
@@ -102,7 +110,8 @@ export function parseManifest(bytes: Uint8Array, contentType: string | undefined
     throw bad('manifest', `schema version ${String(doc.schemaVersion)} is not supported (only schema 2)`);
   }
   // Prefer the document's own media type; fall back to the header, then to the shape.
-  let mediaType = declared ?? (header !== undefined && header !== '' && header !== 'application/json' ? header : undefined);
+  let mediaType =
+    declared ?? (header !== undefined && header !== '' && header !== 'application/json' ? header : undefined);
   if (mediaType === undefined) mediaType = Array.isArray(doc.manifests) ? MEDIA.ociIndex : MEDIA.ociManifest;
   if (mediaType === MEDIA.ociIndex || mediaType === MEDIA.dockerList) {
     if (!Array.isArray(doc.manifests)) throw bad('index', 'no "manifests" list');
@@ -129,11 +138,23 @@ export function parseConfig(bytes: Uint8Array): ImageConfig {
   }
   const rootfs = isRecord(doc.rootfs) ? doc.rootfs : undefined;
   const diffIds =
-    rootfs && Array.isArray(rootfs.diff_ids) ? rootfs.diff_ids.filter((d): d is string => typeof d === 'string') : [];
+    rootfs && Array.isArray(rootfs.diff_ids)
+      ? rootfs.diff_ids.filter((d): d is string => typeof d === 'string')
+      : [];
   return { labels, diffIds, platform: parsePlatform(doc) };
 }
 
-const ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64', mips64el: 'mips64le', loong64: 'loong64' };
+const ARCH: Record<string, string> = {
+  x64: 'amd64',
+  ia32: '386',
+  arm64: 'arm64',
+  arm: 'arm',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+  mips64el: 'mips64le',
+  loong64: 'loong64',
+};
 
 /** `linux/<host arch>[/variant]`, as opm picks by default. */
 export function hostPlatform(): Platform {
@@ -141,7 +162,9 @@ export function hostPlatform(): Platform {
   if (architecture === 'arm64') return { os: 'linux', architecture, variant: 'v8' };
   if (architecture === 'arm') {
     const v: unknown = Reflect.get(process.config.variables, 'arm_version');
-    return typeof v === 'string' || typeof v === 'number' ? { os: 'linux', architecture, variant: `v${String(v)}` } : { os: 'linux', architecture };
+    return typeof v === 'string' || typeof v === 'number'
+      ? { os: 'linux', architecture, variant: `v${String(v)}` }
+      : { os: 'linux', architecture };
   }
   return { os: 'linux', architecture };
 }
@@ -152,7 +175,11 @@ export function parsePlatformString(s: string): Platform | undefined {
   if (parts.length < 2 || parts.length > 3 || parts.some((p) => !/^[a-z0-9_.-]+$/i.test(p))) return undefined;
   const [os, architecture, variant] = parts;
   if (os === undefined || architecture === undefined) return undefined;
-  return { os: os.toLowerCase(), architecture: architecture.toLowerCase(), ...(variant ? { variant: variant.toLowerCase() } : {}) };
+  return {
+    os: os.toLowerCase(),
+    architecture: architecture.toLowerCase(),
+    ...(variant ? { variant: variant.toLowerCase() } : {}),
+  };
 }
 
 export function formatPlatform(p: Platform): string {
@@ -175,15 +202,20 @@ export function selectPlatform(index: ImageIndex, want: Platform): Descriptor | 
       d.platform !== undefined &&
       d.platform.os !== 'unknown',
   );
-  const same = usable.filter((d) => d.platform?.os === want.os && d.platform.architecture === want.architecture);
+  const same = usable.filter(
+    (d) => d.platform?.os === want.os && d.platform.architecture === want.architecture,
+  );
   const wantVariant = variantOf(want);
   const exact = same.find((d) => d.platform !== undefined && variantOf(d.platform) === wantVariant);
   if (exact) return exact;
-  if (want.variant !== undefined && want.architecture !== 'arm64') return same.find((d) => d.platform?.variant === undefined);
+  if (want.variant !== undefined && want.architecture !== 'arm64')
+    return same.find((d) => d.platform?.variant === undefined);
   return same[0];
 }
 
 export function listPlatforms(index: ImageIndex): string {
-  const ps = index.manifests.flatMap((d) => (d.platform && d.platform.os !== 'unknown' ? [formatPlatform(d.platform)] : []));
+  const ps = index.manifests.flatMap((d) =>
+    d.platform && d.platform.os !== 'unknown' ? [formatPlatform(d.platform)] : [],
+  );
   return ps.length > 0 ? ps.join(', ') : 'none';
 }

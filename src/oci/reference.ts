@@ -62,7 +62,10 @@ export function parseReference(input: string): ImageReference {
   const slash = rest.indexOf('/');
   const first = slash < 0 ? '' : rest.slice(0, slash);
   // The first component is a host when it looks like one; otherwise the name is on Docker Hub.
-  if (slash >= 0 && (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase())) {
+  if (
+    slash >= 0 &&
+    (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase())
+  ) {
     registry = first;
     path = rest.slice(slash + 1);
     if (!DOMAIN.test(registry)) throw invalid(input, `invalid registry host "${registry}"`);
@@ -70,11 +73,13 @@ export function parseReference(input: string): ImageReference {
     registry = DOCKER_HUB;
     path = rest;
   }
+  if (path === '') throw invalid(input, 'missing repository name');
   if (registry === 'index.docker.io' || registry === DOCKER_HUB_API) registry = DOCKER_HUB;
   if (registry === DOCKER_HUB && !path.includes('/')) path = `library/${path}`;
   for (const c of path.split('/')) {
     if (!COMPONENT.test(c)) {
-      const why = c !== c.toLowerCase() ? 'repository name must be lowercase' : `invalid path component "${c}"`;
+      const why =
+        c !== c.toLowerCase() ? 'repository name must be lowercase' : `invalid path component "${c}"`;
       throw invalid(input, why);
     }
   }

@@ -72,13 +72,17 @@ export class RegistryClient implements ImageSource {
     if (opts.platform !== undefined && opts.platform !== '') {
       const p = parsePlatformString(opts.platform);
       if (p === undefined) {
-        throw new OpmError(`invalid platform "${opts.platform}"`, { code: 'E_USAGE', hint: 'expected os/arch[/variant], e.g. linux/arm64' });
+        throw new OpmError(`invalid platform "${opts.platform}"`, {
+          code: 'E_USAGE',
+          hint: 'expected os/arch[/variant], e.g. linux/arm64',
+        });
       }
       this.platform = p;
     } else {
       this.platform = hostPlatform();
     }
-    this.cache = opts.noCache === true ? undefined : new BlobStore(opts.cacheDir ?? defaultCacheDir(opts.env));
+    this.cache =
+      opts.noCache === true ? undefined : new BlobStore(opts.cacheDir ?? defaultCacheDir(opts.env));
   }
 
   private session(ref: ImageReference): RegistrySession {
@@ -159,7 +163,10 @@ export class RegistryClient implements ImageSource {
   private pullError(refText: string, ref: ImageReference, err: unknown): OpmError {
     if (!(err instanceof OpmError)) {
       const msg = err instanceof Error ? err.message : String(err);
-      return new OpmError(`failed to pull image "${refText}": ${ref.apiHost}: ${msg.split('\n')[0] ?? ''}`, { code: 'E_REGISTRY', cause: err });
+      return new OpmError(`failed to pull image "${refText}": ${ref.apiHost}: ${msg.split('\n')[0] ?? ''}`, {
+        code: 'E_REGISTRY',
+        cause: err,
+      });
     }
     const msg = err.message.split('\n')[0] ?? '';
     const withHost = msg.startsWith(`${ref.apiHost}: `) ? msg : `${ref.apiHost}: ${msg}`;
@@ -191,10 +198,13 @@ export class RegistryClient implements ImageSource {
     if (top.kind === 'manifest') return { digest, manifest: top };
     const pick = selectPlatform(top, this.platform);
     if (pick === undefined) {
-      throw new OpmError(`no image for platform ${formatPlatform(this.platform)} (found: ${listPlatforms(top)})`, {
-        code: 'E_PLATFORM_NOT_FOUND',
-        hint: 'choose one of the listed platforms with --platform',
-      });
+      throw new OpmError(
+        `no image for platform ${formatPlatform(this.platform)} (found: ${listPlatforms(top)})`,
+        {
+          code: 'E_PLATFORM_NOT_FOUND',
+          hint: 'choose one of the listed platforms with --platform',
+        },
+      );
     }
     const childBytes = await this.fetchSmall(session, ref, store, pick, 'manifest', MANIFEST_LIMIT, true);
     const child = parseManifest(childBytes, pick.mediaType);
@@ -210,15 +220,25 @@ export class RegistryClient implements ImageSource {
     tagOrDigest: string,
     store: BlobStore,
   ): Promise<{ bytes: Buffer; contentType: string | undefined; digest: string }> {
-    const res = await session.get(`/v2/${ref.repository}/manifests/${tagOrDigest}`, ref.repository, MANIFEST_ACCEPT);
-    if (res.status !== 200) throw await this.statusError(res, ref, tagOrDigest.includes(':') ? 'manifest' : 'tag');
+    const res = await session.get(
+      `/v2/${ref.repository}/manifests/${tagOrDigest}`,
+      ref.repository,
+      MANIFEST_ACCEPT,
+    );
+    if (res.status !== 200)
+      throw await this.statusError(res, ref, tagOrDigest.includes(':') ? 'manifest' : 'tag');
     const bytes = await readBounded(res.body, MANIFEST_LIMIT, 'manifest');
     const byDigest = tagOrDigest.includes(':');
     const expected = byDigest ? tagOrDigest : header(res, 'docker-content-digest');
     let digest: string;
     if (expected !== undefined && expected !== '') {
       const got = digestOf(bytes, parseDigest(expected).algorithm);
-      if (got !== expected) throw digestMismatch(`manifest ${byDigest ? tagOrDigest : `for tag "${tagOrDigest}"`}`, expected, got);
+      if (got !== expected)
+        throw digestMismatch(
+          `manifest ${byDigest ? tagOrDigest : `for tag "${tagOrDigest}"`}`,
+          expected,
+          got,
+        );
       digest = expected;
     } else {
       digest = digestOf(bytes);
@@ -227,7 +247,11 @@ export class RegistryClient implements ImageSource {
     return { bytes, contentType: header(res, 'content-type'), digest };
   }
 
-  private async statusError(res: HttpResponse, ref: ImageReference, what: 'tag' | 'manifest' | 'blob'): Promise<OpmError> {
+  private async statusError(
+    res: HttpResponse,
+    ref: ImageReference,
+    what: 'tag' | 'manifest' | 'blob',
+  ): Promise<OpmError> {
     const e = await registryError(res);
     const detail = e.code !== '' ? ` (${e.code}${e.message !== '' ? `: ${e.message}` : ''})` : '';
     if (res.status === 404) {
@@ -237,7 +261,12 @@ export class RegistryClient implements ImageSource {
           hint: 'check the repository name',
         });
       }
-      const thing = what === 'tag' ? `tag "${ref.tag ?? 'latest'}"` : what === 'manifest' ? `manifest ${ref.digest ?? ''}` : 'blob';
+      const thing =
+        what === 'tag'
+          ? `tag "${ref.tag ?? 'latest'}"`
+          : what === 'manifest'
+            ? `manifest ${ref.digest ?? ''}`
+            : 'blob';
       return new OpmError(`${thing} not found in repository "${ref.repository}"${detail}`, {
         code: 'E_REGISTRY_NOT_FOUND',
         hint: 'check the repository name and the tag or digest',
@@ -247,7 +276,10 @@ export class RegistryClient implements ImageSource {
       return new OpmError(`access denied (HTTP 403)${detail}`, { code: 'E_REGISTRY_AUTH' });
     }
     if (res.status === 429) {
-      return new OpmError(`rate limited (HTTP 429)${detail}`, { code: 'E_REGISTRY_RATE_LIMIT', hint: 'retry later' });
+      return new OpmError(`rate limited (HTTP 429)${detail}`, {
+        code: 'E_REGISTRY_RATE_LIMIT',
+        hint: 'retry later',
+      });
     }
     return new OpmError(`unexpected HTTP ${res.status}${detail}`, { code: 'E_REGISTRY_HTTP' });
   }
@@ -262,18 +294,26 @@ export class RegistryClient implements ImageSource {
     limit: number,
     isManifest = false,
   ): Promise<Buffer> {
-    if (d.size > limit) throw new OpmError(`${what} ${d.digest} is too large (${d.size} bytes)`, { code: 'E_MANIFEST_INVALID' });
+    if (d.size > limit)
+      throw new OpmError(`${what} ${d.digest} is too large (${d.size} bytes)`, {
+        code: 'E_MANIFEST_INVALID',
+      });
     const cached = await store.readSmall(d.digest);
     if (cached !== undefined && cached.length === d.size) return cached;
     let bytes: Buffer;
     if (isManifest) {
-      const res = await session.get(`/v2/${ref.repository}/manifests/${d.digest}`, ref.repository, MANIFEST_ACCEPT);
+      const res = await session.get(
+        `/v2/${ref.repository}/manifests/${d.digest}`,
+        ref.repository,
+        MANIFEST_ACCEPT,
+      );
       if (res.status !== 200) throw await this.statusError(res, ref, 'manifest');
       bytes = await readBounded(res.body, limit, what);
     } else {
       await this.ensureBlob(session, ref, store, d, what);
       const b = await store.readSmall(d.digest);
-      if (b === undefined) throw new OpmError(`${what} ${d.digest} vanished from the cache`, { code: 'E_CACHE' });
+      if (b === undefined)
+        throw new OpmError(`${what} ${d.digest} vanished from the cache`, { code: 'E_CACHE' });
       return b;
     }
     if (bytes.length !== d.size) throw sizeMismatch(what, d.digest, d.size, bytes.length);
@@ -297,13 +337,21 @@ export class RegistryClient implements ImageSource {
     const key = `${store.root}|${d.digest}`;
     let p = this.inflight.get(key);
     if (p === undefined) {
-      p = this.blobs.run(() => this.download(session, ref, store, d, what)).finally(() => this.inflight.delete(key));
+      p = this.blobs
+        .run(() => this.download(session, ref, store, d, what))
+        .finally(() => this.inflight.delete(key));
       this.inflight.set(key, p);
     }
     await p;
   }
 
-  private async download(session: RegistrySession, ref: ImageReference, store: BlobStore, d: Descriptor, what: string): Promise<void> {
+  private async download(
+    session: RegistrySession,
+    ref: ImageReference,
+    store: BlobStore,
+    d: Descriptor,
+    what: string,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const res = await session.get(`/v2/${ref.repository}/blobs/${d.digest}`, ref.repository, '*/*');
       if (res.status !== 200) throw await this.statusError(res, ref, 'blob');
@@ -316,10 +364,13 @@ export class RegistryClient implements ImageSource {
         // A connection dropped mid-body is worth another try; wrong content is not.
         if (err instanceof OpmError || attempt >= BLOB_ATTEMPTS) {
           if (err instanceof OpmError) throw err;
-          throw new OpmError(`${what} ${d.digest}: download failed: ${err instanceof Error ? err.message : String(err)}`, {
-            code: 'E_REGISTRY_TRANSFER',
-            cause: err,
-          });
+          throw new OpmError(
+            `${what} ${d.digest}: download failed: ${err instanceof Error ? err.message : String(err)}`,
+            {
+              code: 'E_REGISTRY_TRANSFER',
+              cause: err,
+            },
+          );
         }
         this.log(`${what} ${short(d.digest)}: download interrupted, retrying`);
       }

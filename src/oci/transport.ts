@@ -2,10 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { rootCertificates } from 'node:tls';
+import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { OpmError } from '../errors.js';
 
 export type Body = Dispatcher.ResponseData['body'];
+type UndiciModule = typeof Undici;
 
 export interface HttpResponse {
   status: number;
@@ -67,7 +69,11 @@ const RETRYABLE_NET_CODES = new Set([
 
 export function defaultCertDirs(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
-  return ['/etc/containers/certs.d', '/etc/docker/certs.d', path.join(home, '.config', 'containers', 'certs.d')];
+  return [
+    '/etc/containers/certs.d',
+    '/etc/docker/certs.d',
+    path.join(home, '.config', 'containers', 'certs.d'),
+  ];
 }
 
 /** Error code of a network failure, looking through undici's wrappers. */
@@ -83,7 +89,9 @@ export function networkCode(err: unknown): string | undefined {
 
 export function isTlsFailure(err: unknown): boolean {
   const code = networkCode(err);
-  return code !== undefined && (TLS_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'));
+  return (
+    code !== undefined && (TLS_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))
+  );
 }
 
 /** Turn a network failure into a one-line user error naming the host. */
@@ -115,7 +123,8 @@ function proxyFor(url: URL, env: NodeJS.ProcessEnv): string | undefined {
     }
     return undefined;
   };
-  const proxy = url.protocol === 'https:' ? pick('https_proxy', 'HTTPS_PROXY') : pick('http_proxy', 'HTTP_PROXY');
+  const proxy =
+    url.protocol === 'https:' ? pick('https_proxy', 'HTTPS_PROXY') : pick('http_proxy', 'HTTP_PROXY');
   if (proxy === undefined) return undefined;
   const noProxy = pick('no_proxy', 'NO_PROXY') ?? '';
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -146,7 +155,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** HTTP for the registry client: per-host TLS, proxies, redirects, retries and time-outs. */
 export class Transport {
   private readonly dispatchers = new Map<string, Dispatcher>();
-  private undici: typeof import('undici') | undefined;
+  private undici: UndiciModule | undefined;
   private readonly certDirs: string[];
   private readonly attempts: number;
   private readonly backoffMs: number;
@@ -272,7 +281,12 @@ export class Transport {
         this.opts.log?.(`${req.url.host}: HTTP ${res.status}, retrying in ${Math.round(delay)} ms`);
       } catch (err) {
         const code = networkCode(err);
-        if (err instanceof OpmError || code === undefined || !RETRYABLE_NET_CODES.has(code) || attempt >= this.attempts)
+        if (
+          err instanceof OpmError ||
+          code === undefined ||
+          !RETRYABLE_NET_CODES.has(code) ||
+          attempt >= this.attempts
+        )
           throw err instanceof OpmError ? err : describeNetworkError(err, req.url.host);
         this.opts.log?.(`${req.url.host}: ${code}, retrying in ${Math.round(delay)} ms`);
       }

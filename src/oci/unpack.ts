@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type Stats } from 'node:fs';
 import { link, lstat, mkdir, readdir, readlink, realpath, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -35,7 +35,8 @@ function unsafe(what: string, why: string): OpmError {
 /** Magic-byte sniffing: images mislabel compression often enough that the media type is not trusted. */
 export function detectCompression(head: Uint8Array): 'gzip' | 'zstd' | 'none' {
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'gzip';
-  if (head.length >= 4 && head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd) return 'zstd';
+  if (head.length >= 4 && head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd)
+    return 'zstd';
   return 'none';
 }
 
@@ -87,7 +88,9 @@ export function decompress(source: AsyncIterable<unknown>): Readable {
       const gunzip = createGunzip();
       const pass = new PassThrough();
       // Errors of either side end the iteration below with that error.
-      pipeline(Readable.from(rest()), gunzip, pass).catch((err: unknown) => pass.destroy(err instanceof Error ? err : new Error(String(err))));
+      pipeline(Readable.from(rest()), gunzip, pass).catch((err: unknown) =>
+        pass.destroy(err instanceof Error ? err : new Error(String(err))),
+      );
       for await (const c of pass) yield Buffer.isBuffer(c) ? c : Buffer.from(String(c));
     } else if (kind === 'zstd') {
       yield* zstdChunks(rest());
@@ -107,7 +110,7 @@ export function safeComponents(name: string, what: string, kind = 'path'): strin
   return parts;
 }
 
-async function lstatOrUndefined(p: string): Promise<import('node:fs').Stats | undefined> {
+async function lstatOrUndefined(p: string): Promise<Stats | undefined> {
   try {
     return await lstat(p);
   } catch {
@@ -204,15 +207,20 @@ export class Unpacker {
     await feeding;
   }
 
-  private async applyEntry(entry: TarEntry, layerPaths: Set<string>, markWritten: (parts: string[]) => void): Promise<void> {
+  private async applyEntry(
+    entry: TarEntry,
+    layerPaths: Set<string>,
+    markWritten: (parts: string[]) => void,
+  ): Promise<void> {
     const h = entry.header;
     if (++this.entries > this.limits.maxEntries) {
-      throw new OpmError(`${this.what}: image has more than ${this.limits.maxEntries} files`, { code: 'E_UNPACK_LIMIT' });
+      throw new OpmError(`${this.what}: image has more than ${this.limits.maxEntries} files`, {
+        code: 'E_UNPACK_LIMIT',
+      });
     }
     const parts = safeComponents(h.name, this.what);
     if (parts.length === 0) return;
     const base = parts[parts.length - 1] ?? '';
-    const rel = parts.join('/');
 
     if (base.startsWith(WHITEOUT)) {
       const parentParts = parts.slice(0, -1);
@@ -221,20 +229,35 @@ export class Unpacker {
       if (base === OPAQUE) {
         markWritten(parentParts);
         for (const child of await readdir(parent)) {
-          await this.removeLower(path.join(parent, child), parentRel === '' ? child : `${parentRel}/${child}`, layerPaths);
+          await this.removeLower(
+            path.join(parent, child),
+            parentRel === '' ? child : `${parentRel}/${child}`,
+            layerPaths,
+          );
         }
       } else if (!base.startsWith(`${WHITEOUT}${WHITEOUT}`)) {
         const victim = base.slice(WHITEOUT.length);
         if (victim !== '' && victim !== '..' && victim !== '.') {
-          await this.removeLower(path.join(parent, victim), parentRel === '' ? victim : `${parentRel}/${victim}`, layerPaths);
+          await this.removeLower(
+            path.join(parent, victim),
+            parentRel === '' ? victim : `${parentRel}/${victim}`,
+            layerPaths,
+          );
         }
       }
       return;
     }
 
     const type = h.type ?? 'file';
-    if (type === 'character-device' || type === 'block-device') throw unsafe(this.what, `device file "${h.name}"`);
-    if (type !== 'file' && type !== 'contiguous-file' && type !== 'directory' && type !== 'symlink' && type !== 'link') {
+    if (type === 'character-device' || type === 'block-device')
+      throw unsafe(this.what, `device file "${h.name}"`);
+    if (
+      type !== 'file' &&
+      type !== 'contiguous-file' &&
+      type !== 'directory' &&
+      type !== 'symlink' &&
+      type !== 'link'
+    ) {
       // FIFOs and unknown types carry nothing render could use.
       return;
     }
@@ -255,30 +278,41 @@ export class Unpacker {
     }
     if (type === 'symlink') {
       const target = h.linkname ?? '';
-      if (target === '' || target.includes('\0')) throw unsafe(this.what, `symlink "${h.name}" has no valid target`);
+      if (target === '' || target.includes('\0'))
+        throw unsafe(this.what, `symlink "${h.name}" has no valid target`);
       const linkParts = parts.slice(0, -1);
       const resolved = target.startsWith('/') ? target.split('/') : [...linkParts, ...target.split('/')];
       const stack: string[] = [];
       for (const p of resolved) {
         if (p === '' || p === '.') continue;
         if (p === '..') {
-          if (stack.length === 0) throw unsafe(this.what, `symlink "${h.name}" points outside the image ("${target}")`);
+          if (stack.length === 0)
+            throw unsafe(this.what, `symlink "${h.name}" points outside the image ("${target}")`);
           stack.pop();
         } else stack.push(p);
       }
       // Absolute targets mean the image root; write them relative so they stay inside it on this host.
-      const written = target.startsWith('/') ? path.relative(parent, path.join(this.root, ...stack)) || '.' : target;
+      const written = target.startsWith('/')
+        ? path.relative(parent, path.join(this.root, ...stack)) || '.'
+        : target;
       await symlink(written, dest);
       this.symlinks.add(dest);
       return;
     }
     if (type === 'link') {
-      const targetParts = safeComponents((h.linkname ?? '').replace(/^\/+/, ''), this.what, 'hardlink target');
+      const targetParts = safeComponents(
+        (h.linkname ?? '').replace(/^\/+/, ''),
+        this.what,
+        'hardlink target',
+      );
       const srcParent = await this.resolveParent(targetParts);
       const src = path.join(srcParent, targetParts[targetParts.length - 1] ?? '');
       const st = await lstatOrUndefined(src);
       if (targetParts.length === 0 || st?.isFile() !== true) {
-        throw unsafe(this.what, `hardlink "${h.name}" to a missing or non-regular file "${h.linkname ?? ''}"`);
+        throw unsafe(
+          this.what,
+          `hardlink "${h.name}" to a missing or non-regular file "${h.linkname ?? ''}"`,
+        );
       }
       await link(src, dest);
       return;

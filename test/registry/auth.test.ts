@@ -47,9 +47,20 @@ beforeAll(async () => {
   caText = readFileSync(fx.basicCa, 'utf8');
   img = await buildImage({ layers: [{ dir: testdata('foo-bundle-v0.2.0') }], labels: BUNDLE_LABELS('foo') });
   const basicAuth = `Basic ${b64(`${USER}:${PASSWORD}`)}`;
-  await pushImage(img, { url: fx.basic.url, repo: 'ns/foo', tag: 'v0.2.0', authorization: basicAuth, ca: fx.basicCa });
+  await pushImage(img, {
+    url: fx.basic.url,
+    repo: 'ns/foo',
+    tag: 'v0.2.0',
+    authorization: basicAuth,
+    ca: fx.basicCa,
+  });
   for (const repo of ['ns/foo', 'private/foo']) {
-    await pushImage(img, { url: fx.token.url, repo, tag: 'v0.2.0', authorization: await bearerToken(fx.tokenRealm, repo, USER, PASSWORD) });
+    await pushImage(img, {
+      url: fx.token.url,
+      repo,
+      tag: 'v0.2.0',
+      authorization: await bearerToken(fx.tokenRealm, repo, USER, PASSWORD),
+    });
   }
 });
 
@@ -61,7 +72,10 @@ afterAll(async () => {
 describe('htpasswd registry over TLS with a self-signed certificate', () => {
   it('pulls with credentials from REGISTRY_AUTH_FILE and the CA from certs.d', async () => {
     const file = authFile('basic-ok', { auths: { [fx.basic.host]: { auth: b64(`${USER}:${PASSWORD}`) } } });
-    const { client, logs } = testClient(tmp.dir, { certDirs: [certDir()], env: { REGISTRY_AUTH_FILE: file } });
+    const { client, logs } = testClient(tmp.dir, {
+      certDirs: [certDir()],
+      env: { REGISTRY_AUTH_FILE: file },
+    });
     const pulled = await client.pull(`${fx.basic.host}/ns/foo:v0.2.0`);
     expect(pulled.digest).toBe(img.top.digest);
     await pulled.release();
@@ -70,7 +84,9 @@ describe('htpasswd registry over TLS with a self-signed certificate', () => {
   });
 
   it('refuses an untrusted certificate with a clear one-line error', async () => {
-    const file = authFile('basic-untrusted', { auths: { [fx.basic.host]: { auth: b64(`${USER}:${PASSWORD}`) } } });
+    const file = authFile('basic-untrusted', {
+      auths: { [fx.basic.host]: { auth: b64(`${USER}:${PASSWORD}`) } },
+    });
     const { client, workDir } = testClient(tmp.dir, { env: { REGISTRY_AUTH_FILE: file } });
     const ref = `${fx.basic.host}/ns/foo:v0.2.0`;
     const err = await pullError(client.pull(ref));
@@ -87,7 +103,9 @@ describe('htpasswd registry over TLS with a self-signed certificate', () => {
   });
 
   it('accepts the certificate with --skip-tls-verify', async () => {
-    const file = authFile('basic-skip', { auths: { [`https://${fx.basic.host}`]: { auth: b64(`${USER}:${PASSWORD}`) } } });
+    const file = authFile('basic-skip', {
+      auths: { [`https://${fx.basic.host}`]: { auth: b64(`${USER}:${PASSWORD}`) } },
+    });
     const { client } = testClient(tmp.dir, { skipTlsVerify: true, env: { REGISTRY_AUTH_FILE: file } });
     const pulled = await client.pull(`${fx.basic.host}/ns/foo:v0.2.0`);
     expect(pulled.labels['operators.operatorframework.io.bundle.package.v1']).toBe('foo');
@@ -96,8 +114,13 @@ describe('htpasswd registry over TLS with a self-signed certificate', () => {
   });
 
   it('reports a wrong password without printing it, naming the credential source', async () => {
-    const file = authFile('basic-wrong', { auths: { [fx.basic.host]: { auth: b64(`${USER}:wrong-password`) } } });
-    const { client, workDir, logs } = testClient(tmp.dir, { certDirs: [certDir()], env: { REGISTRY_AUTH_FILE: file } });
+    const file = authFile('basic-wrong', {
+      auths: { [fx.basic.host]: { auth: b64(`${USER}:wrong-password`) } },
+    });
+    const { client, workDir, logs } = testClient(tmp.dir, {
+      certDirs: [certDir()],
+      env: { REGISTRY_AUTH_FILE: file },
+    });
     const ref = `${fx.basic.host}/ns/foo:v0.2.0`;
     const err = await pullError(client.pull(ref));
     expect(err.code).toBe('E_REGISTRY_AUTH');
@@ -123,7 +146,10 @@ describe('htpasswd registry over TLS with a self-signed certificate', () => {
     const broken = authFile('broken-file', { auths: { [fx.basic.host]: { auth: '!!!not-base64' } } });
     const docker = path.join(tmp.dir, 'docker-good');
     mkdirSync(docker, { recursive: true });
-    writeFileSync(path.join(docker, 'config.json'), JSON.stringify({ auths: { [fx.basic.host]: { auth: b64(`${USER}:${PASSWORD}`) } } }));
+    writeFileSync(
+      path.join(docker, 'config.json'),
+      JSON.stringify({ auths: { [fx.basic.host]: { auth: b64(`${USER}:${PASSWORD}`) } } }),
+    );
     const runtime = path.join(tmp.dir, 'runtime');
     mkdirSync(path.join(runtime, 'containers'), { recursive: true });
     writeFileSync(path.join(runtime, 'containers', 'auth.json'), '{ not json');
@@ -181,7 +207,10 @@ describe('registry with bearer tokens', () => {
     chmodSync(helper, 0o755);
     const docker = path.join(tmp.dir, 'docker-helper');
     mkdirSync(docker, { recursive: true });
-    writeFileSync(path.join(docker, 'config.json'), JSON.stringify({ auths: { [fx.token.host]: {} }, credHelpers: { [fx.token.host]: 'opmtest' } }));
+    writeFileSync(
+      path.join(docker, 'config.json'),
+      JSON.stringify({ auths: { [fx.token.host]: {} }, credHelpers: { [fx.token.host]: 'opmtest' } }),
+    );
     const { client, logs } = testClient(tmp.dir, {
       useHttp: true,
       env: { DOCKER_CONFIG: docker, PATH: `${bin}:${process.env.PATH ?? ''}` },
@@ -194,7 +223,9 @@ describe('registry with bearer tokens', () => {
   });
 
   it('pulls a private repository with an identity token (OAuth2 refresh grant)', async () => {
-    const file = authFile('identity', { auths: { [fx.token.host]: { identitytoken: `${PASSWORD}-refresh` } } });
+    const file = authFile('identity', {
+      auths: { [fx.token.host]: { identitytoken: `${PASSWORD}-refresh` } },
+    });
     const { client } = testClient(tmp.dir, { useHttp: true, env: { REGISTRY_AUTH_FILE: file } });
     const pulled = await client.pull(`${fx.token.host}/private/foo:v0.2.0`);
     await pulled.release();
@@ -202,7 +233,9 @@ describe('registry with bearer tokens', () => {
   });
 
   it('reports a wrong password at the token server', async () => {
-    const file = authFile('token-wrong', { auths: { [fx.token.host]: { username: USER, password: 'wrong-password' } } });
+    const file = authFile('token-wrong', {
+      auths: { [fx.token.host]: { username: USER, password: 'wrong-password' } },
+    });
     const { client } = testClient(tmp.dir, { useHttp: true, env: { REGISTRY_AUTH_FILE: file } });
     const err = await pullError(client.pull(`${fx.token.host}/private/foo:v0.2.0`));
     expect(err.code).toBe('E_REGISTRY_AUTH');

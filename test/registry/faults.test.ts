@@ -29,7 +29,10 @@ afterAll(async () => {
   tmp?.remove();
 });
 
-function expectOneLine(err: { message: string; hint?: string | undefined; exitCode: number }, image: string): void {
+function expectOneLine(
+  err: { message: string; hint?: string | undefined; exitCode: number },
+  image: string,
+): void {
   const line = `error: ${err.message}${err.hint ? ` (${err.hint})` : ''}`;
   expect(line).not.toContain('\n');
   expect(line).toContain(image);
@@ -80,7 +83,9 @@ describe('content that does not match its digest', () => {
       expectOneLine(err, ref);
       expect(leftovers(workDir)).toEqual([]);
       // Nothing unverified enters the cache: only the (verified) manifest.
-      const cached = existsSync(path.join(cacheDir, 'blobs', 'sha256')) ? readdirSync(path.join(cacheDir, 'blobs', 'sha256')) : [];
+      const cached = existsSync(path.join(cacheDir, 'blobs', 'sha256'))
+        ? readdirSync(path.join(cacheDir, 'blobs', 'sha256'))
+        : [];
       expect(cached).toEqual([img.top.digest.slice(7)]);
       expect(leftovers(path.join(cacheDir, 'tmp'))).toEqual([]);
       await client.close();
@@ -113,14 +118,29 @@ describe('content that does not match its digest', () => {
 describe('cache sharing, --no-cache and hostile layers', () => {
   it('lets two clients fill one cache at the same time, and --no-cache bypasses it', async () => {
     const shared = testClient(tmp.dir, { useHttp: true });
-    const other = new RegistryClient({ skipTlsVerify: false, useHttp: true, cacheDir: shared.cacheDir, workDir: shared.workDir, certDirs: [], env: { HOME: shared.home } });
+    const other = new RegistryClient({
+      skipTlsVerify: false,
+      useHttp: true,
+      cacheDir: shared.cacheDir,
+      workDir: shared.workDir,
+      certDirs: [],
+      env: { HOME: shared.home },
+    });
     const [a, b] = await Promise.all([shared.client.pull(ref), other.pull(ref)]);
     expect(a.digest).toBe(b.digest);
     await a.release();
     await b.release();
     expect(leftovers(path.join(shared.cacheDir, 'tmp'))).toEqual([]);
     fx.proxy.reset();
-    const noCache = new RegistryClient({ skipTlsVerify: false, useHttp: true, noCache: true, cacheDir: shared.cacheDir, workDir: shared.workDir, certDirs: [], env: { HOME: shared.home } });
+    const noCache = new RegistryClient({
+      skipTlsVerify: false,
+      useHttp: true,
+      noCache: true,
+      cacheDir: shared.cacheDir,
+      workDir: shared.workDir,
+      certDirs: [],
+      env: { HOME: shared.home },
+    });
     const c = await noCache.pull(ref);
     await c.release();
     expect(fx.proxy.counts.blob).toBe(blobCount());
@@ -131,7 +151,14 @@ describe('cache sharing, --no-cache and hostile layers', () => {
   it('refuses a layer with ../ paths with one line and leaves nothing behind', async () => {
     const evil = await buildImage({
       labels: BUNDLE_LABELS('evil'),
-      layers: [{ entries: [{ name: 'manifests/ok.yaml', content: 'kind: ConfigMap\n' }, { name: 'manifests/../../../escaped.txt', content: 'gotcha' }] }],
+      layers: [
+        {
+          entries: [
+            { name: 'manifests/ok.yaml', content: 'kind: ConfigMap\n' },
+            { name: 'manifests/../../../escaped.txt', content: 'gotcha' },
+          ],
+        },
+      ],
     });
     await pushImage(evil, { url: fx.plain.url, repo: 'ns/evil', tag: 'v1' });
     const { client, workDir } = testClient(tmp.dir, { useHttp: true });
@@ -151,7 +178,10 @@ describe('cache sharing, --no-cache and hostile layers', () => {
 // Last: this stops the plain registry.
 describe('blob cache', () => {
   it('makes no blob request the second time, and works by digest with the registry stopped', async () => {
-    const extra = await buildImage({ layers: [{ dir: testdata('foo-bundle-v0.3.1') }], labels: BUNDLE_LABELS('foo') });
+    const extra = await buildImage({
+      layers: [{ dir: testdata('foo-bundle-v0.3.1') }],
+      labels: BUNDLE_LABELS('foo'),
+    });
     await pushImage(extra, { url: fx.plain.url, repo: 'ns/foo', tag: 'v0.3.1' });
     const first = testClient(tmp.dir, { useHttp: true });
     const tagRef = `${fx.proxy.host}/ns/foo:v0.3.1`;
@@ -162,7 +192,14 @@ describe('blob cache', () => {
 
     fx.proxy.reset();
     // A new client (as a new process would be) on the same cache folder.
-    const second = new RegistryClient({ skipTlsVerify: false, useHttp: true, cacheDir: first.cacheDir, workDir: first.workDir, certDirs: [], env: { HOME: first.home } });
+    const second = new RegistryClient({
+      skipTlsVerify: false,
+      useHttp: true,
+      cacheDir: first.cacheDir,
+      workDir: first.workDir,
+      certDirs: [],
+      env: { HOME: first.home },
+    });
     const b = await second.pull(tagRef);
     expect(b.digest).toBe(extra.top.digest);
     await b.release();

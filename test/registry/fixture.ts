@@ -2,7 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startBlobHost, startFaultProxy, startTokenServer, type BlobHost, type FaultProxy, type TokenServer } from './servers.js';
+import {
+  startBlobHost,
+  startFaultProxy,
+  startTokenServer,
+  type BlobHost,
+  type FaultProxy,
+  type TokenServer,
+} from './servers.js';
 import { freePort, requireTools, run, waitForPort } from './tools.js';
 
 export const USER = 'testuser';
@@ -55,7 +62,12 @@ function yamlConfig(opts: { storage: string; port: number; extra?: string }): st
   ].join('\n');
 }
 
-async function startRegistry(dir: string, name: string, config: string, port: number): Promise<RegistryProcess> {
+async function startRegistry(
+  dir: string,
+  name: string,
+  config: string,
+  port: number,
+): Promise<RegistryProcess> {
   const cfg = path.join(dir, `${name}.yml`);
   writeFileSync(cfg, config);
   const log = openSync(path.join(dir, `${name}.log`), 'a');
@@ -93,43 +105,134 @@ export async function startFixture(): Promise<Fixture> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (const d of ['certs', 'auth', 'storage-plain', 'storage-basic', 'storage-token']) mkdirSync(path.join(dir, d));
+    for (const d of ['certs', 'auth', 'storage-plain', 'storage-basic', 'storage-token'])
+      mkdirSync(path.join(dir, d));
     const crt = path.join(dir, 'certs', 'registry.crt');
     const key = path.join(dir, 'certs', 'registry.key');
-    run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '2', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', crt]);
+    run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-sha256',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      crt,
+    ]);
     const signerCrt = path.join(dir, 'certs', 'signer.crt');
     const signerKey = path.join(dir, 'certs', 'signer.key');
-    run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '2', '-subj', '/CN=test-token-signer',
-      '-keyout', signerKey, '-out', signerCrt]);
+    run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-sha256',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=test-token-signer',
+      '-keyout',
+      signerKey,
+      '-out',
+      signerCrt,
+    ]);
     const htpasswd = path.join(dir, 'auth', 'htpasswd');
     writeFileSync(htpasswd, run('htpasswd', ['-Bbn', USER, PASSWORD]));
 
-    const [pPlain, pBasic, pToken, pRedirect, pAuth, pBlob, pProxy] = await Promise.all(Array.from({ length: 7 }, () => freePort()));
-    if (pPlain === undefined || pBasic === undefined || pToken === undefined || pRedirect === undefined || pAuth === undefined || pBlob === undefined || pProxy === undefined) {
+    const [pPlain, pBasic, pToken, pRedirect, pAuth, pBlob, pProxy] = await Promise.all(
+      Array.from({ length: 7 }, () => freePort()),
+    );
+    if (
+      pPlain === undefined ||
+      pBasic === undefined ||
+      pToken === undefined ||
+      pRedirect === undefined ||
+      pAuth === undefined ||
+      pBlob === undefined ||
+      pProxy === undefined
+    ) {
       throw new Error('could not allocate ports');
     }
-    const tokenServer = await startTokenServer({ port: pAuth, keyFile: signerKey, certFile: signerCrt, issuer: 'test-issuer', service: 'test-registry', user: USER, password: PASSWORD });
+    const tokenServer = await startTokenServer({
+      port: pAuth,
+      keyFile: signerKey,
+      certFile: signerCrt,
+      issuer: 'test-issuer',
+      service: 'test-registry',
+      user: USER,
+      password: PASSWORD,
+    });
     started.push(tokenServer);
     const blobHost = await startBlobHost(pBlob, path.join(dir, 'storage-token'));
     started.push(blobHost);
     const realm = `http://127.0.0.1:${pAuth}/token`;
-    const tokenAuth = ['auth:', '  token:', `    realm: ${realm}`, '    service: test-registry', '    issuer: test-issuer', `    rootcertbundle: ${signerCrt}`].join('\n');
-    const plain = await startRegistry(dir, 'plain', yamlConfig({ storage: path.join(dir, 'storage-plain'), port: pPlain }), pPlain);
+    const tokenAuth = [
+      'auth:',
+      '  token:',
+      `    realm: ${realm}`,
+      '    service: test-registry',
+      '    issuer: test-issuer',
+      `    rootcertbundle: ${signerCrt}`,
+    ].join('\n');
+    const plain = await startRegistry(
+      dir,
+      'plain',
+      yamlConfig({ storage: path.join(dir, 'storage-plain'), port: pPlain }),
+      pPlain,
+    );
     started.push(plain);
-    const basic = await startRegistry(dir, 'basic', yamlConfig({
-      storage: path.join(dir, 'storage-basic'),
-      port: pBasic,
-      extra: ['  tls:', `    certificate: ${crt}`, `    key: ${key}`, 'auth:', '  htpasswd:', '    realm: basic-realm', `    path: ${htpasswd}`].join('\n'),
-    }), pBasic);
+    const basic = await startRegistry(
+      dir,
+      'basic',
+      yamlConfig({
+        storage: path.join(dir, 'storage-basic'),
+        port: pBasic,
+        extra: [
+          '  tls:',
+          `    certificate: ${crt}`,
+          `    key: ${key}`,
+          'auth:',
+          '  htpasswd:',
+          '    realm: basic-realm',
+          `    path: ${htpasswd}`,
+        ].join('\n'),
+      }),
+      pBasic,
+    );
     started.push(basic);
-    const token = await startRegistry(dir, 'token', yamlConfig({ storage: path.join(dir, 'storage-token'), port: pToken, extra: tokenAuth }), pToken);
+    const token = await startRegistry(
+      dir,
+      'token',
+      yamlConfig({ storage: path.join(dir, 'storage-token'), port: pToken, extra: tokenAuth }),
+      pToken,
+    );
     started.push(token);
-    const tokenRedirect = await startRegistry(dir, 'token-redirect', yamlConfig({
-      storage: path.join(dir, 'storage-token'),
-      port: pRedirect,
-      extra: [tokenAuth, 'middleware:', '  storage:', '    - name: redirect', '      options:', `        baseurl: http://127.0.0.1:${pBlob}/`].join('\n'),
-    }), pRedirect);
+    const tokenRedirect = await startRegistry(
+      dir,
+      'token-redirect',
+      yamlConfig({
+        storage: path.join(dir, 'storage-token'),
+        port: pRedirect,
+        extra: [
+          tokenAuth,
+          'middleware:',
+          '  storage:',
+          '    - name: redirect',
+          '      options:',
+          `        baseurl: http://127.0.0.1:${pBlob}/`,
+        ].join('\n'),
+      }),
+      pRedirect,
+    );
     started.push(tokenRedirect);
     const proxy = await startFaultProxy(pProxy, pPlain);
     started.push(proxy);

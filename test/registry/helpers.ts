@@ -68,5 +68,6 @@ export function cliLine(err: OpmError): string {
   return `error: ${err.message}${err.hint ? ` (${err.hint})` : ''}`;
 }
 
-export const bundleDir = (pkg: string, version: string): string => corpusPath('community-bundles', pkg, version);
+export const bundleDir = (pkg: string, version: string): string =>
+  corpusPath('community-bundles', pkg, version);
 export const testdata = (name: string): string => corpusPath('opm-testdata', name);

@@ -27,7 +27,12 @@ export interface BuiltImage {
   /** Digest, media type and bytes of what the tag points at (manifest, or index/list). */
   top: Blob;
   /** Per-platform manifests (one for a single-platform image). */
-  manifests: Array<{ manifest: Blob; config: Blob; layers: Blob[]; platform: { os: string; architecture: string; variant?: string } }>;
+  manifests: Array<{
+    manifest: Blob;
+    config: Blob;
+    layers: Blob[];
+    platform: { os: string; architecture: string; variant?: string };
+  }>;
   /** Every blob and manifest by digest. */
   blobs: Map<string, Blob>;
 }
@@ -102,7 +107,8 @@ export function layerEntries(src: LayerSource): TarEntrySpec[] {
   const out: TarEntrySpec[] = [];
   if (src.prefix !== undefined) {
     const parts = src.prefix.split('/');
-    for (let i = 1; i <= parts.length; i++) out.push({ name: parts.slice(0, i).join('/'), type: 'directory' });
+    for (let i = 1; i <= parts.length; i++)
+      out.push({ name: parts.slice(0, i).join('/'), type: 'directory' });
   }
   walk(src.dir, src.prefix ?? '', out);
   return out;
@@ -143,7 +149,8 @@ export async function buildImage(o: BuildOptions): Promise<BuiltImage> {
   for (const src of o.layers) {
     const t = await makeTar(layerEntries(src));
     diffIds.push(sha256(t));
-    const mt = format === 'docker' ? 'application/vnd.docker.image.rootfs.diff.tar.gzip' : OCI_LAYER[compression];
+    const mt =
+      format === 'docker' ? 'application/vnd.docker.image.rootfs.diff.tar.gzip' : OCI_LAYER[compression];
     const l = blob(mt, compress(t, format === 'docker' ? 'gzip' : compression));
     layers.push(l);
     blobs.set(l.digest, l);
@@ -156,16 +163,26 @@ export async function buildImage(o: BuildOptions): Promise<BuiltImage> {
       os: p.os,
       ...(p.variant !== undefined ? { variant: p.variant } : {}),
       // Several platforms: each config says which it is, so tests can see which one was chosen.
-      config: { Labels: platforms.length > 1 ? { ...o.labels, 'test.platform': [p.os, p.architecture, p.variant].filter(Boolean).join('/') } : o.labels },
+      config: {
+        Labels:
+          platforms.length > 1
+            ? { ...o.labels, 'test.platform': [p.os, p.architecture, p.variant].filter(Boolean).join('/') }
+            : o.labels,
+      },
       rootfs: { type: 'layers', diff_ids: diffIds },
       history: diffIds.map(() => ({ created_by: 'opm-ts test image builder' })),
     };
     const config = blob(
-      format === 'docker' ? 'application/vnd.docker.container.image.v1+json' : 'application/vnd.oci.image.config.v1+json',
+      format === 'docker'
+        ? 'application/vnd.docker.container.image.v1+json'
+        : 'application/vnd.oci.image.config.v1+json',
       Buffer.from(JSON.stringify(cfgDoc)),
     );
     blobs.set(config.digest, config);
-    const mt = format === 'docker' ? 'application/vnd.docker.distribution.manifest.v2+json' : 'application/vnd.oci.image.manifest.v1+json';
+    const mt =
+      format === 'docker'
+        ? 'application/vnd.docker.distribution.manifest.v2+json'
+        : 'application/vnd.oci.image.manifest.v1+json';
     const manDoc = {
       schemaVersion: 2,
       mediaType: mt,
@@ -182,11 +199,19 @@ export async function buildImage(o: BuildOptions): Promise<BuiltImage> {
   if (manifests.length === 1 && o.index !== true) {
     top = first.manifest;
   } else {
-    const mt = format === 'docker' ? 'application/vnd.docker.distribution.manifest.list.v2+json' : 'application/vnd.oci.image.index.v1+json';
+    const mt =
+      format === 'docker'
+        ? 'application/vnd.docker.distribution.manifest.list.v2+json'
+        : 'application/vnd.oci.image.index.v1+json';
     const idx = {
       schemaVersion: 2,
       mediaType: mt,
-      manifests: manifests.map((m) => ({ mediaType: m.manifest.mediaType, digest: m.manifest.digest, size: m.manifest.size, platform: m.platform })),
+      manifests: manifests.map((m) => ({
+        mediaType: m.manifest.mediaType,
+        digest: m.manifest.digest,
+        size: m.manifest.size,
+        platform: m.platform,
+      })),
     };
     top = blob(mt, Buffer.from(JSON.stringify(idx)));
     blobs.set(top.digest, top);
@@ -197,13 +222,21 @@ export async function buildImage(o: BuildOptions): Promise<BuiltImage> {
 /** Write the image as an OCI image layout (for skopeo), tagged `tag`. */
 export function writeOciLayout(dir: string, image: BuiltImage, tag: string): void {
   mkdirSync(path.join(dir, 'blobs', 'sha256'), { recursive: true });
-  for (const b of image.blobs.values()) writeFileSync(path.join(dir, 'blobs', 'sha256', b.digest.slice(7)), b.bytes);
+  for (const b of image.blobs.values())
+    writeFileSync(path.join(dir, 'blobs', 'sha256', b.digest.slice(7)), b.bytes);
   writeFileSync(path.join(dir, 'oci-layout'), '{"imageLayoutVersion":"1.0.0"}');
   writeFileSync(
     path.join(dir, 'index.json'),
     JSON.stringify({
       schemaVersion: 2,
-      manifests: [{ mediaType: image.top.mediaType, digest: image.top.digest, size: image.top.size, annotations: { 'org.opencontainers.image.ref.name': tag } }],
+      manifests: [
+        {
+          mediaType: image.top.mediaType,
+          digest: image.top.digest,
+          size: image.top.size,
+          annotations: { 'org.opencontainers.image.ref.name': tag },
+        },
+      ],
     }),
   );
 }
@@ -230,13 +263,23 @@ export async function pushImage(image: BuiltImage, t: PushTarget): Promise<void>
     const manifestDigests = new Set([image.top.digest, ...image.manifests.map((m) => m.manifest.digest)]);
     for (const b of image.blobs.values()) {
       if (manifestDigests.has(b.digest)) continue;
-      const start = await request(`${t.url}/v2/${t.repo}/blobs/uploads/`, { method: 'POST', headers: headers(), dispatcher });
+      const start = await request(`${t.url}/v2/${t.repo}/blobs/uploads/`, {
+        method: 'POST',
+        headers: headers(),
+        dispatcher,
+      });
       await start.body.dump();
       const loc = start.headers.location;
-      if (start.statusCode !== 202 || typeof loc !== 'string') throw new Error(`upload start for ${t.repo}: HTTP ${start.statusCode}`);
+      if (start.statusCode !== 202 || typeof loc !== 'string')
+        throw new Error(`upload start for ${t.repo}: HTTP ${start.statusCode}`);
       const u = new URL(loc, t.url);
       u.searchParams.set('digest', b.digest);
-      const put = await request(u, { method: 'PUT', headers: headers({ 'content-type': 'application/octet-stream' }), body: b.bytes, dispatcher });
+      const put = await request(u, {
+        method: 'PUT',
+        headers: headers({ 'content-type': 'application/octet-stream' }),
+        body: b.bytes,
+        dispatcher,
+      });
       await put.body.dump();
       if (put.statusCode !== 201) throw new Error(`blob upload ${b.digest}: HTTP ${put.statusCode}`);
     }
@@ -260,11 +303,18 @@ export async function pushImage(image: BuiltImage, t: PushTarget): Promise<void>
 }
 
 /** A push-capable bearer token from the fixture's token server. */
-export async function bearerToken(realm: string, repo: string, user: string, password: string): Promise<string> {
+export async function bearerToken(
+  realm: string,
+  repo: string,
+  user: string,
+  password: string,
+): Promise<string> {
   const u = new URL(realm);
   u.searchParams.set('service', 'test-registry');
   u.searchParams.set('scope', `repository:${repo}:pull,push`);
-  const r = await request(u, { headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` } });
+  const r = await request(u, {
+    headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` },
+  });
   const doc: unknown = await r.body.json();
   const token = typeof doc === 'object' && doc !== null ? Reflect.get(doc, 'token') : undefined;
   if (typeof token !== 'string') throw new Error('no token from token server');

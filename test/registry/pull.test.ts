@@ -31,7 +31,9 @@ describe('anonymous plain HTTP registry', () => {
       expect(pulled.ref).toBe(ref);
       expect(pulled.digest).toBe(img.top.digest);
       expect(pulled.labels['operators.operatorframework.io.bundle.package.v1']).toBe('kube-green');
-      expect(readdirSync(path.join(pulled.root, 'manifests')).sort()).toEqual(readdirSync(path.join(src, 'manifests')).sort());
+      expect(readdirSync(path.join(pulled.root, 'manifests')).sort()).toEqual(
+        readdirSync(path.join(src, 'manifests')).sort(),
+      );
       expect(readFileSync(path.join(pulled.root, 'metadata', 'annotations.yaml'), 'utf8')).toBe(
         readFileSync(path.join(src, 'metadata', 'annotations.yaml'), 'utf8'),
       );
@@ -45,7 +47,11 @@ describe('anonymous plain HTTP registry', () => {
 
   it('pulls a zstd catalog image whose configs sit under /configs', async () => {
     const src = testdata('foo-index-v0.2.0-declcfg');
-    const img = await buildImage({ layers: [{ dir: src, prefix: 'configs' }], labels: CATALOG_LABELS, compression: 'zstd' });
+    const img = await buildImage({
+      layers: [{ dir: src, prefix: 'configs' }],
+      labels: CATALOG_LABELS,
+      compression: 'zstd',
+    });
     await pushImage(img, { url: fx.plain.url, repo: 'ns/catalog', tag: 'latest' });
     const { client } = testClient(tmp.dir, { useHttp: true });
     const pulled = await client.pull(`${fx.plain.host}/ns/catalog:latest`);
@@ -102,9 +108,18 @@ describe('layers, formats and platforms', () => {
       { os: 'linux', architecture: 'amd64' },
       { os: 'linux', architecture: 'ppc64le' },
     ];
-    const single = await buildImage({ layers: [{ dir: src }], labels: BUNDLE_LABELS('foo'), format: 'docker' });
+    const single = await buildImage({
+      layers: [{ dir: src }],
+      labels: BUNDLE_LABELS('foo'),
+      format: 'docker',
+    });
     await pushImage(single, { url: fx.plain.url, repo: 'ns/docker-foo', tag: 'v0.1.0' });
-    const list = await buildImage({ layers: [{ dir: src }], labels: BUNDLE_LABELS('foo'), format: 'docker', platforms });
+    const list = await buildImage({
+      layers: [{ dir: src }],
+      labels: BUNDLE_LABELS('foo'),
+      format: 'docker',
+      platforms,
+    });
     await pushImage(list, { url: fx.plain.url, repo: 'ns/docker-foo', tag: 'multi' });
     const oci = await buildImage({ layers: [{ dir: src }], labels: BUNDLE_LABELS('foo'), platforms });
     await pushImage(oci, { url: fx.plain.url, repo: 'ns/oci-foo', tag: 'multi' });
@@ -115,7 +130,10 @@ describe('layers, formats and platforms', () => {
     expect(existsSync(path.join(one.root, 'manifests'))).toBe(true);
     await one.release();
 
-    for (const [repo, built] of [['ns/docker-foo', list], ['ns/oci-foo', oci]] as const) {
+    for (const [repo, built] of [
+      ['ns/docker-foo', list],
+      ['ns/oci-foo', oci],
+    ] as const) {
       for (const platform of ['linux/arm64', 'linux/ppc64le', 'linux/amd64']) {
         const { client } = testClient(tmp.dir, { useHttp: true, platform });
         const pulled = await client.pull(`${fx.plain.host}/${repo}:multi`);
@@ -135,15 +153,28 @@ describe('layers, formats and platforms', () => {
 
   it('pulls an image pushed by skopeo as Docker v2s2', async () => {
     requireTools('skopeo');
-    const img = await buildImage({ layers: [{ dir: testdata('bar-bundle-v0.1.0') }], labels: BUNDLE_LABELS('bar') });
+    const img = await buildImage({
+      layers: [{ dir: testdata('bar-bundle-v0.1.0') }],
+      labels: BUNDLE_LABELS('bar'),
+    });
     const layout = path.join(tmp.dir, 'layout-bar');
     writeOciLayout(layout, img, 'v0.1.0');
-    run('skopeo', ['copy', '-q', '--format', 'v2s2', '--dest-tls-verify=false', `oci:${layout}:v0.1.0`, `docker://${fx.plain.host}/sk/bar:v0.1.0`]);
+    run('skopeo', [
+      'copy',
+      '-q',
+      '--format',
+      'v2s2',
+      '--dest-tls-verify=false',
+      `oci:${layout}:v0.1.0`,
+      `docker://${fx.plain.host}/sk/bar:v0.1.0`,
+    ]);
     const { client } = testClient(tmp.dir, { useHttp: true });
     const pulled = await client.pull(`${fx.plain.host}/sk/bar:v0.1.0`);
     try {
       expect(pulled.labels['operators.operatorframework.io.bundle.package.v1']).toBe('bar');
-      expect(readdirSync(path.join(pulled.root, 'manifests')).sort()).toEqual(readdirSync(path.join(testdata('bar-bundle-v0.1.0'), 'manifests')).sort());
+      expect(readdirSync(path.join(pulled.root, 'manifests')).sort()).toEqual(
+        readdirSync(path.join(testdata('bar-bundle-v0.1.0'), 'manifests')).sort(),
+      );
     } finally {
       await pulled.release();
       await client.close();
@@ -153,13 +184,21 @@ describe('layers, formats and platforms', () => {
   it('pulls several images at once', async () => {
     const versions = ['0.5.0', '0.5.1', '0.5.2', '0.6.0', '0.7.0'];
     for (const v of versions) {
-      const img = await buildImage({ layers: [{ dir: bundleDir('kube-green', v) }], labels: BUNDLE_LABELS('kube-green') });
+      const img = await buildImage({
+        layers: [{ dir: bundleDir('kube-green', v) }],
+        labels: BUNDLE_LABELS('kube-green'),
+      });
       await pushImage(img, { url: fx.plain.url, repo: 'ns/kube-green', tag: `v${v}` });
     }
     const { client } = testClient(tmp.dir, { useHttp: true });
-    const pulled = await Promise.all(versions.map((v) => client.pull(`${fx.plain.host}/ns/kube-green:v${v}`)));
+    const pulled = await Promise.all(
+      versions.map((v) => client.pull(`${fx.plain.host}/ns/kube-green:v${v}`)),
+    );
     for (const [i, p] of pulled.entries()) {
-      const csv = readFileSync(path.join(p.root, 'manifests', 'kube-green.clusterserviceversion.yaml'), 'utf8');
+      const csv = readFileSync(
+        path.join(p.root, 'manifests', 'kube-green.clusterserviceversion.yaml'),
+        'utf8',
+      );
       expect(csv).toContain(`kube-green.v${versions[i] ?? ''}`);
       await p.release();
     }

@@ -72,7 +72,10 @@ export async function startTokenServer(opts: {
         }
         user = opts.user;
       }
-      const scopes = params.getAll('scope').flatMap((s) => s.split(' ')).filter((s) => s !== '');
+      const scopes = params
+        .getAll('scope')
+        .flatMap((s) => s.split(' '))
+        .filter((s) => s !== '');
       requests.push({ user, scopes });
       const access = scopes.map((s) => {
         const parts = s.split(':');
@@ -83,7 +86,10 @@ export async function startTokenServer(opts: {
         return {
           type,
           name,
-          actions: actions.filter((a) => (a === 'pull' && (user !== undefined || anonymousOk)) || (user !== undefined && a === 'push')),
+          actions: actions.filter(
+            (a) =>
+              (a === 'pull' && (user !== undefined || anonymousOk)) || (user !== undefined && a === 'push'),
+          ),
         };
       });
       const now = Math.floor(Date.now() / 1000);
@@ -150,7 +156,8 @@ export async function startBlobHost(port: number, root: string): Promise<BlobHos
   return state;
 }
 
-export type FaultKind = 'status-429' | 'status-500' | 'truncate' | 'drop' | 'corrupt' | 'redirect-loop' | 'alter';
+export type FaultKind =
+  'status-429' | 'status-500' | 'truncate' | 'drop' | 'corrupt' | 'redirect-loop' | 'alter';
 
 export interface Fault {
   kind: FaultKind;
@@ -189,14 +196,26 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
   };
   const server = http.createServer((req, res) => {
     const p = req.url ?? '/';
-    const kind = /\/blobs\/[a-z0-9]+:/.test(p) && !p.includes('/uploads') ? 'blob' : /\/manifests\//.test(p) ? 'manifest' : 'other';
+    const kind =
+      /\/blobs\/[a-z0-9]+:/.test(p) && !p.includes('/uploads')
+        ? 'blob'
+        : /\/manifests\//.test(p)
+          ? 'manifest'
+          : 'other';
     proxy.counts[kind]++;
     const fault = proxy.faults.find((f) => f.times > 0 && (f.on === 'any' || f.on === kind));
     if (fault) fault.times--;
     if (fault?.kind === 'status-429' || fault?.kind === 'status-500') {
       const status = fault.kind === 'status-429' ? 429 : 500;
-      res.writeHead(status, { 'content-type': 'application/json', ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}) });
-      res.end(JSON.stringify({ errors: [{ code: status === 429 ? 'TOOMANYREQUESTS' : 'UNKNOWN', message: 'injected fault' }] }));
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}),
+      });
+      res.end(
+        JSON.stringify({
+          errors: [{ code: status === 429 ? 'TOOMANYREQUESTS' : 'UNKNOWN', message: 'injected fault' }],
+        }),
+      );
       req.resume();
       return;
     }
@@ -207,10 +226,17 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
       return;
     }
     const up = http.request(
-      { host: '127.0.0.1', port: upstreamPort, method: req.method, path: p, headers: { ...req.headers, host: `127.0.0.1:${upstreamPort}` } },
+      {
+        host: '127.0.0.1',
+        port: upstreamPort,
+        method: req.method,
+        path: p,
+        headers: { ...req.headers, host: `127.0.0.1:${upstreamPort}` },
+      },
       (upRes) => {
         const headers = { ...upRes.headers };
-        if (headers.location !== undefined) headers.location = headers.location.replace(`127.0.0.1:${upstreamPort}`, proxy.host);
+        if (headers.location !== undefined)
+          headers.location = headers.location.replace(`127.0.0.1:${upstreamPort}`, proxy.host);
         if (fault === undefined || (upRes.statusCode ?? 0) !== 200) {
           res.writeHead(upRes.statusCode ?? 502, headers);
           upRes.pipe(res);

@@ -36,11 +36,15 @@ export function credentialFiles(env: NodeJS.ProcessEnv): string[] {
     if (p !== undefined && p !== '' && !files.includes(p)) files.push(p);
   };
   add(env.REGISTRY_AUTH_FILE);
-  if (env.DOCKER_CONFIG !== undefined && env.DOCKER_CONFIG !== '') add(path.join(env.DOCKER_CONFIG, 'config.json'));
+  if (env.DOCKER_CONFIG !== undefined && env.DOCKER_CONFIG !== '')
+    add(path.join(env.DOCKER_CONFIG, 'config.json'));
   add(path.join(home, '.docker', 'config.json'));
   if (env.XDG_RUNTIME_DIR !== undefined && env.XDG_RUNTIME_DIR !== '')
     add(path.join(env.XDG_RUNTIME_DIR, 'containers', 'auth.json'));
-  const xdgConfig = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : path.join(home, '.config');
+  const xdgConfig =
+    env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== ''
+      ? env.XDG_CONFIG_HOME
+      : path.join(home, '.config');
   add(path.join(xdgConfig, 'containers', 'auth.json'));
   return files;
 }
@@ -60,7 +64,9 @@ export function normaliseAuthKey(key: string): string {
   if (m?.[1] !== undefined) return canonicalHost(m[1]);
   const trimmed = key.replace(/\/+$/, '');
   const slash = trimmed.indexOf('/');
-  return slash < 0 ? canonicalHost(trimmed) : `${canonicalHost(trimmed.slice(0, slash))}${trimmed.slice(slash)}`;
+  return slash < 0
+    ? canonicalHost(trimmed)
+    : `${canonicalHost(trimmed.slice(0, slash))}${trimmed.slice(slash)}`;
 }
 
 /** Keys to try for a repository, most specific first: `host/a/b`, `host/a`, `host`. */
@@ -91,7 +97,10 @@ function decodeAuthEntry(entry: unknown, where: string, warn: Warn): Credential 
     const decoded = Buffer.from(auth, 'base64').toString('utf8').replace(/\0+$/, '');
     const colon = decoded.indexOf(':');
     // Base64 that does not round-trip, or no ':' → corrupt entry; say so without echoing it.
-    if (colon <= 0 || Buffer.from(auth, 'base64').toString('base64').replace(/=+$/, '') !== auth.replace(/=+$/, '')) {
+    if (
+      colon <= 0 ||
+      Buffer.from(auth, 'base64').toString('base64').replace(/=+$/, '') !== auth.replace(/=+$/, '')
+    ) {
       warn(`ignoring credentials in ${where}: "auth" is not base64 of user:password`);
       return undefined;
     }
@@ -119,7 +128,11 @@ export async function runCredentialHelper(
     return undefined;
   }
   const result = await new Promise<{ code: number | null; out: string; error?: string }>((resolve) => {
-    const child = spawn(program, ['get'], { env, stdio: ['pipe', 'pipe', 'ignore'], timeout: HELPER_TIMEOUT_MS });
+    const child = spawn(program, ['get'], {
+      env,
+      stdio: ['pipe', 'pipe', 'ignore'],
+      timeout: HELPER_TIMEOUT_MS,
+    });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
@@ -131,12 +144,15 @@ export async function runCredentialHelper(
     child.stdin.end(helperServer(registry));
   });
   if (result.error !== undefined) {
-    warn(`${source} for ${registry} could not run: ${result.error.includes('ENOENT') ? 'not found in PATH' : 'failed to start'}`);
+    warn(
+      `${source} for ${registry} could not run: ${result.error.includes('ENOENT') ? 'not found in PATH' : 'failed to start'}`,
+    );
     return undefined;
   }
   if (result.code !== 0) {
     // The helper protocol reports "no credentials" this way; it is not an error.
-    if (!/credentials not found/i.test(result.out)) warn(`${source} for ${registry} failed (exit ${String(result.code)})`);
+    if (!/credentials not found/i.test(result.out))
+      warn(`${source} for ${registry} failed (exit ${String(result.code)})`);
     return undefined;
   }
   let parsed: unknown;

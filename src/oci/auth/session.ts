@@ -45,7 +45,7 @@ export async function registryError(res: HttpResponse): Promise<{ code: string; 
       if (isRecord(first)) {
         return {
           code: typeof first.code === 'string' ? first.code : '',
-          message: typeof first.message === 'string' ? first.message.split('\n')[0] ?? '' : '',
+          message: typeof first.message === 'string' ? (first.message.split('\n')[0] ?? '') : '',
         };
       }
     }
@@ -134,14 +134,20 @@ export class RegistrySession {
     try {
       url = new URL(realm);
     } catch {
-      throw new OpmError(`${this.o.host}: bearer challenge with an invalid realm`, { code: 'E_REGISTRY_AUTH' });
+      throw new OpmError(`${this.o.host}: bearer challenge with an invalid realm`, {
+        code: 'E_REGISTRY_AUTH',
+      });
     }
     const cred = await this.credentialsFor(repository);
     const headers: Record<string, string> = { accept: 'application/json' };
     let res: HttpResponse;
     if (cred?.identityToken !== undefined) {
       // OAuth2 refresh-token grant (docker's identity tokens).
-      const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: cred.identityToken, client_id: 'opm' });
+      const form = new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: cred.identityToken,
+        client_id: 'opm',
+      });
       if (c.params.service !== undefined) form.set('service', c.params.service);
       form.set('scope', scopes.join(' '));
       headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -161,7 +167,9 @@ export class RegistrySession {
     }
     if (res.status !== 200) {
       await res.body.dump();
-      throw new OpmError(`${this.o.host}: token server ${url.host} answered HTTP ${res.status}`, { code: 'E_REGISTRY_AUTH' });
+      throw new OpmError(`${this.o.host}: token server ${url.host} answered HTTP ${res.status}`, {
+        code: 'E_REGISTRY_AUTH',
+      });
     }
     const body = await readBounded(res.body, TOKEN_BODY_LIMIT, 'token response');
     let doc: unknown;
@@ -170,11 +178,20 @@ export class RegistrySession {
     } catch {
       doc = undefined;
     }
-    const token = isRecord(doc) ? (typeof doc.token === 'string' && doc.token !== '' ? doc.token : doc.access_token) : undefined;
+    const token = isRecord(doc)
+      ? typeof doc.token === 'string' && doc.token !== ''
+        ? doc.token
+        : doc.access_token
+      : undefined;
     if (!isRecord(doc) || typeof token !== 'string' || token === '') {
-      throw new OpmError(`${this.o.host}: token server ${url.host} sent no token`, { code: 'E_REGISTRY_AUTH' });
+      throw new OpmError(`${this.o.host}: token server ${url.host} sent no token`, {
+        code: 'E_REGISTRY_AUTH',
+      });
     }
-    const ttl = Math.max(typeof doc.expires_in === 'number' ? doc.expires_in : MIN_TOKEN_TTL_S, MIN_TOKEN_TTL_S);
+    const ttl = Math.max(
+      typeof doc.expires_in === 'number' ? doc.expires_in : MIN_TOKEN_TTL_S,
+      MIN_TOKEN_TTL_S,
+    );
     const issued = typeof doc.issued_at === 'string' ? Date.parse(doc.issued_at) : Number.NaN;
     const start = Number.isNaN(issued) ? Date.now() : Math.min(issued, Date.now());
     this.tokens.set(key, { token, expiresAt: start + ttl * 1000 - TOKEN_MARGIN_MS });
@@ -191,7 +208,10 @@ export class RegistrySession {
 
   private async authHeader(repository: string, extraScopes: string[]): Promise<string | undefined> {
     if (this.bearer !== undefined) {
-      const scopes = [`repository:${repository}:pull`, ...extraScopes.filter((s) => s !== `repository:${repository}:pull`)];
+      const scopes = [
+        `repository:${repository}:pull`,
+        ...extraScopes.filter((s) => s !== `repository:${repository}:pull`),
+      ];
       return `Bearer ${await this.fetchToken(this.bearer, scopes, repository)}`;
     }
     return this.basicHeader;
@@ -235,7 +255,12 @@ export class RegistrySession {
           this.tokens.clear();
           continue;
         }
-        throw this.authError(cred, cred === undefined ? 'authentication required (HTTP 401)' : 'access denied with the given credentials (HTTP 401)');
+        throw this.authError(
+          cred,
+          cred === undefined
+            ? 'authentication required (HTTP 401)'
+            : 'access denied with the given credentials (HTTP 401)',
+        );
       }
       if (basic !== undefined) {
         if (cred === undefined) throw this.authError(cred, 'authentication required (HTTP 401)');
@@ -245,7 +270,10 @@ export class RegistrySession {
         }
         throw this.authError(cred, 'the registry rejected the credentials (HTTP 401)');
       }
-      throw this.authError(cred, 'authentication required, with no challenge this client can answer (HTTP 401)');
+      throw this.authError(
+        cred,
+        'authentication required, with no challenge this client can answer (HTTP 401)',
+      );
     }
     throw this.authError(await this.credentialsFor(repository), 'authentication failed (HTTP 401)');
   }
