@@ -3,6 +3,20 @@ import { haveCorpus } from '../corpus.js';
 import { communityBundleDirs, catalogBundles } from './corpus-helpers.js';
 import { parseBundleDir } from '../../src/bundle/parse.js';
 import { render } from '../../src/action/render.js';
+import { emitYaml } from '../../src/yaml/emit.js';
+import type { Bundle } from '../../src/declcfg/types.js';
+
+/** The blob as opm marshals an olm.bundle (YAML sorts keys; absent optional fields are left out). */
+function blobOf(b: Bundle): Record<string, unknown> {
+  return {
+    schema: b.schema,
+    name: b.name,
+    package: b.package,
+    image: b.image,
+    ...(b.properties === undefined ? {} : { properties: b.properties }),
+    ...(b.relatedImages === undefined ? {} : { relatedImages: b.relatedImages }),
+  };
+}
 
 describe.runIf(haveCorpus())(
   'community bundle directories render as opm rendered them into the catalog',

@@ -37,7 +37,11 @@ export function catalogBundles(pkg: string): Map<string, { blob: JsonObject; yam
   const out = new Map<string, { blob: JsonObject; yaml: string }>();
   if (!existsSync(file)) return out;
   const text = readFileSync(file, 'utf8');
-  const texts = text.split(/^---\n/m).filter((t) => t.trim() !== '');
+  // Each document opm writes starts with its own `---` line.
+  const texts = text
+    .split(/^---\n/m)
+    .filter((t) => t.trim() !== '')
+    .map((t) => '---\n' + t);
   const docs = parseYamlDocuments(text);
   docs.forEach((d, i) => {
     const blob = d.value;
