@@ -78,14 +78,19 @@ class ImageRenderer {
 
   /** Start rendering every image now; results are awaited (and errors raised) in template order. */
   prefetch(uses: Use[]): void {
-    for (const u of uses) this.start(u);
+    for (const u of uses) this.begin(u);
   }
 
+  /** The rendered bundles of an image; a failure is reported at this use's line. */
   async get(u: Use): Promise<RenderedBundle[]> {
-    return this.start(u);
+    try {
+      return await this.begin(u);
+    } catch (e) {
+      throw this.locate(e, u);
+    }
   }
 
-  private start(u: Use): Promise<RenderedBundle[]> {
+  private begin(u: Use): Promise<RenderedBundle[]> {
     let p = this.started.get(u.image);
     if (p === undefined) {
       p = this.limiter.run(() => this.renderImage(u));
@@ -93,9 +98,7 @@ class ImageRenderer {
       p.catch(() => undefined);
       this.started.set(u.image, p);
     }
-    return p.catch((e: unknown) => {
-      throw this.locate(e, u);
-    });
+    return p;
   }
 
   private locate(e: unknown, u: Use): unknown {
