@@ -1,8 +1,50 @@
 import { Option, type Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import { render } from '../../action/render.js';
+import { ALL_MIGRATIONS, migrationLevelHelp } from '../../action/migrations.js';
+import { writeJson, writeYaml } from '../../declcfg/write.js';
+import type { ImageSource } from '../../oci/image-source.js';
+import { createImageSource } from '../../oci/registry-client.js';
+import { registryOptionsFromEnv } from '../../oci/options.js';
 import type { CliIO } from '../io.js';
-import { notYet } from '../not-yet.js';
+import { outputFormat, registryFlags } from '../global-options.js';
+import { writeChunks } from '../output.js';
 
-export function registerRender(program: Command, _io: CliIO): void {
+const ALPHA_PREFIX =
+  '(ALPHA: This flag will be removed or renamed in a future release, potentially without notice) ';
+
+interface RenderFlags {
+  output: string;
+  migrateLevel: string;
+  migrate: boolean;
+  alphaImageRefTemplate: string;
+}
+
+/** `--migrate` and `--migrate-level` are exclusive; `--migrate` means every migration. */
+export function migrateLevelFromFlags(flags: { migrate?: boolean; migrateLevel: string }): string {
+  if (flags.migrate === true && flags.migrateLevel !== '') {
+    throw new UsageError(
+      'if any flags in the group [migrate migrate-level] are set none of the others can be; [migrate migrate-level] were all set',
+    );
+  }
+  return flags.migrate === true ? ALL_MIGRATIONS : flags.migrateLevel;
+}
+
+/**
+ * An image source that creates the registry client on the first pull, so rendering directories
+ * never touches registry configuration.
+ */
+export function lazyImageSource(create: () => ImageSource): ImageSource {
+  let source: ImageSource | undefined;
+  return {
+    pull(ref: string) {
+      source ??= create();
+      return source.pull(ref);
+    },
+  };
+}
+
+export function registerRender(program: Command, io: CliIO): void {
   program
     .command('render')
     .argument('<index-image | bundle-image | bundle-directory | fbc-directory...>')
@@ -14,13 +56,28 @@ export function registerRender(program: Command, _io: CliIO): void {
       'Output format of the streamed file-based catalog objects (json|yaml)',
       'json',
     )
-    .option('--migrate-level <string>', 'Name of the last migration to run (default: none)', '')
+    .option('--migrate-level <string>', migrationLevelHelp(), '')
     .option('--migrate', 'Perform all available schema migrations on the rendered FBC', false)
     .addOption(
       new Option(
         '--alpha-image-ref-template <string>',
-        '(ALPHA: This flag will be removed or renamed in a future release, potentially without notice) When bundle image references are unavailable (e.g. rendering a bundle directory), use this template to build them. Fields: {{.Package}}, {{.Name}}, {{.Version}}',
-      ).default(''),
+        `${ALPHA_PREFIX}When bundle image references are unavailable (e.g. rendering a bundle directory), use this template to build them. Fields: {{.Package}}, {{.Name}}, {{.Version}}`,
+      )
+        .default('')
+        .hideHelp(io.env.HELP_ALPHA !== 'true'),
     )
-    .action(() => notYet('opm render'));
+    .action(async (refs: string[], flags: RenderFlags, cmd: Command) => {
+      const format = outputFormat(flags.output, ['json', 'yaml'] as const);
+      const migrateLevel = migrateLevelFromFlags(flags);
+      const regFlags = registryFlags(cmd);
+      const cfg = await render({
+        refs,
+        migrateLevel,
+        imageRefTemplate: flags.alphaImageRefTemplate,
+        imageSource: lazyImageSource(() => createImageSource(registryOptionsFromEnv(regFlags, io.env))),
+        cwd: io.cwd,
+        onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
+      });
+      await writeChunks(io.stdout, format === 'json' ? writeJson(cfg) : writeYaml(cfg));
+    });
 }
