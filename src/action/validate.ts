@@ -5,6 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { DeclarativeConfig } from '../declcfg/types.js';
+import { loadCatalogDir } from '../declcfg/load.js';
 import { OpmError } from '../errors.js';
 import { sortFindings, type Finding } from '../findings.js';
 import { convertToModel } from '../model/convert.js';
@@ -30,10 +31,8 @@ export interface ValidateResult {
   message?: string;
 }
 
-async function defaultLoader(dir: string): Promise<{ cfg: DeclarativeConfig; findings: Finding[] }> {
-  const { loadCatalogDirForValidation } = await import('./validate-load.js');
-  return loadCatalogDirForValidation(dir);
-}
+/** The FBC loader, with bundle manifests dropped once checked: validation needs the graph only. */
+const defaultLoader: CatalogLoader = (dir) => loadCatalogDir(dir, { elidePayloads: true });
 
 /** Go's os.Stat error text for a missing path, or the directory check of opm validate. */
 async function checkDirectory(dir: string, shown: string): Promise<void> {

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateCatalog } from '../../src/action/validate.js';
-import { simpleLoader } from './simple-loader.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../testdata/validate');
 const cases = readdirSync(root).sort();
@@ -14,7 +13,7 @@ describe('validate fixtures (testdata/validate/<case>: catalog/ and expected.jso
   });
 
   it.each(cases)('%s', async (name) => {
-    const result = await validateCatalog(path.join(root, name, 'catalog'), { load: simpleLoader });
+    const result = await validateCatalog(path.join(root, name, 'catalog'));
     const expectedFile = path.join(root, name, 'expected.json');
     // Regenerate with UPDATE_FIXTURES=1, then review the diff.
     if (process.env.UPDATE_FIXTURES === '1' || !existsSync(expectedFile)) {

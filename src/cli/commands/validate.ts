@@ -7,6 +7,7 @@ import { ExitCode } from '../exit-code.js';
 import { outputFormat } from '../global-options.js';
 import type { CliIO } from '../io.js';
 import { stderrColors, writeAll } from '../output.js';
+import { goStruct, marshalIndent, type GoStruct } from '../../util/go-json.js';
 
 const FORMATS = ['json', 'yaml', 'github'] as const;
 type Format = (typeof FORMATS)[number];
@@ -28,14 +29,17 @@ function resultDocument(r: ValidateResult): Record<string, unknown> {
   return doc;
 }
 
-/** Go's json.MarshalIndent(v, "", "  "): HTML-significant characters and line separators escaped. */
-function goJsonIndent(v: unknown): string {
-  return JSON.stringify(v, null, 2)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+/** Go's json.MarshalIndent(v, "", "  ") with fields in the order written (as a Go struct). */
+function goJsonIndent(v: Record<string, unknown>): string {
+  const struct = (o: Record<string, unknown>): GoStruct => goStruct(o);
+  const findings = Array.isArray(v.findings)
+    ? v.findings.map((f: unknown) => (typeof f === 'object' && f !== null ? struct({ ...f }) : f))
+    : v.findings;
+  const err = v.error;
+  const top: Record<string, unknown> = { passed: v.passed };
+  if (typeof err === 'object' && err !== null) top.error = struct({ ...err });
+  top.findings = findings;
+  return marshalIndent(struct(top), '', '  ');
 }
 
 /** YAML as opm prints it: keys sorted, multi-line strings as literal blocks, a blank line at the end. */
