@@ -70,20 +70,19 @@ export function rereadTypedString(s: string): string {
   return t.includes('\u0085') ? foldFlowBreaks(t, false) : t;
 }
 
-function isFoldBreak(c: number): boolean {
-  return c === 0x85 || c === 0x2028 || c === 0x2029 || c === 0x0a || c === 0x0d;
-}
-
 /**
- * Line folding of a double-quoted YAML scalar, applied to raw text: a line break with the blanks
- * around it becomes one space, or, followed by more line breaks, those breaks (NEL reads as `\n`;
- * U+2028/U+2029 are kept). `tabIsBlank` is false for text where every tab was written escaped.
+ * Line folding of a double-quoted YAML scalar, applied to the characters the reader sees raw: a
+ * line break with the blanks around it becomes one space, or, followed by more line breaks, those
+ * breaks (NEL reads as `\n`; U+2028/U+2029 are kept). With `raw` false the text is a string Go's
+ * encoder wrote, where only NEL and the space are still raw; with `raw` true it is raw JSON text.
  */
-export function foldFlowBreaks(s: string, tabIsBlank: boolean): string {
+export function foldFlowBreaks(s: string, raw: boolean): string {
   const out: string[] = [];
   const n = s.length;
   let i = 0;
-  const isBlank = (c: number): boolean => c === 0x20 || (tabIsBlank && c === 0x09);
+  const isBlank = (c: number): boolean => c === 0x20 || (raw && c === 0x09);
+  const isFoldBreak = (c: number): boolean =>
+    c === 0x85 || (raw && (c === 0x2028 || c === 0x2029 || c === 0x0a || c === 0x0d));
   while (i < n) {
     let j = i;
     while (j < n) {

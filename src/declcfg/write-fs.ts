@@ -1,0 +1,120 @@
+/**
+ * opm's WriteFS (opm-behavior.md §5.5, used by `migrate`): one `<root>/<package>/catalog.<ext>` per
+ * package, package-less blobs in `<root>/catalog.<ext>`. Every file is first written under a
+ * temporary name and renamed into place only once all of them are complete, so a failure (a blob
+ * the YAML step refuses, a full disk) leaves no partial catalog behind.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { OpmError } from '../errors.js';
+import type { DeclarativeConfig } from './types.js';
+import { blobJson, blobYaml, groupBlobs } from './write.js';
+import type { Blob, WriteOptions } from './write.js';
+
+export type CatalogFormat = 'json' | 'yaml';
+
+/** Go filepath.IsLocal on Unix: relative, non-empty, and not escaping upwards (`a/b` is local). */
+export function isLocalPath(p: string): boolean {
+  if (p === '' || p.startsWith('/')) return false;
+  let clean = p;
+  if (p.split('/').some((part) => part === '.' || part === '..')) {
+    clean = path.posix.normalize(p).replace(/\/+$/, '');
+  }
+  return clean !== '..' && !clean.startsWith('../');
+}
+
+// Chunks are gathered up to this size before each write call.
+const FLUSH_BYTES = 1 << 20;
+
+async function writeBlobs(file: string, blobs: readonly Blob[], format: CatalogFormat): Promise<void> {
+  const fh = await open(file, 'wx', 0o666).catch((err: unknown) => {
+    throw fileError(file, err);
+  });
+  try {
+    let pending: string[] = [];
+    let size = 0;
+    const flush = async (): Promise<void> => {
+      if (pending.length === 0) return;
+      const text = pending.join('');
+      pending = [];
+      size = 0;
+      await fh.write(text).catch((err: unknown) => {
+        throw fileError(file, err);
+      });
+    };
+    for (const b of blobs) {
+      let chunk: string;
+      try {
+        chunk = format === 'json' ? blobJson(b) : blobYaml(b);
+      } catch (err) {
+        const msg = err instanceof Error ? err.message : String(err);
+        throw new OpmError(`write to buffer for "${finalName(file)}": ${msg}`, { cause: err });
+      }
+      pending.push(chunk);
+      size += chunk.length;
+      if (size >= FLUSH_BYTES) await flush();
+    }
+    await flush();
+  } finally {
+    await fh.close();
+  }
+}
+
+function fileError(file: string, err: unknown): OpmError {
+  const msg = err instanceof Error ? err.message : String(err);
+  return new OpmError(`write file "${finalName(file)}": ${msg}`, { cause: err });
+}
+
+const TEMP_SUFFIX = /\.[0-9a-f]{16}\.tmp$/;
+function finalName(temp: string): string {
+  const dir = path.dirname(temp);
+  const base = path.basename(temp).replace(TEMP_SUFFIX, '').replace(/^\./, '');
+  return path.join(dir, base);
+}
+
+/**
+ * Write `cfg` as a catalog directory under `root`, as `opm migrate` does. Throws OpmError for a
+ * package name that is not a local path (`invalid package name "<p>": must be a single local
+ * path element`) and for write failures.
+ */
+export async function writeCatalogDir(
+  cfg: DeclarativeConfig,
+  root: string,
+  format: CatalogFormat,
+  options: WriteOptions = {},
+): Promise<void> {
+  const groups = groupBlobs(cfg, options);
+  for (const g of groups) {
+    if (g.package !== '' && !isLocalPath(g.package)) {
+      throw new OpmError(`invalid package name "${g.package}": must be a single local path element`, {
+        code: 'E_PACKAGE_NAME',
+      });
+    }
+  }
+  const ext = format === 'json' ? 'json' : 'yaml';
+  const createdRoot = await mkdir(root, { recursive: true, mode: 0o777 });
+  const created: string[] = createdRoot === undefined ? [] : [createdRoot];
+  const temps: Array<{ temp: string; file: string }> = [];
+  try {
+    for (const g of groups) {
+      const dir = g.package === '' ? root : path.join(root, g.package);
+      const made = await mkdir(dir, { recursive: true, mode: 0o777 });
+      if (made !== undefined) created.push(made);
+      const file = path.join(dir, `catalog.${ext}`);
+      const temp = path.join(dir, `.catalog.${ext}.${randomBytes(8).toString('hex')}.tmp`);
+      temps.push({ temp, file });
+      await writeBlobs(temp, g.blobs, format);
+    }
+    for (const t of temps) {
+      await rename(t.temp, t.file).catch((err: unknown) => {
+        throw fileError(t.temp, err);
+      });
+    }
+  } catch (err) {
+    await Promise.all(temps.map((t) => unlink(t.temp).catch(() => undefined)));
+    // Directories made for this write hold nothing else: remove them again.
+    for (const d of created.reverse()) await rm(d, { recursive: true, force: true }).catch(() => undefined);
+    throw err;
+  }
+}

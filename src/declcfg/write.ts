@@ -1,0 +1,240 @@
+/**
+ * opm's catalog writers (alpha/declcfg/write.go; opm-behavior.md §5.1–§5.4): blobs grouped by
+ * package in a fixed order, each written as 4-space indented JSON or as a `---` YAML document.
+ * The writers are generators yielding one chunk per blob, so a large catalog streams out.
+ */
+import { InternalError } from '../errors.js';
+import { GoStruct, compareUtf8, marshalIndent } from '../util/go-json.js';
+import { emitYaml } from '../yaml/emit.js';
+import type {
+  Bundle,
+  Channel,
+  ChannelEntry,
+  DeclarativeConfig,
+  Deprecation,
+  Location,
+  Meta,
+  Package,
+  Property,
+} from './types.js';
+
+export { marshalIndent } from '../util/go-json.js';
+
+export type Blob =
+  | { kind: 'package'; value: Package }
+  | { kind: 'channel'; value: Channel }
+  | { kind: 'bundle'; value: Bundle }
+  | { kind: 'deprecation'; value: Deprecation }
+  | { kind: 'other'; value: Meta };
+
+/** A blob opm leaves out of its output because its package name is empty (§5.1 step 1). */
+export interface DroppedBlob {
+  schema: string;
+  /** The blob's own name ('' for deprecations, which have none). */
+  name: string;
+  loc?: Location;
+}
+
+export interface WriteOptions {
+  /** Told about each blob left out because its package name is empty (opm drops them silently). */
+  onDropped?: (blob: DroppedBlob) => void;
+}
+
+/** The blobs of one package in output order; `package` '' holds the package-less others. */
+export interface PackageGroup {
+  package: string;
+  blobs: Blob[];
+}
+
+interface Bucket {
+  packages: Package[];
+  channels: Channel[];
+  bundles: Bundle[];
+  others: Meta[];
+  deprecations: Deprecation[];
+}
+
+function dropped(schema: string, name: string, loc: Location | undefined): DroppedBlob {
+  return loc === undefined ? { schema, name } : { schema, name, loc };
+}
+
+/**
+ * The blobs of `cfg` grouped and ordered as opm writes them: package names in byte order; per
+ * package its package blobs (input order), channels by name, bundles by name, other blobs by
+ * schema, deprecations (input order); then others without a package, in input order.
+ *
+ * Go sorts channels and bundles with sort.Slice, which is an insertion sort (stable) up to 12
+ * elements and may reorder equal names beyond that; this sort is stable at every size. Names are
+ * unique in any catalog that validates, so the difference only shows on invalid input.
+ */
+export function groupBlobs(cfg: DeclarativeConfig, options: WriteOptions = {}): PackageGroup[] {
+  const buckets = new Map<string, Bucket>();
+  const bucket = (name: string): Bucket => {
+    let b = buckets.get(name);
+    if (b === undefined) {
+      b = { packages: [], channels: [], bundles: [], others: [], deprecations: [] };
+      buckets.set(name, b);
+    }
+    return b;
+  };
+  const onDropped = options.onDropped;
+  for (const p of cfg.packages) {
+    if (p.name === '') onDropped?.(dropped(p.schema, p.name, p.loc));
+    else bucket(p.name).packages.push(p);
+  }
+  for (const c of cfg.channels) {
+    if (c.package === '') onDropped?.(dropped(c.schema, c.name, c.loc));
+    else bucket(c.package).channels.push(c);
+  }
+  for (const b of cfg.bundles) {
+    if (b.package === '') onDropped?.(dropped(b.schema, b.name, b.loc));
+    else bucket(b.package).bundles.push(b);
+  }
+  for (const d of cfg.deprecations) {
+    if (d.package === '') onDropped?.(dropped(d.schema, '', d.loc));
+    else bucket(d.package).deprecations.push(d);
+  }
+  const packageless: Meta[] = [];
+  for (const o of cfg.others) {
+    if (o.package === '') packageless.push(o);
+    else bucket(o.package).others.push(o);
+  }
+  const groups: PackageGroup[] = [];
+  for (const name of [...buckets.keys()].sort(compareUtf8)) {
+    const b = buckets.get(name) as Bucket;
+    const byName = (x: { name: string }, y: { name: string }): number => compareUtf8(x.name, y.name);
+    const blobs: Blob[] = [];
+    for (const value of b.packages) blobs.push({ kind: 'package', value });
+    for (const value of [...b.channels].sort(byName)) blobs.push({ kind: 'channel', value });
+    for (const value of [...b.bundles].sort(byName)) blobs.push({ kind: 'bundle', value });
+    const others = [...b.others].sort((x, y) => compareUtf8(x.schema, y.schema));
+    for (const value of others) blobs.push({ kind: 'other', value });
+    for (const value of b.deprecations) blobs.push({ kind: 'deprecation', value });
+    groups.push({ package: name, blobs });
+  }
+  if (packageless.length > 0) {
+    groups.push({ package: '', blobs: packageless.map((value) => ({ kind: 'other', value })) });
+  }
+  return groups;
+}
+
+/** The blobs opm would leave out of `cfg`'s output (empty package name). */
+export function droppedBlobs(cfg: DeclarativeConfig): DroppedBlob[] {
+  const out: DroppedBlob[] = [];
+  groupBlobs(cfg, { onDropped: (d) => out.push(d) });
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blob encoding: Go struct field order and omitempty rules (§3.1)
+
+function properties(props: readonly Property[] | undefined): GoStruct[] | undefined {
+  if (props === undefined || props.length === 0) return undefined;
+  return props.map((p) => new GoStruct({ type: p.type, value: p.value }));
+}
+
+function nonEmpty(s: string | undefined): string | undefined {
+  return s === undefined || s === '' ? undefined : s;
+}
+
+function channelEntry(e: ChannelEntry): GoStruct {
+  return new GoStruct({
+    name: e.name,
+    replaces: nonEmpty(e.replaces),
+    skips: e.skips === undefined || e.skips.length === 0 ? undefined : e.skips,
+    skipRange: nonEmpty(e.skipRange),
+  });
+}
+
+/** The value Go's encoder sees for a blob: structs in field order, others as their blob. */
+export function blobValue(blob: Blob): unknown {
+  switch (blob.kind) {
+    case 'package': {
+      const p = blob.value;
+      return new GoStruct({
+        schema: p.schema,
+        name: p.name,
+        defaultChannel: p.defaultChannel,
+        icon:
+          p.icon === undefined
+            ? undefined
+            : new GoStruct({ base64data: p.icon.base64data, mediatype: p.icon.mediatype }),
+        description: nonEmpty(p.description),
+        properties: properties(p.properties),
+      });
+    }
+    case 'channel': {
+      const c = blob.value;
+      return new GoStruct({
+        schema: c.schema,
+        name: c.name,
+        package: c.package,
+        entries: c.entries === null ? null : c.entries.map(channelEntry),
+        properties: properties(c.properties),
+      });
+    }
+    case 'bundle': {
+      const b = blob.value;
+      if (b.payloadsElided === true) {
+        throw new InternalError(
+          `bundle ${b.name} was loaded without its object payloads and cannot be written`,
+        );
+      }
+      return new GoStruct({
+        schema: b.schema,
+        name: nonEmpty(b.name),
+        package: nonEmpty(b.package),
+        image: b.image,
+        properties: properties(b.properties),
+        relatedImages:
+          b.relatedImages === undefined || b.relatedImages.length === 0
+            ? undefined
+            : b.relatedImages.map((r) => new GoStruct({ name: r.name, image: r.image })),
+      });
+    }
+    case 'deprecation': {
+      const d = blob.value;
+      return new GoStruct({
+        schema: d.schema,
+        package: d.package,
+        entries: d.entries.map(
+          (e) =>
+            new GoStruct({
+              reference: new GoStruct({ schema: e.reference.schema, name: nonEmpty(e.reference.name) }),
+              message: e.message,
+            }),
+        ),
+      });
+    }
+    case 'other':
+      return blob.value.blob;
+  }
+}
+
+/** One blob as WriteJSON writes it: 4-space indent, no HTML escaping, trailing newline. */
+export function blobJson(blob: Blob): string {
+  return marshalIndent(blobValue(blob), '', '    ', false) + '\n';
+}
+
+/** One blob as WriteYAML writes it: `---`, then the YAML document. */
+export function blobYaml(blob: Blob): string {
+  return '---\n' + emitYaml(blobValue(blob));
+}
+
+/** opm's WriteJSON, one chunk per blob. */
+export function* writeJson(cfg: DeclarativeConfig, options: WriteOptions = {}): Generator<string> {
+  for (const g of groupBlobs(cfg, options)) for (const b of g.blobs) yield blobJson(b);
+}
+
+/** opm's WriteYAML, one chunk per blob. Throws OpmError where opm's YAML step fails. */
+export function* writeYaml(cfg: DeclarativeConfig, options: WriteOptions = {}): Generator<string> {
+  for (const g of groupBlobs(cfg, options)) for (const b of g.blobs) yield blobYaml(b);
+}
+
+/**
+ * A plain value as sigs.k8s.io/yaml's JSONToYAML writes it (used for `-o yaml` of validate and
+ * convert-template). Accepts what marshalIndent accepts (GoStruct for struct field sets).
+ */
+export function toYaml(value: unknown): string {
+  return emitYaml(value);
+}
