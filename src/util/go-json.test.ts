@@ -51,7 +51,7 @@ describe('number formatting', () => {
     expect(formatGoJsonNumber(1e20)).toBe('100000000000000000000');
     expect(formatGoJsonNumber(1e21)).toBe('1e+21');
     expect(formatGoJsonNumber(1.5e300)).toBe('1.5e+300');
-    expect(formatGoJsonNumber(12345678901234567890)).toBe('12345678901234567000');
+    expect(formatGoJsonNumber(Number('12345678901234567890'))).toBe('12345678901234567000');
   });
 
   it('refuses NaN and infinities as Go does', () => {
