@@ -78,3 +78,29 @@ describe('generate dockerfile', () => {
     expect(existsSync(`${missing}.Dockerfile`)).toBe(false);
   });
 });
+
+describe('generate dockerfile on an invalid catalog', () => {
+  function invalidCatalog(): string {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'opm-gen-invalid-'));
+    const dir = path.join(tmp, 'catalog');
+    cpSync(path.join(fixtures, 'invalid-catalog', 'catalog'), dir, { recursive: true });
+    return dir;
+  }
+
+  it('refuses to write, naming the file and line of the problem', async () => {
+    const dir = invalidCatalog();
+    const r = await runOpm(['generate', 'dockerfile', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^error: .*example\/catalog\.yaml:\d+: catalog ".*" is not valid: .*example\.v0\.2\.0.*\n$/,
+    );
+    expect(existsSync(`${dir}.Dockerfile`)).toBe(false);
+  });
+
+  it('writes anyway with --skip-validate', async () => {
+    const dir = invalidCatalog();
+    const r = await runOpm(['generate', 'dockerfile', dir, '--skip-validate']);
+    expect(r.code).toBe(0);
+    expect(existsSync(`${dir}.Dockerfile`)).toBe(true);
+  });
+});

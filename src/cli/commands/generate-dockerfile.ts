@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { DEFAULT_OPM_IMAGE, planDockerfile, writeDockerfile } from '../../action/generate-dockerfile.js';
-import { UsageError } from '../../errors.js';
+import path from 'node:path';
+import { validateCatalog } from '../../action/validate.js';
+import { OpmError, UsageError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 
 interface DockerfileFlags {
@@ -53,8 +55,21 @@ function addDockerfileCommand(parent: Command, name: string, io: CliIO): void {
 }
 
 /** Catalogs are validated before a Dockerfile is written for them (opm does not); --skip-validate opts out. */
-async function validateBeforeWriting(_dir: string): Promise<void> {
-  // Wired to the validator below once it is available.
+async function validateBeforeWriting(dir: string): Promise<void> {
+  const result = await validateCatalog(dir);
+  const errors = result.findings.filter((f) => f.severity === 'error');
+  const first = errors[0];
+  if (first === undefined) return;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  throw new OpmError(`catalog "${dir}" is not valid: ${first.message}${more}`, {
+    code: 'E_INVALID_CATALOG',
+    ...(first.file === undefined
+      ? {}
+      : {
+          at: { file: path.join(dir, first.file), ...(first.line === undefined ? {} : { line: first.line }) },
+        }),
+    hint: `see 'opm validate ${dir}', or pass --skip-validate to write the Dockerfile anyway`,
+  });
 }
 
 export function registerGenerate(program: Command, io: CliIO): void {
