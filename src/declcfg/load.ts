@@ -74,7 +74,7 @@ function addBlobs(
 
 function parsedObjects(parsed: ParsedText, file: string, findings: Finding[]): LocatedObject[] {
   for (const i of parsed.issues) {
-    findings.push({ rule: i.rule, severity: 'error', message: i.message, file, line: i.line });
+    findings.push({ rule: i.rule, severity: i.severity, message: i.message, file, line: i.line });
   }
   return parsed.blobs.map((b) => ({ value: b.value, loc: { file, line: b.line } }));
 }
@@ -198,7 +198,7 @@ export async function loadCatalogDirOrThrow(
 export function loadBlobsFromText(text: string, fileLabel: string): LocatedObject[] {
   const findings: Finding[] = [];
   const objects = parsedObjects(parseCatalogText(text), fileLabel, findings);
-  const first = sortFindings(findings)[0];
+  const first = sortFindings(findings).find((f) => f.severity === 'error');
   if (first) throw toError(first);
   return objects;
 }

@@ -5,9 +5,14 @@
  * with a regular expression, so long strings (base64 payloads) cost little.
  */
 
-export type JsonScan = { ok: true; end: number } | { ok: false; at: number; message: string };
+export type JsonScan =
+  | { ok: true; end: number }
+  /** `duplicate` is the key (as JSON) when the problem is a duplicate key. */
+  | { ok: false; at: number; message: string; duplicate?: string };
 
 const WS = /[ \t\n\r]*/y;
+// JSON forbids raw control characters in strings, so the class must name them.
+// eslint-disable-next-line no-control-regex
 const STRING_BODY = /(?:[^"\\\u0000-\u001f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const LITERAL = /true|false|null/y;
@@ -25,12 +30,30 @@ function describe(text: string, at: number): string {
   return `unexpected character '${shown}'`;
 }
 
+// One string literal, and whether it is an object key (followed by `:`).
+const STRING_TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"([ \t\r\n]*:)?/g;
+
+/**
+ * The number of object keys written in the JSON text [from, to). Strings are matched one after the
+ * other from the start, so a quote inside a string is never taken for the start of one.
+ */
+export function countKeysInText(text: string, from: number, to: number): number {
+  let n = 0;
+  STRING_TOKEN.lastIndex = from;
+  for (let m = STRING_TOKEN.exec(text); m && m.index < to; m = STRING_TOKEN.exec(text)) {
+    if (m[1] !== undefined) n++;
+  }
+  return n;
+}
+
 /**
  * Scan the JSON value starting at `pos` (leading whitespace allowed). `maxDepth` bounds nesting.
  * On success `end` is the index just after the value.
  */
-export function scanJsonValue(text: string, pos: number, maxDepth: number): JsonScan {
+export function scanJsonValue(text: string, pos: number, maxDepth: number, duplicates = false): JsonScan {
   const stack: number[] = [];
+  // Keys seen in each open object, when looking for duplicate keys.
+  const keys: Set<string>[] = [];
   let i = pos;
   const skipWs = (): void => {
     WS.lastIndex = i;
@@ -55,8 +78,20 @@ export function scanJsonValue(text: string, pos: number, maxDepth: number): Json
   const key = (): JsonScan | undefined => {
     skipWs();
     if (text.charCodeAt(i) !== 0x22) return fail(`${describe(text, i)}; expected a string as object key`);
+    const start = i;
     const e = string();
     if (e) return e;
+    if (duplicates) {
+      const name: unknown = JSON.parse(text.slice(start, i));
+      const seen = keys[keys.length - 1];
+      if (typeof name === 'string' && seen) {
+        if (seen.has(name)) {
+          const shown = JSON.stringify(name);
+          return { ok: false, at: start, message: `duplicate key ${shown}`, duplicate: shown };
+        }
+        seen.add(name);
+      }
+    }
     skipWs();
     if (text.charCodeAt(i) !== 0x3a) return fail(`${describe(text, i)}; expected ':' after object key`);
     i++;
@@ -77,6 +112,7 @@ export function scanJsonValue(text: string, pos: number, maxDepth: number): Json
       } else {
         stack.push(c);
         if (c === OPEN_OBJECT) {
+          keys.push(new Set());
           const e = key();
           if (e) return e;
         }
@@ -107,6 +143,7 @@ export function scanJsonValue(text: string, pos: number, maxDepth: number): Json
       }
       if ((top === OPEN_OBJECT && d === 0x7d) || (top === OPEN_ARRAY && d === 0x5d)) {
         stack.pop();
+        if (top === OPEN_OBJECT) keys.pop();
         i++;
         continue;
       }

@@ -9,7 +9,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
-import { scanJsonValue } from './parse-json.js';
+import { countKeysInText, scanJsonValue } from './parse-json.js';
 import type { JsonObject, JsonValue } from './types.js';
 
 /** Deepest nesting accepted in a blob (JSON or YAML), so later recursive code cannot overflow. */
@@ -21,10 +21,18 @@ export interface RawBlob {
   line: number;
 }
 
-export type ParseRule = 'parse.json' | 'parse.yaml' | 'parse.not-object' | 'parse.binary' | 'parse.encoding';
+export type ParseRule =
+  | 'parse.json'
+  | 'parse.yaml'
+  | 'parse.not-object'
+  | 'parse.binary'
+  | 'parse.encoding'
+  | 'parse.duplicate-key';
 
 export interface ParseIssue {
   rule: ParseRule;
+  /** Duplicate keys are warnings: opm keeps the last value, and real catalogs have them. */
+  severity: 'error' | 'warning';
   message: string;
   line: number;
 }
@@ -61,15 +69,30 @@ class LineCounter {
   }
 }
 
-function tooDeep(v: JsonValue, budget: number): boolean {
-  if (typeof v !== 'object' || v === null) return false;
-  if (budget <= 0) return true;
-  if (Array.isArray(v)) return v.some((x) => tooDeep(x, budget - 1));
-  for (const k in v) {
-    const x = v[k];
-    if (x !== undefined && tooDeep(x, budget - 1)) return true;
+/**
+ * Number of object keys in a parsed value, or -1 when it nests deeper than `budget` (the walk stops
+ * there, so it cannot overflow the stack).
+ */
+function countKeys(v: JsonValue, budget: number): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  if (budget <= 0) return -1;
+  let n = 0;
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const c = countKeys(x, budget - 1);
+      if (c < 0) return -1;
+      n += c;
+    }
+    return n;
   }
-  return false;
+  for (const k in v) {
+    n++;
+    const x = v[k];
+    const c = x === undefined ? 0 : countKeys(x, budget - 1);
+    if (c < 0) return -1;
+    n += c;
+  }
+  return n;
 }
 
 const FIRST_NON_SPACE = /[^ \t\r\n\f\v\ufeff]/g;
@@ -100,26 +123,49 @@ function parseYamlStream(text: string, firstLine: number): ParsedText {
     docs = splitYamlDocuments(text);
   } catch (err) {
     if (!(err instanceof YamlError)) throw err;
-    out.issues.push({ rule: 'parse.yaml', message: err.reason, line: err.line + firstLine - 1 });
+    out.issues.push({
+      rule: 'parse.yaml',
+      severity: 'error',
+      message: err.reason,
+      line: err.line + firstLine - 1,
+    });
     return out;
   }
   for (const d of docs) {
     const line = d.line + firstLine - 1;
     try {
-      const value = parseYamlDocument(d.text, line);
+      const value = parseYamlDocument(d.text, line, {
+        onDuplicateKey: (at, key) =>
+          out.issues.push(duplicateKey(at, key === undefined ? undefined : JSON.stringify(key))),
+      });
       if (value === undefined) continue;
       if (isJsonObject(value)) out.blobs.push({ value, line });
       else out.issues.push(notObject(value, line));
     } catch (err) {
       if (!(err instanceof YamlError)) throw err;
-      out.issues.push({ rule: 'parse.yaml', message: err.reason, line: err.line });
+      out.issues.push({ rule: 'parse.yaml', severity: 'error', message: err.reason, line: err.line });
     }
   }
   return out;
 }
 
+function duplicateKey(line: number, key?: string): ParseIssue {
+  const what = key === undefined || key === '' ? 'duplicate key' : `duplicate key ${key}`;
+  return {
+    rule: 'parse.duplicate-key',
+    severity: 'warning',
+    message: `${what}; the last value is used (as opm does)`,
+    line,
+  };
+}
+
 function notObject(value: JsonValue, line: number): ParseIssue {
-  return { rule: 'parse.not-object', message: `blob is ${kindOf(value)}, not an object`, line };
+  return {
+    rule: 'parse.not-object',
+    severity: 'error',
+    message: `blob is ${kindOf(value)}, not an object`,
+    line,
+  };
 }
 
 /** Parse a JSON stream; on failure after at most one value, read the rest as YAML, as opm does. */
@@ -132,7 +178,12 @@ function parseJsonStream(text: string, start: number, firstLine: number): Parsed
     const line = lines.at(pos);
     const r = nextJsonValue(text, pos);
     if (!r.ok) {
-      const jsonIssue: ParseIssue = { rule: 'parse.json', message: r.message, line: lines.at(r.at) };
+      const jsonIssue: ParseIssue = {
+        rule: 'parse.json',
+        severity: 'error',
+        message: r.message,
+        line: lines.at(r.at),
+      };
       if (values <= 1) {
         const rest = parseYamlStream(text.slice(pos), line);
         if (rest.issues.length === 0) {
@@ -144,8 +195,16 @@ function parseJsonStream(text: string, start: number, firstLine: number): Parsed
       return out;
     }
     values++;
-    if (r.value !== undefined && tooDeep(r.value, MAX_DEPTH)) {
-      out.issues.push({ rule: 'parse.json', message: `nesting deeper than ${MAX_DEPTH} levels`, line });
+    const problem = r.value === undefined ? undefined : checkParsed(text, pos, r.end, r.value);
+    if (problem?.duplicate !== undefined)
+      out.issues.push(duplicateKey(lines.at(problem.at), problem.duplicate));
+    if (problem && problem.duplicate === undefined) {
+      out.issues.push({
+        rule: 'parse.json',
+        severity: 'error',
+        message: problem.message,
+        line: lines.at(problem.at),
+      });
     } else if (isJsonObject(r.value)) {
       out.blobs.push({ value: r.value, line });
     } else if (r.value !== undefined) {
@@ -154,6 +213,25 @@ function parseJsonStream(text: string, start: number, firstLine: number): Parsed
     pos = skipWs(text, r.end);
   }
   return out;
+}
+
+/**
+ * Problems JSON.parse lets through: nesting deeper than MAX_DEPTH, and duplicate keys (JSON.parse
+ * keeps the last). Duplicates are found by comparing the keys written with the keys parsed; only
+ * then is the value scanned again to say which key it is.
+ */
+function checkParsed(
+  text: string,
+  from: number,
+  to: number,
+  value: JsonValue,
+): { at: number; message: string; duplicate?: string } | undefined {
+  const parsedKeys = countKeys(value, MAX_DEPTH);
+  if (parsedKeys < 0) return { at: from, message: `nesting deeper than ${MAX_DEPTH} levels` };
+  if (parsedKeys === countKeysInText(text, from, to)) return undefined;
+  const scan = scanJsonValue(text, from, MAX_DEPTH, true);
+  if (scan.ok) return { at: from, message: 'duplicate key', duplicate: '' };
+  return { at: scan.at, message: scan.message, duplicate: scan.duplicate ?? '' };
 }
 
 type NextValue =
@@ -244,7 +322,9 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
     const message = `file contains a NUL byte at offset ${nul}; binary files are not catalog files`;
     return {
       blobs: [],
-      issues: [{ rule: 'parse.binary', message, line: lineOfByte(buf, nul) + firstLine - 1 }],
+      issues: [
+        { rule: 'parse.binary', severity: 'error', message, line: lineOfByte(buf, nul) + firstLine - 1 },
+      ],
     };
   }
   if (!isUtf8(buf)) {
@@ -252,7 +332,9 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
     const message = `invalid UTF-8 at byte offset ${at}`;
     return {
       blobs: [],
-      issues: [{ rule: 'parse.encoding', message, line: lineOfByte(buf, at) + firstLine - 1 }],
+      issues: [
+        { rule: 'parse.encoding', severity: 'error', message, line: lineOfByte(buf, at) + firstLine - 1 },
+      ],
     };
   }
   return parseCatalogText(

@@ -267,6 +267,37 @@ const LOAD_OPTIONS: jsYaml.LoadOptions & { maxDepth: number } = {
   maxDepth: MAX_YAML_DEPTH,
 };
 
+const DUPLICATE_KEY = 'duplicated mapping key';
+
+export interface ParseOptions {
+  /**
+   * Tolerate duplicate keys (the last value wins, as in opm) and call this with the line of the first
+   * duplicate. Without it a duplicate key is a YamlError.
+   */
+  onDuplicateKey?: (line: number, key: string | undefined) => void;
+}
+
+/** The plain or quoted key written on a line (0-based within `text`), for messages. */
+function keyOnLine(text: string, index: number): string | undefined {
+  let start = 0;
+  for (let i = 0; i < index && start !== -1; i++) start = text.indexOf('\n', start) + 1 || -1;
+  if (start === -1) return undefined;
+  const end = text.indexOf('\n', start);
+  const m = /^\s*(?:-\s+)?("(?:[^"\\]|\\.)*"|'[^']*'|[^:#{}[\],]+?)\s*:(?:\s|$)/.exec(
+    text.slice(start, end === -1 ? undefined : end),
+  );
+  return m?.[1];
+}
+
+function lineOf(err: jsYaml.YAMLException, firstLine: number): { line: number; column: number | undefined } {
+  const mark: unknown = err.mark;
+  if (typeof mark === 'object' && mark !== null && 'line' in mark && typeof mark.line === 'number') {
+    const column = 'column' in mark && typeof mark.column === 'number' ? mark.column + 1 : undefined;
+    return { line: firstLine + mark.line, column };
+  }
+  return { line: firstLine, column: undefined };
+}
+
 function isJsonObjectLike(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -292,18 +323,23 @@ function unbox(v: unknown, line: number): JsonValue {
   throw new YamlError(`unsupported YAML value of type ${typeof v}`, line);
 }
 
-function loadOne(text: string, firstLine: number): unknown {
+const LOAD_OPTIONS_LAST_KEY_WINS = { ...LOAD_OPTIONS, json: true };
+
+function loadOne(text: string, firstLine: number, opts: ParseOptions): unknown {
   try {
-    return jsYaml.load(text, LOAD_OPTIONS);
+    try {
+      return jsYaml.load(text, LOAD_OPTIONS);
+    } catch (err) {
+      // Tolerated duplicates: report the first, then read again keeping the last value (as opm).
+      if (!(err instanceof jsYaml.YAMLException) || err.reason !== DUPLICATE_KEY || !opts.onDuplicateKey)
+        throw err;
+      const line = lineOf(err, firstLine).line;
+      opts.onDuplicateKey(line, keyOnLine(text, line - firstLine));
+      return jsYaml.load(text, LOAD_OPTIONS_LAST_KEY_WINS);
+    }
   } catch (err) {
     if (err instanceof jsYaml.YAMLException) {
-      const mark: unknown = err.mark;
-      let line = firstLine;
-      let column: number | undefined;
-      if (typeof mark === 'object' && mark !== null && 'line' in mark && typeof mark.line === 'number') {
-        line = firstLine + mark.line;
-        if ('column' in mark && typeof mark.column === 'number') column = mark.column + 1;
-      }
+      const { line, column } = lineOf(err, firstLine);
       throw new YamlError(err.reason, line, column);
     }
     if (err instanceof RangeError) {
@@ -316,12 +352,16 @@ function loadOne(text: string, firstLine: number): unknown {
 /**
  * Parse one YAML document (no `---` splitting) with YAML 1.1 resolution. Returns undefined for an
  * empty document (blank lines and comments only). `firstLine` is the line number of the text's first
- * line, used in errors. Throws YamlError.
+ * line, used in errors. Throws YamlError (duplicate keys included, unless opts.onDuplicateKey).
  */
-export function parseYamlDocument(text: string, firstLine = 1): JsonValue | undefined {
+export function parseYamlDocument(
+  text: string,
+  firstLine = 1,
+  opts: ParseOptions = {},
+): JsonValue | undefined {
   exactMode = false;
   needsExactPass = false;
-  const v = loadOne(text, firstLine);
+  const v = loadOne(text, firstLine, opts);
   if (v === undefined) return undefined;
   if (!needsExactPass) {
     // The schema constructs only JSON types (strings, numbers, booleans, null, arrays, plain objects).
@@ -329,7 +369,7 @@ export function parseYamlDocument(text: string, firstLine = 1): JsonValue | unde
   }
   exactMode = true;
   try {
-    return unbox(loadOne(text, firstLine), firstLine);
+    return unbox(loadOne(text, firstLine, {}), firstLine);
   } finally {
     exactMode = false;
   }
