@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from './fixture.js';
 import { BUNDLE_LABELS, CATALOG_LABELS, buildImage, pushImage, writeOciLayout } from './image-builder.js';
 import { bundleDir, pullError, tempDir, testClient, testdata } from './helpers.js';
-import { requireTools, run } from './tools.js';
+import { startConnectProxy } from './servers.js';
+import { freePort, requireTools, run } from './tools.js';
 
 let fx: Fixture;
 let tmp: ReturnType<typeof tempDir>;
@@ -202,6 +203,61 @@ describe('layers, formats and platforms', () => {
       expect(csv).toContain(`kube-green.v${versions[i] ?? ''}`);
       await p.release();
     }
+    await client.close();
+  });
+});
+
+describe('proxies', () => {
+  it('goes through HTTP_PROXY unless NO_PROXY names the host', async () => {
+    const img = await buildImage({
+      layers: [{ dir: testdata('baz-bundle-v1.0.0') }],
+      labels: BUNDLE_LABELS('baz'),
+    });
+    await pushImage(img, { url: fx.plain.url, repo: 'ns/baz', tag: 'v1.0.0' });
+    const proxy = await startConnectProxy(await freePort());
+    try {
+      const ref = `${fx.plain.host}/ns/baz:v1.0.0`;
+      const via = testClient(tmp.dir, { useHttp: true, env: { HTTP_PROXY: proxy.url } }).client;
+      const a = await via.pull(ref);
+      expect(a.digest).toBe(img.top.digest);
+      await a.release();
+      await via.close();
+      expect(proxy.tunnels.length).toBeGreaterThan(0);
+      expect(proxy.tunnels.every((t) => t === fx.plain.host)).toBe(true);
+
+      proxy.tunnels.length = 0;
+      const direct = testClient(tmp.dir, {
+        useHttp: true,
+        env: { HTTP_PROXY: proxy.url, NO_PROXY: `localhost,127.0.0.1:${fx.plain.port}` },
+      }).client;
+      const b = await direct.pull(ref);
+      await b.release();
+      await direct.close();
+      expect(proxy.tunnels).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('insecure mode', () => {
+  it('falls back from HTTPS to plain HTTP with --skip-tls-verify, as opm does', async () => {
+    const img = await buildImage({
+      layers: [{ dir: testdata('baz-bundle-v1.0.1') }],
+      labels: BUNDLE_LABELS('baz'),
+    });
+    await pushImage(img, { url: fx.plain.url, repo: 'ns/baz', tag: 'v1.0.1' });
+    const { client } = testClient(tmp.dir, { skipTlsVerify: true });
+    const pulled = await client.pull(`${fx.plain.host}/ns/baz:v1.0.1`);
+    expect(pulled.digest).toBe(img.top.digest);
+    await pulled.release();
+    await client.close();
+  });
+
+  it('does not fall back to plain HTTP without an insecure flag', async () => {
+    const { client } = testClient(tmp.dir);
+    const err = await pullError(client.pull(`${fx.plain.host}/ns/baz:v1.0.1`));
+    expect(err.code).toBe('E_REGISTRY_TLS');
     await client.close();
   });
 });

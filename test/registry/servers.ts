@@ -1,6 +1,8 @@
 import { createPrivateKey, randomUUID, sign, X509Certificate } from 'node:crypto';
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
 
 export interface Closable {
@@ -274,4 +276,44 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
   await listen(server, port);
   proxy.close = closer(server);
   return proxy;
+}
+
+export interface ConnectProxy extends Closable {
+  url: string;
+  /** `host:port` of every CONNECT tunnel opened. */
+  tunnels: string[];
+}
+
+/** A forward proxy that only speaks CONNECT, recording each tunnel; targets limited to 127.0.0.1. */
+export async function startConnectProxy(port: number): Promise<ConnectProxy> {
+  const state: ConnectProxy = {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    tunnels: [],
+    close: () => Promise.resolve(),
+  };
+  const server = http.createServer((_req, res) => {
+    res.writeHead(405);
+    res.end();
+  });
+  server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+    const target = req.url ?? '';
+    const m = /^127\.0\.0\.1:(\d+)$/.exec(target);
+    if (m?.[1] === undefined) {
+      client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+      return;
+    }
+    state.tunnels.push(target);
+    const up = net.connect(Number(m[1]), '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      up.write(head);
+      up.pipe(client);
+      client.pipe(up);
+    });
+    up.on('error', () => client.destroy());
+    client.on('error', () => up.destroy());
+  });
+  await listen(server, port);
+  state.close = closer(server);
+  return state;
 }

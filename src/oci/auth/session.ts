@@ -103,7 +103,9 @@ export class RegistrySession {
       this.schemeSettled = true;
       return res;
     } catch (err) {
-      if (this.schemeSettled || !isTlsFailure(err)) throw err;
+      const tls = (err instanceof OpmError && err.code === 'E_REGISTRY_TLS') || isTlsFailure(err);
+      if (this.schemeSettled || !tls) throw err;
+      this.o.warn(`${this.o.host} does not speak TLS; using plain HTTP (insecure mode)`);
       this.scheme = 'http';
       this.schemeSettled = true;
       return this.o.transport.send({ url: this.url(path), headers });
