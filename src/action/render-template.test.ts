@@ -159,3 +159,61 @@ describe('renderTemplate errors', () => {
     expect(e.message).toBe('unknown migration level "nope"');
   });
 });
+
+describe('renderTemplate pulls', () => {
+  it('pulls images missing from the map, each once, at most `concurrency` at a time', async () => {
+    const dirs = ['0.1.0', '0.2.0', '0.2.1'].map((v) =>
+      path.resolve('testdata/templates/bundles', `foo-v${v}`),
+    );
+    const pulls: string[] = [];
+    let active = 0;
+    let maxActive = 0;
+    let bothStarted: () => void = () => undefined;
+    const overlap = new Promise<void>((r) => (bothStarted = r));
+    const source: ImageSource = {
+      async pull(ref) {
+        pulls.push(ref);
+        active++;
+        maxActive = Math.max(maxActive, active);
+        if (active === 2) bothStarted();
+        // hold each pull until the other one has started (or give up, and the assertion below fails)
+        await Promise.race([overlap, new Promise((r) => setTimeout(r, 2000))]);
+        active--;
+        const v = ref.slice(ref.lastIndexOf(':') + 1);
+        const root = dirs.find((d) => d.endsWith(`foo-v${v}`)) ?? '';
+        return {
+          ref,
+          digest: 'sha256:' + '0'.repeat(64),
+          labels: { 'operators.operatorframework.io.bundle.package.v1': 'foo' },
+          root,
+          release: () => Promise.resolve(),
+        };
+      },
+    };
+    const mapped = new Map([['quay.io/example/foo:0.1.0', dirs[0] ?? '']]);
+    const { config } = await renderTemplate({
+      text: `schema: olm.semver
+stable:
+  bundles:
+  - image: quay.io/example/foo:0.1.0
+  - image: quay.io/example/foo:0.2.0
+  - image: quay.io/example/foo:0.2.1
+fast:
+  bundles:
+  - image: quay.io/example/foo:0.2.1
+`,
+      label: 'tpl.yaml',
+      bundleDirs: { file: 'map.yaml', dirs: mapped },
+      imageSource: source,
+      concurrency: 2,
+    });
+    expect(pulls.sort()).toEqual(['quay.io/example/foo:0.2.0', 'quay.io/example/foo:0.2.1']);
+    expect(maxActive).toBe(2);
+    expect(config.bundles.map((b) => b.image).sort()).toEqual([
+      'quay.io/example/foo:0.1.0',
+      'quay.io/example/foo:0.2.0',
+      'quay.io/example/foo:0.2.1',
+    ]);
+    expect(config.channels.map((c) => c.name)).toEqual(['fast-v0.2', 'stable-v0.1', 'stable-v0.2']);
+  });
+});
