@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { decodeBlob, invalidBase64At } from './decode.js';
+
+describe('decodeBlob', () => {
+  it('matches field names case-insensitively and keeps opm output', () => {
+    const r = decodeBlob({
+      SCHEMA: 'olm.channel',
+      Package: 'p',
+      NAME: 'stable',
+      Entries: [{ Name: 'p.v1', REPLACES: 'p.v0', Skips: ['a'], skiprange: '<1.0.0' }, null],
+    });
+    expect(r.issues).toStrictEqual([]);
+    expect(r.blob).toStrictEqual({
+      kind: 'channel',
+      value: {
+        schema: 'olm.channel',
+        name: 'stable',
+        package: 'p',
+        entries: [{ name: 'p.v1', replaces: 'p.v0', skips: ['a'], skipRange: '<1.0.0' }, { name: '' }],
+      },
+    });
+  });
+
+  it('gives null entries for a channel without entries and keeps unknown schemas whole', () => {
+    expect(decodeBlob({ schema: 'olm.channel', package: 'p', name: 'c' }).blob?.value).toStrictEqual({
+      schema: 'olm.channel',
+      name: 'c',
+      package: 'p',
+      entries: null,
+    });
+    const blob = { schema: 'x.y', Name: 'n', nested: { z: [1] } };
+    expect(decodeBlob(blob).blob).toStrictEqual({
+      kind: 'other',
+      value: { schema: 'x.y', package: '', name: 'n', blob },
+    });
+  });
+
+  it('normalizes icon base64 with line breaks as Go does', () => {
+    const r = decodeBlob({
+      schema: 'olm.package',
+      name: 'p',
+      icon: { base64data: 'aGVs\nbG8=', mediatype: 'x' },
+    });
+    expect(r.blob?.kind === 'package' ? r.blob.value.icon : undefined).toStrictEqual({
+      base64data: 'aGVsbG8=',
+      mediatype: 'x',
+    });
+  });
+
+  it('elides checked bundle objects when asked', () => {
+    const blob = {
+      schema: 'olm.bundle',
+      package: 'p',
+      name: 'p.v1',
+      image: 'i',
+      properties: [
+        { type: 'olm.bundle.object', value: { data: 'e30=' } },
+        { type: 'olm.package', value: { packageName: 'p', version: '1.0.0' } },
+      ],
+    };
+    const kept = decodeBlob(structuredClone(blob));
+    expect(kept.blob?.kind === 'bundle' ? kept.blob.value : undefined).toStrictEqual({
+      schema: 'olm.bundle',
+      package: 'p',
+      name: 'p.v1',
+      image: 'i',
+      properties: blob.properties,
+    });
+    const elided = decodeBlob(structuredClone(blob), { elidePayloads: true });
+    const b = elided.blob?.kind === 'bundle' ? elided.blob.value : undefined;
+    expect(b?.payloadsElided).toBe(true);
+    expect(b?.properties?.map((p) => p.value)).toStrictEqual([{}, { packageName: 'p', version: '1.0.0' }]);
+  });
+
+  it('aggregates several case-folded duplicate keys as opm does', () => {
+    expect(decodeBlob({ schema: 'a', Schema: 'a', name: 'n', NAME: 'n' }).issues[0]?.message).toBe(
+      '[duplicate keys for key "name": [NAME name], duplicate keys for key "schema": [Schema schema]]',
+    );
+  });
+});
+
+describe('invalidBase64At', () => {
+  it.each([
+    ['', -1],
+    ['aGVsbG8=', -1],
+    ['aGVsbA==', -1],
+    ['aGVs\r\nbG8=', -1],
+    ['aGVsbG8', 7],
+    ['aGV*bG8=', 3],
+    ['aG=sbG8=', 3],
+    ['aGVsbG8==', 8],
+  ])('%j', (s, at) => {
+    expect(invalidBase64At(s)).toBe(at);
+  });
+});

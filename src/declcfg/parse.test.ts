@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { firstInvalidUtf8, parseCatalogBytes, parseCatalogText } from './parse.js';
+import { scanJsonValue } from './parse-json.js';
+
+function summary(text: string): unknown {
+  const r = parseCatalogText(text);
+  return {
+    blobs: r.blobs.map((b) => [b.line, b.value]),
+    issues: r.issues.map((i) => [i.line, i.rule, i.message]),
+  };
+}
+
+describe('JSON streams', () => {
+  it('splits concatenated and newline-separated objects, with lines', () => {
+    expect(summary('  \n{"a":1}{"b":2}\n\n{\n  "c": 3\n}\n')).toStrictEqual({
+      blobs: [
+        [2, { a: 1 }],
+        [2, { b: 2 }],
+        [4, { c: 3 }],
+      ],
+      issues: [],
+    });
+  });
+
+  it('is not fooled by strings holding "} {" many times', () => {
+    const tricky = { schema: 'x', d: '} {'.repeat(50), e: '}\n{', f: '\\"}{' };
+    const text = `${JSON.stringify(tricky)}\n${JSON.stringify({ n: 2 })}`;
+    expect(summary(text)).toStrictEqual({
+      blobs: [
+        [1, tricky],
+        [2, { n: 2 }],
+      ],
+      issues: [],
+    });
+  });
+
+  it('reads the rest as YAML after a failure at the first or second value, as opm does', () => {
+    expect(summary('{"a": 1}\n---\nb: 2\n---\nc: yes\n')).toStrictEqual({
+      blobs: [
+        [1, { a: 1 }],
+        [3, { b: 2 }],
+        [5, { c: true }],
+      ],
+      issues: [],
+    });
+    expect(summary('{a: 1, b: on}\n')).toStrictEqual({ blobs: [[1, { a: 1, b: true }]], issues: [] });
+  });
+
+  it('reports the JSON error when both readings fail, or after two values', () => {
+    expect(summary('{"a": 1}\n{"b": tru}\n')).toStrictEqual({
+      blobs: [
+        [1, { a: 1 }],
+        [2, { b: 'tru' }],
+      ],
+      issues: [],
+    });
+    expect(summary('{"a": 1}\n{"b": [}\n')).toStrictEqual({
+      blobs: [[1, { a: 1 }]],
+      issues: [[2, 'parse.json', "unexpected character '}'"]],
+    });
+    expect(summary('{"a": 1}\n{"b": 2}\n{"c": [1,\n2,,]}\n')).toStrictEqual({
+      blobs: [
+        [1, { a: 1 }],
+        [2, { b: 2 }],
+      ],
+      issues: [[4, 'parse.json', "unexpected character ','"]],
+    });
+  });
+
+  it('flags duplicate keys as warnings and keeps the last value', () => {
+    const r = parseCatalogText('{"a": {"k": 1,\n "k": 2}, "b": "\\"k\\": 3"}');
+    expect(r.blobs).toStrictEqual([{ value: { a: { k: 2 }, b: '"k": 3' }, line: 1 }]);
+    expect(r.issues.map((i) => [i.line, i.severity, i.message])).toStrictEqual([
+      [2, 'warning', 'duplicate key "k"; the last value is used (as opm does)'],
+    ]);
+  });
+});
+
+describe('scanJsonValue', () => {
+  it.each([
+    ['{"a": [1, 2.5e3, -0, true, null, "x\\u00e9"]} tail', { ok: true, end: 44 }],
+    ['{"a" 1}', { ok: false, at: 5, message: "unexpected character '1'; expected ':' after object key" }],
+    ['{"a": "b\nc"}', { ok: false, at: 8, message: 'control character in string' }],
+    ['{"a": "\\x"}', { ok: false, at: 7, message: 'invalid escape sequence in string' }],
+    ['{"a": "b', { ok: false, at: 8, message: 'unterminated string' }],
+    [
+      '[1 2]',
+      { ok: false, at: 3, message: "unexpected character '2'; expected ',' or ']' after array element" },
+    ],
+    ['{1: 2}', { ok: false, at: 1, message: "unexpected character '1'; expected a string as object key" }],
+    ['[[[[1]]]]', { ok: false, at: 3, message: 'nesting deeper than 3 levels' }],
+  ])('%j', (text, want) => {
+    expect(scanJsonValue(text, 0, 3)).toStrictEqual(want);
+  });
+});
+
+describe('YAML streams', () => {
+  it('skips empty and comment-only documents and keeps going after a bad document', () => {
+    expect(summary('# head\n---\na: 1\n---\n# nothing\n---\nb: [\n---\nc: 0x10\n')).toStrictEqual({
+      blobs: [
+        [3, { a: 1 }],
+        [9, { c: 16 }],
+      ],
+      issues: [[8, 'parse.yaml', 'unexpected end of the stream within a flow collection']],
+    });
+  });
+});
+
+describe('bytes', () => {
+  it('finds the first invalid UTF-8 sequence', () => {
+    expect(firstInvalidUtf8(Buffer.from('ok é ✓ 😀'))).toBe(-1);
+    expect(firstInvalidUtf8(Buffer.from([0x61, 0xc3]))).toBe(1);
+    expect(firstInvalidUtf8(Buffer.from([0x61, 0xc0, 0x80]))).toBe(1);
+    expect(firstInvalidUtf8(Buffer.from([0xed, 0xa0, 0x80]))).toBe(0);
+    expect(firstInvalidUtf8(Buffer.from([0x61, 0x62, 0xff]))).toBe(2);
+  });
+
+  it('refuses NUL bytes and invalid UTF-8 with their line', () => {
+    expect(parseCatalogBytes(Buffer.from('a: 1\nb: \u0000\n')).issues).toStrictEqual([
+      {
+        rule: 'parse.binary',
+        severity: 'error',
+        message: 'file contains a NUL byte at offset 8; binary files are not catalog files',
+        line: 2,
+      },
+    ]);
+    expect(parseCatalogBytes(Buffer.from([0x61, 0x0a, 0x0a, 0xff]), 10).issues[0]?.line).toBe(12);
+  });
+
+  it('strips a byte-order mark before choosing JSON', () => {
+    expect(parseCatalogBytes(Buffer.from('\ufeff{"a": 1}')).blobs).toStrictEqual([
+      { value: { a: 1 }, line: 1 },
+    ]);
+  });
+});
