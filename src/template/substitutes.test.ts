@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { OpmError } from '../errors.js';
-import { emptyConfig, type Bundle, type ChannelEntry, type DeclarativeConfig } from '../declcfg/types.js';
+import {
+  emptyConfig,
+  type Bundle,
+  type ChannelEntry,
+  type DeclarativeConfig,
+  type JsonObject,
+} from '../declcfg/types.js';
 import { readTemplateDocument } from './input.js';
 import {
   applySubstitutions,
