@@ -16,8 +16,8 @@ import {
 } from './substitutes.js';
 
 function bundle(name: string, version: string, release?: string): Bundle {
-  const value =
-    release === undefined ? { packageName: 'foo', version } : { packageName: 'foo', version, release };
+  const value: JsonObject = { packageName: 'foo', version };
+  if (release !== undefined) value['release'] = release;
   return {
     schema: 'olm.bundle',
     name,
