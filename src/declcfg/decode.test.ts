@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBlob, invalidBase64At } from './decode.js';
+import type { JsonObject } from './types.js';
 
 describe('decodeBlob', () => {
   it('matches field names case-insensitively and keeps opm output', () => {
@@ -48,7 +49,7 @@ describe('decodeBlob', () => {
   });
 
   it('elides checked bundle objects when asked', () => {
-    const blob = {
+    const blob: JsonObject = {
       schema: 'olm.bundle',
       package: 'p',
       name: 'p.v1',
