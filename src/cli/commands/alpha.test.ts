@@ -434,6 +434,31 @@ describe.runIf(haveCorpus())('alpha list and render-graph', () => {
     expect(v0.edges).toHaveLength(doc.edges.length);
   });
 
+  it('render-graph of the whole v4.21 catalog with v0 semantics: valid, red links are the links into skipped bundles and repeated skips', async () => {
+    const r = await runOpm([
+      'alpha',
+      'render-graph',
+      '--draw-v0-semantics',
+      corpusPath('community-catalog-v4.21'),
+    ]);
+    expect(r.code).toBe(0);
+    const doc = parseMermaid(r.stdout);
+    const packages = new Set(
+      doc.subgraphs.filter((g) => !g.id.includes('-') || g.id.startsWith('subgraph-')).map((g) => g.label),
+    );
+    expect(packages.size).toBe(33);
+    const skipped = new Set([
+      ...(doc.classes.get('skipped') ?? []),
+      ...(doc.classes.get('deprecatedskipped') ?? []),
+    ]);
+    expect(doc.linkStyles.length).toBeGreaterThan(0);
+    for (const i of doc.linkStyles) {
+      const e = doc.edges[i];
+      // a link into a skipped bundle, or a second skip of an already skipped bundle
+      expect(e !== undefined && (skipped.has(e.to) || e.text === 'skip')).toBe(true);
+    }
+  });
+
   it('render-graph refuses a bundle directory', async () => {
     const r = await runOpm(['alpha', 'render-graph', path.join(bundles, 'foo-v0.1.0')]);
     expect(r.code).toBe(1);
