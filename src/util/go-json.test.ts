@@ -36,6 +36,12 @@ describe('quoteGoString', () => {
     expect(quoteGoString('<a & b>', true)).toBe('"\\u003ca \\u0026 b\\u003e"');
   });
 
+  it('mixes escapes of every kind in one string', () => {
+    expect(quoteGoString('a\n\u2028"\ud800\u0001', false)).toBe('"a\\n\\u2028\\"\\ufffd\\u0001"');
+    expect(quoteGoString('<\n>&', true)).toBe('"\\u003c\\n\\u003e\\u0026"');
+    expect(quoteGoString('<\n>&', false)).toBe('"<\\n>&"');
+  });
+
   it('writes DEL and other non-ASCII characters raw', () => {
     expect(quoteGoString('\u007f\u0085é中\u00a0', true)).toBe('"\u007f\u0085é中\u00a0"');
   });

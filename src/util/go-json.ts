@@ -75,67 +75,55 @@ export function sortedMapKeys(obj: Readonly<Record<string, unknown>>): string[] 
 // ---------------------------------------------------------------------------------------------
 // Strings
 
-// Anything the Go encoder may rewrite: control characters, quote, backslash, U+2028/U+2029, and
-// surrogates (a lone surrogate is invalid UTF-8 on the Go side and becomes U+FFFD).
-// eslint-disable-next-line no-control-regex -- control characters are what Go escapes
-const NEEDS_ESCAPE = /[\u0000-\u001f"\\\u2028\u2029\ud800-\udfff]/;
-// eslint-disable-next-line no-control-regex -- as above
-const NEEDS_ESCAPE_HTML = /[\u0000-\u001f"\\<>&\u2028\u2029\ud800-\udfff]/;
+// Anything the Go encoder rewrites: control characters, quote, backslash, U+2028/U+2029, and lone
+// surrogates (invalid UTF-8 on the Go side, written as U+FFFD).
+const LONE_SURROGATE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+const ESCAPED = new RegExp('[\\u0000-\\u001f"\\\\\\u2028\\u2029]|' + LONE_SURROGATE, 'g');
+const ESCAPED_HTML = new RegExp('[\\u0000-\\u001f"\\\\<>&\\u2028\\u2029]|' + LONE_SURROGATE, 'g');
 const HEX = '0123456789abcdef';
+
+function escapeChar(ch: string): string {
+  const c = ch.charCodeAt(0);
+  switch (c) {
+    case 0x0a:
+      return '\\n';
+    case 0x0d:
+      return '\\r';
+    case 0x09:
+      return '\\t';
+    case 0x08:
+      return '\\b';
+    case 0x0c:
+      return '\\f';
+    case 0x22:
+      return '\\"';
+    case 0x5c:
+      return '\\\\';
+    default:
+      if (c >= 0xd800 && c <= 0xdfff) return '\\ufffd';
+      return '\\u' + HEX[c >> 12] + HEX[(c >> 8) & 0xf] + HEX[(c >> 4) & 0xf] + HEX[c & 0xf];
+  }
+}
+
+// Cheap screens: no escaping needed at all / something JSON.stringify writes differently from Go.
+// eslint-disable-next-line no-control-regex -- control characters are what Go escapes
+const MAY_ESCAPE = /[\u0000-\u001f"\\\u2028\u2029\ud800-\udfff]/;
+// eslint-disable-next-line no-control-regex -- as above
+const MAY_ESCAPE_HTML = /[\u0000-\u001f"\\<>&\u2028\u2029\ud800-\udfff]/;
+const NOT_LIKE_STRINGIFY = /[\u2028\u2029\ud800-\udfff]/;
+const HTML_G = /[<>&]/g;
 
 /** A string as Go's encoder writes it (Go ≥ 1.22), quotes included. */
 export function quoteGoString(s: string, escapeHTML: boolean): string {
-  if (!(escapeHTML ? NEEDS_ESCAPE_HTML : NEEDS_ESCAPE).test(s)) return '"' + s + '"';
-  const parts: string[] = ['"'];
-  let start = 0;
-  const n = s.length;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    let rep: string | undefined;
-    if (c < 0x20) {
-      switch (c) {
-        case 0x0a:
-          rep = '\\n';
-          break;
-        case 0x0d:
-          rep = '\\r';
-          break;
-        case 0x09:
-          rep = '\\t';
-          break;
-        case 0x08:
-          rep = '\\b';
-          break;
-        case 0x0c:
-          rep = '\\f';
-          break;
-        default:
-          rep = '\\u00' + HEX[c >> 4] + HEX[c & 0xf];
-      }
-    } else if (c === 0x22) rep = '\\"';
-    else if (c === 0x5c) rep = '\\\\';
-    else if (c === 0x2028) rep = '\\u2028';
-    else if (c === 0x2029) rep = '\\u2029';
-    else if (escapeHTML && c === 0x3c) rep = '\\u003c';
-    else if (escapeHTML && c === 0x3e) rep = '\\u003e';
-    else if (escapeHTML && c === 0x26) rep = '\\u0026';
-    else if (c >= 0xd800 && c <= 0xdfff) {
-      const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
-      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-        i++; // a valid pair: written raw
-        continue;
-      }
-      rep = '\\ufffd';
-    }
-    if (rep !== undefined) {
-      if (start < i) parts.push(s.slice(start, i));
-      parts.push(rep);
-      start = i + 1;
-    }
+  if (!(escapeHTML ? MAY_ESCAPE_HTML : MAY_ESCAPE).test(s)) return '"' + s + '"';
+  if (!NOT_LIKE_STRINGIFY.test(s)) {
+    // JSON.stringify escapes quote, backslash and C0 controls exactly as Go does (short forms,
+    // then \u00xx in lower-case hex); only U+2028/U+2029 and surrogates differ.
+    const q = JSON.stringify(s);
+    return escapeHTML ? q.replace(HTML_G, escapeChar) : q;
   }
-  if (start < n) parts.push(s.slice(start));
-  parts.push('"');
-  return parts.join('');
+  const re = escapeHTML ? ESCAPED_HTML : ESCAPED;
+  return '"' + s.replace(re, escapeChar) + '"';
 }
 
 // ---------------------------------------------------------------------------------------------

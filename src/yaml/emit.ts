@@ -385,6 +385,22 @@ class Emitter {
     this.newline();
     this.indention = true;
     this.whitespace = true;
+    if (!/[\u2028\u2029]/.test(s)) {
+      // Only LF breaks: each non-empty line is indented, empty lines stay bare.
+      const lines = s.split('\n');
+      const pad = indent <= SPACES.length ? SPACES.slice(0, indent) : ' '.repeat(indent);
+      const last = lines.length - 1;
+      for (let k = 0; k <= last; k++) {
+        const line = lines[k] as string;
+        if (line !== '') {
+          this.out.push(pad, line);
+          this.column = indent + line.length;
+        }
+        if (k < last) this.newline();
+      }
+      this.indention = lines[last] === '';
+      return;
+    }
     let breaks = true;
     let i = 0;
     while (i < n) {

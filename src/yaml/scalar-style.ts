@@ -256,79 +256,48 @@ function isBreakCode(c: number): boolean {
   return c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
 }
 
-/** Printable in go-yaml's sense (checked per UTF-16 unit; every surrogate is an astral character). */
-function isPrintableCode(c: number): boolean {
-  if (c < 0x7f) return c >= 0x20 || c === 0x0a;
-  if (c < 0xa0) return false;
-  if (c < 0xd800) return true;
-  if (c < 0xe000) return false;
-  return c !== 0xfeff && c !== 0xfffe && c !== 0xffff;
-}
+// Not printable in go-yaml's sense: printable is LF, U+0020–U+007E, U+00A0–U+D7FF and
+// U+E000–U+FFFD but U+FEFF. Every surrogate stands for a character above U+FFFF: not printable.
+const SPECIAL = /[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd]/;
+const LINE_BREAK = /[\n\r\u0085\u2028\u2029]/;
+const SPACE_BREAK = / [\n\r\u0085\u2028\u2029]/;
+const BREAK_SPACE = /[\n\r\u0085\u2028\u2029] /;
+// `:` followed by a blank or the end, anywhere; `#` after a blank, a break or NUL.
+const COLON_INDICATOR = /:(?:[ \t]|$)/;
+// eslint-disable-next-line no-control-regex -- NUL counts as whitespace before `#` in go-yaml
+const HASH_INDICATOR = /[ \t\n\r\u0085\u2028\u2029\u0000]#/;
 
 /** Plain text whose first character starts an indicator (block context). */
 const FIRST_INDICATOR = new Set('#,[]{}&*!|>\'"%@`');
 
+function hasBlockIndicators(s: string): boolean {
+  if (s.startsWith('---') || s.startsWith('...')) return true;
+  const first = s[0] as string;
+  if (FIRST_INDICATOR.has(first)) return true;
+  if (first === '?' || first === '-') {
+    const next = s.charCodeAt(1);
+    if (s.length === 1 || next === 0x20 || next === 0x09) return true;
+  }
+  return COLON_INDICATOR.test(s) || HASH_INDICATOR.test(s);
+}
+
+/** What go-yaml's emitter allows for a (non-empty) text in block context. */
 export function analyzeScalar(s: string): ScalarAnalysis {
   const n = s.length;
-  let blockIndicators = s.startsWith('---') || s.startsWith('...');
-  let special = false;
-  let lineBreaks = false;
-  let spaceBreak = false;
-  let breakSpace = false;
-  let previousSpace = false;
-  let previousBreak = false;
-  let precededByWhitespace = true;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    const next = i + 1 < n ? s.charCodeAt(i + 1) : -1;
-    // A surrogate pair is one (non-printable) character.
-    const pairEnd = c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? i + 1 : i;
-    const after = pairEnd + 1 < n ? s.charCodeAt(pairEnd + 1) : -1;
-    const followedByWhitespace = after === -1 || after === 0x20 || after === 0x09;
-    if (i === 0) {
-      const ch = s[0] as string;
-      if (FIRST_INDICATOR.has(ch)) blockIndicators = true;
-      else if ((c === 0x3f || c === 0x3a || c === 0x2d) && followedByWhitespace) blockIndicators = true;
-    } else if (c === 0x3a) {
-      if (followedByWhitespace) blockIndicators = true;
-    } else if (c === 0x23) {
-      if (precededByWhitespace) blockIndicators = true;
-    }
-    if (!isPrintableCode(c)) special = true;
-    if (c === 0x20) {
-      if (previousBreak) breakSpace = true;
-      previousSpace = true;
-      previousBreak = false;
-    } else if (isBreakCode(c)) {
-      lineBreaks = true;
-      if (previousSpace) spaceBreak = true;
-      previousSpace = false;
-      previousBreak = true;
-    } else {
-      previousSpace = false;
-      previousBreak = false;
-    }
-    precededByWhitespace = c === 0x20 || c === 0x09 || c === 0 || isBreakCode(c);
-    i = pairEnd;
-  }
   if (n === 0) return { lineBreaks: false, plainAllowed: true, singleAllowed: true, literalAllowed: false };
+  const special = SPECIAL.test(s);
+  const lineBreaks = LINE_BREAK.test(s);
+  const spaceBreak = lineBreaks && SPACE_BREAK.test(s);
+  const breakSpace = lineBreaks && BREAK_SPACE.test(s);
   const first = s.charCodeAt(0);
   const last = s.charCodeAt(n - 1);
-  const leadingSpace = first === 0x20;
-  const leadingBreak = isBreakCode(first);
-  const trailingSpace = last === 0x20;
-  const trailingBreak = isBreakCode(last);
+  const edges = first === 0x20 || last === 0x20 || isBreakCode(first) || isBreakCode(last);
   const hard = spaceBreak || special;
   return {
     lineBreaks,
-    plainAllowed:
-      !(leadingSpace || leadingBreak || trailingSpace || trailingBreak) &&
-      !breakSpace &&
-      !hard &&
-      !lineBreaks &&
-      !blockIndicators,
+    plainAllowed: !edges && !hard && !lineBreaks && !hasBlockIndicators(s),
     singleAllowed: !breakSpace && !hard,
-    literalAllowed: !trailingSpace && !hard,
+    literalAllowed: last !== 0x20 && !hard,
   };
 }
 
