@@ -215,6 +215,12 @@ describe('scalar style requests', () => {
     expect(scalarStyle('\ufeffa', false)).toBe('double');
   });
 
+  it('double-quotes a multi-line text with a space before a newline (corpus case)', () => {
+    expect(value('Hours:Minutes \n Accept cron schedule')).toBe(
+      'v: "Hours:Minutes \\n Accept cron schedule"\n',
+    );
+  });
+
   it('uses literal blocks for multi-line text unless it has specials or trailing spaces', () => {
     expect(scalarStyle('a\nb', false)).toBe('literal');
     expect(scalarStyle('a\nb ', false)).toBe('double');
@@ -304,6 +310,12 @@ describe('folding at width 80', () => {
     expect(value(s)).toBe(`v: "${'x'.repeat(90)}\n  \\ yy\\t"\n`);
   });
 
+  it('counts escape sequences as written characters', () => {
+    // `v: "` is 4 columns and 40 `\t` escapes 80 more: the space is past column 80.
+    expect(value('\t'.repeat(40) + ' a')).toBe(`v: "${'\\t'.repeat(40)}\n  a"\n`);
+    expect(value('\t'.repeat(38) + ' a')).toBe(`v: "${'\\t'.repeat(38)} a"\n`);
+  });
+
   it('counts code points, not bytes', () => {
     const s = 'é'.repeat(76) + ' b c';
     // "v: " + 76 é = column 79, then " b" reaches 81, and the space before "c" is at column 81.
@@ -328,6 +340,11 @@ describe('mapping keys', () => {
     expect(emitYaml({ ['k'.repeat(128)]: 'v' })).toBe(`${'k'.repeat(128)}: v\n`);
     // 43 three-byte characters are 129 bytes.
     expect(emitYaml({ ['中'.repeat(43)]: 1 })).toBe(`? ${'中'.repeat(43)}\n: 1\n`);
+  });
+
+  it('folds a long "? key" like a value', () => {
+    const words = (n: number): string => Array.from({ length: n }, () => 'word').join(' ');
+    expect(emitYaml({ [words(30)]: 1 })).toBe(`? ${words(16)}\n  ${words(14)}\n: 1\n`);
   });
 
   it('starts the value of a "? key" on the ": " line', () => {
