@@ -22,6 +22,7 @@ import { parseBasicTemplate } from '../template/basic.js';
 import type { TemplateEntry } from '../template/entries.js';
 import {
   buildSemverCatalog,
+  DEFAULT_SEMVER_COMPAT,
   parseSemverTemplate,
   semverTemplateImages,
   type RenderedBundle,
@@ -237,7 +238,7 @@ async function renderSemver(
   renderer.prefetch(images);
   const rendered: { image: string; bundles: RenderedBundle[] }[] = [];
   for (const img of images) rendered.push({ image: img.image, bundles: await renderer.get(img) });
-  return buildSemverCatalog(t, rendered, opts.semverCompat ?? 'current');
+  return buildSemverCatalog(t, rendered, opts.semverCompat ?? DEFAULT_SEMVER_COMPAT);
 }
 
 async function renderSubstitutes(

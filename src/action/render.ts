@@ -2,6 +2,7 @@
  * `opm render`: turn catalog images, bundle images, bundle directories and FBC directories into
  * one declarative config, ref by ref, in argument order (no validation, no de-duplication).
  */
+import { Limiter } from '../oci/limit.js';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
@@ -71,6 +72,9 @@ export interface RenderOptions {
   onWarning?: (message: string) => void;
 }
 
+/** How many refs are rendered at once. */
+const RENDER_CONCURRENCY = 4;
+
 /** Render every ref and concatenate the results. Errors name the ref: `render reference "<ref>": …`. */
 export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
   const migrations = migrationsUpTo(opts.migrateLevel ?? '');
@@ -82,24 +86,28 @@ export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
       : opts.imageRefTemplate;
   const ctx: Context = { opts, template, allow: opts.allow ?? REF_ALL };
   const warn = opts.onWarning;
-  const configs: DeclarativeConfig[] = [];
-  for (const ref of opts.refs) {
-    let cfg: DeclarativeConfig;
-    // Bundle warnings name a file inside the bundle; show it under the ref as typed.
-    const refCtx: Context =
-      warn === undefined ? ctx : { ...ctx, warn: (m) => warn(`${ref.replace(/\/+$/, '')}/${m}`) };
-    try {
-      cfg = await renderReference(ref, refCtx);
-      for (const b of cfg.bundles) {
-        moveObjectPropertiesToEnd(b);
-        sortRelatedImages(b);
-      }
-      runMigrations(cfg, migrations);
-    } catch (err) {
-      throw wrapError(`render reference "${ref}"`, err);
-    }
-    configs.push(cfg);
-  }
+  // Refs are rendered concurrently (image pulls dominate), and concatenated in argument order.
+  const limiter = new Limiter(RENDER_CONCURRENCY);
+  const configs = await Promise.all(
+    opts.refs.map((ref) =>
+      limiter.run(async () => {
+        // Bundle warnings name a file inside the bundle; show it under the ref as typed.
+        const refCtx: Context =
+          warn === undefined ? ctx : { ...ctx, warn: (m) => warn(`${ref.replace(/\/+$/, '')}/${m}`) };
+        try {
+          const cfg = await renderReference(ref, refCtx);
+          for (const b of cfg.bundles) {
+            moveObjectPropertiesToEnd(b);
+            sortRelatedImages(b);
+          }
+          runMigrations(cfg, migrations);
+          return cfg;
+        } catch (err) {
+          throw wrapError(`render reference "${ref}"`, err);
+        }
+      }),
+    ),
+  );
   return configs.length === 1 && configs[0] !== undefined ? configs[0] : mergeConfigs(configs);
 }
 
@@ -226,12 +234,12 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
     );
   }
   const keys = Object.keys(labels).sort(compareUtf8);
+  const hint = `a bundle image has label ${PACKAGE_ANNOTATION}, a catalog image ${CONFIGS_LABEL}`;
   if (keys.length === 0)
-    throw new OpmError(`render "${ref}": image type could not be determined: image has no labels`);
-  const lines = keys.map((k) => `  ${k}=${labels[k] ?? ''}`);
-  throw new OpmError(
-    `render "${ref}": image type could not be determined, found labels\n${lines.join('\n')}`,
-  );
+    throw new OpmError(`render "${ref}": image type could not be determined: image has no labels`, { hint });
+  // opm prints one label per line; one line reads better in logs and keeps errors to a line.
+  const found = keys.map((k) => `${k}=${labels[k] ?? ''}`).join(', ');
+  throw new OpmError(`render "${ref}": image type could not be determined, found labels: ${found}`, { hint });
 }
 
 /** opm moves `olm.bundle.object` and `olm.csv.metadata` properties after all others, keeping their order. */

@@ -29,6 +29,11 @@ export function createProgram(io: CliIO): Command {
     )
     .option('--use-http', 'use plain HTTP for container image registries while pulling images', false)
     .addOption(new Option('--skip-tls', 'deprecated: use --use-http').default(false).hideHelp())
+    .option(
+      '--platform <os/arch[/variant]>',
+      'platform to pull from multi-platform images (default: linux/<host arch>)',
+    )
+    .option('--no-cache', 'do not read or write the local image blob cache')
     .addOption(new Option('--debug', 'print debug output, including stack traces').default(false).hideHelp());
 
   registerInit(program, io);

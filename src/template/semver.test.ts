@@ -38,7 +38,11 @@ function shape(
   versions: Record<Archetype, { name: string; version: ReturnType<typeof parseSemver> }[]>,
   opts: { major: boolean; minor: boolean; preference: StreamKind; compat?: SemverCompat },
 ) {
-  const { channels, defaultChannel } = generateSemverChannels('testoperator', versions, opts);
+  // §9.3 describes opm 1.73's rules; cases that do not name a level test those.
+  const { channels, defaultChannel } = generateSemverChannels('testoperator', versions, {
+    ...opts,
+    compat: opts.compat ?? 'current',
+  });
   const byName: Record<string, string[]> = {};
   for (const c of channels) {
     byName[c.name] = (c.entries ?? []).map((e: ChannelEntry) => {
@@ -144,6 +148,58 @@ describe('generateSemverChannels', () => {
       'stable-v2': ['2.0.0', '2.1.0 replaces 2.0.0'],
     });
     expect(got.defaultChannel).toBe('stable-v2');
+  });
+
+  it('success/v1.46 minor channels are linked each on its own (README example)', () => {
+    const got = shape(readme, { major: false, minor: true, preference: 'minor', compat: 'v1.46' });
+    expect(got.defaultChannel).toBe('stable-v1.0');
+    expect(got.channels).toEqual({
+      'candidate-v0.1': ['0.1.0', '0.1.1', '0.1.2', '0.1.3 skips [0.1.0 0.1.1 0.1.2]'],
+      'candidate-v0.2': ['0.2.0', '0.2.1', '0.2.2 skips [0.2.0 0.2.1]'],
+      'candidate-v0.3': ['0.3.0'],
+      'candidate-v1.0': ['1.0.0', '1.0.1 skips [1.0.0]'],
+      'candidate-v1.1': ['1.1.0'],
+      'fast-v0.2': ['0.2.1', '0.2.2 skips [0.2.1]'],
+      'fast-v0.3': ['0.3.0'],
+      'fast-v1.0': ['1.0.1'],
+      'fast-v1.1': ['1.1.0'],
+      'stable-v1.0': ['1.0.1'],
+    });
+  });
+
+  it('success/v1.46 skip-patch rules with pre-releases (major channel of the §9.3 versions)', () => {
+    const stable = [
+      '1.1.0',
+      '1.2.1',
+      '1.3.1-alpha',
+      '1.3.1-beta',
+      '1.3.1',
+      '1.4.1-beta1',
+      '1.4.1-beta2',
+      '1.4.1',
+    ];
+    const got = shape(
+      { candidate: [], fast: [], stable: stable.map(op) },
+      { major: true, minor: false, preference: 'major', compat: 'v1.46' },
+    );
+    expect(got.channels['stable-v1']).toEqual([
+      '1.1.0',
+      '1.2.1 replaces 1.1.0 skips [1.1.0]',
+      '1.3.1-alpha',
+      '1.3.1-beta',
+      '1.3.1 replaces 1.2.1 skips [1.2.1 1.3.1-alpha 1.3.1-beta]',
+      '1.4.1-beta1',
+      '1.4.1-beta2',
+      '1.4.1 replaces 1.3.1 skips [1.3.1 1.4.1-beta1 1.4.1-beta2]',
+    ]);
+  });
+
+  it('success/v1.46 skips come in version order, not sorted as text', () => {
+    const got = shape(
+      { candidate: [], fast: [], stable: ['1.0.9', '1.0.10', '1.0.11'].map(op) },
+      { major: true, minor: false, preference: 'major', compat: 'v1.46' },
+    );
+    expect(got.channels['stable-v1']).toEqual(['1.0.9', '1.0.10', '1.0.11 skips [1.0.9 1.0.10]']);
   });
 
   it('success/v1.46 edges: each head skips its own minor and the head it replaces', () => {
@@ -265,16 +321,20 @@ describe('buildSemverCatalog', () => {
     const csv = {
       spec: { description: 'An operator', icon: [{ base64data: 'PHN2Zy8+', mediatype: 'image/svg+xml' }] },
     };
-    const cfg = buildSemverCatalog(t, [
-      {
-        image: 'quay.io/x/a',
-        bundles: [{ bundle: { ...bundle('op.v1.0.0', '1.0.0'), image: 'quay.io/x/a' } }],
-      },
-      {
-        image: 'quay.io/x/b',
-        bundles: [{ bundle: { ...bundle('op.v1.0.1', '1.0.1'), image: 'quay.io/x/b' }, csv }],
-      },
-    ]);
+    const cfg = buildSemverCatalog(
+      t,
+      [
+        {
+          image: 'quay.io/x/a',
+          bundles: [{ bundle: { ...bundle('op.v1.0.0', '1.0.0'), image: 'quay.io/x/a' } }],
+        },
+        {
+          image: 'quay.io/x/b',
+          bundles: [{ bundle: { ...bundle('op.v1.0.1', '1.0.1'), image: 'quay.io/x/b' }, csv }],
+        },
+      ],
+      'current',
+    );
     expect(cfg.packages).toEqual([
       {
         schema: 'olm.package',
@@ -293,20 +353,17 @@ describe('buildSemverCatalog', () => {
       },
     ]);
     expect(cfg.bundles.map((b) => b.name)).toEqual(['op.v1.0.0', 'op.v1.0.1']);
-    const legacy = buildSemverCatalog(
-      t,
-      [
-        {
-          image: 'quay.io/x/a',
-          bundles: [{ bundle: { ...bundle('op.v1.0.0', '1.0.0'), image: 'quay.io/x/a' } }],
-        },
-        {
-          image: 'quay.io/x/b',
-          bundles: [{ bundle: { ...bundle('op.v1.0.1', '1.0.1'), image: 'quay.io/x/b' }, csv }],
-        },
-      ],
-      'v1.46',
-    );
+    const legacy = buildSemverCatalog(t, [
+      {
+        image: 'quay.io/x/a',
+        bundles: [{ bundle: { ...bundle('op.v1.0.0', '1.0.0'), image: 'quay.io/x/a' } }],
+      },
+      {
+        image: 'quay.io/x/b',
+        bundles: [{ bundle: { ...bundle('op.v1.0.1', '1.0.1'), image: 'quay.io/x/b' }, csv }],
+      },
+    ]);
+    // the default (opm 1.46) leaves the package without description or icon
     expect(legacy.packages).toEqual([
       { schema: 'olm.package', name: 'testoperator', defaultChannel: 'stable-v1.0' },
     ]);

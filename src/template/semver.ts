@@ -33,14 +33,17 @@ export const ARCHETYPES: readonly Archetype[] = ['candidate', 'fast', 'stable'];
 export type StreamKind = 'major' | 'minor';
 
 /**
- * Which opm's edges to produce. `current`: each Y-stream head skips every earlier bundle of its
- * major version except the one it replaces, and the package takes its description and icon from the
- * default channel head (opm today). `v1.46`: each Y-stream head skips the head it replaces and the
- * earlier bundles of its own minor version, and the package gets no description or icon (opm 1.46,
- * which built the published community catalogs).
+ * Which opm's semver rules to follow. `v1.46` (the default): every channel is linked on its own —
+ * each Y-stream head replaces the previous head and skips it and the earlier bundles of its own
+ * minor version — and the package gets no description or icon. That is the opm release the
+ * community and certified operator pipelines pin, so it reproduces the catalogs kept in git.
+ * `current` (opm 1.73, the rules of §9.3): Y-stream heads are linked across the channels of one
+ * archetype, kind and major version, each skipping every earlier bundle of that major except the
+ * one it replaces, and the package takes its description and icon from the default channel head.
  */
 export type SemverCompat = 'current' | 'v1.46';
-export const SEMVER_COMPAT_LEVELS: readonly SemverCompat[] = ['current', 'v1.46'];
+export const SEMVER_COMPAT_LEVELS: readonly SemverCompat[] = ['v1.46', 'current'];
+export const DEFAULT_SEMVER_COMPAT: SemverCompat = 'v1.46';
 
 export interface SemverTemplateImage {
   image: string;
@@ -237,6 +240,7 @@ interface EntryTuple {
   kind: StreamKind;
   version: SemVer;
   entry: ChannelEntry;
+  channel: string;
 }
 
 const ARCH_PRIORITY: Record<Archetype, number> = { candidate: 0, fast: 1, stable: 2 };
@@ -378,19 +382,57 @@ export function generateSemverChannels(
         }
         const entry: ChannelEntry = { name: b.name };
         ch.entries?.push(entry);
-        tuples.push({ arch, kind, version: b.version, entry });
+        tuples.push({ arch, kind, version: b.version, entry, channel: name });
       }
     }
   }
-  linkEntries(tuples, opts.compat ?? 'current');
+  if ((opts.compat ?? DEFAULT_SEMVER_COMPAT) === 'v1.46') linkEachChannel(tuples);
+  else linkEntries(tuples);
   return {
     channels: [...channels.values()].sort((a, b) => byteCompare(a.name, b.name)),
     defaultChannel: high.name,
   };
 }
 
-/** Set replaces/skips on the Y-stream heads (§9.3 step 4). */
-function linkEntries(tuples: EntryTuple[], compat: SemverCompat): void {
+/**
+ * opm 1.46: each channel is linked on its own. Its entries are in ascending version order; the last
+ * entry of each minor version (the Y-stream head) replaces the previous head, and skips it and the
+ * earlier entries of its own minor, in that order (opm appends them; it does not sort them).
+ */
+function linkEachChannel(tuples: EntryTuple[]): void {
+  const byChannel = new Map<string, EntryTuple[]>();
+  for (const t of tuples) {
+    const list = byChannel.get(t.channel);
+    if (list === undefined) byChannel.set(t.channel, [t]);
+    else list.push(t);
+  }
+  for (const entries of byChannel.values()) {
+    let prevHead: string | undefined;
+    let groupStart = 0;
+    for (let i = 0; i < entries.length; i++) {
+      const cur = entries[i];
+      const next = entries[i + 1];
+      if (cur === undefined) continue;
+      if (next !== undefined && sameMinor(next.version, cur.version)) continue;
+      const skips: string[] = [];
+      if (prevHead !== undefined) {
+        cur.entry.replaces = prevHead;
+        skips.push(prevHead);
+      }
+      for (const e of entries.slice(groupStart, i)) skips.push(e.entry.name);
+      if (skips.length > 0) cur.entry.skips = skips;
+      prevHead = cur.entry.name;
+      groupStart = i + 1;
+    }
+  }
+}
+
+function sameMinor(a: SemVer, b: SemVer): boolean {
+  return a.major === b.major && a.minor === b.minor;
+}
+
+/** opm 1.73: Y-stream heads linked across the channels of one archetype, kind and major (§9.3 step 4). */
+function linkEntries(tuples: EntryTuple[]): void {
   const sorted = tuples
     .map((t, i) => ({ t, i }))
     .sort(
@@ -418,31 +460,28 @@ function linkEntries(tuples: EntryTuple[], compat: SemverCompat): void {
       }
       end++;
     }
-    linkPartition(sorted.slice(start, end), compat);
+    linkPartition(sorted.slice(start, end));
     start = end;
   }
 }
 
-function linkPartition(part: EntryTuple[], compat: SemverCompat): void {
+function linkPartition(part: EntryTuple[]): void {
   let prevHead: string | undefined;
-  let groupStart = 0;
   for (let i = 0; i < part.length; i++) {
     const cur = part[i];
     const next = part[i + 1];
     if (cur === undefined) continue;
     if (next !== undefined && next.version.minor === cur.version.minor) continue;
-    // cur is the last bundle of its minor version: the Y-stream head.
+    // cur is the last bundle of its minor version: the Y-stream head. It skips every earlier entry
+    // of the partition but the one it replaces (a sorted set in opm).
     const skips = new Set<string>();
-    const earlier = compat === 'current' ? part.slice(0, i) : part.slice(groupStart, i);
-    for (const e of earlier) skips.add(e.entry.name);
+    for (const e of part.slice(0, i)) skips.add(e.entry.name);
     if (prevHead !== undefined) {
       cur.entry.replaces = prevHead;
-      if (compat === 'current') skips.delete(prevHead);
-      else skips.add(prevHead);
+      skips.delete(prevHead);
     }
     if (skips.size > 0) cur.entry.skips = [...skips].sort(byteCompare);
     prevHead = cur.entry.name;
-    groupStart = i + 1;
   }
 }
 
@@ -475,7 +514,7 @@ function packageMetadata(csv: RenderedBundle['csv']): { description?: string; ic
 export function buildSemverCatalog(
   t: SemverTemplate,
   rendered: { image: string; bundles: RenderedBundle[] }[],
-  compat: SemverCompat = 'current',
+  compat: SemverCompat = DEFAULT_SEMVER_COMPAT,
 ): DeclarativeConfig {
   const byImage = new Map<string, RenderedBundle>();
   const images = new Map(semverTemplateImages(t).map((i) => [i.image, i.line]));

@@ -240,7 +240,7 @@ describe.runIf(haveCorpus())('image refs', () => {
   it('an image with neither label lists the labels it has', async () => {
     const src = dirImages({ 'example.com/x:1': { root: tmp, labels: { zeta: '1', alpha: 'two' } } });
     await expect(render({ refs: ['example.com/x:1'], imageSource: src })).rejects.toThrow(
-      'render reference "example.com/x:1": render "example.com/x:1": image type could not be determined, found labels\n  alpha=two\n  zeta=1',
+      'render reference "example.com/x:1": render "example.com/x:1": image type could not be determined, found labels: alpha=two, zeta=1',
     );
     expect(src.released).toEqual(['example.com/x:1']);
   });

@@ -8,7 +8,7 @@ import { createImageSource } from '../../oci/registry-client.js';
 import { registryOptionsFromEnv } from '../../oci/options.js';
 import { readBundleDirMap } from '../../template/bundle-dirs.js';
 import { templateArgs } from '../../template/detect.js';
-import { SEMVER_COMPAT_LEVELS, type SemverCompat } from '../../template/semver.js';
+import { DEFAULT_SEMVER_COMPAT, SEMVER_COMPAT_LEVELS, type SemverCompat } from '../../template/semver.js';
 import { outputFormat, registryFlags } from '../global-options.js';
 import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
@@ -39,10 +39,10 @@ export function registerRenderTemplate(alpha: Command, io: CliIO): void {
     .addOption(
       new Option(
         '--semver-compat <level>',
-        'semver template edges: current (opm today) or v1.46 (opm 1.46, which built the community catalogs)',
+        'semver template rules: v1.46 (opm 1.46, which the operator pipelines use and which built the published catalogs) or current (opm 1.73: edges across sibling channels, package description and icon from the CSV)',
       )
         .choices([...SEMVER_COMPAT_LEVELS])
-        .default('current'),
+        .default(DEFAULT_SEMVER_COMPAT),
     )
     .action(async (type: string | undefined, file: string | undefined, flags: Flags, cmd: Command) => {
       const args = [type, file].filter((a): a is string => a !== undefined);
@@ -83,5 +83,5 @@ export function registerRenderTemplate(alpha: Command, io: CliIO): void {
 }
 
 function compatLevel(s: string): SemverCompat {
-  return SEMVER_COMPAT_LEVELS.find((l) => l === s) ?? 'current';
+  return SEMVER_COMPAT_LEVELS.find((l) => l === s) ?? DEFAULT_SEMVER_COMPAT;
 }

@@ -20,10 +20,9 @@ describe.runIf(haveCorpus())('alpha render-template: community catalogs v4.21, b
   it.each(cases.map((c) => [c.pkg, c] as const))('%s', async (_p, c) => {
     const dir = mkdtempSync(path.join(tmp, `${c.pkg}-`));
     const map = writeBundleDirMap(dir, c.bundleDirs);
-    // The community catalogs were built by opm 1.46, whose semver edges differ from opm's today.
-    const compat = c.templateType === 'olm.semver' ? ['--semver-compat', 'v1.46'] : [];
+    // Exactly the command line a catalog maintainer runs; no compatibility flags.
     const r = await runOpm(
-      ['alpha', 'render-template', c.templateFile, '--bundle-dirs', map, ...MIGRATE, ...compat, '-o', 'yaml'],
+      ['alpha', 'render-template', c.templateFile, '--bundle-dirs', map, ...MIGRATE, '-o', 'yaml'],
       {
         env: OFFLINE_ENV,
       },
@@ -39,7 +38,17 @@ describe.runIf(haveCorpus())('alpha render-template: community catalogs v4.21, b
     const dir = mkdtempSync(path.join(tmp, 'clusterpulse-current-'));
     const map = writeBundleDirMap(dir, c.bundleDirs);
     const r = await runOpm(
-      ['alpha', 'render-template', 'semver', c.templateFile, '--bundle-dirs', map, ...MIGRATE],
+      [
+        'alpha',
+        'render-template',
+        'semver',
+        c.templateFile,
+        '--bundle-dirs',
+        map,
+        ...MIGRATE,
+        '--semver-compat',
+        'current',
+      ],
       {
         env: OFFLINE_ENV,
       },
@@ -115,9 +124,12 @@ Stable:
 describe('alpha render-template', () => {
   it('reads stdin, detects the type from a capitalised Schema key, writes JSON by default', async () => {
     const dir = mkdtempSync(path.join(tmp, 'stdin-'));
-    const r = await runOpm(['alpha', 'render-template', '--bundle-dirs', fooMap(dir)], {
-      stdin: SEMVER_TEMPLATE,
-    });
+    const r = await runOpm(
+      ['alpha', 'render-template', '--bundle-dirs', fooMap(dir), '--semver-compat', 'current'],
+      {
+        stdin: SEMVER_TEMPLATE,
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const blobs = r.stdout.split(/\n(?=\{)/).map((t): unknown => JSON.parse(t));
@@ -170,9 +182,21 @@ describe('alpha render-template', () => {
 
   it('-o mermaid is valid Mermaid whose edges are the channel entries', async () => {
     const dir = mkdtempSync(path.join(tmp, 'mermaid-'));
-    const r = await runOpm(['alpha', 'render-template', '--bundle-dirs', fooMap(dir), '-o', 'mermaid'], {
-      stdin: SEMVER_TEMPLATE,
-    });
+    const r = await runOpm(
+      [
+        'alpha',
+        'render-template',
+        '--bundle-dirs',
+        fooMap(dir),
+        '--semver-compat',
+        'current',
+        '-o',
+        'mermaid',
+      ],
+      {
+        stdin: SEMVER_TEMPLATE,
+      },
+    );
     expect(r.code).toBe(0);
     const doc = parseMermaid(r.stdout);
     const edges = doc.edges.map((e) => `${e.from} -${e.text}-> ${e.to}`).sort();

@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
 import { migrate } from '../../action/migrate.js';
 import { migrationLevelHelp } from '../../action/migrations.js';
-import { createImageSource } from '../../oci/registry-client.js';
-import { registryOptionsFromEnv } from '../../oci/options.js';
 import type { CliIO } from '../io.js';
-import { outputFormat, registryFlags } from '../global-options.js';
-import { lazyImageSource } from './render.js';
+import { outputFormat } from '../global-options.js';
+import { withImageSource } from '../registry.js';
 
 export function registerMigrate(program: Command, io: CliIO): void {
   program
@@ -26,16 +24,17 @@ export function registerMigrate(program: Command, io: CliIO): void {
       ) => {
         const format = outputFormat(flags.output, ['json', 'yaml'] as const);
         // Unlike opm, the registry flags apply to migrate as to render.
-        const regFlags = registryFlags(cmd);
-        await migrate({
-          ref,
-          outputDir,
-          format,
-          migrateLevel: flags.migrateLevel,
-          imageSource: lazyImageSource(() => createImageSource(registryOptionsFromEnv(regFlags, io.env))),
-          cwd: io.cwd,
-          onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
-        });
+        await withImageSource(cmd, io, (imageSource) =>
+          migrate({
+            ref,
+            outputDir,
+            format,
+            migrateLevel: flags.migrateLevel,
+            imageSource,
+            cwd: io.cwd,
+            onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
+          }),
+        );
       },
     );
 }

@@ -2,12 +2,11 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { render } from '../../action/render.js';
 import { ALL_MIGRATIONS, migrationLevelHelp } from '../../action/migrations.js';
-import { writeJson, writeYaml } from '../../declcfg/write.js';
+import { writeJson, writeYaml, type DroppedBlob } from '../../declcfg/write.js';
 import type { ImageSource } from '../../oci/image-source.js';
-import { createImageSource } from '../../oci/registry-client.js';
-import { registryOptionsFromEnv } from '../../oci/options.js';
 import type { CliIO } from '../io.js';
-import { outputFormat, registryFlags } from '../global-options.js';
+import { outputFormat } from '../global-options.js';
+import { withImageSource } from '../registry.js';
 import { writeChunks } from '../output.js';
 
 const ALPHA_PREFIX =
@@ -69,15 +68,25 @@ export function registerRender(program: Command, io: CliIO): void {
     .action(async (refs: string[], flags: RenderFlags, cmd: Command) => {
       const format = outputFormat(flags.output, ['json', 'yaml'] as const);
       const migrateLevel = migrateLevelFromFlags(flags);
-      const regFlags = registryFlags(cmd);
-      const cfg = await render({
-        refs,
-        migrateLevel,
-        imageRefTemplate: flags.alphaImageRefTemplate,
-        imageSource: lazyImageSource(() => createImageSource(registryOptionsFromEnv(regFlags, io.env))),
-        cwd: io.cwd,
-        onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
-      });
-      await writeChunks(io.stdout, format === 'json' ? writeJson(cfg) : writeYaml(cfg));
+      const warn = (m: string): void => void io.stderr.write(`warning: ${m}\n`);
+      const cfg = await withImageSource(cmd, io, (imageSource) =>
+        render({
+          refs,
+          migrateLevel,
+          imageRefTemplate: flags.alphaImageRefTemplate,
+          imageSource,
+          cwd: io.cwd,
+          onWarning: warn,
+        }),
+      );
+      const options = { onDropped: (b: DroppedBlob) => warn(droppedMessage(b)) };
+      await writeChunks(io.stdout, format === 'json' ? writeJson(cfg, options) : writeYaml(cfg, options));
     });
+}
+
+/** opm leaves blobs without a package name out of its output without a word; we say so. */
+export function droppedMessage(b: DroppedBlob): string {
+  const where = b.loc === undefined ? '' : `${b.loc.file}:${b.loc.line}: `;
+  const what = b.name === '' ? b.schema : `${b.schema} "${b.name}"`;
+  return `${where}${what} has no package name and is left out of the output, as opm does`;
 }
