@@ -16,11 +16,14 @@ function rng(seed: number): () => number {
   };
 }
 
-const WORDS: string[] = 'operator catalog bundle channel upgrade cluster resource controller reconcile status spec field version install webhook namespace'.split(' ');
+const WORDS: string[] =
+  'operator catalog bundle channel upgrade cluster resource controller reconcile status spec field version install webhook namespace'.split(
+    ' ',
+  );
 
 function text(rand: () => number, n: number): string {
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(WORDS[Math.floor(rand() * WORDS.length)] ?? "");
+  for (let i = 0; i < n; i++) out.push(WORDS[Math.floor(rand() * WORDS.length)] ?? '');
   return out.join(' ');
 }
 
@@ -40,7 +43,14 @@ function crd(rand: () => number, pkg: string, i: number, approxBytes: number): o
       group: `${pkg}.example.com`,
       names: { kind: `Widget${i}`, plural: `widgets${i}` },
       scope: 'Namespaced',
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: props } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: props } },
+        },
+      ],
     },
   };
 }
@@ -54,7 +64,25 @@ function csv(rand: () => number, pkg: string, name: string, version: string, app
       displayName: `${pkg} operator`,
       description: text(rand, Math.ceil(approxBytes / 8)),
       version,
-      install: { strategy: 'deployment', spec: { deployments: [{ name: pkg, spec: { template: { spec: { containers: [{ name: 'manager', image: `registry.example.com/${pkg}/manager:v${version}` }] } } } }] } },
+      install: {
+        strategy: 'deployment',
+        spec: {
+          deployments: [
+            {
+              name: pkg,
+              spec: {
+                template: {
+                  spec: {
+                    containers: [
+                      { name: 'manager', image: `registry.example.com/${pkg}/manager:v${version}` },
+                    ],
+                  },
+                },
+              },
+            },
+          ],
+        },
+      },
     },
   };
 }
@@ -77,14 +105,18 @@ export function generateCatalog(
   let bytes = 0;
   for (let p = 0; p < packages; p++) {
     const pkg = `pkg-${String(p).padStart(4, '0')}`;
-    const blobs: object[] = [{ schema: 'olm.package', name: pkg, defaultChannel: 'stable', description: text(rand, 30) }];
+    const blobs: object[] = [
+      { schema: 'olm.package', name: pkg, defaultChannel: 'stable', description: text(rand, 30) },
+    ];
     const names: string[] = [];
     for (let b = 0; b < bundlesPerPackage; b++) names.push(`${pkg}.v1.${b}.0`);
     blobs.push({
       schema: 'olm.channel',
       name: 'stable',
       package: pkg,
-      entries: names.map((n, b) => (b === 0 ? { name: n } : { name: n, replaces: names[b - 1], skipRange: `<1.${b}.0` })),
+      entries: names.map((n, b) =>
+        b === 0 ? { name: n } : { name: n, replaces: names[b - 1], skipRange: `<1.${b}.0` },
+      ),
     });
     blobs.push({
       schema: 'olm.channel',
@@ -95,7 +127,11 @@ export function generateCatalog(
     for (let b = 0; b < bundlesPerPackage; b++) {
       const version = `1.${b}.0`;
       const name = `${pkg}.v${version}`;
-      const objects = [csv(rand, pkg, name, version, payloadBytes * 0.25), crd(rand, pkg, 1, payloadBytes * 0.25), crd(rand, pkg, 2, payloadBytes * 0.25)];
+      const objects = [
+        csv(rand, pkg, name, version, payloadBytes * 0.25),
+        crd(rand, pkg, 1, payloadBytes * 0.25),
+        crd(rand, pkg, 2, payloadBytes * 0.25),
+      ];
       blobs.push({
         schema: 'olm.bundle',
         name,
@@ -117,4 +153,3 @@ export function generateCatalog(
   }
   return { packages, bundles, bytes };
 }
-

@@ -87,10 +87,14 @@ inputs.push(['generated-3000 (1 GB, bundle objects)', generated()]);
 for (const [label, dir] of inputs) {
   rows.push(measure(`validate ${label}`, ['floor-parse', dir], ['validate', dir], 1.5));
   rows.push(measure(`render -o json ${label}`, ['floor-render-json', dir], ['render', dir, '-o', 'json'], 2));
-  rows.push(measure(`render -o yaml ${label}`, ['floor-render-yaml', dir], ['render', dir, '-o', 'yaml'], undefined));
+  rows.push(
+    measure(`render -o yaml ${label}`, ['floor-render-yaml', dir], ['render', dir, '-o', 'yaml'], undefined),
+  );
 }
 
-console.log('\nbenchmark                                              floor ms   opm ms   ratio  target     floor MB  opm MB');
+console.log(
+  '\nbenchmark                                              floor ms   opm ms   ratio  target     floor MB  opm MB',
+);
 for (const r of rows) {
   console.log(
     `${r.name.padEnd(54)} ${String(r.floorMs).padStart(8)} ${String(r.opmMs).padStart(8)} ${r.ratio.toFixed(2).padStart(7)}  ${r.target.padEnd(10)} ${String(r.floorRssMB).padStart(8)} ${String(r.opmRssMB).padStart(7)}`,

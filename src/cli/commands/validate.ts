@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import yaml from 'js-yaml';
 import { validateCatalog, type ValidateResult } from '../../action/validate.js';
 import type { Finding } from '../../findings.js';
 import { ExitCode } from '../exit-code.js';
@@ -8,6 +7,7 @@ import { outputFormat } from '../global-options.js';
 import type { CliIO } from '../io.js';
 import { stderrColors, writeAll } from '../output.js';
 import { goStruct, marshalIndent, type GoStruct } from '../../util/go-json.js';
+import { toYaml } from '../../declcfg/write.js';
 
 const FORMATS = ['json', 'yaml', 'github'] as const;
 type Format = (typeof FORMATS)[number];
@@ -42,9 +42,9 @@ function goJsonIndent(v: Record<string, unknown>): string {
   return marshalIndent(struct(top), '', '  ');
 }
 
-/** YAML as opm prints it: keys sorted, multi-line strings as literal blocks, a blank line at the end. */
+/** YAML as opm prints it (sigs.k8s.io/yaml: keys sorted, go-yaml v2 styles), then a blank line. */
 function yamlDocument(v: unknown): string {
-  return yaml.dump(v, { sortKeys: true, lineWidth: -1, noRefs: true }) + '\n';
+  return toYaml(v) + '\n';
 }
 
 /** GitHub Actions workflow-command escaping. */
@@ -73,10 +73,13 @@ function githubAnnotations(r: ValidateResult, dir: string, cwd: string): string 
 }
 
 /** Human output: findings grouped per package, tree-shaped like opm's, each with its location. */
-function humanReport(r: ValidateResult, io: CliIO): string {
+function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): string {
   const c = stderrColors(io);
+  const shown = showWarnings ? r.findings : r.findings.filter((f) => f.severity === 'error');
+  // A valid catalog prints nothing unless warnings were asked for.
+  if (shown.length === 0) return '';
   const groups = new Map<string, Finding[]>();
-  for (const f of r.findings) {
+  for (const f of shown) {
     const key = f.package ?? '';
     let g = groups.get(key);
     if (g === undefined) groups.set(key, (g = []));
@@ -95,17 +98,13 @@ function humanReport(r: ValidateResult, io: CliIO): string {
       const loc =
         f.file === undefined ? '' : c.cyan(f.line === undefined ? `${f.file}: ` : `${f.file}:${f.line}: `);
       const sev = f.severity === 'error' ? c.red('error') : c.yellow('warning');
-      const where = [
-        f.channel && `channel ${JSON.stringify(f.channel)}`,
-        f.bundle && `bundle ${JSON.stringify(f.bundle)}`,
-      ]
-        .filter(Boolean)
-        .join(', ');
       const msg = f.message.replace(/\n/g, `\n${lastGroup ? '    ' : '│   '}    `);
-      out += `${branch}${loc}${sev}: ${where ? `${where}: ` : ''}${msg} ${c.dim(`[${f.rule}]`)}\n`;
+      // Messages name their channel and bundle themselves.
+      out += `${branch}${loc}${sev}: ${msg} ${c.dim(`[${f.rule}]`)}\n`;
     });
   });
-  out += `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`;
+  const hidden = showWarnings || warnings === 0 ? '' : ' (--warnings shows them)';
+  out += `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}${hidden}\n`;
   return out;
 }
 
@@ -118,7 +117,8 @@ export function registerValidate(program: Command, io: CliIO): void {
       '-o, --output <string>',
       'Output format (json|yaml|github); default: human-readable findings on stderr',
     )
-    .action(async (directory: string, opts: { output?: string }) => {
+    .option('--warnings', 'also show warnings (problems opm tolerates) in the human-readable output', false)
+    .action(async (directory: string, opts: { output?: string; warnings: boolean }) => {
       const format: Format | undefined =
         opts.output === undefined ? undefined : outputFormat(opts.output, FORMATS);
       const dir = path.resolve(io.cwd, directory);
@@ -134,7 +134,7 @@ export function registerValidate(program: Command, io: CliIO): void {
           await writeAll(io.stdout, githubAnnotations(result, directory, io.cwd));
           break;
         default:
-          if (result.findings.length > 0) await writeAll(io.stderr, humanReport(result, io));
+          await writeAll(io.stderr, humanReport(result, io, opts.warnings));
       }
       if (!result.passed) throw new ExitCode(1);
     });
