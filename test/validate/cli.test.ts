@@ -20,10 +20,10 @@ describe('opm validate (CLI)', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(
-      'invalid index:\n├── package "bar":\n│   └── bar/catalog.yaml:5: error: channel "stable": ',
+      'invalid index:\n├── package "bar":\n│   └── bar/catalog.yaml:5: error: channel "stable" has 2 heads',
     );
     expect(r.stderr).toContain(
-      '└── package "foo":\n    └── foo/catalog.yaml:23: error: bundle "foo.v0.2.0": ',
+      '└── package "foo":\n    └── foo/catalog.yaml:23: error: error parsing bundle "foo.v0.2.0" version "latest"',
     );
     expect(r.stderr).toContain('[bundle.version-invalid]');
   });
