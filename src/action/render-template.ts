@@ -11,7 +11,7 @@ import { OpmError, formatPosition } from '../errors.js';
 import { emptyConfig, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
 import { decodeBlob } from '../declcfg/decode.js';
 import type { ImageSource } from '../oci/image-source.js';
-import { Limiter } from '../oci/limit.js';
+import { Limiter } from '../util/limit.js';
 import { isBundleDir, parseBundleDir } from '../bundle/parse.js';
 import { toDeclcfgBundle } from '../bundle/convert.js';
 import { bundleCsv, migrationsUpTo, runMigrations, type Migration } from './migrations.js';

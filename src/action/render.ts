@@ -2,7 +2,7 @@
  * `opm render`: turn catalog images, bundle images, bundle directories and FBC directories into
  * one declarative config, ref by ref, in argument order (no validation, no de-duplication).
  */
-import { Limiter } from '../oci/limit.js';
+import { Limiter } from '../util/limit.js';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';

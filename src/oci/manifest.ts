@@ -1,3 +1,4 @@
+import { goArch } from '../util/go-arch.js';
 import { OpmError } from '../errors.js';
 import { parseDigest } from './digest.js';
 
@@ -144,21 +145,9 @@ export function parseConfig(bytes: Uint8Array): ImageConfig {
   return { labels, diffIds, platform: parsePlatform(doc) };
 }
 
-const ARCH: Record<string, string> = {
-  x64: 'amd64',
-  ia32: '386',
-  arm64: 'arm64',
-  arm: 'arm',
-  ppc64: 'ppc64le',
-  s390x: 's390x',
-  riscv64: 'riscv64',
-  mips64el: 'mips64le',
-  loong64: 'loong64',
-};
-
 /** `linux/<host arch>[/variant]`, as opm picks by default. */
 export function hostPlatform(): Platform {
-  const architecture = ARCH[process.arch] ?? process.arch;
+  const architecture = goArch();
   if (architecture === 'arm64') return { os: 'linux', architecture, variant: 'v8' };
   if (architecture === 'arm') {
     const v: unknown = Reflect.get(process.config.variables, 'arm_version');

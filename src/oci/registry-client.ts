@@ -7,7 +7,7 @@ import { RegistrySession, registryError } from './auth/session.js';
 import { BlobStore, defaultCacheDir, digestMismatch, sizeMismatch } from './blob-cache.js';
 import { digestOf, hasherFor, parseDigest } from './digest.js';
 import type { ImageSource, PulledImage, RegistryOptions } from './image-source.js';
-import { Limiter } from './limit.js';
+import { Limiter } from '../util/limit.js';
 import {
   MANIFEST_ACCEPT,
   formatPlatform,

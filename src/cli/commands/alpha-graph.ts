@@ -2,17 +2,14 @@ import type { Command } from 'commander';
 import { loadCatalogDirOrThrow } from '../../declcfg/load.js';
 import { listIndex, type ListKind } from '../../action/list.js';
 import { renderGraph } from '../../action/render-graph.js';
-import { createImageSource } from '../../oci/registry-client.js';
-import { registryOptionsFromEnv } from '../../oci/options.js';
-import { registryFlags } from '../global-options.js';
+import type { ImageSource } from '../../oci/image-source.js';
 import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
-import { lazyImageSource } from './render.js';
+import { withImageSource } from '../registry.js';
 
-function catalogSources(cmd: Command, io: CliIO) {
-  const regFlags = registryFlags(cmd);
+function catalogSources(imageSource: ImageSource, io: CliIO) {
   return {
-    imageSource: lazyImageSource(() => createImageSource(registryOptionsFromEnv(regFlags, io.env))),
+    imageSource,
     cwd: io.cwd,
     loadCatalogDir: (dir: string) =>
       loadCatalogDirOrThrow(dir, { onWarning: (f) => io.stderr.write(`warning: ${f.message}\n`) }),
@@ -23,13 +20,19 @@ export function registerList(alpha: Command, io: CliIO): void {
   const list = alpha.command('list').description('List contents of an index');
   const table =
     (kind: ListKind) => async (ref: string, pkg: string | undefined, _flags: unknown, cmd: Command) =>
-      writeAll(io.stdout, await listIndex(kind, ref, pkg ?? '', catalogSources(cmd, io)));
+      writeAll(
+        io.stdout,
+        await withImageSource(cmd, io, (src) => listIndex(kind, ref, pkg ?? '', catalogSources(src, io))),
+      );
   list
     .command('packages')
     .argument('<indexRef>')
     .description('List packages in an index')
     .action(async (ref: string, _flags: unknown, cmd: Command) =>
-      writeAll(io.stdout, await listIndex('packages', ref, '', catalogSources(cmd, io))),
+      writeAll(
+        io.stdout,
+        await withImageSource(cmd, io, (src) => listIndex('packages', ref, '', catalogSources(src, io))),
+      ),
     );
   list
     .command('channels')
@@ -64,13 +67,15 @@ export function registerRenderGraph(alpha: Command, io: CliIO): void {
     .option('-p, --package-name <string>', 'a specific package name to filter output', '')
     .option('--draw-v0-semantics', 'visually indicate skipped bundles and their edges', false)
     .action(async (refs: string[], flags: GraphFlags, cmd: Command) => {
-      const text = await renderGraph(refs, {
-        ...catalogSources(cmd, io),
-        minEdgeName: flags.minimumEdge,
-        packageName: flags.packageName,
-        drawV0Semantics: flags.drawV0Semantics,
-        warn: (l) => io.stderr.write(`${l}\n`),
-      });
+      const text = await withImageSource(cmd, io, (src) =>
+        renderGraph(refs, {
+          ...catalogSources(src, io),
+          minEdgeName: flags.minimumEdge,
+          packageName: flags.packageName,
+          drawV0Semantics: flags.drawV0Semantics,
+          warn: (l) => io.stderr.write(`${l}\n`),
+        }),
+      );
       await writeAll(io.stdout, text);
     });
 }

@@ -4,16 +4,14 @@ import { migrationLevelHelp } from '../../action/migrations.js';
 import { renderTemplate } from '../../action/render-template.js';
 import { writeJson, writeYaml } from '../../declcfg/write.js';
 import { writeMermaid } from '../../declcfg/write-mermaid.js';
-import { createImageSource } from '../../oci/registry-client.js';
-import { registryOptionsFromEnv } from '../../oci/options.js';
 import { readBundleDirMap } from '../../template/bundle-dirs.js';
 import { templateArgs } from '../../template/detect.js';
 import { DEFAULT_SEMVER_COMPAT, SEMVER_COMPAT_LEVELS, type SemverCompat } from '../../template/semver.js';
-import { outputFormat, registryFlags } from '../global-options.js';
+import { outputFormat } from '../global-options.js';
 import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
 import { readInputFile } from './alpha-input.js';
-import { lazyImageSource } from './render.js';
+import { withImageSource } from '../registry.js';
 
 interface Flags {
   output: string;
@@ -47,7 +45,6 @@ export function registerRenderTemplate(alpha: Command, io: CliIO): void {
     .action(async (type: string | undefined, file: string | undefined, flags: Flags, cmd: Command) => {
       const args = [type, file].filter((a): a is string => a !== undefined);
       const format = outputFormat(flags.output, ['json', 'yaml', 'mermaid'] as const);
-      const regFlags = registryFlags(cmd);
       const target = templateArgs(args);
       const bundleDirs =
         flags.bundleDirs === undefined ? undefined : await readBundleDirMap(flags.bundleDirs, io.cwd);
@@ -56,16 +53,18 @@ export function registerRenderTemplate(alpha: Command, io: CliIO): void {
         target.file,
         (name, reason) => `unable to open "${name}": ${reason}`,
       );
-      const { config } = await renderTemplate({
-        text: input.text,
-        label: input.label,
-        ...(target.type === undefined ? {} : { type: target.type }),
-        migrateLevel: flags.migrateLevel,
-        ...(bundleDirs === undefined ? {} : { bundleDirs }),
-        imageSource: lazyImageSource(() => createImageSource(registryOptionsFromEnv(regFlags, io.env))),
-        semverCompat: compatLevel(flags.semverCompat),
-        onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
-      });
+      const { config } = await withImageSource(cmd, io, (imageSource) =>
+        renderTemplate({
+          text: input.text,
+          label: input.label,
+          ...(target.type === undefined ? {} : { type: target.type }),
+          migrateLevel: flags.migrateLevel,
+          ...(bundleDirs === undefined ? {} : { bundleDirs }),
+          imageSource,
+          semverCompat: compatLevel(flags.semverCompat),
+          onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
+        }),
+      );
       // The whole output is built before anything is written: a failure leaves stdout empty.
       let text: string;
       try {

@@ -3,7 +3,6 @@ import { UsageError } from '../../errors.js';
 import { render } from '../../action/render.js';
 import { ALL_MIGRATIONS, migrationLevelHelp } from '../../action/migrations.js';
 import { writeJson, writeYaml, type DroppedBlob } from '../../declcfg/write.js';
-import type { ImageSource } from '../../oci/image-source.js';
 import type { CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
@@ -27,20 +26,6 @@ export function migrateLevelFromFlags(flags: { migrate?: boolean; migrateLevel: 
     );
   }
   return flags.migrate === true ? ALL_MIGRATIONS : flags.migrateLevel;
-}
-
-/**
- * An image source that creates the registry client on the first pull, so rendering directories
- * never touches registry configuration.
- */
-export function lazyImageSource(create: () => ImageSource): ImageSource {
-  let source: ImageSource | undefined;
-  return {
-    pull(ref: string) {
-      source ??= create();
-      return source.pull(ref);
-    },
-  };
 }
 
 export function registerRender(program: Command, io: CliIO): void {

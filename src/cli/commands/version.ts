@@ -1,16 +1,8 @@
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
+import { goArch } from '../../util/go-arch.js';
 import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
-
-const GO_ARCH: Record<string, string> = {
-  x64: 'amd64',
-  ia32: '386',
-  arm64: 'arm64',
-  arm: 'arm',
-  ppc64: 'ppc64le',
-  s390x: 's390x',
-};
 
 /** opm prints Go's %#v of its version struct; scripts grep it, so keep the shape. */
 export function versionLine(): string {
@@ -20,7 +12,7 @@ export function versionLine(): string {
     `GitCommit:""`,
     `BuildDate:""`,
     `GoOs:"${process.platform}"`,
-    `GoArch:"${GO_ARCH[process.arch] ?? process.arch}"`,
+    `GoArch:"${goArch()}"`,
   ];
   return `Version: version.Version{${fields.join(', ')}}\n`;
 }
