@@ -198,7 +198,10 @@ async function renderImage(ref: string, ctx: Context, statError: unknown): Promi
   try {
     img = await source.pull(ref);
   } catch (err) {
-    throw wrapError(`failed to pull image "${ref}"`, err);
+    // The registry client already says which image failed; other sources get opm's context added.
+    const context = `failed to pull image "${ref}"`;
+    if (err instanceof OpmError && err.message.startsWith(`${context}: `)) throw err;
+    throw wrapError(context, err);
   }
   try {
     return await renderPulledImage(ref, img, ctx);

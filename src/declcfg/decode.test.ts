@@ -90,7 +90,15 @@ describe('invalidBase64At', () => {
     ['aGV*bG8=', 3],
     ['aG=sbG8=', 3],
     ['aGVsbG8==', 8],
+    ['aGV-bG8=', 3],
+    ['aGV_bG8=', 3],
+    ['aGVs bG8=', 4],
+    ['a===', 1],
   ])('%j', (s, at) => {
     expect(invalidBase64At(s)).toBe(at);
+  });
+
+  it('finds a bad byte deep in a long payload', () => {
+    expect(invalidBase64At('YWJj'.repeat(50_000) + 'YW*j')).toBe(200_002);
   });
 });

@@ -96,11 +96,28 @@ function countKeys(v: JsonValue, budget: number): number {
 }
 
 const FIRST_NON_SPACE = /[^ \t\r\n\f\v\ufeff]/g;
-// A `}` that may close a top-level object: followed by optional whitespace and `{` or the end.
-const CANDIDATE_END = /\}(?=[ \t\r\n]*(?:\{|$))/g;
 const WS = /[ \t\r\n]*/y;
 // Cuts tried per value before falling back to the exact scanner (strings containing `} {`).
 const QUICK_TRIES = 3;
+
+/**
+ * The next `}` at or after `from` that may close a top-level object: followed by optional white
+ * space and then `{` or the end of the text; -1 when there is none. indexOf finds each `}` at
+ * native speed, however long the strings between them.
+ */
+function candidateEnd(text: string, from: number): number {
+  for (let i = text.indexOf('}', from); i !== -1; i = text.indexOf('}', i + 1)) {
+    let j = i + 1;
+    for (
+      let c = text.charCodeAt(j);
+      c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+      c = text.charCodeAt(j)
+    )
+      j++;
+    if (j >= text.length || text.charCodeAt(j) === 0x7b) return i;
+  }
+  return -1;
+}
 
 function skipWs(text: string, pos: number): number {
   WS.lastIndex = pos;
@@ -256,10 +273,9 @@ function nextJsonValue(text: string, pos: number): NextValue {
   if (text.charCodeAt(pos) === 0x7b) {
     let from = pos;
     for (let tries = 0; tries < QUICK_TRIES; tries++) {
-      CANDIDATE_END.lastIndex = from;
-      const m = CANDIDATE_END.exec(text);
-      if (!m) break;
-      const end = m.index + 1;
+      const close = candidateEnd(text, from);
+      if (close === -1) break;
+      const end = close + 1;
       const r = tryParse(text.slice(pos, end));
       if (r.ok) return { ok: true, value: r.value, end };
       from = end;

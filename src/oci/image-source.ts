@@ -16,6 +16,7 @@ export interface PulledImage {
 }
 
 export interface ImageSource {
+  /** Pull and unpack; failures are OpmErrors, ideally saying `failed to pull image "<ref>": …`. */
   pull(ref: string): Promise<PulledImage>;
 }
 

@@ -94,12 +94,31 @@ export function isTlsFailure(err: unknown): boolean {
   );
 }
 
+/** TLS failure codes in plain words. */
+function tlsProblem(code: string): string {
+  switch (code) {
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+      return 'the registry certificate is self-signed and not trusted';
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return 'the registry certificate is signed by an unknown authority';
+    case 'CERT_HAS_EXPIRED':
+      return 'the registry certificate has expired';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return 'the registry certificate is not valid for this host name';
+    default:
+      return 'TLS handshake failed';
+  }
+}
+
 /** Turn a network failure into a one-line user error naming the host. */
 export function describeNetworkError(err: unknown, host: string): OpmError {
   if (err instanceof OpmError) return err;
   const code = networkCode(err) ?? 'unknown';
   if (isTlsFailure(err)) {
-    return new OpmError(`${host}: TLS handshake failed (${code})`, {
+    return new OpmError(`${host}: ${tlsProblem(code)} (${code})`, {
       code: 'E_REGISTRY_TLS',
       hint: `add the registry's CA as /etc/containers/certs.d/${host}/ca.crt, or use --skip-tls-verify / --use-http if the registry is trusted`,
       cause: err,
