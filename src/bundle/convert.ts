@@ -56,8 +56,13 @@ function builtText(v: JsonObject): string {
   return marshal(goStruct(v), false);
 }
 
+/**
+ * A property opm builds from a Go struct: its value keeps the struct's field order in JSON output
+ * (`olm.package` writes `packageName, version, release`), so it is carried as its text.
+ */
 function built(type: string, value: JsonObject): Keyed {
-  return { type, text: builtText(value), value };
+  const text = builtText(value);
+  return { type, text, value: new RawJson(text) };
 }
 
 function gvkValue(g: Gvk): JsonObject {

@@ -76,3 +76,29 @@ describe('bundle properties from every source', () => {
     }
   });
 });
+
+describe('JSON output of built properties', () => {
+  it('writes olm.package in opm field order: packageName, version, release', async () => {
+    const { runOpm } = await import('../run-cli.js');
+    const r = await runOpm(
+      [
+        'render',
+        'testdata/render/good/properties-and-dependencies',
+        '--alpha-image-ref-template',
+        'quay.io/demo/bundle:{{.Version}}',
+      ],
+      { cwd: root },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      [
+        '            "type": "olm.package",',
+        '            "value": {',
+        '                "packageName": "demo",',
+        '                "version": "1.2.0",',
+        '                "release": "3"',
+        '            }',
+      ].join('\n'),
+    );
+  });
+});
