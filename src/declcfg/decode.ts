@@ -166,18 +166,29 @@ function strings(v: JsonValue | undefined, ctx: Ctx, at: At): string[] | undefin
   return list(v, ctx, at, '[]string', (x, a) => str(x, ctx, a));
 }
 
+/** Largest scratch buffer kept between checks; longer strings are decoded into a fresh buffer. */
+const SCRATCH_MAX = 16 * 1024 * 1024;
+let scratch = Buffer.alloc(0);
+
 /**
  * Whether `s` is padded standard base64 without line breaks: the common case, checked at native
  * speed (bundle objects are most of a catalog's bytes). Node's decoder skips characters outside the
  * alphabet, so a string it decodes to fewer bytes than its length implies holds one; it also takes
- * the URL-safe `-` and `_`, which standard base64 refuses.
+ * the URL-safe `-` and `_`, which standard base64 refuses. The bytes are decoded into a reused
+ * buffer: a fresh one per payload costs as much again in allocation and collection.
  */
 function isCleanBase64(s: string): boolean {
   if (s.length % 4 !== 0) return false;
   const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
-  return (
-    Buffer.from(s, 'base64').length === (s.length / 4) * 3 - pad && !s.includes('-') && !s.includes('_')
-  );
+  const full = (s.length / 4) * 3;
+  let written: number;
+  if (full <= SCRATCH_MAX) {
+    if (scratch.length < full) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(full, 64 * 1024)));
+    written = scratch.write(s, 'base64');
+  } else {
+    written = Buffer.from(s, 'base64').length;
+  }
+  return written === full - pad && !s.includes('-') && !s.includes('_');
 }
 
 /** Offset of the first byte Go's standard base64 decoder refuses, or -1 when `s` is valid. */

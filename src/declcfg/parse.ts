@@ -343,7 +343,10 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
       ],
     };
   }
-  if (!isUtf8(buf)) {
+  const text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('utf8');
+  // Decoding replaces invalid bytes by U+FFFD, so only a text holding one can come from invalid
+  // UTF-8; the full check (a second pass over the bytes) runs only then.
+  if (text.includes('\ufffd') && !isUtf8(buf)) {
     const at = firstInvalidUtf8(buf);
     const message = `invalid UTF-8 at byte offset ${at}`;
     return {
@@ -353,8 +356,5 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
       ],
     };
   }
-  return parseCatalogText(
-    Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('utf8'),
-    firstLine,
-  );
+  return parseCatalogText(text, firstLine);
 }

@@ -55,13 +55,16 @@ export function isJsonObject(v: JsonValue | undefined): v is JsonObject {
 
 /** A property's value as plain JSON; undefined when the blob had no value at all. */
 export function propertyValue(p: Property): JsonValue | undefined {
-  const v: unknown = p.value;
+  // Typed properties may still lack a value at run time (blobs built by hand).
+  const v: JsonValue | RawJson | undefined = p.value;
   if (v === undefined) return undefined;
   if (v instanceof RawJson) {
     const parsed = v.parse();
     return isJsonValue(parsed) ? parsed : null;
   }
-  return isJsonValue(v) ? v : null;
+  // Typed JSON (from the file parsers, which refuse what JSON cannot carry): walking it again to
+  // check would cost a deep traversal of every value, csv metadata included.
+  return v;
 }
 
 /** A property could not be decoded; `message` is opm's text. */

@@ -11,7 +11,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { DeclarativeConfig, JsonObject, JsonValue, Location, Property } from '../declcfg/types.js';
+import type { DeclarativeConfig, JsonObject, Location, Property } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
 import { isKnownPropertyType, isJsonObject, matchFields, propertyValue } from '../property/property.js';
 
@@ -94,12 +94,39 @@ function validators(): Validators {
   return compiled;
 }
 
-/** A property as plain JSON, with the keys of known values spelled as their fields (Go matches them case-insensitively). */
+/** Lower-cased field names of each known property value, to spot keys spelled in another case. */
+const PROPERTY_FIELDS_LOWER = new Map(
+  Object.entries(PROPERTY_FIELDS).map(([type, fields]) => [
+    type,
+    new Set(fields.map((f) => f.toLowerCase())),
+  ]),
+);
+
+/** Whether some key of `value` fills a field under another spelling (so the keys must be renamed). */
+function needsRename(value: JsonObject, fields: readonly string[], lower: ReadonlySet<string>): boolean {
+  for (const k in value) {
+    if (!fields.includes(k) && lower.has(k.toLowerCase())) return true;
+  }
+  return false;
+}
+
+/**
+ * A property as plain JSON, with the keys of known values spelled as their fields (Go matches them
+ * case-insensitively). Values are used in place: only a value with keys to rename is copied, one
+ * level deep.
+ */
 function propertyJson(p: Property): JsonObject {
   const out: JsonObject = { type: p.type };
   let value = propertyValue(p);
   const fields = PROPERTY_FIELDS[p.type];
-  if (fields !== undefined && isKnownPropertyType(p.type) && isJsonObject(value)) {
+  const lower = PROPERTY_FIELDS_LOWER.get(p.type);
+  if (
+    fields !== undefined &&
+    lower !== undefined &&
+    isKnownPropertyType(p.type) &&
+    isJsonObject(value) &&
+    needsRename(value, fields, lower)
+  ) {
     const renamed: JsonObject = {};
     const matched = matchFields(value, fields);
     const used = new Set(matched.values());
@@ -114,33 +141,42 @@ function propertyJson(p: Property): JsonObject {
   return out;
 }
 
-/** Copy a typed blob to plain JSON for the schema, leaving out loader bookkeeping. */
-function toJson(blob: object, elided: boolean): JsonObject {
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(blob)) {
-    if (k === 'loc' || k === 'payloadsElided' || v === undefined) continue;
-    if (k === 'properties' && Array.isArray(v)) {
-      out.properties = v
-        .filter((p): p is Property => typeof p === 'object' && p !== null && 'type' in p)
-        // Elided bundle objects carry `{}` instead of their data: nothing to check.
-        .filter((p) => !(elided && p.type === 'olm.bundle.object'))
-        .map(propertyJson);
-      continue;
-    }
-    out[k] = jsonOf(v);
-  }
-  return out;
+/** What the validators are given: plain objects, arrays and scalars, only read. */
+type Data = Record<string, unknown>;
+
+function isRecord(u: unknown): u is Data {
+  return typeof u === 'object' && u !== null && !Array.isArray(u);
 }
 
-function jsonOf(v: unknown): JsonValue {
-  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
-  if (Array.isArray(v)) return v.map(jsonOf);
-  if (typeof v === 'object') {
-    const o: JsonObject = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) o[k] = jsonOf(x);
-    return o;
+function isProperty(u: unknown): u is Property {
+  return isRecord(u) && typeof u.type === 'string';
+}
+
+/**
+ * A typed blob as the schema sees it, leaving out loader bookkeeping. Only the top level and the
+ * properties are new objects; everything below is the typed value itself (built by the decoder
+ * from parsed JSON, so it holds JSON values only), which the validators only read.
+ */
+function toJson(blob: object, elided: boolean): Data {
+  const out: Data = {};
+  const entries: [string, unknown][] = Object.entries(blob);
+  for (const [k, v] of entries) {
+    if (k === 'loc' || k === 'payloadsElided' || v === undefined) continue;
+    if (k === 'properties' && Array.isArray(v)) {
+      const list: unknown[] = v;
+      const props: JsonObject[] = [];
+      for (const p of list) {
+        if (!isProperty(p)) continue;
+        // Elided bundle objects carry `{}` instead of their data: nothing to check.
+        if (elided && p.type === 'olm.bundle.object') continue;
+        props.push(propertyJson(p));
+      }
+      out.properties = props;
+      continue;
+    }
+    out[k] = v;
   }
-  return null;
+  return out;
 }
 
 /** `/properties/3/value/version` → `properties[3].value.version`. */
@@ -155,7 +191,7 @@ export function fieldPath(pointer: string): string {
   return out;
 }
 
-function describe(e: ErrorObject, data: JsonObject): string {
+function describe(e: ErrorObject, data: Data): string {
   let field = fieldPath(e.instancePath);
   const params: Record<string, unknown> = e.params;
   if (e.keyword === 'required' && typeof params.missingProperty === 'string') {
@@ -167,7 +203,7 @@ function describe(e: ErrorObject, data: JsonObject): string {
   if (m !== null) {
     const props = data.properties;
     const p = Array.isArray(props) ? props[Number(m[1])] : undefined;
-    if (isJsonObject(p) && typeof p.type === 'string') field += ` (${p.type})`;
+    if (isRecord(p) && typeof p.type === 'string') field += ` (${p.type})`;
   }
   if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) {
     return `${field}: must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
@@ -188,7 +224,7 @@ const NOISE = new Set(['if', 'allOf', 'anyOf']);
 function check(
   validate: ValidateFunction,
   schemaName: string,
-  data: JsonObject,
+  data: Data,
   loc: Location | undefined,
   scope: { package?: string; channel?: string; bundle?: string },
   out: Finding[],
