@@ -286,7 +286,7 @@ describe('names and images', () => {
     expect(imageReferenceError('foo:1')).toBeUndefined();
     expect(imageReferenceError(`quay.io/foo/bar@sha256:${'a'.repeat(64)}`)).toBeUndefined();
     expect(imageReferenceError('quay.io/Foo/bar:v1')).toBe(
-      'invalid reference format: repository name (Foo/bar) must be lowercase',
+      'invalid reference format: repository name must be lowercase',
     );
     expect(imageReferenceError(`quay.io/foo/bar@md5:${'a'.repeat(32)}`)).toBe('unsupported digest algorithm');
     expect(imageReferenceError(`quay.io/foo/bar@sha256:${'a'.repeat(40)}`)).toBe(

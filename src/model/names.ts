@@ -87,7 +87,7 @@ export function imageReferenceError(s: string): string | undefined {
   const colon = remainder.indexOf(':');
   const repo = colon === -1 ? remainder : remainder.slice(0, colon);
   if (repo.toLowerCase() !== repo) {
-    return `invalid reference format: repository name (${repo}) must be lowercase`;
+    return 'invalid reference format: repository name must be lowercase';
   }
   return parseReference(`${domain}/${remainder}`);
 }
