@@ -1,11 +1,8 @@
 import type { Command } from 'commander';
-import { DEFAULT_OPM_IMAGE, planDockerfile, writeDockerfile } from '../../action/generate-dockerfile.js';
-import path from 'node:path';
-import { validateCatalog } from '../../action/validate.js';
-import { OpmError, UsageError } from '../../errors.js';
+import { DEFAULT_OPM_IMAGE } from '../../action/generate-dockerfile.js';
 import type { CliIO } from '../io.js';
 
-interface DockerfileFlags {
+export interface DockerfileFlags {
   baseImage: string;
   builderImage: string;
   binaryImage?: string;
@@ -33,43 +30,9 @@ function addDockerfileCommand(parent: Command, name: string, io: CliIO): void {
     )
     .option('--skip-validate', 'Write the Dockerfile without validating the catalog first', false)
     .action(async (dir: string, flags: DockerfileFlags, cmd: Command) => {
-      if (flags.binaryImage !== undefined) {
-        if (cmd.getOptionValueSource('baseImage') === 'cli') {
-          throw new UsageError(
-            'if any flags in the group [base-image binary-image] are set none of the others can be',
-          );
-        }
-        io.stderr.write('Flag --binary-image has been deprecated, use --base-image instead\n');
-      }
-      const plan = await planDockerfile({
-        fbcRootDir: dir,
-        baseImage: flags.baseImage,
-        builderImage: flags.builderImage,
-        builderImageExplicit: cmd.getOptionValueSource('builderImage') === 'cli',
-        ...(flags.binaryImage === undefined ? {} : { binaryImage: flags.binaryImage }),
-        extraLabels: flags.extraLabels,
-      });
-      if (!flags.skipValidate) await validateBeforeWriting(dir);
-      await writeDockerfile(plan);
+      const { runGenerateDockerfile } = await import('./generate-dockerfile-action.js');
+      await runGenerateDockerfile(io, dir, flags, cmd);
     });
-}
-
-/** Catalogs are validated before a Dockerfile is written for them (opm does not); --skip-validate opts out. */
-async function validateBeforeWriting(dir: string): Promise<void> {
-  const result = await validateCatalog(dir);
-  const errors = result.findings.filter((f) => f.severity === 'error');
-  const first = errors[0];
-  if (first === undefined) return;
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  throw new OpmError(`catalog "${dir}" is not valid: ${first.message}${more}`, {
-    code: 'E_INVALID_CATALOG',
-    ...(first.file === undefined
-      ? {}
-      : {
-          at: { file: path.join(dir, first.file), ...(first.line === undefined ? {} : { line: first.line }) },
-        }),
-    hint: `see 'opm validate ${dir}', or pass --skip-validate to write the Dockerfile anyway`,
-  });
 }
 
 export function registerGenerate(program: Command, io: CliIO): void {

@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { loadCatalogDirOrThrow } from '../../declcfg/load.js';
+import { listIndex, type ListKind } from '../../action/list.js';
+import { renderGraph } from '../../action/render-graph.js';
+import type { ImageSource } from '../../oci/image-source.js';
+import type { CliIO } from '../io.js';
+import { writeAll } from '../output.js';
+import { withImageSource } from '../registry.js';
+import type { GraphFlags } from './alpha-graph.js';
+
+function catalogSources(imageSource: ImageSource, io: CliIO) {
+  return {
+    imageSource,
+    cwd: io.cwd,
+    loadCatalogDir: (dir: string) =>
+      loadCatalogDirOrThrow(dir, { onWarning: (f) => io.stderr.write(`warning: ${f.message}\n`) }),
+  };
+}
+
+/** `opm alpha list packages|channels|bundles REF [PACKAGE]`. */
+export async function runList(
+  io: CliIO,
+  kind: ListKind,
+  ref: string,
+  pkg: string | undefined,
+  cmd: Command,
+): Promise<void> {
+  await writeAll(
+    io.stdout,
+    await withImageSource(cmd, io, (src) => listIndex(kind, ref, pkg ?? '', catalogSources(src, io))),
+  );
+}
+
+/** `opm alpha render-graph REF...`. */
+export async function runRenderGraph(
+  io: CliIO,
+  refs: string[],
+  flags: GraphFlags,
+  cmd: Command,
+): Promise<void> {
+  const text = await withImageSource(cmd, io, (src) =>
+    renderGraph(refs, {
+      ...catalogSources(src, io),
+      minEdgeName: flags.minimumEdge,
+      packageName: flags.packageName,
+      drawV0Semantics: flags.drawV0Semantics,
+      warn: (l) => io.stderr.write(`${l}\n`),
+    }),
+  );
+  await writeAll(io.stdout, text);
+}

@@ -1,0 +1,37 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { initPackage } from '../../action/init.js';
+import { emptyConfig } from '../../declcfg/types.js';
+import { writeJson, writeYaml } from '../../declcfg/write.js';
+import { OpmError } from '../../errors.js';
+import type { CliIO } from '../io.js';
+import { outputFormat } from '../global-options.js';
+import { writeChunks } from '../output.js';
+import type { InitFlags } from './init.js';
+
+async function readInput(kind: 'icon' | 'description', file: string, cwd: string): Promise<Buffer> {
+  try {
+    return await readFile(path.resolve(cwd, file));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file or directory' : code === 'EISDIR' ? 'is a directory' : String(err);
+    throw new OpmError(`open ${kind} file "${file}": ${why}`);
+  }
+}
+
+/** `opm init PACKAGE`. */
+export async function runInit(io: CliIO, name: string, flags: InitFlags): Promise<void> {
+  const format = outputFormat(flags.output, ['json', 'yaml'] as const);
+  const pkg = initPackage({
+    package: name,
+    defaultChannel: flags.defaultChannel,
+    ...(flags.description === ''
+      ? {}
+      : { description: (await readInput('description', flags.description, io.cwd)).toString('utf8') }),
+    ...(flags.icon === '' ? {} : { icon: await readInput('icon', flags.icon, io.cwd), iconPath: flags.icon }),
+  });
+  const cfg = emptyConfig();
+  cfg.packages.push(pkg);
+  await writeChunks(io.stdout, format === 'json' ? writeJson(cfg) : writeYaml(cfg));
+}

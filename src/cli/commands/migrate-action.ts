@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import { migrate } from '../../action/migrate.js';
+import type { CliIO } from '../io.js';
+import { outputFormat } from '../global-options.js';
+import { withImageSource } from '../registry.js';
+import type { MigrateFlags } from './migrate.js';
+
+/** `opm migrate REF DIR`. */
+export async function runMigrate(
+  io: CliIO,
+  ref: string,
+  outputDir: string,
+  flags: MigrateFlags,
+  cmd: Command,
+): Promise<void> {
+  const format = outputFormat(flags.output, ['json', 'yaml'] as const);
+  // Unlike opm, the registry flags apply to migrate as to render.
+  await withImageSource(cmd, io, (imageSource) =>
+    migrate({
+      ref,
+      outputDir,
+      format,
+      migrateLevel: flags.migrateLevel,
+      imageSource,
+      cwd: io.cwd,
+      onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
+    }),
+  );
+}
