@@ -1,0 +1,149 @@
+// The same commands through opm-ts and through the reference opm, on our own fixtures and the
+// corpus: outputs must be identical where the output is data, and verdicts must agree. Differences
+// that are deliberate (docs/compatibility.md) are excluded by name, with the row that explains them.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { corpusPath, haveCorpus } from '../corpus.js';
+import { runOpm } from '../run-cli.js';
+
+const reference = process.env.OPM_REFERENCE ?? '';
+if (reference === '' || !existsSync(reference)) {
+  throw new Error(
+    'OPM_REFERENCE must name a reference opm binary (scripts/build-reference-opm.sh builds one)',
+  );
+}
+if (!haveCorpus()) throw new Error('the differential suite needs the corpus');
+
+interface Run {
+  code: number;
+  stdout: string;
+}
+
+function ref(args: string[], cwd = process.cwd()): Run {
+  const r = spawnSync(reference, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
+  return { code: r.status ?? -1, stdout: r.stdout };
+}
+
+async function ours(args: string[], cwd = process.cwd()): Promise<Run> {
+  const r = await runOpm(args, { cwd });
+  return { code: r.code, stdout: r.stdout };
+}
+
+const dirs = (root: string): string[] =>
+  readdirSync(root)
+    .filter((d) => existsSync(path.join(root, d, 'catalog')))
+    .sort();
+
+describe('validate: same verdict and opm message', () => {
+  it.each(dirs('testdata/validate'))('%s', async (c) => {
+    const dir = path.join('testdata/validate', c, 'catalog');
+    const a = await ours(['validate', dir, '-o', 'json']);
+    const b = ref(['validate', dir, '-o', 'json']);
+    expect(a.code).toBe(b.code);
+    const message = (s: string): unknown =>
+      (JSON.parse(s) as { error?: { message?: string } }).error?.message;
+    expect(message(a.stdout)).toBe(message(b.stdout));
+  });
+});
+
+const bundleDirs = [
+  ...readdirSync('testdata/render/good').map((d) => path.join('testdata/render/good', d)),
+  ...readdirSync(corpusPath('opm-testdata'))
+    .filter((d) => d.includes('-bundle-'))
+    .map((d) => corpusPath('opm-testdata', d)),
+  corpusPath('community-bundles', 'kube-green', '0.7.1'),
+];
+const TEMPLATE = 'quay.io/example/{{.Package}}:{{.Version}}';
+// A numeric CSV `spec.release` makes opm's migration fail; opm-ts migrates it (compatibility row 8).
+const migrationDiffers = new Set(['testdata/render/good/properties-and-dependencies']);
+
+describe('render of bundle directories: byte for byte', () => {
+  const cases = bundleDirs.flatMap((d) =>
+    ['json', 'yaml'].flatMap((format) =>
+      [[], ['--migrate-level', 'bundle-object-to-csv-metadata']]
+        .filter((m) => m.length === 0 || !migrationDiffers.has(d))
+        .map((migrate) => ({
+          name: `${path.basename(d)} ${format} ${migrate.join(' ')}`,
+          d,
+          format,
+          migrate,
+        })),
+    ),
+  );
+  it.each(cases)('$name', async ({ d, format, migrate }) => {
+    const args = ['render', d, '--alpha-image-ref-template', TEMPLATE, ...migrate, '-o', format];
+    const a = await ours(args);
+    const b = ref(args);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+  });
+});
+
+describe('catalog views: byte for byte', () => {
+  const list = corpusPath('opm-testdata', 'list-index');
+  const catalog = corpusPath('community-catalog-v4.21');
+  const kubeGreen = path.join(catalog, 'kube-green', 'catalog.yaml');
+  it.each([
+    ['render', catalog, '-o', 'yaml'],
+    ['render', catalog, '-o', 'json'],
+    ['alpha', 'list', 'packages', catalog],
+    ['alpha', 'list', 'channels', catalog],
+    ['alpha', 'list', 'bundles', catalog],
+    ['alpha', 'list', 'bundles', list, 'foo'],
+    ['alpha', 'render-graph', catalog],
+    ['alpha', 'render-graph', list, '--draw-v0-semantics'],
+    ['alpha', 'render-graph', list, '--minimum-edge', 'foo.v0.2.0'],
+    ['alpha', 'convert-template', 'basic', kubeGreen, '-o', 'yaml'],
+    ['alpha', 'convert-template', 'substitutes', kubeGreen],
+  ])('%s %s %s', async (...args) => {
+    const a = await ours(args);
+    const b = ref(args);
+    expect(a.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+  });
+
+  it('migrate writes the same files', async () => {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'opm-diff-migrate-'));
+    const mine = path.join(tmp, 'mine');
+    const theirs = path.join(tmp, 'theirs');
+    expect((await ours(['migrate', catalog, mine, '-o', 'yaml'])).code).toBe(0);
+    expect(ref(['migrate', catalog, theirs, '-o', 'yaml']).code).toBe(0);
+    const files = (root: string): string[] => readdirSync(root, { recursive: true, encoding: 'utf8' }).sort();
+    expect(files(mine)).toEqual(files(theirs));
+    for (const f of files(mine).filter((f) => f.endsWith('.yaml'))) {
+      expect(readFileSync(path.join(mine, f), 'utf8')).toBe(readFileSync(path.join(theirs, f), 'utf8'));
+    }
+  });
+});
+
+describe('authoring commands: byte for byte', () => {
+  it.each(
+    readdirSync('testdata/init').filter((c) => existsSync(path.join('testdata/init', c, 'expected.out'))),
+  )('init %s', async (c) => {
+    const dir = path.resolve('testdata/init', c);
+    const args = ['init', ...(JSON.parse(readFileSync(path.join(dir, 'args.json'), 'utf8')) as string[])];
+    expect((await ours(args, dir)).stdout).toBe(ref(args, dir).stdout);
+  });
+
+  it.each(
+    readdirSync('testdata/generate-dockerfile').filter((c) =>
+      existsSync(path.join('testdata/generate-dockerfile', c, 'args.json')),
+    ),
+  )('generate dockerfile %s', async (c) => {
+    const flags = JSON.parse(
+      readFileSync(path.join('testdata/generate-dockerfile', c, 'args.json'), 'utf8'),
+    ) as string[];
+    const texts: string[] = [];
+    for (const run of [ours, async (a: string[]) => Promise.resolve(ref(a))]) {
+      const tmp = mkdtempSync(path.join(tmpdir(), 'opm-diff-gen-'));
+      cpSync('testdata/examples/catalog', path.join(tmp, 'bar'), { recursive: true });
+      expect((await run(['generate', 'dockerfile', path.join(tmp, 'bar'), ...flags])).code).toBe(0);
+      texts.push(readFileSync(path.join(tmp, 'bar.Dockerfile'), 'utf8'));
+    }
+    expect(texts[0]).toBe(texts[1]);
+  });
+});
