@@ -1,4 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
+import { WriteStream } from 'node:fs';
+import { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import type { CliIO } from './io.js';
 
@@ -18,15 +20,58 @@ export function writeAll(stream: Writable, text: string): Promise<void> {
   });
 }
 
-/** Write a sequence of chunks, honouring back-pressure, so large outputs stream. */
-export async function writeChunks(stream: Writable, chunks: Iterable<string>): Promise<void> {
-  let pending = '';
+/** Bytes gathered before they are written out. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * Whether `stream` is done with a buffer once its write callback has run: streams onto a file
+ * descriptor hand the bytes to the system and keep nothing, while other streams (a PassThrough,
+ * say) may hold on to the very buffer they were given.
+ */
+function releasesWrittenBuffers(stream: Writable): boolean {
+  if (stream instanceof WriteStream || stream instanceof Socket) return true;
+  // process.stdout on a file is an internal SyncWriteStream, which writes at once to its `fd`.
+  return 'fd' in stream && typeof stream.fd === 'number';
+}
+
+/** Write `data` and wait until the stream has written it (which also honours back-pressure). */
+function writeDone(stream: Writable, data: Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.write(data, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+/**
+ * Write a sequence of chunks so that large outputs stream: text is encoded into one reused
+ * buffer and written a megabyte at a time, each write awaited before the buffer is filled
+ * again. Byte chunks are written as they come and may be reused by their producer once
+ * the next chunk is asked for (see writeJsonBytes).
+ */
+export async function writeChunks(stream: Writable, chunks: Iterable<string | Uint8Array>): Promise<void> {
+  const direct = releasesWrittenBuffers(stream);
+  const send = (data: Uint8Array): Promise<void> => writeDone(stream, direct ? data : Buffer.from(data));
+  let buf: Buffer | undefined;
+  let pos = 0;
+  const flush = async (): Promise<void> => {
+    if (buf === undefined || pos === 0) return;
+    const data = buf.subarray(0, pos);
+    pos = 0;
+    await send(data);
+  };
   for (const chunk of chunks) {
-    pending += chunk;
-    if (pending.length >= 1 << 16) {
-      await writeAll(stream, pending);
-      pending = '';
+    if (typeof chunk !== 'string') {
+      await flush();
+      if (chunk.length > 0) await send(chunk);
+      continue;
     }
+    // Room for the worst case of 3 bytes per UTF-16 unit.
+    const need = chunk.length * 3;
+    if (buf === undefined || pos + need > buf.length) {
+      await flush();
+      if (buf === undefined || need > buf.length) buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES * 2, need));
+    }
+    pos += buf.write(chunk, pos, 'utf8');
+    if (pos >= CHUNK_BYTES) await flush();
   }
-  if (pending) await writeAll(stream, pending);
+  await flush();
 }

@@ -4,7 +4,7 @@
  * The writers are generators yielding one chunk per blob, so a large catalog streams out.
  */
 import { InternalError } from '../errors.js';
-import { GoStruct, compareUtf8, marshalIndent } from '../util/go-json.js';
+import { GoStruct, JsonBytesOut, appendIndented, compareUtf8, marshalIndent } from '../util/go-json.js';
 import { emitYaml } from '../yaml/emit.js';
 import type {
   Bundle,
@@ -224,6 +224,34 @@ export function blobYaml(blob: Blob): string {
 /** opm's WriteJSON, one chunk per blob. */
 export function* writeJson(cfg: DeclarativeConfig, options: WriteOptions = {}): Generator<string> {
   for (const g of groupBlobs(cfg, options)) for (const b of g.blobs) yield blobJson(b);
+}
+
+/** Bytes gathered before {@link writeJsonBytes} hands out a chunk. */
+const JSON_CHUNK_BYTES = 1 << 20;
+
+/**
+ * opm's WriteJSON as UTF-8 chunks of about a megabyte, each ending with a whole blob. The chunks
+ * share one buffer: a chunk is only valid until the next one is asked for, so the consumer must
+ * be done with it (written out, or copied) by then. Should a blob fail to encode, the blobs
+ * before it are handed out first, then the error is thrown.
+ */
+export function* writeJsonBytes(cfg: DeclarativeConfig, options: WriteOptions = {}): Generator<Uint8Array> {
+  const out = new JsonBytesOut();
+  for (const g of groupBlobs(cfg, options)) {
+    for (const b of g.blobs) {
+      const mark = out.mark();
+      try {
+        appendIndented(out, blobValue(b), '', '    ', false);
+      } catch (err) {
+        out.truncate(mark);
+        if (mark > 0) yield out.take();
+        throw err;
+      }
+      out.text('\n');
+      if (out.size >= JSON_CHUNK_BYTES) yield out.take();
+    }
+  }
+  if (out.size > 0) yield out.take();
 }
 
 /** opm's WriteYAML, one chunk per blob. Throws OpmError where opm's YAML step fails. */

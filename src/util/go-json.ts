@@ -285,23 +285,47 @@ function isPlainObject(v: object): v is Record<string, unknown> {
 }
 
 /**
+ * Where the marshaller puts its output: JSON syntax and already encoded text through `text`,
+ * string values and keys (still to be quoted and escaped) through `string`, so that a writer
+ * can copy long strings straight to their destination instead of building them into a text.
+ */
+export interface JsonOut {
+  text(s: string): void;
+  string(s: string, escapeHTML: boolean): void;
+}
+
+/** Output collected as an array of strings (joined by the caller). */
+class PartsOut implements JsonOut {
+  readonly parts: string[];
+  constructor(parts: string[]) {
+    this.parts = parts;
+  }
+  text(s: string): void {
+    this.parts.push(s);
+  }
+  string(s: string, escapeHTML: boolean): void {
+    this.parts.push(quoteGoString(s, escapeHTML));
+  }
+}
+
+/**
  * Append the encoding of `v`. `nl` is the newline + prefix + indentation for the current depth
  * (null for compact output).
  */
-function append(parts: string[], v: unknown, nl: string | null, unit: string, escapeHTML: boolean): void {
+function append(out: JsonOut, v: unknown, nl: string | null, unit: string, escapeHTML: boolean): void {
   if (v === null) {
-    parts.push('null');
+    out.text('null');
     return;
   }
   switch (typeof v) {
     case 'string':
-      parts.push(quoteGoString(v, escapeHTML));
+      out.string(v, escapeHTML);
       return;
     case 'number':
-      parts.push(formatGoJsonNumber(v));
+      out.text(formatGoJsonNumber(v));
       return;
     case 'boolean':
-      parts.push(v ? 'true' : 'false');
+      out.text(v ? 'true' : 'false');
       return;
     case 'object':
       break;
@@ -312,22 +336,25 @@ function append(parts: string[], v: unknown, nl: string | null, unit: string, es
   const colon = nl === null ? ':' : ': ';
   if (Array.isArray(v)) {
     if (v.length === 0) {
-      parts.push('[]');
+      out.text('[]');
       return;
     }
-    parts.push('[');
+    // The opening bracket and the first element's line start go out as one piece of text.
+    let sep = inner === null ? '[' : '[' + inner;
+    const next = inner === null ? ',' : ',' + inner;
     for (let i = 0; i < v.length; i++) {
-      if (i > 0) parts.push(',');
-      if (inner !== null) parts.push(inner);
+      out.text(sep);
+      sep = next;
       const item: unknown = v[i];
-      append(parts, item === undefined ? null : item, inner, unit, escapeHTML);
+      append(out, item === undefined ? null : item, inner, unit, escapeHTML);
     }
-    if (nl !== null) parts.push(nl);
-    parts.push(']');
+    out.text(nl === null ? ']' : nl + ']');
     return;
   }
   if (v instanceof RawJson) {
+    const parts: string[] = [];
     appendRaw(parts, v.text, nl, unit, escapeHTML);
+    out.text(parts.join(''));
     return;
   }
   let fields: Readonly<Record<string, unknown>>;
@@ -342,25 +369,26 @@ function append(parts: string[], v: unknown, nl: string | null, unit: string, es
     throw new InternalError(`cannot encode a ${v.constructor.name} as JSON`);
   }
   if (keys.length === 0) {
-    parts.push('{}');
+    out.text('{}');
     return;
   }
-  parts.push('{');
+  let sep = inner === null ? '{' : '{' + inner;
+  const next = inner === null ? ',' : ',' + inner;
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i] as string;
-    if (i > 0) parts.push(',');
-    if (inner !== null) parts.push(inner);
-    parts.push(quoteGoString(k, escapeHTML), colon);
-    append(parts, fields[k], inner, unit, escapeHTML);
+    out.text(sep);
+    sep = next;
+    out.string(k, escapeHTML);
+    out.text(colon);
+    append(out, fields[k], inner, unit, escapeHTML);
   }
-  if (nl !== null) parts.push(nl);
-  parts.push('}');
+  out.text(nl === null ? '}' : nl + '}');
 }
 
 /** Go `json.Marshal` (HTML escaping on by default, as in Go). No trailing newline. */
 export function marshal(value: unknown, escapeHTML = true): string {
   const parts: string[] = [];
-  append(parts, value, null, '', escapeHTML);
+  append(new PartsOut(parts), value, null, '', escapeHTML);
   return parts.join('');
 }
 
@@ -375,13 +403,126 @@ export function marshalIndent(value: unknown, prefix: string, indent: string, es
   return parts.join('');
 }
 
-/** marshalIndent into an array of parts (for writers that join many values at once). */
+/**
+ * marshalIndent into an array of parts (for writers that join many values at once), or into any
+ * {@link JsonOut}.
+ */
 export function appendIndented(
-  parts: string[],
+  out: string[] | JsonOut,
   value: unknown,
   prefix: string,
   indent: string,
   escapeHTML: boolean,
 ): void {
-  append(parts, value, '\n' + prefix, indent, escapeHTML);
+  append(Array.isArray(out) ? new PartsOut(out) : out, value, '\n' + prefix, indent, escapeHTML);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output into a reusable byte buffer
+
+/** Strings at least this long are tried for a straight copy into the output buffer. */
+const LONG_STRING = 256;
+/** Short text is gathered up to this many characters before it is encoded into the buffer. */
+const PENDING_CHARS = 1 << 13;
+
+/**
+ * Whether the ASCII string `s` consists of base64 alphabet characters only (`A-Z a-z 0-9 + / - _`,
+ * then at most two `=`), none of which Go escapes. Node's base64 decoder skips every other
+ * character and stops at `=`, so all of `s` was taken exactly when the decoded length is the one
+ * its length implies; a dropped character always shortens the result unless the remaining
+ * length is 1 mod 4, which is refused outright. Must only be given ASCII strings: the decoder
+ * reads just the low byte of wider characters.
+ */
+function isBase64Alphabet(s: string, scratch: Buffer): boolean {
+  let n = s.length;
+  if (n > 0 && s.charCodeAt(n - 1) === 0x3d) n--;
+  if (n > 0 && s.charCodeAt(n - 1) === 0x3d) n--;
+  if (n % 4 === 1) return false;
+  return scratch.write(s, 0, scratch.length, 'base64') === Math.floor((n * 3) / 4);
+}
+
+/**
+ * JSON output written as UTF-8 into one reusable buffer, for writers that stream large outputs.
+ * Long strings that need no escaping (base64 payloads, mostly) are copied into the buffer as they
+ * are, instead of being quoted, joined into a text and converted to bytes on the way; and reusing
+ * the buffer keeps a large output from allocating fresh memory for every piece of it.
+ */
+export class JsonBytesOut implements JsonOut {
+  private buf: Buffer;
+  private pos = 0;
+  private pending = '';
+  private scratch: Buffer = Buffer.alloc(0);
+
+  constructor(initialBytes = 1 << 22) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+  }
+
+  /** Bytes written so far (short text not yet encoded included, counted as characters). */
+  get size(): number {
+    return this.pos + this.pending.length;
+  }
+
+  text(s: string): void {
+    this.pending += s;
+    if (this.pending.length >= PENDING_CHARS) this.flushPending();
+  }
+
+  string(s: string, escapeHTML: boolean): void {
+    if (s.length < LONG_STRING || !this.copyPlain(s)) this.text(quoteGoString(s, escapeHTML));
+  }
+
+  /** Everything written is encoded and its byte length returned (a position for {@link truncate}). */
+  mark(): number {
+    this.flushPending();
+    return this.pos;
+  }
+
+  /** Drop what was written after `mark`. */
+  truncate(mark: number): void {
+    this.flushPending();
+    this.pos = Math.min(this.pos, mark);
+  }
+
+  /**
+   * The bytes written so far, after which the output starts again empty. The view shares the
+   * buffer, so it is only valid until the next write.
+   */
+  take(): Buffer {
+    this.flushPending();
+    const out = this.buf.subarray(0, this.pos);
+    this.pos = 0;
+    return out;
+  }
+
+  private reserve(bytes: number): void {
+    if (this.pos + bytes <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + bytes));
+    this.buf.copy(grown, 0, 0, this.pos);
+    this.buf = grown;
+  }
+
+  private flushPending(): void {
+    const p = this.pending;
+    if (p === '') return;
+    this.pending = '';
+    this.reserve(p.length * 3);
+    this.pos += this.buf.write(p, this.pos, 'utf8');
+  }
+
+  /** Write `s` quoted if it needs no escaping; otherwise write nothing and return false. */
+  private copyPlain(s: string): boolean {
+    this.flushPending();
+    const n = s.length;
+    // Room for the worst case (3 bytes per UTF-16 unit), so that the write below is never cut
+    // short and its byte count says whether every character was ASCII.
+    this.reserve(n * 3 + 2);
+    const start = this.pos;
+    if (this.buf.write(s, start + 1, 'utf8') !== n) return false;
+    if (this.scratch.length < n) this.scratch = Buffer.allocUnsafe(n);
+    if (!isBase64Alphabet(s, this.scratch)) return false;
+    this.buf[start] = 0x22;
+    this.buf[start + 1 + n] = 0x22;
+    this.pos = start + n + 2;
+    return true;
+  }
 }

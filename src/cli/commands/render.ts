@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { render } from '../../action/render.js';
 import { ALL_MIGRATIONS, migrationLevelHelp } from '../../action/migrations.js';
-import { writeJson, writeYaml, type DroppedBlob } from '../../declcfg/write.js';
+import { writeJsonBytes, writeYaml, type DroppedBlob } from '../../declcfg/write.js';
 import type { CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
@@ -65,7 +65,10 @@ export function registerRender(program: Command, io: CliIO): void {
         }),
       );
       const options = { onDropped: (b: DroppedBlob) => warn(droppedMessage(b)) };
-      await writeChunks(io.stdout, format === 'json' ? writeJson(cfg, options) : writeYaml(cfg, options));
+      await writeChunks(
+        io.stdout,
+        format === 'json' ? writeJsonBytes(cfg, options) : writeYaml(cfg, options),
+      );
     });
 }
 
