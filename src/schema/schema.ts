@@ -1,28 +1,23 @@
 /**
  * JSON Schema checks of FBC blobs (schemas/*.json, written from the CUE definitions of FBC).
- * The schemas are compiled once, on first use, so commands that never validate pay nothing.
+ * The validators are loaded (precompiled by the build) or compiled once, on first use, so commands
+ * that never validate pay nothing (see standalone.ts).
  *
  * The CUE definitions are stricter than opm in places (e.g. non-empty GVK kinds, the shape of
  * olm.constraint values, which opm never reads). A catalog opm accepts must still pass, so schema
  * findings are warnings: errors come from the opm rules (src/model), which also cover every type
  * mismatch opm itself rejects.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { DeclarativeConfig, JsonObject, Location, Property } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
 import { isKnownPropertyType, isJsonObject, matchFields, propertyValue } from '../property/property.js';
+import { loadValidators } from './standalone.js';
 
-export const SCHEMA_FILES = [
-  'properties.json',
-  'meta.json',
-  'olm.package.json',
-  'olm.channel.json',
-  'olm.bundle.json',
-  'olm.deprecations.json',
-] as const;
+export { SCHEMA_FILES } from './standalone.js';
 
 /** The fields each known property value has, for case-insensitive key matching (as Go does). */
 const PROPERTY_FIELDS: Record<string, readonly string[]> = {
@@ -70,25 +65,14 @@ let compiled: Validators | undefined;
 
 function validators(): Validators {
   if (compiled !== undefined) return compiled;
-  const dir = schemasDir();
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  for (const f of SCHEMA_FILES) {
-    const parsed: unknown = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
-    if (typeof parsed !== 'object' || parsed === null) throw new Error(`schema ${f} is not an object`);
-    ajv.addSchema(parsed);
-  }
-  const get = (f: string): ValidateFunction => {
-    const v = ajv.getSchema(`https://opm-ts.dev/schemas/${f}`);
-    if (v === undefined) throw new Error(`schema ${f} did not compile`);
-    return v;
-  };
+  const v = loadValidators(schemasDir());
   compiled = {
-    meta: get('meta.json'),
+    meta: v.meta,
     bySchema: new Map([
-      ['olm.package', get('olm.package.json')],
-      ['olm.channel', get('olm.channel.json')],
-      ['olm.bundle', get('olm.bundle.json')],
-      ['olm.deprecations', get('olm.deprecations.json')],
+      ['olm.package', v.olmPackage],
+      ['olm.channel', v.olmChannel],
+      ['olm.bundle', v.olmBundle],
+      ['olm.deprecations', v.olmDeprecations],
     ]),
   };
   return compiled;
