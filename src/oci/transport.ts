@@ -2,12 +2,31 @@ import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { rootCertificates } from 'node:tls';
+import type * as Http from 'node:http';
+import type * as Https from 'node:https';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { OpmError } from '../errors.js';
 
-export type Body = Dispatcher.ResponseData['body'];
+/** A response body: read it to the end, `dump()` it, or `destroy()` it. */
+export interface Body extends AsyncIterable<Buffer> {
+  dump(): Promise<void>;
+  destroy(err?: Error): void;
+}
 type UndiciModule = typeof Undici;
+type Headers = Record<string, string | string[] | undefined>;
+
+/** One HTTP exchange without redirects: what both engines below provide. */
+interface Engine {
+  request(url: URL, method: string, headers: Record<string, string>, body?: string): Promise<RawResponse>;
+  close(): Promise<void>;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Headers;
+  body: Body;
+}
 
 export interface HttpResponse {
   status: number;
@@ -41,6 +60,7 @@ const MAX_RETRY_AFTER_MS = 30_000;
 const HEADERS_TIMEOUT_MS = 30_000;
 const BODY_TIMEOUT_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 15_000;
+const MAX_CONNECTIONS = 8;
 
 const TLS_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
@@ -171,9 +191,117 @@ function parseRetryAfter(v: string | string[] | undefined): number | undefined {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+interface TlsOptions {
+  rejectUnauthorized: boolean;
+  ca?: string[];
+  cert?: string;
+  key?: string;
+}
+
+function undiciEngine(d: Dispatcher): Engine {
+  return {
+    async request(url, method, headers, body) {
+      const res = await d.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: method === 'POST' ? 'POST' : method === 'HEAD' ? 'HEAD' : 'GET',
+        headers,
+        ...(body !== undefined ? { body } : {}),
+      });
+      return { status: res.statusCode, headers: res.headers, body: res.body };
+    },
+    close: () => d.close(),
+  };
+}
+
+/**
+ * A network error carrying a code. Time-outs use undici's codes so that messages and retries are
+ * the same whichever engine made the request.
+ */
+function codedError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+let httpModules: Promise<[typeof Http, typeof Https]> | undefined;
+
+/** Direct requests on node:http/https, with keep-alive and undici's time-outs (connect, headers, body). */
+async function nodeEngine(url: URL, tls: TlsOptions): Promise<Engine> {
+  httpModules ??= Promise.all([import('node:http'), import('node:https')]);
+  const [http, https] = await httpModules;
+  const secure = url.protocol === 'https:';
+  const agentOptions = { keepAlive: true, maxSockets: MAX_CONNECTIONS };
+  const agent = secure ? new https.Agent({ ...agentOptions, ...tls }) : new http.Agent(agentOptions);
+  const send = secure ? https.request : http.request;
+  return {
+    request: (target, method, headers, body) =>
+      new Promise<RawResponse>((resolve, reject) => {
+        let response: Http.IncomingMessage | undefined;
+        const req = send(target, { method, headers, agent });
+        const fail = (err: Error): void => {
+          if (response !== undefined) response.destroy(err);
+          else req.destroy(err);
+        };
+        req.once('socket', (socket) => {
+          if (!socket.connecting) return;
+          const timer = setTimeout(
+            () =>
+              fail(codedError(`connect timeout after ${CONNECT_TIMEOUT_MS} ms`, 'UND_ERR_CONNECT_TIMEOUT')),
+            CONNECT_TIMEOUT_MS,
+          );
+          socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+          socket.once('close', () => clearTimeout(timer));
+        });
+        // Socket inactivity: first while waiting for the headers, then between body chunks.
+        req.setTimeout(HEADERS_TIMEOUT_MS, () =>
+          fail(
+            response === undefined
+              ? codedError(`no response headers within ${HEADERS_TIMEOUT_MS} ms`, 'UND_ERR_HEADERS_TIMEOUT')
+              : codedError(`response body stalled for ${BODY_TIMEOUT_MS} ms`, 'UND_ERR_BODY_TIMEOUT'),
+          ),
+        );
+        // `on`, not `once`: a socket can fail again after the first error, and must not crash us.
+        req.on('error', reject);
+        req.once('response', (res) => {
+          response = res;
+          req.setTimeout(BODY_TIMEOUT_MS);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: nodeBody(res) });
+        });
+        req.end(body);
+      }),
+    close: async () => {
+      agent.destroy();
+    },
+  };
+}
+
+function nodeBody(res: Http.IncomingMessage): Body {
+  return {
+    [Symbol.asyncIterator]: () => iterateBuffers(res),
+    dump: () =>
+      new Promise<void>((resolve) => {
+        if (res.destroyed || res.readableEnded) {
+          resolve();
+          return;
+        }
+        // Read and drop the rest so the connection can be reused; a failure here changes nothing.
+        res.once('end', () => resolve());
+        res.once('close', () => resolve());
+        res.once('error', () => resolve());
+        res.resume();
+      }),
+    destroy: (err) => {
+      res.destroy(err);
+    },
+  };
+}
+
+async function* iterateBuffers(res: Http.IncomingMessage): AsyncGenerator<Buffer> {
+  for await (const chunk of res) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+}
+
 /** HTTP for the registry client: per-host TLS, proxies, redirects, retries and time-outs. */
 export class Transport {
-  private readonly dispatchers = new Map<string, Dispatcher>();
+  private readonly engines = new Map<string, Engine>();
   private undici: UndiciModule | undefined;
   private readonly certDirs: string[];
   private readonly attempts: number;
@@ -217,28 +345,44 @@ export class Transport {
     return cert !== undefined && key !== undefined ? { ca, cert, key } : { ca };
   }
 
-  private async dispatcher(url: URL): Promise<Dispatcher> {
-    const proxy = proxyFor(url, this.opts.env);
-    const cacheKey = `${url.origin}|${proxy ?? ''}`;
-    const hit = this.dispatchers.get(cacheKey);
-    if (hit !== undefined) return hit;
-    this.undici ??= await import('undici');
-    const { Agent, ProxyAgent } = this.undici;
+  private tlsOptions(url: URL): TlsOptions {
     const files = url.protocol === 'https:' ? this.tlsFiles(url.host) : { ca: [] };
-    const tls = {
+    return {
       rejectUnauthorized: !this.opts.skipTlsVerify,
       // Passing `ca` replaces Node's roots, so keep them alongside the extra ones.
       ...(files.ca.length > 0 ? { ca: [...rootCertificates, ...files.ca] } : {}),
       ...(files.cert !== undefined ? { cert: files.cert, key: files.key } : {}),
-      timeout: CONNECT_TIMEOUT_MS,
     };
-    const common = { headersTimeout: HEADERS_TIMEOUT_MS, bodyTimeout: BODY_TIMEOUT_MS, connections: 8 };
-    const d: Dispatcher =
-      proxy !== undefined
-        ? new ProxyAgent({ ...common, uri: proxy, requestTls: tls })
-        : new Agent({ ...common, connect: tls });
-    this.dispatchers.set(cacheKey, d);
-    return d;
+  }
+
+  /**
+   * The engine for a URL. Requests through a proxy use undici's ProxyAgent (CONNECT tunnels and
+   * proxy authentication); direct requests use node:http/https, which are part of Node's start-up
+   * snapshot: loading undici costs about as much as a whole warm render, and a render by tag only
+   * needs one small request.
+   */
+  private async engine(url: URL): Promise<Engine> {
+    const proxy = proxyFor(url, this.opts.env);
+    const cacheKey = `${url.origin}|${proxy ?? ''}`;
+    const hit = this.engines.get(cacheKey);
+    if (hit !== undefined) return hit;
+    let e: Engine;
+    if (proxy !== undefined) {
+      this.undici ??= await import('undici');
+      const tls = { ...this.tlsOptions(url), timeout: CONNECT_TIMEOUT_MS };
+      const d: Dispatcher = new this.undici.ProxyAgent({
+        headersTimeout: HEADERS_TIMEOUT_MS,
+        bodyTimeout: BODY_TIMEOUT_MS,
+        connections: MAX_CONNECTIONS,
+        uri: proxy,
+        requestTls: tls,
+      });
+      e = undiciEngine(d);
+    } else {
+      e = await nodeEngine(url, this.tlsOptions(url));
+    }
+    this.engines.set(cacheKey, e);
+    return e;
   }
 
   /**
@@ -257,16 +401,10 @@ export class Transport {
         delete headers.authorization;
         delete headers.cookie;
       }
-      const d = await this.dispatcher(url);
-      const res = await d.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method,
-        headers,
-        ...(body !== undefined ? { body } : {}),
-      });
+      const e = await this.engine(url);
+      const res = await e.request(url, method, headers, body);
       const location = res.headers.location;
-      if (res.statusCode >= 300 && res.statusCode < 400 && res.statusCode !== 304 && location !== undefined) {
+      if (res.status >= 300 && res.status < 400 && res.status !== 304 && location !== undefined) {
         await res.body.dump();
         const next = new URL(Array.isArray(location) ? (location[0] ?? '') : location, url);
         seen.add(url.href);
@@ -275,14 +413,14 @@ export class Transport {
             code: 'E_REGISTRY_REDIRECT',
           });
         }
-        if (res.statusCode === 303) {
+        if (res.status === 303) {
           method = 'GET';
           body = undefined;
         }
         url = next;
         continue;
       }
-      return { status: res.statusCode, headers: res.headers, body: res.body, url };
+      return { status: res.status, headers: res.headers, body: res.body, url };
     }
   }
 
@@ -314,9 +452,9 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    const all = [...this.dispatchers.values()];
-    this.dispatchers.clear();
-    await Promise.all(all.map((d) => d.close().catch(() => undefined)));
+    const all = [...this.engines.values()];
+    this.engines.clear();
+    await Promise.all(all.map((e) => e.close().catch(() => undefined)));
   }
 }
 
