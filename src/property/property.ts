@@ -137,6 +137,17 @@ const STRUCTS: Record<string, StructSpec> = {
   },
 };
 
+const FIELD_NAMES = new Map<StructSpec, readonly string[]>();
+
+function fieldNames(spec: StructSpec): readonly string[] {
+  let names = FIELD_NAMES.get(spec);
+  if (names === undefined) {
+    names = spec.fields.map((f) => f.json);
+    FIELD_NAMES.set(spec, names);
+  }
+  return names;
+}
+
 /** Known property types that opm decodes (and so can fail on). */
 export function isKnownPropertyType(type: string): boolean {
   return STRUCTS[type] !== undefined;
@@ -207,10 +218,7 @@ function decodeStruct(
       fields,
     };
   }
-  const matched = matchFields(
-    value,
-    spec.fields.map((f) => f.json),
-  );
+  const matched = matchFields(value, fieldNames(spec));
   let error: string | undefined;
   const fail = (msg: string): void => {
     if (error === undefined) error = msg;
@@ -221,14 +229,16 @@ function decodeStruct(
     const spec2 = spec.fields.find((f) => f.json === field);
     const v = value[key];
     if (spec2 === undefined || v === undefined || v === null) continue;
-    const typeErr = `json: cannot unmarshal ${jsonKind(v)} into Go struct field ${spec.goName}.${field} of type ${spec2.goType}`;
+    // Only built for a failure: most values have none, and csv metadata has many fields.
+    const typeErr = (): string =>
+      `json: cannot unmarshal ${jsonKind(v)} into Go struct field ${spec.goName}.${field} of type ${spec2.goType}`;
     switch (spec2.kind) {
       case 'string':
         if (typeof v === 'string') fields.set(field, v);
-        else fail(typeErr);
+        else fail(typeErr());
         break;
       case 'bytes':
-        if (typeof v !== 'string') fail(typeErr);
+        if (typeof v !== 'string') fail(typeErr());
         else {
           const at = base64ErrorAt(v);
           if (at !== undefined) fail(`illegal base64 data at input byte ${at}`);
@@ -236,7 +246,7 @@ function decodeStruct(
         }
         break;
       case 'stringMap':
-        if (!isJsonObject(v)) fail(typeErr);
+        if (!isJsonObject(v)) fail(typeErr());
         else
           for (const [k, x] of Object.entries(v)) {
             if (x !== null && typeof x !== 'string')
@@ -246,7 +256,7 @@ function decodeStruct(
           }
         break;
       case 'stringList':
-        if (!Array.isArray(v)) fail(typeErr);
+        if (!Array.isArray(v)) fail(typeErr());
         else
           for (const x of v) {
             if (x !== null && typeof x !== 'string')
@@ -256,10 +266,10 @@ function decodeStruct(
           }
         break;
       case 'list':
-        if (!Array.isArray(v)) fail(typeErr);
+        if (!Array.isArray(v)) fail(typeErr());
         break;
       case 'struct':
-        if (!isJsonObject(v)) fail(typeErr);
+        if (!isJsonObject(v)) fail(typeErr());
         break;
     }
   }
