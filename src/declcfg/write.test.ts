@@ -18,7 +18,7 @@ import type {
 } from './types.js';
 import { emptyConfig } from './types.js';
 import type { DroppedBlob } from './write.js';
-import { droppedBlobs, groupBlobs, toYaml, writeJson, writeYaml } from './write.js';
+import { droppedBlobs, groupBlobs, toYaml, writeJson, writeJsonBytes, writeYaml } from './write.js';
 
 function pkg(name: string, extra: Partial<Package> = {}): Package {
   return { schema: 'olm.package', name, defaultChannel: '', ...extra };
@@ -259,6 +259,57 @@ describe('JSON output', () => {
   });
 });
 
+/** writeJsonBytes's chunks, copied as they come (each is only valid until the next). */
+function jsonBytes(cfg: DeclarativeConfig): string[] {
+  const out: string[] = [];
+  for (const c of writeJsonBytes(cfg)) out.push(Buffer.from(c).toString('utf8'));
+  return out;
+}
+
+describe('JSON output as bytes', () => {
+  const payload = Buffer.alloc(300_000, 'payload').toString('base64');
+  function bigConfig(): DeclarativeConfig {
+    const cfg = emptyConfig();
+    for (let i = 0; i < 12; i++) {
+      cfg.bundles.push(
+        bundle('p', `p.v${String(i).padStart(2, '0')}`, {
+          image: `img:${i}`,
+          properties: [
+            { type: 'olm.bundle.object', value: { data: payload } },
+            {
+              type: 'olm.csv.metadata',
+              value: { description: `line\n"${i}"\u2028 é ${'x'.repeat(i * 100)}` },
+            },
+          ],
+        }),
+      );
+    }
+    cfg.packages.push(pkg('p'));
+    return cfg;
+  }
+
+  it('gives the same bytes as writeJson, in chunks of whole blobs', () => {
+    const cfg = bigConfig();
+    const chunks = jsonBytes(cfg);
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const c of chunks) expect(c.endsWith('}\n')).toBe(true);
+    expect(chunks.join('')).toBe([...writeJson(cfg)].join(''));
+  });
+
+  it('hands out the blobs before one that fails, then throws', () => {
+    const cfg = bigConfig();
+    const bad = cfg.bundles[5];
+    if (bad === undefined) throw new Error('no bundle');
+    bad.payloadsElided = true;
+    const seen: string[] = [];
+    expect(() => {
+      for (const c of writeJsonBytes(cfg)) seen.push(Buffer.from(c).toString('utf8'));
+    }).toThrow(/without its object payloads/);
+    const expected = [...writeJson({ ...cfg, bundles: cfg.bundles.slice(0, 5) })].join('');
+    expect(seen.join('')).toBe(expected);
+  });
+});
+
 describe('YAML output', () => {
   it('writes each blob as a --- document with sorted keys', () => {
     const cfg = emptyConfig();
@@ -426,6 +477,7 @@ describe('writers against opm-written catalogs', () => {
       const cfg = decode(docs.map((d) => parseYamlDocument(d.slice(4)) ?? null));
       const json = [...writeJson(cfg)];
       expect(json.length).toBe(docs.length);
+      expect(jsonBytes(cfg).join('')).toBe(json.join(''));
       for (const [i, chunk] of json.entries()) {
         expect(chunk.endsWith('}\n')).toBe(true);
         const parsed: unknown = JSON.parse(chunk);

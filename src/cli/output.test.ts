@@ -1,0 +1,57 @@
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeChunks } from './output.js';
+
+/** Chunks as writeJsonBytes hands them out: byte chunks share one buffer, overwritten each time. */
+function* reusingProducer(pieces: readonly string[]): Generator<string | Uint8Array> {
+  const shared = Buffer.alloc(1 << 23);
+  for (const [i, p] of pieces.entries()) {
+    if (i % 3 === 0) {
+      yield p;
+      continue;
+    }
+    shared.fill(0);
+    const n = shared.write(p, 0, 'utf8');
+    yield shared.subarray(0, n);
+  }
+}
+
+const PIECES = Array.from({ length: 40 }, (_, i) => `piece ${i} é€😀 ${'x'.repeat(i * 997)}\n`);
+// Chunks longer than the writer's own buffer, as bytes (index 40) and as text (index 42).
+PIECES.push('y'.repeat(3 << 20), 'short\n', 'z'.repeat(3 << 20));
+const EXPECTED = PIECES.join('');
+
+describe('writeChunks', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'opm-output-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('copies reused byte chunks for streams that may keep them', async () => {
+    const stream = new PassThrough();
+    const got: Buffer[] = [];
+    stream.on('data', (b: Buffer) => got.push(b));
+    const ended = new Promise((resolve) => stream.on('end', resolve));
+    await writeChunks(stream, reusingProducer(PIECES));
+    stream.end();
+    await ended;
+    const text = Buffer.concat(got).toString('utf8');
+    expect(text).toBe(EXPECTED);
+  });
+
+  it('writes to a file stream, waiting for each write', async () => {
+    const file = path.join(dir, 'out.txt');
+    const stream = createWriteStream(file);
+    await writeChunks(stream, reusingProducer(PIECES));
+    await new Promise<void>((resolve) => stream.end(resolve));
+    const text = readFileSync(file, 'utf8');
+    expect(text).toBe(EXPECTED);
+  });
+
+  it('reports a failed write', async () => {
+    const stream = new PassThrough();
+    stream.destroy();
+    await expect(writeChunks(stream, ['text'])).rejects.toThrow();
+  });
+});
