@@ -7,7 +7,7 @@ import type { Bundle, DeclarativeConfig, Location } from '../declcfg/types.js';
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE } from '../declcfg/types.js';
 import { OpmError } from '../errors.js';
 import type { Finding } from '../findings.js';
-import { TYPE_BUNDLE_OBJECT, tryParseProperties } from '../property/property.js';
+import { TYPE_BUNDLE_OBJECT, tryParseProperties, type PropertiesParse } from '../property/property.js';
 import { goQuote } from './go-fmt.js';
 import type { Model, ModelBundle, ModelChannel, ModelPackage } from './model.js';
 import { dns1123LabelErrors, imageReferenceError } from './names.js';
@@ -298,7 +298,7 @@ export function convertToModel(cfg: DeclarativeConfig): ConvertResult {
       const mb = mc.bundles.get(b.name);
       if (mb === undefined) continue;
       found = true;
-      attachBlob(mb, b, version, release, reported);
+      attachBlob(mb, b, version, release, reported, parsed);
     }
     if (!found) {
       c.opm(
@@ -364,6 +364,7 @@ function attachBlob(
   version: SemVer | undefined,
   release: Release,
   reported: boolean,
+  parsed: PropertiesParse,
 ): void {
   mb.blob = b;
   mb.image = b.image;
@@ -373,6 +374,7 @@ function attachBlob(
   if (version !== undefined) mb.version = version;
   mb.release = release;
   mb.blobReported = reported;
+  mb.propertiesParse = parsed;
 }
 
 function convertDeprecations(

@@ -4,6 +4,7 @@
  * entry; image and properties from the single olm.bundle blob).
  */
 import type { Bundle, Icon, Location, Property, RelatedImage } from '../declcfg/types.js';
+import type { PropertiesParse } from '../property/property.js';
 import type { Release } from './release.js';
 import type { SemVer } from './semver.js';
 import { formatSemver } from './semver.js';
@@ -56,6 +57,8 @@ export interface ModelBundle {
   deprecation?: ModelDeprecation;
   /** Set when conversion already reported a problem with this bundle's blob. */
   blobReported: boolean;
+  /** The properties as conversion parsed them (so validation need not parse them again). */
+  propertiesParse?: PropertiesParse;
 }
 
 export type Model = Map<string, ModelPackage>;

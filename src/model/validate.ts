@@ -202,7 +202,7 @@ function validateBundle(b: ModelBundle): { node: ValidationNode; findings: Findi
     }
   }
 
-  const parsed = tryParseProperties(b.properties);
+  const parsed = b.propertiesParse ?? tryParseProperties(b.properties);
   if (!parsed.ok) {
     // Conversion reported it already, with the bundle's name.
     report(scope, parsed.error.message, undefined);

@@ -327,10 +327,11 @@ export function parseProperties(props: readonly Property[] | undefined): ParsedP
   return out;
 }
 
+export type PropertiesParse =
+  { ok: true; value: ParsedProperties } | { ok: false; error: PropertyParseError };
+
 /** Parse, returning the error instead of throwing. */
-export function tryParseProperties(
-  props: readonly Property[] | undefined,
-): { ok: true; value: ParsedProperties } | { ok: false; error: PropertyParseError } {
+export function tryParseProperties(props: readonly Property[] | undefined): PropertiesParse {
   try {
     return { ok: true, value: parseProperties(props) };
   } catch (e) {
