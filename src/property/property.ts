@@ -137,15 +137,81 @@ const STRUCTS: Record<string, StructSpec> = {
   },
 };
 
-const FIELD_NAMES = new Map<StructSpec, readonly string[]>();
+/** Per struct: field names, fields by exact name, and lower-cased names; computed once. */
+interface StructIndex {
+  names: readonly string[];
+  byName: ReadonlyMap<string, FieldSpec>;
+  lower: ReadonlySet<string>;
+}
+
+const INDEXES = new Map<StructSpec, StructIndex>();
+
+function indexOf(spec: StructSpec): StructIndex {
+  let index = INDEXES.get(spec);
+  if (index === undefined) {
+    const names = spec.fields.map((f) => f.json);
+    index = {
+      names,
+      byName: new Map(spec.fields.map((f) => [f.json, f])),
+      lower: new Set(names.map((n) => n.toLowerCase())),
+    };
+    INDEXES.set(spec, index);
+  }
+  return index;
+}
 
 function fieldNames(spec: StructSpec): readonly string[] {
-  let names = FIELD_NAMES.get(spec);
-  if (names === undefined) {
-    names = spec.fields.map((f) => f.json);
-    FIELD_NAMES.set(spec, names);
+  return indexOf(spec).names;
+}
+
+function isStringOrNull(x: JsonValue): boolean {
+  return x === null || typeof x === 'string';
+}
+
+/**
+ * The common case, decoded in one pass: every key spelled exactly as its field (or matching no
+ * field) and every value of its field's type. Returns undefined for anything else (other
+ * spellings, type errors, bad base64), which the general decoding handles with Go's key order.
+ */
+function quickFields(value: JsonObject, spec: StructSpec): Map<string, string> | undefined {
+  const { byName, lower } = indexOf(spec);
+  const fields = new Map<string, string>();
+  for (const key in value) {
+    const field = byName.get(key);
+    if (field === undefined) {
+      if (lower.has(key.toLowerCase())) return undefined;
+      continue;
+    }
+    const v = value[key];
+    if (v === undefined || v === null) continue;
+    switch (field.kind) {
+      case 'string':
+        if (typeof v !== 'string') return undefined;
+        fields.set(key, v);
+        break;
+      case 'bytes':
+        if (typeof v !== 'string' || base64ErrorAt(v) !== undefined) return undefined;
+        fields.set(key, v);
+        break;
+      case 'stringMap':
+        if (!isJsonObject(v)) return undefined;
+        for (const k in v) {
+          const x = v[k];
+          if (x === undefined || !isStringOrNull(x)) return undefined;
+        }
+        break;
+      case 'stringList':
+        if (!Array.isArray(v) || !v.every(isStringOrNull)) return undefined;
+        break;
+      case 'list':
+        if (!Array.isArray(v)) return undefined;
+        break;
+      case 'struct':
+        if (!isJsonObject(v)) return undefined;
+        break;
+    }
   }
-  return names;
+  return fields;
 }
 
 /** Known property types that opm decodes (and so can fail on). */
@@ -218,6 +284,8 @@ function decodeStruct(
       fields,
     };
   }
+  const quick = quickFields(value, spec);
+  if (quick !== undefined) return { fields: quick };
   const matched = matchFields(value, fieldNames(spec));
   let error: string | undefined;
   const fail = (msg: string): void => {
