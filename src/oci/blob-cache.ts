@@ -16,6 +16,8 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv): string {
   return path.join(home, '.cache', 'opm-ts');
 }
 
+const BLOB_MODE = 0o444;
+
 export function digestMismatch(what: string, expected: string, got: string): OpmError {
   return new OpmError(`${what}: digest mismatch: expected ${expected}, got ${got}`, {
     code: 'E_DIGEST_MISMATCH',
@@ -33,7 +35,8 @@ export function sizeMismatch(what: string, digest: string, expected: number, got
 /**
  * Content-addressed blob store laid out as `<root>/blobs/<alg>/<hex>`. A blob only ever enters it
  * by an atomic rename after its digest and size were checked, so readers never see partial files and
- * two processes filling the same cache at once at worst both write the same bytes.
+ * two processes filling the same cache at once at worst both write the same bytes. Blobs are stored
+ * read-only: nothing ever changes one in place, so nothing should be able to by accident.
  */
 export class BlobStore {
   readonly root: string;
@@ -100,7 +103,7 @@ export class BlobStore {
         async function* () {
           yield data;
         },
-        createWriteStream(tmp, { mode: 0o644 }),
+        createWriteStream(tmp, { mode: BLOB_MODE }),
       );
       return await this.commit(tmp, digest);
     } catch (err) {
@@ -136,7 +139,7 @@ export class BlobStore {
             yield b;
           }
         },
-        createWriteStream(tmp, { mode: 0o644 }),
+        createWriteStream(tmp, { mode: BLOB_MODE }),
       );
       if (n !== size) throw sizeMismatch(what, digest, size, n);
       const got = `${parseDigest(digest).algorithm}:${hash.digest('hex')}`;

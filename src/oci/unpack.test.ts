@@ -58,11 +58,15 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Each Unpacker test runs on both ways in: a stream of odd chunks, and a whole blob in memory. */
+let mode: 'stream' | 'in memory' = 'stream';
+
 async function apply(layers: E[][], gzip = false): Promise<Unpacker> {
   const u = new Unpacker(root, 'layer of test');
   for (const l of layers) {
     const t = await tarOf(l);
-    await u.applyLayer(once(gzip ? gzipSync(t) : t));
+    const blob = gzip ? gzipSync(t) : t;
+    await (mode === 'stream' ? u.applyLayer(once(blob)) : u.applyLayerBytes(blob));
   }
   await u.finish();
   return u;
@@ -100,7 +104,11 @@ describe('detectCompression', () => {
   });
 });
 
-describe('Unpacker', () => {
+describe.each(['stream', 'in memory'] as const)('Unpacker (%s)', (m) => {
+  beforeEach(() => {
+    mode = m;
+  });
+
   it('writes files and folders, normalising ./ and applying later layers on top', async () => {
     await apply(
       [
@@ -213,5 +221,17 @@ describe('Unpacker', () => {
       err = e;
     }
     expect(err instanceof OpmError && err.code).toBe('E_UNPACK_LIMIT');
+  });
+});
+
+describe('Unpacker.applyLayerBytes', () => {
+  it('streams a small gzip blob that would inflate past the in-memory bound', async () => {
+    const big = 65 * 1024 * 1024;
+    const blob = gzipSync(await tarOf([{ name: 'zeros', content: '\0'.repeat(big) }]));
+    expect(blob.length).toBeLessThan(1024 * 1024);
+    const u = new Unpacker(root, 'layer of test');
+    await u.applyLayerBytes(blob);
+    await u.finish();
+    expect(lstatSync(path.join(root, 'zeros')).size).toBe(big);
   });
 });

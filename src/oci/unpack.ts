@@ -1,9 +1,20 @@
-import { createWriteStream, type Stats } from 'node:fs';
-import { link, lstat, mkdir, readdir, readlink, realpath, rm, symlink } from 'node:fs/promises';
+import {
+  createWriteStream,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import { Decompress } from 'fzstd';
 import tar from 'tar-stream';
 import { OpmError } from '../errors.js';
@@ -20,6 +31,10 @@ export const DEFAULT_LIMITS: UnpackLimits = { maxBytes: 8 * 1024 ** 3, maxEntrie
 type TarEntry = ReturnType<typeof tar.extract> extends AsyncIterable<infer E> ? E : never;
 
 const MAX_LINK_HOPS = 40;
+/** Files up to this size are gathered in memory and written with one call. */
+const SMALL_FILE = 4 * 1024 * 1024;
+/** Gzip layers that inflate to at most this are inflated in one call rather than streamed. */
+const IN_MEMORY_TAR = 64 * 1024 * 1024;
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 const WHITEOUT = '.wh.';
@@ -54,6 +69,10 @@ async function* zstdChunks(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer
   }
   d.push(new Uint8Array(0), true);
   yield* out.splice(0);
+}
+
+async function* chunksOf(data: Buffer): AsyncGenerator<Buffer> {
+  yield data;
 }
 
 /** Decompress a layer stream, whatever its compression. */
@@ -110,15 +129,17 @@ export function safeComponents(name: string, what: string, kind = 'path'): strin
   return parts;
 }
 
-async function lstatOrUndefined(p: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(p);
-  } catch {
-    return undefined;
-  }
+function lstatOrUndefined(p: string): Stats | undefined {
+  return lstatSync(p, { throwIfNoEntry: false });
 }
 
-/** State carried across the layers of one image. */
+/**
+ * State carried across the layers of one image.
+ *
+ * File system calls are synchronous: each is a few microseconds on the small files images carry,
+ * while their promise versions each wait a turn of the thread pool, which made up most of the time
+ * of unpacking a bundle. Only large file contents are still streamed.
+ */
 export class Unpacker {
   private bytes = 0;
   private entries = 0;
@@ -138,7 +159,7 @@ export class Unpacker {
    * Resolve the parent folders of `parts` inside the root, creating missing ones. A symlink met on the
    * way is followed as if the root were `/`, so nothing can be written outside the root through one.
    */
-  private async resolveParent(parts: string[]): Promise<string> {
+  private resolveParent(parts: string[]): string {
     let dir = this.root;
     const queue = parts.slice(0, -1);
     let hops = 0;
@@ -151,13 +172,13 @@ export class Unpacker {
         continue;
       }
       const next = path.join(dir, c);
-      const st = await lstatOrUndefined(next);
+      const st = lstatOrUndefined(next);
       if (st === undefined) {
-        await mkdir(next, { mode: DIR_MODE });
+        mkdirSync(next, { mode: DIR_MODE });
         dir = next;
       } else if (st.isSymbolicLink()) {
         if (++hops > MAX_LINK_HOPS) throw unsafe(this.what, 'too many symbolic links');
-        const target = await readlink(next);
+        const target = readlinkSync(next);
         const tparts = target.split('/').filter((p) => p !== '' && p !== '.');
         if (target.startsWith('/')) dir = this.root;
         queue.unshift(...tparts);
@@ -165,8 +186,8 @@ export class Unpacker {
         dir = next;
       } else {
         // A lower layer's file where this layer has a folder: the folder wins.
-        await rm(next, { force: true });
-        await mkdir(next, { mode: DIR_MODE });
+        rmSync(next, { force: true });
+        mkdirSync(next, { mode: DIR_MODE });
         dir = next;
       }
     }
@@ -174,29 +195,56 @@ export class Unpacker {
   }
 
   /** Remove what lower layers put at `abs`, keeping what this layer wrote (`layerPaths`). */
-  private async removeLower(abs: string, rel: string, layerPaths: Set<string>): Promise<void> {
+  private removeLower(abs: string, rel: string, layerPaths: Set<string>): void {
     if (!layerPaths.has(rel)) {
-      await rm(abs, { recursive: true, force: true });
+      rmSync(abs, { recursive: true, force: true });
       this.symlinks.delete(abs);
       return;
     }
-    const st = await lstatOrUndefined(abs);
+    const st = lstatOrUndefined(abs);
     if (st?.isDirectory() !== true) return;
-    for (const child of await readdir(abs)) {
-      await this.removeLower(path.join(abs, child), rel === '' ? child : `${rel}/${child}`, layerPaths);
+    for (const child of readdirSync(abs)) {
+      this.removeLower(path.join(abs, child), rel === '' ? child : `${rel}/${child}`, layerPaths);
     }
   }
 
   /** Apply one layer (any compression) on top of what is already unpacked. */
   async applyLayer(source: AsyncIterable<unknown>): Promise<void> {
-    const layerPaths = new Set<string>(['']);
-    const markWritten = (parts: string[]): void => {
-      for (let i = 1; i <= parts.length; i++) layerPaths.add(parts.slice(0, i).join('/'));
-    };
     const extract = tar.extract();
     const feeding = pipeline(decompress(source), extract);
     // If feeding fails, the extract stream is destroyed and the loop below throws too.
     feeding.catch(() => undefined);
+    await this.applyEntries(extract);
+    await feeding;
+  }
+
+  /**
+   * Apply one layer held in memory. Plain and gzip layers skip the stream plumbing (gzip is
+   * inflated in one call, bounded so a small blob cannot inflate without limit); larger or zstd
+   * layers take the streaming path.
+   */
+  async applyLayerBytes(data: Buffer): Promise<void> {
+    const kind = detectCompression(data);
+    let tarBytes: Buffer | undefined;
+    if (kind === 'none') tarBytes = data;
+    else if (kind === 'gzip') {
+      try {
+        tarBytes = gunzipSync(data, { maxOutputLength: IN_MEMORY_TAR });
+      } catch (err) {
+        if (!(err instanceof RangeError)) throw err;
+      }
+    }
+    if (tarBytes === undefined) return this.applyLayer(chunksOf(data));
+    const extract = tar.extract();
+    extract.end(tarBytes);
+    await this.applyEntries(extract);
+  }
+
+  private async applyEntries(extract: ReturnType<typeof tar.extract>): Promise<void> {
+    const layerPaths = new Set<string>(['']);
+    const markWritten = (parts: string[]): void => {
+      for (let i = 1; i <= parts.length; i++) layerPaths.add(parts.slice(0, i).join('/'));
+    };
     for await (const entry of extract) {
       try {
         await this.applyEntry(entry, layerPaths, markWritten);
@@ -204,7 +252,6 @@ export class Unpacker {
         entry.resume();
       }
     }
-    await feeding;
   }
 
   private async applyEntry(
@@ -224,12 +271,12 @@ export class Unpacker {
 
     if (base.startsWith(WHITEOUT)) {
       const parentParts = parts.slice(0, -1);
-      const parent = await this.resolveParent([...parentParts, 'x']);
+      const parent = this.resolveParent([...parentParts, 'x']);
       const parentRel = parentParts.join('/');
       if (base === OPAQUE) {
         markWritten(parentParts);
-        for (const child of await readdir(parent)) {
-          await this.removeLower(
+        for (const child of readdirSync(parent)) {
+          this.removeLower(
             path.join(parent, child),
             parentRel === '' ? child : `${parentRel}/${child}`,
             layerPaths,
@@ -238,7 +285,7 @@ export class Unpacker {
       } else if (!base.startsWith(`${WHITEOUT}${WHITEOUT}`)) {
         const victim = base.slice(WHITEOUT.length);
         if (victim !== '' && victim !== '..' && victim !== '.') {
-          await this.removeLower(
+          this.removeLower(
             path.join(parent, victim),
             parentRel === '' ? victim : `${parentRel}/${victim}`,
             layerPaths,
@@ -261,19 +308,19 @@ export class Unpacker {
       // FIFOs and unknown types carry nothing render could use.
       return;
     }
-    const parent = await this.resolveParent(parts);
+    const parent = this.resolveParent(parts);
     const dest = path.join(parent, base);
-    const existing = await lstatOrUndefined(dest);
+    const existing = lstatOrUndefined(dest);
     markWritten(parts);
 
     if (type === 'directory') {
       if (existing?.isDirectory() === true) return;
-      if (existing !== undefined) await rm(dest, { recursive: true, force: true });
-      await mkdir(dest, { mode: DIR_MODE });
+      if (existing !== undefined) rmSync(dest, { recursive: true, force: true });
+      mkdirSync(dest, { mode: DIR_MODE });
       return;
     }
     if (existing !== undefined) {
-      await rm(dest, { recursive: true, force: true });
+      rmSync(dest, { recursive: true, force: true });
       this.symlinks.delete(dest);
     }
     if (type === 'symlink') {
@@ -295,7 +342,7 @@ export class Unpacker {
       const written = target.startsWith('/')
         ? path.relative(parent, path.join(this.root, ...stack)) || '.'
         : target;
-      await symlink(written, dest);
+      symlinkSync(written, dest);
       this.symlinks.add(dest);
       return;
     }
@@ -305,16 +352,16 @@ export class Unpacker {
         this.what,
         'hardlink target',
       );
-      const srcParent = await this.resolveParent(targetParts);
+      const srcParent = this.resolveParent(targetParts);
       const src = path.join(srcParent, targetParts[targetParts.length - 1] ?? '');
-      const st = await lstatOrUndefined(src);
+      const st = lstatOrUndefined(src);
       if (targetParts.length === 0 || st?.isFile() !== true) {
         throw unsafe(
           this.what,
           `hardlink "${h.name}" to a missing or non-regular file "${h.linkname ?? ''}"`,
         );
       }
-      await link(src, dest);
+      linkSync(src, dest);
       return;
     }
     const size = h.size ?? 0;
@@ -324,7 +371,16 @@ export class Unpacker {
         code: 'E_UNPACK_LIMIT',
       });
     }
-    await pipeline(entry, createWriteStream(dest, { mode: FILE_MODE, flags: 'wx' }));
+    if (size > SMALL_FILE) {
+      await pipeline(entry, createWriteStream(dest, { mode: FILE_MODE, flags: 'wx' }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of entry) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
+    writeFileSync(dest, chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks), {
+      mode: FILE_MODE,
+      flag: 'wx',
+    });
   }
 
   /**
@@ -332,11 +388,13 @@ export class Unpacker {
    * escape even when each link on its own looks harmless.
    */
   async finish(): Promise<void> {
-    const realRoot = await realpath(this.root);
+    // The native call, as before: the JavaScript one resolves `..` after a link lexically, which
+    // misses chains of links that climb out.
+    const realRoot = realpathSync.native(this.root);
     for (const l of this.symlinks) {
       let target: string;
       try {
-        target = await realpath(l);
+        target = realpathSync.native(l);
       } catch {
         continue;
       }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from './fixture.js';
@@ -177,6 +177,34 @@ describe('cache sharing, --no-cache and hostile layers', () => {
 
 // Last: this stops the plain registry.
 describe('blob cache', () => {
+  it('keeps blobs read-only, and drops a damaged cached layer so the next pull downloads it again', async () => {
+    const { client, cacheDir } = testClient(tmp.dir, { useHttp: true });
+    const a = await client.pull(ref);
+    await a.release();
+    const layer = img.manifests[0]?.layers[0];
+    if (layer === undefined) throw new Error('image without layers');
+    const file = path.join(cacheDir, 'blobs', 'sha256', layer.digest.slice('sha256:'.length));
+    expect(statSync(file).mode & 0o777).toBe(0o444);
+    chmodSync(file, 0o644);
+    const bytes = readFileSync(file);
+    const mid = bytes.length >> 1;
+    bytes[mid] = (bytes[mid] ?? 0) ^ 0xff;
+    writeFileSync(file, bytes);
+
+    fx.proxy.reset();
+    const err = await pullError(client.pull(ref));
+    expect(err.code).toBe('E_DIGEST_MISMATCH');
+    expect(err.message).toContain(`cached layer ${layer.digest}`);
+    expect(existsSync(file)).toBe(false);
+    expect(fx.proxy.counts.blob).toBe(0);
+
+    const b = await client.pull(ref);
+    await b.release();
+    expect(fx.proxy.counts.blob).toBe(1);
+    expect(readFileSync(file).equals(layer.bytes)).toBe(true);
+    await client.close();
+  });
+
   it('makes no blob request the second time, and works by digest with the registry stopped', async () => {
     const extra = await buildImage({
       layers: [{ dir: testdata('foo-bundle-v0.3.1') }],
