@@ -4,7 +4,7 @@
  */
 import { Limiter } from '../util/limit.js';
 import { stat } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { readFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { OpmError, wrapError } from '../errors.js';
 import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
@@ -20,6 +20,10 @@ import { compareUtf8 } from '../util/go-json.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
 import { loadCatalogDirOrThrow } from '../declcfg/load.js';
+import { LARGE_FILE_BYTES } from '../declcfg/load-large.js';
+import { walkCatalogDir } from '../declcfg/load-walk.js';
+import { parseCatalogBytes } from '../declcfg/parse.js';
+import { decodeBlob } from '../declcfg/decode.js';
 
 /** Kinds of input render accepts; masks combine them. */
 export const RefType = {
@@ -70,6 +74,12 @@ export interface RenderOptions {
   loadCatalogDir?: CatalogDirLoader;
   /** Input problems opm tolerates silently. */
   onWarning?: (message: string) => void;
+  /**
+   * Leave the olm.bundle.object payloads of large local catalog directories on disk, to be read
+   * back as each bundle is written (see DeferredPayloads). Not used with migrations, which may
+   * need the payloads.
+   */
+  deferPayloads?: DeferredPayloads;
 }
 
 /** How many refs are rendered at once. */
@@ -113,6 +123,8 @@ export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
 
 interface Context {
   opts: RenderOptions;
+  /** Whether a catalog directory stays where it is after rendering (not a pulled image's). */
+  local?: boolean;
   warn?: (message: string) => void;
   template: ImageRefTemplate | undefined;
   allow: RefMask;
@@ -135,11 +147,16 @@ async function renderReference(ref: string, ctx: Context): Promise<DeclarativeCo
   }
   if (!refAllowed(ctx.allow, RefType.DeclcfgDir))
     throw new NotAllowedError('cannot render declarative config directory');
-  return loadCatalog(abs, ref, ctx);
+  return loadCatalog(abs, ref, { ...ctx, local: true });
 }
 
 async function loadCatalog(dir: string, display: string, ctx: Context): Promise<DeclarativeConfig> {
-  const load = ctx.opts.loadCatalogDir ?? ((d: string) => loadCatalogDirOrThrow(d));
+  const deferred = ctx.opts.deferPayloads;
+  const load =
+    ctx.opts.loadCatalogDir ??
+    (deferred !== undefined && ctx.local && migrationsUpTo(ctx.opts.migrateLevel ?? '').length === 0
+      ? (d: string) => deferred.load(d)
+      : (d: string) => loadCatalogDirOrThrow(d));
   try {
     return await load(dir);
   } catch (err) {
@@ -256,4 +273,118 @@ export function moveObjectPropertiesToEnd(b: Bundle): void {
 /** relatedImages sorted by image (byte order; equal images keep their order). */
 export function sortRelatedImages(b: Bundle): void {
   b.relatedImages?.sort((x, y) => compareUtf8(x.image, y.image));
+}
+
+/** Catalogs at least this large (all files together) have their payloads deferred. */
+const DEFER_PAYLOADS_BYTES = 128 * 1024 * 1024;
+
+/**
+ * The olm.bundle.object payloads of large local catalogs, left on disk while the catalog is
+ * sorted for output and read back, a file at a time, as each bundle is written. Payloads are
+ * nearly all of a large catalog's size and are only copied to the output, so a render then
+ * holds the catalog without them. A bundle's file is parsed again when its first deferred
+ * bundle is written, and its payloads are let go once the last one is; opm's output groups
+ * bundles by package, and packages usually have files of their own, so few files are held.
+ */
+export class DeferredPayloads {
+  /** Catalog file (absolute) of each bundle whose payloads were left out. */
+  private readonly fileOf = new Map<Bundle, string>();
+  /**
+   * Per file, per line where a deferred bundle starts, how many bundles still wait for it: the
+   * same directory given twice loads the same blobs twice.
+   */
+  private readonly waiting = new Map<string, Map<number, number>>();
+  /** Per file read back, its waited-for bundles in full, by line. */
+  private readonly restored = new Map<string, Map<number, Bundle>>();
+  private readonly minBytes: number;
+
+  constructor(minBytes = DEFER_PAYLOADS_BYTES) {
+    this.minBytes = minBytes;
+  }
+
+  /** Load a catalog directory, deferring its payloads when it is large enough and safe to reread. */
+  async load(dir: string): Promise<DeclarativeConfig> {
+    const walked = await walkCatalogDir(dir);
+    let total = 0;
+    let rereadable = true;
+    for (const f of walked.files) {
+      total += f.size;
+      // The loader reads larger files in parts; reading them back whole is not worth the risk.
+      if (f.size > LARGE_FILE_BYTES) rereadable = false;
+    }
+    if (!rereadable || total < this.minBytes) return loadCatalogDirOrThrow(dir);
+    const cfg = await loadCatalogDirOrThrow(dir, { elidePayloads: true });
+    for (const b of cfg.bundles) {
+      // Bundles without a package are left out of the output, so they are never read back.
+      if (b.payloadsElided !== true || b.loc === undefined || b.package === '') continue;
+      const file = path.join(dir, b.loc.file);
+      this.fileOf.set(b, file);
+      let lines = this.waiting.get(file);
+      if (lines === undefined) {
+        lines = new Map();
+        this.waiting.set(file, lines);
+      }
+      lines.set(b.loc.line, (lines.get(b.loc.line) ?? 0) + 1);
+    }
+    return cfg;
+  }
+
+  /**
+   * `b` with its payloads back (as render leaves a bundle: object properties last), or `b` itself
+   * when nothing of it was deferred. Throws when the file no longer holds the bundle.
+   */
+  restore(b: Bundle): Bundle {
+    const file = this.fileOf.get(b);
+    const line = b.loc?.line;
+    if (file === undefined || line === undefined) return b;
+    this.fileOf.delete(b);
+    let bundles = this.restored.get(file);
+    if (bundles === undefined) {
+      bundles = this.reread(file);
+      this.restored.set(file, bundles);
+    }
+    const full = bundles.get(line);
+    if (full === undefined || full.name !== b.name || full.package !== b.package) {
+      throw new OpmError(
+        `catalog file "${file}" changed while rendering: bundle "${b.name}" is no longer at line ${line}`,
+        { code: 'E_CATALOG_CHANGED' },
+      );
+    }
+    const lines = this.waiting.get(file);
+    const left = (lines?.get(line) ?? 1) - 1;
+    if (left > 0) lines?.set(line, left);
+    else {
+      lines?.delete(line);
+      bundles.delete(line);
+    }
+    if (lines === undefined || lines.size === 0) {
+      this.waiting.delete(file);
+      this.restored.delete(file);
+    }
+    const out: Bundle = { ...b };
+    delete out.payloadsElided;
+    if (full.properties === undefined) delete out.properties;
+    else out.properties = full.properties;
+    return out;
+  }
+
+  private reread(file: string): Map<number, Bundle> {
+    const lines = this.waiting.get(file);
+    const out = new Map<number, Bundle>();
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch (err) {
+      throw wrapError(`catalog file "${file}" cannot be read again while rendering`, err);
+    }
+    for (const raw of parseCatalogBytes(bytes).blobs) {
+      if (lines?.has(raw.line) !== true) continue;
+      const decoded = decodeBlob(raw.value).blob;
+      if (decoded?.kind !== 'bundle') continue;
+      // As render leaves every bundle (relatedImages are the elided bundle's, sorted already).
+      moveObjectPropertiesToEnd(decoded.value);
+      out.set(raw.line, decoded.value);
+    }
+    return out;
+  }
 }

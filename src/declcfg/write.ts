@@ -38,6 +38,8 @@ export interface DroppedBlob {
 export interface WriteOptions {
   /** Told about each blob left out because its package name is empty (opm drops them silently). */
   onDropped?: (blob: DroppedBlob) => void;
+  /** Gives each bundle back whole just before it is written (payloads left on disk until then). */
+  restoreBundle?: (bundle: Bundle) => Bundle;
 }
 
 /** The blobs of one package in output order; `package` '' holds the package-less others. */
@@ -221,9 +223,19 @@ export function blobYaml(blob: Blob): string {
   return '---\n' + emitYaml(blobValue(blob));
 }
 
+/** The blobs of `cfg` in output order, each bundle restored (if asked) only when its turn comes. */
+function* outputBlobs(cfg: DeclarativeConfig, options: WriteOptions): Generator<Blob> {
+  const restore = options.restoreBundle;
+  for (const g of groupBlobs(cfg, options)) {
+    for (const b of g.blobs) {
+      yield restore !== undefined && b.kind === 'bundle' ? { kind: 'bundle', value: restore(b.value) } : b;
+    }
+  }
+}
+
 /** opm's WriteJSON, one chunk per blob. */
 export function* writeJson(cfg: DeclarativeConfig, options: WriteOptions = {}): Generator<string> {
-  for (const g of groupBlobs(cfg, options)) for (const b of g.blobs) yield blobJson(b);
+  for (const b of outputBlobs(cfg, options)) yield blobJson(b);
 }
 
 /** Bytes gathered before {@link writeJsonBytes} hands out a chunk. */
@@ -237,26 +249,27 @@ const JSON_CHUNK_BYTES = 1 << 20;
  */
 export function* writeJsonBytes(cfg: DeclarativeConfig, options: WriteOptions = {}): Generator<Uint8Array> {
   const out = new JsonBytesOut();
-  for (const g of groupBlobs(cfg, options)) {
-    for (const b of g.blobs) {
-      const mark = out.mark();
-      try {
-        appendIndented(out, blobValue(b), '', '    ', false);
-      } catch (err) {
-        out.truncate(mark);
-        if (mark > 0) yield out.take();
-        throw err;
-      }
-      out.text('\n');
-      if (out.size >= JSON_CHUNK_BYTES) yield out.take();
+  const blobs = outputBlobs(cfg, options);
+  for (;;) {
+    const mark = out.mark();
+    try {
+      const next = blobs.next();
+      if (next.done === true) break;
+      appendIndented(out, blobValue(next.value), '', '    ', false);
+    } catch (err) {
+      out.truncate(mark);
+      if (mark > 0) yield out.take();
+      throw err;
     }
+    out.text('\n');
+    if (out.size >= JSON_CHUNK_BYTES) yield out.take();
   }
   if (out.size > 0) yield out.take();
 }
 
 /** opm's WriteYAML, one chunk per blob. Throws OpmError where opm's YAML step fails. */
 export function* writeYaml(cfg: DeclarativeConfig, options: WriteOptions = {}): Generator<string> {
-  for (const g of groupBlobs(cfg, options)) for (const b of g.blobs) yield blobYaml(b);
+  for (const b of outputBlobs(cfg, options)) yield blobYaml(b);
 }
 
 /**

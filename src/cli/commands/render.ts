@@ -1,9 +1,10 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { render } from '../../action/render.js';
+import { DeferredPayloads, render } from '../../action/render.js';
 import { ALL_MIGRATIONS, migrationLevelHelp } from '../../action/migrations.js';
 import { writeJsonBytes, writeYaml, type DroppedBlob } from '../../declcfg/write.js';
 import type { CliIO } from '../io.js';
+import type { Bundle } from '../../declcfg/types.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
 import { writeChunks } from '../output.js';
@@ -54,6 +55,7 @@ export function registerRender(program: Command, io: CliIO): void {
       const format = outputFormat(flags.output, ['json', 'yaml'] as const);
       const migrateLevel = migrateLevelFromFlags(flags);
       const warn = (m: string): void => void io.stderr.write(`warning: ${m}\n`);
+      const deferPayloads = new DeferredPayloads();
       const cfg = await withImageSource(cmd, io, (imageSource) =>
         render({
           refs,
@@ -62,9 +64,13 @@ export function registerRender(program: Command, io: CliIO): void {
           imageSource,
           cwd: io.cwd,
           onWarning: warn,
+          deferPayloads,
         }),
       );
-      const options = { onDropped: (b: DroppedBlob) => warn(droppedMessage(b)) };
+      const options = {
+        onDropped: (b: DroppedBlob) => warn(droppedMessage(b)),
+        restoreBundle: (b: Bundle) => deferPayloads.restore(b),
+      };
       await writeChunks(
         io.stdout,
         format === 'json' ? writeJsonBytes(cfg, options) : writeYaml(cfg, options),
