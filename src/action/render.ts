@@ -4,7 +4,8 @@
  */
 import { Limiter } from '../util/limit.js';
 import { stat } from 'node:fs/promises';
-import { readFileSync, type Stats } from 'node:fs';
+import { isAscii } from 'node:buffer';
+import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { OpmError, wrapError } from '../errors.js';
 import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
@@ -22,7 +23,7 @@ import { migrationsUpTo, runMigrations } from './migrations.js';
 import { loadCatalogDirOrThrow } from '../declcfg/load.js';
 import { LARGE_FILE_BYTES } from '../declcfg/load-large.js';
 import { walkCatalogDir } from '../declcfg/load-walk.js';
-import { parseCatalogBytes } from '../declcfg/parse.js';
+import { parseCatalogBytes, parseCatalogText } from '../declcfg/parse.js';
 import { decodeBlob } from '../declcfg/decode.js';
 
 /** Kinds of input render accepts; masks combine them. */
@@ -297,6 +298,8 @@ export class DeferredPayloads {
   /** Per file read back, its waited-for bundles in full, by line. */
   private readonly restored = new Map<string, Map<number, Bundle>>();
   private readonly minBytes: number;
+  /** Files are read back into one reused buffer: fresh memory for every file costs more than reading it. */
+  private readBuffer: Buffer = Buffer.alloc(0);
 
   constructor(minBytes = DEFER_PAYLOADS_BYTES) {
     this.minBytes = minBytes;
@@ -373,11 +376,13 @@ export class DeferredPayloads {
     const out = new Map<number, Bundle>();
     let bytes: Buffer;
     try {
-      bytes = readFileSync(file);
+      bytes = this.read(file);
     } catch (err) {
       throw wrapError(`catalog file "${file}" cannot be read again while rendering`, err);
     }
-    for (const raw of parseCatalogBytes(bytes).blobs) {
+    // The loader has checked the file's encoding; ASCII text (the usual) is taken as it is.
+    const parsed = isAscii(bytes) ? parseCatalogText(bytes.toString('latin1')) : parseCatalogBytes(bytes);
+    for (const raw of parsed.blobs) {
       if (lines?.has(raw.line) !== true) continue;
       const decoded = decodeBlob(raw.value).blob;
       if (decoded?.kind !== 'bundle') continue;
@@ -386,5 +391,23 @@ export class DeferredPayloads {
       out.set(raw.line, decoded.value);
     }
     return out;
+  }
+
+  /** The file's bytes, in the reused buffer (valid until the next read). */
+  private read(file: string): Buffer {
+    const fd = openSync(file, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      if (this.readBuffer.length < size) this.readBuffer = Buffer.allocUnsafe(size);
+      let n = 0;
+      while (n < size) {
+        const got = readSync(fd, this.readBuffer, n, size - n, n);
+        if (got === 0) break;
+        n += got;
+      }
+      return this.readBuffer.subarray(0, n);
+    } finally {
+      closeSync(fd);
+    }
   }
 }
