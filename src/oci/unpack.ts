@@ -15,9 +15,9 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, gunzipSync } from 'node:zlib';
-import { Decompress } from 'fzstd';
-import tar from 'tar-stream';
+import type TarStream from 'tar-stream';
 import { OpmError } from '../errors.js';
+import { tarEntries, type TarHeader } from './tar-reader.js';
 
 export interface UnpackLimits {
   /** Most bytes of file content written across all layers. */
@@ -28,7 +28,12 @@ export interface UnpackLimits {
 
 export const DEFAULT_LIMITS: UnpackLimits = { maxBytes: 8 * 1024 ** 3, maxEntries: 1_000_000 };
 
-type TarEntry = ReturnType<typeof tar.extract> extends AsyncIterable<infer E> ? E : never;
+type StreamedEntry = ReturnType<typeof TarStream.extract> extends AsyncIterable<infer E> ? E : never;
+
+/** Loaded on first use: most layers are read from memory, and zstd is rare. */
+let tarStream: Promise<typeof TarStream> | undefined;
+const loadTarStream = (): Promise<typeof TarStream> =>
+  (tarStream ??= import('tar-stream').then((m) => m.default));
 
 const MAX_LINK_HOPS = 40;
 /** Files up to this size are gathered in memory and written with one call. */
@@ -56,6 +61,7 @@ export function detectCompression(head: Uint8Array): 'gzip' | 'zstd' | 'none' {
 }
 
 async function* zstdChunks(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const { Decompress } = await import('fzstd');
   const out: Buffer[] = [];
   const d = new Decompress((chunk) => {
     out.push(Buffer.from(chunk));
@@ -131,6 +137,15 @@ export function safeComponents(name: string, what: string, kind = 'path'): strin
 
 function lstatOrUndefined(p: string): Stats | undefined {
   return lstatSync(p, { throwIfNoEntry: false });
+}
+
+/** Paths one layer wrote, with their parent folders ('' is the root): whiteouts spare them. */
+class LayerPaths {
+  readonly paths = new Set<string>(['']);
+
+  mark(parts: string[]): void {
+    for (let i = 1; i <= parts.length; i++) this.paths.add(parts.slice(0, i).join('/'));
+  }
 }
 
 /**
@@ -210,16 +225,31 @@ export class Unpacker {
 
   /** Apply one layer (any compression) on top of what is already unpacked. */
   async applyLayer(source: AsyncIterable<unknown>): Promise<void> {
+    const tar = await loadTarStream();
     const extract = tar.extract();
     const feeding = pipeline(decompress(source), extract);
     // If feeding fails, the extract stream is destroyed and the loop below throws too.
     feeding.catch(() => undefined);
-    await this.applyEntries(extract);
+    const layer = new LayerPaths();
+    for await (const entry of extract) {
+      try {
+        const h = entry.header;
+        const header: TarHeader = {
+          name: h.name,
+          type: h.type ?? 'file',
+          size: h.size ?? 0,
+          linkname: h.linkname ?? undefined,
+        };
+        await this.applyEntry(header, entry, layer);
+      } finally {
+        entry.resume();
+      }
+    }
     await feeding;
   }
 
   /**
-   * Apply one layer held in memory. Plain and gzip layers skip the stream plumbing (gzip is
+   * Apply one layer held in memory. Plain and gzip layers are read straight from the buffer (gzip
    * inflated in one call, bounded so a small blob cannot inflate without limit); larger or zstd
    * layers take the streaming path.
    */
@@ -235,31 +265,13 @@ export class Unpacker {
       }
     }
     if (tarBytes === undefined) return this.applyLayer(chunksOf(data));
-    const extract = tar.extract();
-    extract.end(tarBytes);
-    await this.applyEntries(extract);
+    const layer = new LayerPaths();
+    for (const { header, body } of tarEntries(tarBytes)) await this.applyEntry(header, body, layer);
   }
 
-  private async applyEntries(extract: ReturnType<typeof tar.extract>): Promise<void> {
-    const layerPaths = new Set<string>(['']);
-    const markWritten = (parts: string[]): void => {
-      for (let i = 1; i <= parts.length; i++) layerPaths.add(parts.slice(0, i).join('/'));
-    };
-    for await (const entry of extract) {
-      try {
-        await this.applyEntry(entry, layerPaths, markWritten);
-      } finally {
-        entry.resume();
-      }
-    }
-  }
-
-  private async applyEntry(
-    entry: TarEntry,
-    layerPaths: Set<string>,
-    markWritten: (parts: string[]) => void,
-  ): Promise<void> {
-    const h = entry.header;
+  private async applyEntry(h: TarHeader, body: Buffer | StreamedEntry, layer: LayerPaths): Promise<void> {
+    const layerPaths = layer.paths;
+    const markWritten = (parts: string[]): void => layer.mark(parts);
     if (++this.entries > this.limits.maxEntries) {
       throw new OpmError(`${this.what}: image has more than ${this.limits.maxEntries} files`, {
         code: 'E_UNPACK_LIMIT',
@@ -295,7 +307,7 @@ export class Unpacker {
       return;
     }
 
-    const type = h.type ?? 'file';
+    const type = h.type;
     if (type === 'character-device' || type === 'block-device')
       throw unsafe(this.what, `device file "${h.name}"`);
     if (
@@ -364,19 +376,23 @@ export class Unpacker {
       linkSync(src, dest);
       return;
     }
-    const size = h.size ?? 0;
+    const size = h.size;
     this.bytes += size;
     if (this.bytes > this.limits.maxBytes) {
       throw new OpmError(`${this.what}: image unpacks to more than ${this.limits.maxBytes} bytes`, {
         code: 'E_UNPACK_LIMIT',
       });
     }
+    if (Buffer.isBuffer(body)) {
+      writeFileSync(dest, body, { mode: FILE_MODE, flag: 'wx' });
+      return;
+    }
     if (size > SMALL_FILE) {
-      await pipeline(entry, createWriteStream(dest, { mode: FILE_MODE, flags: 'wx' }));
+      await pipeline(body, createWriteStream(dest, { mode: FILE_MODE, flags: 'wx' }));
       return;
     }
     const chunks: Buffer[] = [];
-    for await (const c of entry) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
+    for await (const c of body) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
     writeFileSync(dest, chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks), {
       mode: FILE_MODE,
       flag: 'wx',
