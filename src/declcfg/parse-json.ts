@@ -8,7 +8,7 @@
 export type JsonScan =
   | { ok: true; end: number }
   /** `duplicate` is the key (as JSON) when the problem is a duplicate key. */
-  | { ok: false; at: number; message: string; duplicate?: string };
+  | { ok: false; at: number; message: string; duplicate?: string; topLevel?: boolean };
 
 const WS = /[ \t\n\r]*/y;
 // JSON forbids raw control characters in strings, so the class must name them.
@@ -70,6 +70,7 @@ export function scanJsonValue(text: string, pos: number, maxDepth: number, dupli
   const stack: number[] = [];
   // Keys seen in each open object, when looking for duplicate keys.
   const keys: Set<string>[] = [];
+  let nestedDuplicate: JsonScan | undefined;
   let i = pos;
   const skipWs = (): void => {
     WS.lastIndex = i;
@@ -103,7 +104,15 @@ export function scanJsonValue(text: string, pos: number, maxDepth: number, dupli
       if (typeof name === 'string' && seen) {
         if (seen.has(name)) {
           const shown = JSON.stringify(name);
-          return { ok: false, at: start, message: `duplicate key ${shown}`, duplicate: shown };
+          const found = {
+            ok: false as const,
+            at: start,
+            message: `duplicate key ${shown}`,
+            duplicate: shown,
+          };
+          // A duplicate in the value's own keys matters most; a nested one is kept while looking on.
+          if (keys.length === 1) return { ...found, topLevel: true };
+          nestedDuplicate ??= { ...found, topLevel: false };
         }
         seen.add(name);
       }
@@ -146,7 +155,7 @@ export function scanJsonValue(text: string, pos: number, maxDepth: number, dupli
     // A value is complete: close containers or move to the next element.
     for (;;) {
       const top = stack[stack.length - 1];
-      if (top === undefined) return { ok: true, end: i };
+      if (top === undefined) return nestedDuplicate ?? { ok: true, end: i };
       skipWs();
       const d = text.charCodeAt(i);
       if (d === 0x2c) {

@@ -152,8 +152,8 @@ function parseYamlStream(text: string, firstLine: number): ParsedText {
     const line = d.line + firstLine - 1;
     try {
       const value = parseYamlDocument(d.text, line, {
-        onDuplicateKey: (at, key) =>
-          out.issues.push(duplicateKey(at, key === undefined ? undefined : JSON.stringify(key))),
+        onDuplicateKey: (at, key, topLevel) =>
+          out.issues.push(duplicateKey(at, key === undefined ? undefined : JSON.stringify(key), topLevel)),
       });
       if (value === undefined) continue;
       if (isJsonObject(value)) out.blobs.push({ value, line });
@@ -166,8 +166,22 @@ function parseYamlStream(text: string, firstLine: number): ParsedText {
   return out;
 }
 
-function duplicateKey(line: number, key?: string): ParseIssue {
+/**
+ * A duplicate key. Nested in a value, opm keeps the last one without a word, so it is a warning. In
+ * the blob's own keys it changes what the blob is (its schema, name or package) — opm refuses such
+ * keys when they differ only in case, and keeps the last silently when they are equal — so it is an
+ * error: one of them is a mistake.
+ */
+function duplicateKey(line: number, key: string | undefined, topLevel: boolean): ParseIssue {
   const what = key === undefined || key === '' ? 'duplicate key' : `duplicate key ${key}`;
+  if (topLevel) {
+    return {
+      rule: 'parse.duplicate-key',
+      severity: 'error',
+      message: `${what} in the blob's own keys; opm would silently use the last value — remove one`,
+      line,
+    };
+  }
   return {
     rule: 'parse.duplicate-key',
     severity: 'warning',
@@ -214,7 +228,7 @@ function parseJsonStream(text: string, start: number, firstLine: number): Parsed
     values++;
     const problem = r.value === undefined ? undefined : checkParsed(text, pos, r.end, r.value);
     if (problem?.duplicate !== undefined)
-      out.issues.push(duplicateKey(lines.at(problem.at), problem.duplicate));
+      out.issues.push(duplicateKey(lines.at(problem.at), problem.duplicate, problem.topLevel === true));
     if (problem && problem.duplicate === undefined) {
       out.issues.push({
         rule: 'parse.json',
@@ -242,13 +256,18 @@ function checkParsed(
   from: number,
   to: number,
   value: JsonValue,
-): { at: number; message: string; duplicate?: string } | undefined {
+): { at: number; message: string; duplicate?: string; topLevel?: boolean } | undefined {
   const parsedKeys = countKeys(value, MAX_DEPTH);
   if (parsedKeys < 0) return { at: from, message: `nesting deeper than ${MAX_DEPTH} levels` };
   if (parsedKeys === countKeysInText(text, from, to)) return undefined;
   const scan = scanJsonValue(text, from, MAX_DEPTH, true);
   if (scan.ok) return { at: from, message: 'duplicate key', duplicate: '' };
-  return { at: scan.at, message: scan.message, duplicate: scan.duplicate ?? '' };
+  return {
+    at: scan.at,
+    message: scan.message,
+    duplicate: scan.duplicate ?? '',
+    ...(scan.topLevel === undefined ? {} : { topLevel: scan.topLevel }),
+  };
 }
 
 type NextValue =

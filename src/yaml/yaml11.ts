@@ -272,9 +272,37 @@ const DUPLICATE_KEY = 'duplicated mapping key';
 export interface ParseOptions {
   /**
    * Tolerate duplicate keys (the last value wins, as in opm) and call this with the line of the first
-   * duplicate. Without it a duplicate key is a YamlError.
+   * duplicate — a top-level one of the document if there is any, said by `topLevel`. Without it a
+   * duplicate key is a YamlError.
    */
-  onDuplicateKey?: (line: number, key: string | undefined) => void;
+  onDuplicateKey?: (line: number, key: string | undefined, topLevel: boolean) => void;
+}
+
+// A key written at column 0 of a block document: a key of the document's top-level mapping.
+const TOP_LEVEL_KEY =
+  /^("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s#'"\-?:[\]{},][^\n:#]*?)[ \t]*:(?:[ \t]|$)/gm;
+
+/**
+ * The first key written twice at the top level of a block document (its 0-based line and the key),
+ * or undefined. Only looked for once a duplicate is known to exist, so it costs nothing otherwise.
+ */
+function topLevelDuplicate(text: string): { index: number; key: string } | undefined {
+  const seen = new Set<string>();
+  for (const m of text.matchAll(TOP_LEVEL_KEY)) {
+    const raw = m[1] ?? '';
+    const key = raw.startsWith('"')
+      ? String(JSON.parse(raw))
+      : raw.startsWith("'")
+        ? raw.slice(1, -1).replace(/''/g, "'")
+        : raw;
+    if (seen.has(key)) {
+      let index = 0;
+      for (let i = text.indexOf('\n'); i !== -1 && i < m.index; i = text.indexOf('\n', i + 1)) index++;
+      return { index, key };
+    }
+    seen.add(key);
+  }
+  return undefined;
 }
 
 /** The plain or quoted key written on a line (0-based within `text`), for messages. */
@@ -333,8 +361,12 @@ function loadOne(text: string, firstLine: number, opts: ParseOptions): unknown {
       // Tolerated duplicates: report the first, then read again keeping the last value (as opm).
       if (!(err instanceof jsYaml.YAMLException) || err.reason !== DUPLICATE_KEY || !opts.onDuplicateKey)
         throw err;
-      const line = lineOf(err, firstLine).line;
-      opts.onDuplicateKey(line, keyOnLine(text, line - firstLine));
+      const top = topLevelDuplicate(text);
+      if (top !== undefined) opts.onDuplicateKey(firstLine + top.index, top.key, true);
+      else {
+        const line = lineOf(err, firstLine).line;
+        opts.onDuplicateKey(line, keyOnLine(text, line - firstLine), false);
+      }
       return jsYaml.load(text, LOAD_OPTIONS_LAST_KEY_WINS);
     }
   } catch (err) {
