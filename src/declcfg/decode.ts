@@ -410,7 +410,8 @@ function decodeDeprecation(obj: JsonObject, ctx: Ctx): Deprecation {
   return {
     schema: SCHEMA_DEPRECATIONS,
     package: str(f.get('package'), ctx, child(at, 'package')),
-    entries: entries ?? [],
+    // Absent entries stay null: opm writes them back as `null`.
+    entries: entries ?? null,
   };
 }
 

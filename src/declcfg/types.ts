@@ -1,6 +1,6 @@
 /**
  * File-Based Catalog wire types (opm's declcfg). Field order of the JSON output is decided by the
- * writers (src/declcfg/write-json.ts), not by these declarations.
+ * writers (src/declcfg/write.ts), not by these declarations.
  */
 import type { RawJson } from './raw-json.js';
 
@@ -94,7 +94,8 @@ export interface DeprecationEntry {
 export interface Deprecation {
   schema: typeof SCHEMA_DEPRECATIONS;
   package: string;
-  entries: DeprecationEntry[];
+  /** null when the blob had no entries (written as `null`, as opm does). */
+  entries: DeprecationEntry[] | null;
   loc?: Location;
 }
 

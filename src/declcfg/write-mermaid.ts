@@ -124,7 +124,7 @@ export function writeMermaid(cfg: DeclarativeConfig, options: MermaidOptions = {
   const deprecatedChannels = new Set<string>();
   const deprecatedBundles = new Set<string>();
   for (const d of cfg.deprecations) {
-    for (const e of d.entries) {
+    for (const e of d.entries ?? []) {
       if (e.reference.schema === 'olm.package') deprecatedPackages.push(d.package);
       else if (e.reference.schema === 'olm.channel') deprecatedChannels.add(e.reference.name ?? '');
       else if (e.reference.schema === 'olm.bundle') deprecatedBundles.add(e.reference.name ?? '');

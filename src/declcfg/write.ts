@@ -199,13 +199,16 @@ export function blobValue(blob: Blob): unknown {
       return new GoStruct({
         schema: d.schema,
         package: d.package,
-        entries: d.entries.map(
-          (e) =>
-            new GoStruct({
-              reference: new GoStruct({ schema: e.reference.schema, name: nonEmpty(e.reference.name) }),
-              message: e.message,
-            }),
-        ),
+        entries:
+          d.entries === null
+            ? null
+            : d.entries.map(
+                (e) =>
+                  new GoStruct({
+                    reference: new GoStruct({ schema: e.reference.schema, name: nonEmpty(e.reference.name) }),
+                    message: e.message,
+                  }),
+              ),
       });
     }
     case 'other':

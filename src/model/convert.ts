@@ -409,7 +409,7 @@ function convertDeprecations(
     }
     seenPackages.add(d.package);
     const refs = new Set<string>();
-    d.entries.forEach((entry, j) => {
+    (d.entries ?? []).forEach((entry, j) => {
       const ref = entry.reference;
       const name = ref.name ?? '';
       const dep = { message: entry.message, ...(d.loc === undefined ? {} : { loc: d.loc }) };
