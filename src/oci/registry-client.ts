@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -130,9 +130,20 @@ export class RegistryClient implements ImageSource {
       this.log(`pulling ${refText}`);
       const session = this.session(ref);
       const top = await this.resolveManifest(session, ref, store);
-      const config = await this.fetchSmall(session, ref, store, top.manifest.config, 'config', CONFIG_LIMIT);
+      // Config and layers are fetched together: nothing about the layers depends on the config. All
+      // are waited for, so a failed pull leaves nothing running; the first failure in order is reported.
+      const configFetch = this.fetchSmall(session, ref, store, top.manifest.config, 'config', CONFIG_LIMIT);
+      const fetched = await Promise.allSettled([
+        configFetch,
+        ...top.manifest.layers.map((l) => this.ensureBlob(session, ref, store, l)),
+      ]);
+      const failed = fetched.find((r) => r.status === 'rejected');
+      if (failed !== undefined) {
+        const reason: unknown = failed.reason;
+        throw reason;
+      }
+      const config = await configFetch;
       const image = parseConfig(config);
-      await Promise.all(top.manifest.layers.map((l) => this.ensureBlob(session, ref, store, l)));
       await mkdir(workDir, { recursive: true });
       root = await mkdtemp(path.join(workDir, 'opm-unpack-'));
       const unpacker = new Unpacker(root, `layer of ${refText}`, {
@@ -151,7 +162,8 @@ export class RegistryClient implements ImageSource {
         release: async () => {
           if (released) return;
           released = true;
-          await rm(unpacked, { recursive: true, force: true });
+          // Synchronous: a few small files go faster than one thread-pool turn per file.
+          rmSync(unpacked, { recursive: true, force: true });
         },
       };
     } catch (err) {
