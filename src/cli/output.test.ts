@@ -49,6 +49,21 @@ describe('writeChunks', () => {
     expect(text).toBe(EXPECTED);
   });
 
+  it('writes what came before a failing chunk, then fails', async () => {
+    function* failing(): Generator<string> {
+      yield 'first\n';
+      yield 'second\n';
+      throw new Error('no third');
+    }
+    const stream = new PassThrough();
+    const got: Buffer[] = [];
+    stream.on('data', (b: Buffer) => got.push(b));
+    await expect(writeChunks(stream, failing())).rejects.toThrow('no third');
+    stream.end();
+    await new Promise((resolve) => stream.on('end', resolve));
+    expect(Buffer.concat(got).toString('utf8')).toBe('first\nsecond\n');
+  });
+
   it('reports a failed write', async () => {
     const stream = new PassThrough();
     stream.destroy();

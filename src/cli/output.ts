@@ -58,7 +58,18 @@ export async function writeChunks(stream: Writable, chunks: Iterable<string | Ui
     pos = 0;
     await send(data);
   };
-  for (const chunk of chunks) {
+  const iterator = chunks[Symbol.iterator]();
+  for (;;) {
+    let next: IteratorResult<string | Uint8Array>;
+    try {
+      next = iterator.next();
+    } catch (err) {
+      // What was produced before the failure goes out first, as it would have unbuffered.
+      await flush();
+      throw err;
+    }
+    if (next.done === true) break;
+    const chunk = next.value;
     if (typeof chunk !== 'string') {
       await flush();
       if (chunk.length > 0) await send(chunk);
