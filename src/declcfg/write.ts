@@ -1,7 +1,8 @@
 /**
  * opm's catalog writers (alpha/declcfg/write.go; opm-behavior.md §5.1–§5.4): blobs grouped by
  * package in a fixed order, each written as 4-space indented JSON or as a `---` YAML document.
- * The writers are generators yielding one chunk per blob, so a large catalog streams out.
+ * The writers are generators yielding one chunk per blob (writeJsonBytes: a megabyte of whole
+ * blobs at a time), so a large catalog streams out.
  */
 import { InternalError } from '../errors.js';
 import { GoStruct, JsonBytesOut, appendIndented, compareUtf8, marshalIndent } from '../util/go-json.js';

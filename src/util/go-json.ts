@@ -429,9 +429,9 @@ const PENDING_CHARS = 1 << 13;
  * Whether the ASCII string `s` consists of base64 alphabet characters only (`A-Z a-z 0-9 + / - _`,
  * then at most two `=`), none of which Go escapes. Node's base64 decoder skips every other
  * character and stops at `=`, so all of `s` was taken exactly when the decoded length is the one
- * its length implies; a dropped character always shortens the result unless the remaining
- * length is 1 mod 4, which is refused outright. Must only be given ASCII strings: the decoder
- * reads just the low byte of wider characters.
+ * its length implies: dropping a character from a length that is not 1 mod 4 always shortens
+ * the result, and lengths of 1 mod 4 are refused outright. Must only be given ASCII strings: the
+ * decoder reads just the low byte of wider characters.
  */
 function isBase64Alphabet(s: string, scratch: Buffer): boolean {
   let n = s.length;
