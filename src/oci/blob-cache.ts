@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream, createWriteStream, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -17,6 +17,8 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv): string {
 }
 
 const BLOB_MODE = 0o444;
+/** Blobs up to this size are gathered in memory before they are written. */
+const SMALL_BLOB = 16 * 1024 * 1024;
 
 export function digestMismatch(what: string, expected: string, got: string): OpmError {
   return new OpmError(`${what}: digest mismatch: expected ${expected}, got ${got}`, {
@@ -79,33 +81,30 @@ export class BlobStore {
     return data;
   }
 
-  private async tmpPath(digest: string): Promise<string> {
+  // Folder creation and the final rename are synchronous: each is one quick system call, where the
+  // promise versions wait a thread-pool turn apiece, several times per blob.
+  private tmpPath(digest: string): string {
     const dir = path.join(this.root, 'tmp');
-    await mkdir(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true });
     return path.join(
       dir,
       `${parseDigest(digest).hex.slice(0, 16)}.${process.pid}.${randomBytes(6).toString('hex')}.partial`,
     );
   }
 
-  private async commit(tmp: string, digest: string): Promise<string> {
+  private commit(tmp: string, digest: string): string {
     const final = this.pathOf(digest);
-    await mkdir(path.dirname(final), { recursive: true });
-    await rename(tmp, final);
+    mkdirSync(path.dirname(final), { recursive: true });
+    renameSync(tmp, final);
     return final;
   }
 
   /** Store bytes already verified by the caller (manifests are checked before parsing). */
   async putVerified(digest: string, data: Uint8Array): Promise<string> {
-    const tmp = await this.tmpPath(digest);
+    const tmp = this.tmpPath(digest);
     try {
-      await pipeline(
-        async function* () {
-          yield data;
-        },
-        createWriteStream(tmp, { mode: BLOB_MODE }),
-      );
-      return await this.commit(tmp, digest);
+      writeFileSync(tmp, data, { mode: BLOB_MODE });
+      return this.commit(tmp, digest);
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
@@ -123,10 +122,27 @@ export class BlobStore {
     what: string,
     onBytes?: (n: number) => void,
   ): Promise<string> {
-    const tmp = await this.tmpPath(digest);
+    const tmp = this.tmpPath(digest);
     const hash = hasherFor(digest);
     let n = 0;
     try {
+      if (size <= SMALL_BLOB) {
+        // Gathered in memory, checked, then written in one call: no stream to a partial file.
+        const chunks: Buffer[] = [];
+        for await (const c of source) {
+          const b = Buffer.isBuffer(c) ? c : Buffer.from(String(c));
+          n += b.length;
+          if (n > size) throw sizeMismatch(what, digest, size, n);
+          hash.update(b);
+          onBytes?.(b.length);
+          chunks.push(b);
+        }
+        if (n !== size) throw sizeMismatch(what, digest, size, n);
+        const got = `${parseDigest(digest).algorithm}:${hash.digest('hex')}`;
+        if (got !== digest) throw digestMismatch(`${what} ${digest}`, digest, got);
+        writeFileSync(tmp, Buffer.concat(chunks, n), { mode: BLOB_MODE });
+        return this.commit(tmp, digest);
+      }
       await pipeline(
         source,
         async function* (chunks: AsyncIterable<unknown>) {
@@ -144,7 +160,7 @@ export class BlobStore {
       if (n !== size) throw sizeMismatch(what, digest, size, n);
       const got = `${parseDigest(digest).algorithm}:${hash.digest('hex')}`;
       if (got !== digest) throw digestMismatch(`${what} ${digest}`, digest, got);
-      return await this.commit(tmp, digest);
+      return this.commit(tmp, digest);
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
