@@ -2,7 +2,6 @@ import { CommanderError } from 'commander';
 import { InternalError, OpmError, UsageError, formatPosition } from '../errors.js';
 import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';
-import { stderrColors } from './output.js';
 import { ExitCode } from './exit-code.js';
 
 /**
@@ -21,7 +20,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-function reportError(err: unknown, io: CliIO, debug: boolean): number {
+async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<number> {
+  // Colours (chalk) are loaded only when there is an error to colour.
+  const { stderrColors } = await import('./colors.js');
   const c = stderrColors(io);
   if (err instanceof CommanderError) {
     // --help and --version exit through here with code 0.

@@ -5,7 +5,8 @@ import { ExitCode } from '../exit-code.js';
 import { outputFormat } from '../global-options.js';
 import type { CliIO } from '../io.js';
 import type { ValidateFlags } from './validate.js';
-import { stderrColors, writeAll } from '../output.js';
+import { stderrColors } from '../colors.js';
+import { writeAll } from '../output.js';
 import { goStruct, marshalIndent, type GoStruct } from '../../util/go-json.js';
 import { toYaml } from '../../declcfg/write.js';
 
