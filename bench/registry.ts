@@ -228,7 +228,7 @@ export async function registryBench(opts: RegistryBenchOptions = {}): Promise<Re
     const under = (o: Sample): boolean => o.ms < WARM_TARGET_MS;
     return [
       row(
-        `registry: cold render vs skopeo copy (kube-green ${version})`,
+        `registry: cold render vs skopeo copy (kube-green)`,
         skopeo,
         cold,
         `<= ${COLD_TARGET_RATIO}x`,
