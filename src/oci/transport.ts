@@ -53,13 +53,19 @@ export interface TransportOptions {
   attempts?: number;
   /** First back-off delay; doubles per attempt. */
   backoffMs?: number;
+  /** Time-outs in ms; defaults connect 15 s, headers 30 s, body (between chunks) 60 s. Tests shorten them. */
+  timeouts?: Partial<Timeouts>;
+}
+
+export interface Timeouts {
+  connectMs: number;
+  headersMs: number;
+  bodyMs: number;
 }
 
 const MAX_REDIRECTS = 5;
 const MAX_RETRY_AFTER_MS = 30_000;
-const HEADERS_TIMEOUT_MS = 30_000;
-const BODY_TIMEOUT_MS = 60_000;
-const CONNECT_TIMEOUT_MS = 15_000;
+const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 15_000, headersMs: 30_000, bodyMs: 60_000 };
 const MAX_CONNECTIONS = 8;
 
 const TLS_CODES = new Set([
@@ -225,7 +231,7 @@ function codedError(message: string, code: string): Error {
 let httpModules: Promise<[typeof Http, typeof Https]> | undefined;
 
 /** Direct requests on node:http/https, with keep-alive and undici's time-outs (connect, headers, body). */
-async function nodeEngine(url: URL, tls: TlsOptions): Promise<Engine> {
+async function nodeEngine(url: URL, tls: TlsOptions, t: Timeouts): Promise<Engine> {
   httpModules ??= Promise.all([import('node:http'), import('node:https')]);
   const [http, https] = await httpModules;
   const secure = url.protocol === 'https:';
@@ -244,26 +250,25 @@ async function nodeEngine(url: URL, tls: TlsOptions): Promise<Engine> {
         req.once('socket', (socket) => {
           if (!socket.connecting) return;
           const timer = setTimeout(
-            () =>
-              fail(codedError(`connect timeout after ${CONNECT_TIMEOUT_MS} ms`, 'UND_ERR_CONNECT_TIMEOUT')),
-            CONNECT_TIMEOUT_MS,
+            () => fail(codedError(`connect timeout after ${t.connectMs} ms`, 'UND_ERR_CONNECT_TIMEOUT')),
+            t.connectMs,
           );
           socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
           socket.once('close', () => clearTimeout(timer));
         });
         // Socket inactivity: first while waiting for the headers, then between body chunks.
-        req.setTimeout(HEADERS_TIMEOUT_MS, () =>
+        req.setTimeout(t.headersMs, () =>
           fail(
             response === undefined
-              ? codedError(`no response headers within ${HEADERS_TIMEOUT_MS} ms`, 'UND_ERR_HEADERS_TIMEOUT')
-              : codedError(`response body stalled for ${BODY_TIMEOUT_MS} ms`, 'UND_ERR_BODY_TIMEOUT'),
+              ? codedError(`no response headers within ${t.headersMs} ms`, 'UND_ERR_HEADERS_TIMEOUT')
+              : codedError(`response body stalled for ${t.bodyMs} ms`, 'UND_ERR_BODY_TIMEOUT'),
           ),
         );
         // `on`, not `once`: a socket can fail again after the first error, and must not crash us.
         req.on('error', reject);
         req.once('response', (res) => {
           response = res;
-          req.setTimeout(BODY_TIMEOUT_MS);
+          req.setTimeout(t.bodyMs);
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body: nodeBody(res) });
         });
         req.end(body);
@@ -306,6 +311,7 @@ export class Transport {
   private readonly certDirs: string[];
   private readonly attempts: number;
   private readonly backoffMs: number;
+  private readonly timeouts: Timeouts;
 
   private readonly opts: TransportOptions;
 
@@ -314,6 +320,7 @@ export class Transport {
     this.certDirs = opts.certDirs ?? defaultCertDirs(opts.env);
     this.attempts = opts.attempts ?? 4;
     this.backoffMs = opts.backoffMs ?? 250;
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   }
 
   /** Extra CAs and client certificates for a host, from the certs.d folders. */
@@ -369,17 +376,17 @@ export class Transport {
     let e: Engine;
     if (proxy !== undefined) {
       this.undici ??= await import('undici');
-      const tls = { ...this.tlsOptions(url), timeout: CONNECT_TIMEOUT_MS };
+      const tls = { ...this.tlsOptions(url), timeout: this.timeouts.connectMs };
       const d: Dispatcher = new this.undici.ProxyAgent({
-        headersTimeout: HEADERS_TIMEOUT_MS,
-        bodyTimeout: BODY_TIMEOUT_MS,
+        headersTimeout: this.timeouts.headersMs,
+        bodyTimeout: this.timeouts.bodyMs,
         connections: MAX_CONNECTIONS,
         uri: proxy,
         requestTls: tls,
       });
       e = undiciEngine(d);
     } else {
-      e = await nodeEngine(url, this.tlsOptions(url));
+      e = await nodeEngine(url, this.tlsOptions(url), this.timeouts);
     }
     this.engines.set(cacheKey, e);
     return e;
