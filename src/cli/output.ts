@@ -1,15 +1,6 @@
-import { Chalk, type ChalkInstance } from 'chalk';
 import { WriteStream } from 'node:fs';
 import { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
-import type { CliIO } from './io.js';
-
-/** Colours only on a terminal, and never with NO_COLOR set (to anything) or TERM=dumb. */
-export function stderrColors(io: CliIO): ChalkInstance {
-  const enabled =
-    io.stderrIsTTY && io.env.NO_COLOR === undefined && io.env.TERM !== 'dumb' && io.env.FORCE_COLOR !== '0';
-  return new Chalk({ level: enabled ? 1 : 0 });
-}
 
 /** Write a string and wait until the stream has taken it (back-pressure aware). */
 export function writeAll(stream: Writable, text: string): Promise<void> {
