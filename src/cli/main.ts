@@ -20,7 +20,16 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** Exit status of a process killed by SIGPIPE, as shells report it (and as opm ends). */
+const BROKEN_PIPE_STATUS = 141;
+
+function isBrokenPipe(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && err.code === 'EPIPE';
+}
+
 async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<number> {
+  // The reader went away (`opm render … | head`): nothing to report, stop quietly.
+  if (isBrokenPipe(err)) return BROKEN_PIPE_STATUS;
   // Colours (chalk) are loaded only when there is an error to colour.
   const { stderrColors } = await import('./colors.js');
   const c = stderrColors(io);
@@ -55,5 +64,10 @@ function printCauses(err: Error, io: CliIO): void {
 
 /** The process entry (bin/opm.js). Sets the exit code and lets pending output drain. */
 export async function main(): Promise<void> {
+  // A closed stdout (`| head`) ends the run quietly instead of crashing on an unhandled 'error'.
+  process.stdout.on('error', (err) => {
+    if (!isBrokenPipe(err)) throw err;
+    process.exit(BROKEN_PIPE_STATUS);
+  });
   process.exitCode = await runCli(process.argv.slice(2), processIO());
 }
