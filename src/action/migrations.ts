@@ -1,7 +1,7 @@
 /**
  * Schema migrations run on rendered catalogs (`--migrate-level`, `--migrate`), in opm's order.
  */
-import { OpmError } from '../errors.js';
+import { InternalError, OpmError } from '../errors.js';
 import { RawJson } from '../declcfg/raw-json.js';
 import type { Bundle, DeclarativeConfig, JsonValue, Property } from '../declcfg/types.js';
 import { isObject, parseYaml, DecodeError } from '../bundle/decode.js';
@@ -17,25 +17,33 @@ import {
   type Obj,
 } from '../bundle/go-decode.js';
 import { goStruct, marshal } from '../util/go-json.js';
+import {
+  ALL_MIGRATIONS,
+  MIGRATION_LEVELS,
+  migrationLevelHelp,
+  type MigrationLevel,
+} from './migration-levels.js';
 import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from '../bundle/convert.js';
 
-export interface Migration {
-  token: string;
-  help: string;
+export interface Migration extends MigrationLevel {
   migrate(cfg: DeclarativeConfig): void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
-  { token: 'none', help: 'do nothing', migrate: () => undefined },
-  {
-    token: 'bundle-object-to-csv-metadata',
-    help: 'migrates bundles\' "olm.bundle.object" to "olm.csv.metadata"',
-    migrate: bundleObjectToCsvMetadata,
-  },
-];
+const RUN: Record<string, (cfg: DeclarativeConfig) => void> = {
+  none: () => undefined,
+  'bundle-object-to-csv-metadata': bundleObjectToCsvMetadata,
+};
 
-/** `all` selects every migration. */
-export const ALL_MIGRATIONS = 'all';
+export const MIGRATIONS: readonly Migration[] = MIGRATION_LEVELS.map((level) => ({
+  ...level,
+  migrate: RUN[level.token] ?? missingMigration(level.token),
+}));
+
+function missingMigration(token: string): never {
+  throw new InternalError(`migration level "${token}" has no implementation`);
+}
+
+export { ALL_MIGRATIONS, migrationLevelHelp };
 
 /**
  * The migrations to run for a level: every one up to and including it. '' runs none; an
@@ -47,18 +55,6 @@ export function migrationsUpTo(level: string): Migration[] {
   const i = MIGRATIONS.findIndex((m) => m.token === level);
   if (i < 0) throw new OpmError(`unknown migration level "${level}"`, { code: 'E_MIGRATION_LEVEL' });
   return MIGRATIONS.slice(0, i + 1);
-}
-
-/** The flag help listing the levels, aligned as opm prints it. */
-export function migrationLevelHelp(): string {
-  const width = Math.max(...MIGRATIONS.map((m) => m.token.length));
-  const lines = MIGRATIONS.map((m) => `  - ${m.token.padEnd(width)} : ${m.help}`);
-  return [
-    'Name of the last migration to run (default: none)',
-    'The migrator will run all migrations up to and including the selected level.',
-    'Available migrators:',
-    ...lines,
-  ].join('\n');
 }
 
 export function runMigrations(cfg: DeclarativeConfig, migrations: readonly Migration[]): void {

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { migrationLevelHelp } from '../../action/migrations.js';
+import { migrationLevelHelp } from '../../action/migration-levels.js';
 import type { SemverCompat } from '../../template/semver.js';
 import type { CliIO } from '../io.js';
 

@@ -1,8 +1,7 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { DeferredPayloads, render } from '../../action/render.js';
-import { ALL_MIGRATIONS, migrationLevelHelp } from '../../action/migrations.js';
-import { writeJsonBytes, writeYaml, type DroppedBlob } from '../../declcfg/write.js';
+import { ALL_MIGRATIONS, migrationLevelHelp } from '../../action/migration-levels.js';
+import type { DroppedBlob } from '../../declcfg/write.js';
 import type { CliIO } from '../io.js';
 import type { Bundle } from '../../declcfg/types.js';
 import { outputFormat } from '../global-options.js';
@@ -55,6 +54,11 @@ export function registerRender(program: Command, io: CliIO): void {
       const format = outputFormat(flags.output, ['json', 'yaml'] as const);
       const migrateLevel = migrateLevelFromFlags(flags);
       const warn = (m: string): void => void io.stderr.write(`warning: ${m}\n`);
+      // Loaded when the command runs, so that other commands do not pay for them at start-up.
+      const [{ DeferredPayloads, render }, { writeJsonBytes, writeYaml }] = await Promise.all([
+        import('../../action/render.js'),
+        import('../../declcfg/write.js'),
+      ]);
       const deferPayloads = new DeferredPayloads();
       const cfg = await withImageSource(cmd, io, (imageSource) =>
         render({
