@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCatalog } from './generate-catalog.js';
+import { registryBench } from './registry.js';
 import { corpusDir } from '../test/corpus.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
