@@ -94,6 +94,9 @@ for (const [label, dir] of inputs) {
   );
 }
 
+// Pulling from a real registry on 127.0.0.1: a cold render against `skopeo copy`, warm renders in ms.
+rows.push(...(await registryBench()));
+
 console.log(
   '\nbenchmark                                              floor ms   opm ms   ratio  target     floor MB  opm MB',
 );
