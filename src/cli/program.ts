@@ -6,6 +6,7 @@ import { registerValidate } from './commands/validate.js';
 import { registerGenerate } from './commands/generate-dockerfile.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerVersion } from './commands/version.js';
+import { registerServe } from './commands/serve.js';
 import { registerAlpha } from './commands/alpha.js';
 
 /** Build the command tree. Nothing here touches `process`: tests run it in-process with their own IO. */
@@ -42,6 +43,7 @@ export function createProgram(io: CliIO): Command {
   registerGenerate(program, io);
   registerMigrate(program, io);
   registerVersion(program, io);
+  registerServe(program);
   registerAlpha(program, io);
 
   return program;

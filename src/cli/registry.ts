@@ -20,15 +20,19 @@ export async function withImageSource<T>(
 ): Promise<T> {
   const flags = registryFlags(cmd);
   const extra = cmd.optsWithGlobals<{ platform?: string; cache?: boolean }>();
-  const options = registryOptionsFromEnv(
-    {
-      ...flags,
-      ...(extra.platform === undefined ? {} : { platform: extra.platform }),
-      noCache: extra.cache === false,
-    },
-    io.env,
-    io.stderrIsTTY ? (line) => io.stderr.write(`${line}\n`) : undefined,
-  );
+  const options = {
+    ...registryOptionsFromEnv(
+      {
+        ...flags,
+        ...(extra.platform === undefined ? {} : { platform: extra.platform }),
+        noCache: extra.cache === false,
+      },
+      io.env,
+      // Progress only on a terminal; warnings always.
+      io.stderrIsTTY ? (line) => io.stderr.write(`${line}\n`) : undefined,
+    ),
+    warn: (line: string) => void io.stderr.write(`${line}\n`),
+  };
   let client: (ImageSource & Closable) | undefined;
   const source: ImageSource = {
     async pull(ref: string): Promise<PulledImage> {

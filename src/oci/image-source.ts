@@ -33,6 +33,8 @@ export interface RegistryOptions {
   env: NodeJS.ProcessEnv;
   /** Progress/log lines (stderr); omitted = silent. */
   log?: (line: string) => void;
+  /** Warnings (an ignored credential entry, a failing credential helper); default: `log`. */
+  warn?: (line: string) => void;
   /**
    * Folders holding `<host[:port]>/` directories of extra CAs (`*.crt`) and client certificates
    * (`*.cert` + `*.key`); default /etc/containers/certs.d, /etc/docker/certs.d,

@@ -97,7 +97,7 @@ export class RegistryClient implements ImageSource {
         useHttp: this.opts.useHttp,
         skipTlsVerify: this.opts.skipTlsVerify,
         env: this.opts.env,
-        warn: (line) => this.log(`warning: ${line}`),
+        warn: (line) => (this.opts.warn ?? this.log)(`warning: ${line}`),
       });
       this.sessions.set(ref.apiHost, s);
     }

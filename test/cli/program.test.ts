@@ -30,3 +30,14 @@ describe('opm command line', () => {
     expect(r.stdout).toContain('validate');
   });
 });
+
+describe('commands opm-ts does not provide', () => {
+  it('opm serve answers with one clear line and exit 1, whatever its flags', async () => {
+    const r = await runOpm(['serve', '/configs', '--cache-dir=/tmp/cache', '--cache-only']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'error: opm serve is not provided by opm-ts (serve catalogs with the reference opm, e.g. the quay.io/operator-framework/opm image)\n',
+    );
+  });
+});

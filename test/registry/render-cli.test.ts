@@ -200,6 +200,25 @@ describe('bad pulls: one line on stderr, exit 1, nothing on stdout, no secret', 
   });
 });
 
+describe('credentials', () => {
+  it('a broken auth entry is skipped with a warning on stderr, and the pull goes on', async () => {
+    const b = bundles().find((x) => x.pkg === 'kube-green');
+    if (b === undefined) throw new Error('kube-green bundle missing from the corpus');
+    const brokenHome = path.join(tmp.dir, 'home-broken-entry');
+    mkdirSync(path.join(brokenHome, '.docker'), { recursive: true });
+    writeFileSync(
+      path.join(brokenHome, '.docker', 'config.json'),
+      JSON.stringify({ auths: { [fx.plain.host]: { auth: '%%% not base64 %%%' } } }),
+    );
+    const r = await runOpm(['--use-http', 'render', `${fx.plain.host}/community/kube-green:${b.version}`], {
+      env: env({ HOME: brokenHome }),
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"schema": "olm.bundle"');
+    expect(r.stderr).toMatch(/^warning: ignoring credentials in .*config\.json/m);
+  });
+});
+
 describe('the blob cache', () => {
   it('a second render makes no blob request, and by digest works with the registry stopped', async () => {
     const b = bundles().find((x) => x.pkg === 'kube-green');
