@@ -7,7 +7,7 @@
  * text before a first `---`) are skipped instead of failing (§12 item 13); duplicate keys, invalid
  * UTF-8, NUL bytes and nesting deeper than MAX_DEPTH are errors.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
 import { countKeysInText, scanJsonValue } from './parse-json.js';
 import type { JsonObject, JsonValue } from './types.js';
@@ -362,7 +362,11 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
       ],
     };
   }
-  const text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('utf8');
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  // Most catalogs are pure ASCII (base64 payloads, escaped JSON): those decode as one-byte text,
+  // much faster than UTF-8 decoding, and cannot be invalid UTF-8.
+  if (isAscii(bytes)) return parseCatalogText(bytes.toString('latin1'), firstLine);
+  const text = bytes.toString('utf8');
   // Decoding replaces invalid bytes by U+FFFD, so only a text holding one can come from invalid
   // UTF-8; the full check (a second pass over the bytes) runs only then.
   if (text.includes('\ufffd') && !isUtf8(buf)) {
