@@ -205,17 +205,26 @@ describe('credentials', () => {
     const b = bundles().find((x) => x.pkg === 'kube-green');
     if (b === undefined) throw new Error('kube-green bundle missing from the corpus');
     const brokenHome = path.join(tmp.dir, 'home-broken-entry');
+    const certDir = path.join(brokenHome, '.config', 'containers', 'certs.d', fx.basic.host);
+    mkdirSync(certDir, { recursive: true });
+    copyFileSync(fx.basicCa, path.join(certDir, 'ca.crt'));
     mkdirSync(path.join(brokenHome, '.docker'), { recursive: true });
+    // The entry scoped to the repository matches best but is broken; the registry-wide one works.
     writeFileSync(
       path.join(brokenHome, '.docker', 'config.json'),
-      JSON.stringify({ auths: { [fx.plain.host]: { auth: '%%% not base64 %%%' } } }),
+      JSON.stringify({
+        auths: {
+          [`${fx.basic.host}/community/kube-green`]: { auth: '%%% not base64 %%%' },
+          [fx.basic.host]: { auth: b64(`${USER}:${PASSWORD}`) },
+        },
+      }),
     );
-    const r = await runOpm(['--use-http', 'render', `${fx.plain.host}/community/kube-green:${b.version}`], {
+    const r = await runOpm(['render', `${fx.basic.host}/community/kube-green:${b.version}`], {
       env: env({ HOME: brokenHome }),
     });
+    expect(r.stderr).toMatch(/^warning: ignoring credentials in .*config\.json/m);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('"schema": "olm.bundle"');
-    expect(r.stderr).toMatch(/^warning: ignoring credentials in .*config\.json/m);
   });
 });
 

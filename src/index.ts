@@ -1,0 +1,28 @@
+/**
+ * opm-ts as a library: the use cases behind each command, the FBC wire types, and the loaders and
+ * writers they are built from. Nothing here prints or exits.
+ */
+export type * from './declcfg/types.js';
+export { emptyConfig, mergeConfigs } from './declcfg/types.js';
+export { RawJson } from './declcfg/raw-json.js';
+export { loadCatalogDir, loadCatalogDirOrThrow, type LoadOptions, type LoadResult } from './declcfg/load.js';
+export { writeJson, writeYaml, toYaml } from './declcfg/write.js';
+export { writeCatalogDir } from './declcfg/write-fs.js';
+export { writeMermaid } from './declcfg/write-mermaid.js';
+export { validateCatalog, type ValidateOptions, type ValidateResult } from './action/validate.js';
+export { render, type RenderOptions } from './action/render.js';
+export { migrate } from './action/migrate.js';
+export { initPackage, type InitOptions } from './action/init.js';
+export {
+  planDockerfile,
+  writeDockerfile,
+  dockerfileText,
+  type DockerfileOptions,
+} from './action/generate-dockerfile.js';
+export { renderTemplate } from './action/render-template.js';
+export { convertToModel, convertToModelOrThrow } from './model/convert.js';
+export { parseSemver, compareSemver, parseRange } from './model/semver.js';
+export { createImageSource } from './oci/registry-client.js';
+export type { ImageSource, PulledImage, RegistryOptions } from './oci/image-source.js';
+export { OpmError, UsageError, InternalError } from './errors.js';
+export { sortFindings, type Finding, type Severity } from './findings.js';
