@@ -12,18 +12,11 @@ import { corpusDir } from '../test/corpus.js';
 import { startFixture, type Fixture } from '../test/registry/fixture.js';
 import { BUNDLE_LABELS, buildImage, pushImage } from '../test/registry/image-builder.js';
 import { have } from '../test/registry/tools.js';
+import { projectRoot } from '../test/corpus.js';
+import type { Row } from './row.js';
 
-/** Same shape as the rows of bench/run.ts, so they can go into one table. */
-export interface RegistryRow {
-  name: string;
-  floorMs: number;
-  opmMs: number;
-  ratio: number;
-  floorRssMB: number;
-  opmRssMB: number;
-  target: string;
-  ok: boolean | undefined;
-}
+/** Rows of the shared benchmark table. */
+export type RegistryRow = Row;
 
 export interface RegistryBenchOptions {
   /** Rounds of the cold comparison (each pulls the whole image twice); default $BENCH_RUNS or 5. */
@@ -36,18 +29,6 @@ export interface RegistryBenchOptions {
 
 const WARM_TARGET_MS = 150;
 const COLD_TARGET_RATIO = 1;
-
-/** The project root: the nearest folder upwards whose package.json names opm-ts (works compiled too). */
-function projectRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = path.join(dir, 'package.json');
-    if (existsSync(pkg) && readFileSync(pkg, 'utf8').includes('"name": "opm-ts"')) return dir;
-    const up = path.dirname(dir);
-    if (up === dir) return process.cwd();
-    dir = up;
-  }
-}
 
 interface Sample {
   ms: number;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCatalog } from './generate-catalog.js';
 import { registryBench } from './registry.js';
+import type { Row } from './row.js';
 import { corpusDir } from '../test/corpus.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -27,17 +28,6 @@ function runChild(args: string[]): Sample {
   });
   const last = out.trim().split('\n').pop() ?? '{}';
   return JSON.parse(last) as Sample;
-}
-
-interface Row {
-  name: string;
-  floorMs: number;
-  opmMs: number;
-  ratio: number;
-  floorRssMB: number;
-  opmRssMB: number;
-  target: string;
-  ok: boolean | undefined;
 }
 
 /** Best of RUNS for both sides, interleaved so that machine noise hits both alike. */
