@@ -5,131 +5,15 @@
  * another type, else plain), then the emitter's overrides from what the text contains.
  */
 
+import { resolveYaml11Scalar } from './yaml11.js';
+
 export type ScalarStyle = 'plain' | 'single' | 'double' | 'literal';
 
 // ---------------------------------------------------------------------------------------------
 // Step 1: would the text, written plain, read back as something other than a string?
 
-const WORDS = new Set([
-  '~',
-  'null',
-  'Null',
-  'NULL',
-  'y',
-  'Y',
-  'yes',
-  'Yes',
-  'YES',
-  'n',
-  'N',
-  'no',
-  'No',
-  'NO',
-  'true',
-  'True',
-  'TRUE',
-  'false',
-  'False',
-  'FALSE',
-  'on',
-  'On',
-  'ON',
-  'off',
-  'Off',
-  'OFF',
-  '.nan',
-  '.NaN',
-  '.NAN',
-  '.inf',
-  '.Inf',
-  '.INF',
-  '+.inf',
-  '+.Inf',
-  '+.INF',
-  '-.inf',
-  '-.Inf',
-  '-.INF',
-]);
-
-// Go ParseInt/ParseUint with base 0, after `_` removal: sign, 0x / 0o / 0b, leading-0 octal, decimal.
-const GO_INT = /^([+-]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|(0[0-7]*)|([1-9][0-9]*))$/;
-const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
-const DOT_FLOAT = /^\.[0-9]+([eE][-+]?[0-9]+)?$/;
+// Base-60 numbers (`1:20`) and timestamps read back as strings, but go-yaml quotes them all the same.
 const BASE60 = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
-const BINARY_SIGNED = /^([+-]?)([01]+)$/;
-
-const INT64_MAX = (1n << 63n) - 1n;
-const UINT64_MAX = (1n << 64n) - 1n;
-
-/** Signed value accepted by Go's ParseInt (int64) or, unsigned, ParseUint (uint64). */
-function inGoIntRange(sign: string, magnitude: bigint): boolean {
-  if (sign === '-') return magnitude <= INT64_MAX + 1n;
-  if (sign === '+') return magnitude <= INT64_MAX;
-  return magnitude <= UINT64_MAX;
-}
-
-function goIntBase0(plain: string): boolean {
-  const m = GO_INT.exec(plain);
-  if (m === null) return false;
-  const sign = m[1] ?? '';
-  let mag: bigint;
-  if (m[2] !== undefined) mag = BigInt('0x' + m[2]);
-  else if (m[3] !== undefined) mag = BigInt('0o' + m[3]);
-  else if (m[4] !== undefined) mag = BigInt('0b' + m[4]);
-  else if (m[5] !== undefined) mag = m[5].length > 1 ? BigInt('0o' + m[5].slice(1)) : 0n;
-  else mag = BigInt(m[6] ?? '0');
-  return inGoIntRange(sign, mag);
-}
-
-/** Go's rule for `_` in numeric literals: only between digits. */
-function underscoresOK(s: string): boolean {
-  let saw = '^';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39) {
-      saw = '0';
-      continue;
-    }
-    if (c === 0x5f) {
-      if (saw !== '0') return false;
-      saw = '_';
-      continue;
-    }
-    if (saw === '_') return false;
-    saw = '!';
-  }
-  return saw !== '_';
-}
-
-function parsesAsGoFloatFromDot(s: string): boolean {
-  let t = s;
-  if (t.includes('_')) {
-    if (!underscoresOK(t)) return false;
-    t = t.replace(/_/g, '');
-  }
-  return DOT_FLOAT.test(t) && Number.isFinite(Number(t));
-}
-
-function resolvesAsNumber(s: string): boolean {
-  const plain = s.includes('_') ? s.replace(/_/g, '') : s;
-  if (goIntBase0(plain)) return true;
-  // ParseFloat fails for values out of range (e.g. 1e400): those stay strings.
-  if (YAML_FLOAT.test(plain) && Number.isFinite(Number(plain))) return true;
-  let bin: string | undefined;
-  if (plain.startsWith('0b')) bin = plain.slice(2);
-  else if (plain.startsWith('-0b')) bin = '-' + plain.slice(3);
-  if (bin !== undefined) {
-    const m = BINARY_SIGNED.exec(bin);
-    if (m !== null) {
-      const sign = m[1] ?? '';
-      const mag = BigInt('0b' + (m[2] ?? '0'));
-      // ParseInt first (signed range), then ParseUint (no sign allowed).
-      if (sign === '-' ? mag <= INT64_MAX + 1n : mag <= INT64_MAX) return true;
-      if (sign === '' && mag <= UINT64_MAX) return true;
-    }
-  }
-  return false;
-}
 
 // --- timestamps: Go time.Parse with go-yaml v2's four layouts
 
@@ -214,32 +98,12 @@ function isGoYamlTimestamp(s: string): boolean {
  * v2 resolves it, or is a base-60 number; such strings are requested double-quoted.
  */
 export function plainReadsAsNonString(s: string): boolean {
-  if (s === '') return true;
+  // The reader's own resolution: booleans, null, Go integers and floats.
+  if (resolveYaml11Scalar(s).ok) return true;
   const c = s.charCodeAt(0);
   const isDigit = c >= 0x30 && c <= 0x39;
-  const isSign = c === 0x2b || c === 0x2d;
-  if ((isDigit || isSign) && s.includes(':') && BASE60.test(s)) return true;
-  switch (s[0]) {
-    case 'y':
-    case 'Y':
-    case 'n':
-    case 'N':
-    case 't':
-    case 'T':
-    case 'f':
-    case 'F':
-    case 'o':
-    case 'O':
-    case '~':
-      return WORDS.has(s);
-    case '.':
-      return WORDS.has(s) || parsesAsGoFloatFromDot(s);
-    default:
-      break;
-  }
-  if (isSign) return WORDS.has(s) || resolvesAsNumber(s);
-  if (isDigit) return isGoYamlTimestamp(s) || resolvesAsNumber(s);
-  return false;
+  if ((isDigit || c === 0x2b || c === 0x2d) && s.includes(':') && BASE60.test(s)) return true;
+  return isDigit && isGoYamlTimestamp(s);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -69,7 +69,11 @@ describe('YAML 1.1 scalar resolution (go-yaml v2)', () => {
     ['1e3', 1000],
     ['1.5E-2', 0.015],
     ['1_0.5', 10.5],
-    ['.5_0', '.5_0'],
+    // As go-yaml (run against these inputs): ParseFloat takes `_` between digits.
+    ['.5_0', 0.5],
+    ['.5e1_0', 5e9],
+    ['._5', '._5'],
+    ['.5__0', '.5__0'],
     ['.', '.'],
     ['1e400', '1e400'],
     ['0xFFFFFFFFFFFFFFFF', Number(18446744073709551615n)],

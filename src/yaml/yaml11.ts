@@ -92,6 +92,32 @@ function resolveNumber(text: string): Resolved {
   return NOT_RESOLVED;
 }
 
+/** Go's rule for `_` in numeric literals (strconv's underscoreOK): only between digits. */
+function underscoresOK(s: string): boolean {
+  let saw = '^';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) saw = '0';
+    else if (c === 0x5f) {
+      if (saw !== '0') return false;
+      saw = '_';
+    } else {
+      if (saw === '_') return false;
+      saw = '!';
+    }
+  }
+  return saw !== '_';
+}
+
+/** A plain scalar starting with `.`: a float when Go's ParseFloat takes it (`.5`, `.5e3`, `.5_0`). */
+function dotFloat(text: string): Resolved {
+  const t = text.includes('_') ? (underscoresOK(text) ? text.replaceAll('_', '') : '') : text;
+  if (!DOT_FLOAT.test(t)) return NOT_RESOLVED;
+  const value = Number(t);
+  // ParseFloat reports overflow as an error, and go-yaml then keeps the text as a string.
+  return Number.isFinite(value) ? { ok: true, value } : NOT_RESOLVED;
+}
+
 /** How go-yaml v2 resolves an untagged plain scalar: a boolean, null, number, or (not resolved) a string. */
 export function resolveYaml11Scalar(text: string): Resolved {
   if (text.length === 0) return NULL;
@@ -113,7 +139,7 @@ export function resolveYaml11Scalar(text: string): Resolved {
     case '.': {
       const w = WORDS.get(text);
       if (w) return w;
-      return DOT_FLOAT.test(text) ? { ok: true, value: Number(text) } : NOT_RESOLVED;
+      return dotFloat(text);
     }
     case '+':
     case '-':
