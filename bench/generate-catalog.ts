@@ -3,18 +3,7 @@
 // Deterministic: the same arguments give the same bytes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-
-/** Small seeded PRNG (mulberry32) so content is varied but reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../test/seeded-random.js';
 
 const WORDS: string[] =
   'operator catalog bundle channel upgrade cluster resource controller reconcile status spec field version install webhook namespace'.split(
@@ -99,7 +88,7 @@ export function generateCatalog(
   dir: string,
   { packages = 300, bundlesPerPackage = 10, payloadBytes = 330_000, seed = 1 } = {},
 ): GeneratedCatalog {
-  const rand = rng(seed);
+  const rand = seededRandom(seed);
   mkdirSync(dir, { recursive: true });
   let bundles = 0;
   let bytes = 0;

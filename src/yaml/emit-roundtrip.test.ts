@@ -6,18 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../declcfg/types.js';
 import { emitYaml } from './emit.js';
 import { parseYamlDocument } from './yaml11.js';
-
-/** mulberry32: a small seeded generator, so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../test/seeded-random.js';
 
 // U+2028/U+2029 and NEL are left out: YAML 1.1 and the 1.2 reader under test disagree on them.
 const ALPHABET = [
@@ -87,7 +76,7 @@ function randomValue(r: () => number, depth: number): JsonValue {
 
 describe('emitted YAML reads back as the value written', () => {
   it('holds for random values', () => {
-    const r = rng(20251122);
+    const r = seededRandom(20251122);
     for (let i = 0; i < 3000; i++) {
       const v = { k: randomValue(r, 0) };
       const text = emitYaml(v);

@@ -95,6 +95,27 @@ async function startRegistry(
   };
 }
 
+/** A self-signed certificate and its key, valid for two days. */
+function selfSignedCertificate(subject: string, key: string, crt: string, extra: string[] = []): void {
+  run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-sha256',
+    '-days',
+    '2',
+    '-subj',
+    subject,
+    ...extra,
+    '-keyout',
+    key,
+    '-out',
+    crt,
+  ]);
+}
+
 /** Start every server the registry tests use, on free 127.0.0.1 ports, in a fresh temp folder. */
 export async function startFixture(): Promise<Fixture> {
   requireTools('docker-registry', 'htpasswd', 'openssl', 'zstd');
@@ -109,42 +130,13 @@ export async function startFixture(): Promise<Fixture> {
       mkdirSync(path.join(dir, d));
     const crt = path.join(dir, 'certs', 'registry.crt');
     const key = path.join(dir, 'certs', 'registry.key');
-    run('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-sha256',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
+    selfSignedCertificate('/CN=127.0.0.1', key, crt, [
       '-addext',
       'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      key,
-      '-out',
-      crt,
     ]);
     const signerCrt = path.join(dir, 'certs', 'signer.crt');
     const signerKey = path.join(dir, 'certs', 'signer.key');
-    run('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-sha256',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=test-token-signer',
-      '-keyout',
-      signerKey,
-      '-out',
-      signerCrt,
-    ]);
+    selfSignedCertificate('/CN=test-token-signer', signerKey, signerCrt);
     const htpasswd = path.join(dir, 'auth', 'htpasswd');
     writeFileSync(htpasswd, run('htpasswd', ['-Bbn', USER, PASSWORD]));
 
