@@ -212,15 +212,8 @@ async function renderImage(ref: string, ctx: Context, statError: unknown): Promi
       { code: 'E_NOT_SUPPORTED' },
     );
   }
-  let img: PulledImage;
-  try {
-    img = await source.pull(ref);
-  } catch (err) {
-    // The registry client already says which image failed; other sources get opm's context added.
-    const context = `failed to pull image "${ref}"`;
-    if (err instanceof OpmError && err.message.startsWith(`${context}: `)) throw err;
-    throw wrapError(context, err);
-  }
+  // Sources name the image in their errors (`failed to pull image "<ref>": …`), as opm does.
+  const img = await source.pull(ref);
   try {
     return await renderPulledImage(ref, img, ctx);
   } finally {

@@ -16,7 +16,7 @@ export interface PulledImage {
 }
 
 export interface ImageSource {
-  /** Pull and unpack; failures are OpmErrors, ideally saying `failed to pull image "<ref>": …`. */
+  /** Pull and unpack; failures are OpmErrors saying `failed to pull image "<ref>": …`, as opm words them. */
   pull(ref: string): Promise<PulledImage>;
 }
 

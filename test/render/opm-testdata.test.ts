@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../corpus.js';
 import { render } from '../../src/action/render.js';
+import { OpmError } from '../../src/errors.js';
 import type { ImageSource, PulledImage } from '../../src/oci/image-source.js';
 import type { Bundle } from '../../src/declcfg/types.js';
 
@@ -54,7 +55,8 @@ function dirImages(images: Record<string, { root: string; labels: Record<string,
     released,
     pull(ref: string): Promise<PulledImage> {
       const img = images[ref];
-      if (img === undefined) return Promise.reject(new Error(`manifest unknown: ${ref}`));
+      if (img === undefined)
+        return Promise.reject(new OpmError(`failed to pull image "${ref}": manifest unknown: ${ref}`));
       return Promise.resolve({
         ref,
         digest: 'sha256:' + '0'.repeat(64),
