@@ -4,6 +4,7 @@
  * result is deterministic (blobs in walk order) and every problem is reported as a finding with its
  * file and line instead of the first error aborting the load.
  */
+import { Limiter } from '../util/limit.js';
 import { availableParallelism } from 'node:os';
 import { readFile, stat } from 'node:fs/promises';
 import { OpmError } from '../errors.js';
@@ -12,7 +13,13 @@ import { decodeBlob, type DecodeIssue, type DecodeOptions } from './decode.js';
 import { LARGE_FILE_BYTES, readFileParts } from './load-large.js';
 import { walkCatalogDir, type WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, parseCatalogText, type ParsedText } from './parse.js';
-import { emptyConfig, type DeclarativeConfig, type JsonObject, type Location } from './types.js';
+import {
+  emptyConfig,
+  mergeConfigs,
+  type DeclarativeConfig,
+  type JsonObject,
+  type Location,
+} from './types.js';
 
 export interface LoadOptions extends DecodeOptions {
   /** Called with every raw blob before it is decoded (JSON Schema checks plug in here). */
@@ -128,21 +135,6 @@ async function requireDir(dir: string): Promise<void> {
   }
 }
 
-/** Run `work` over `items` with at most `limit` at a time; results keep the items' order. */
-async function mapBounded<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      const item = items[i];
-      if (item !== undefined) results[i] = await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
-}
-
 /**
  * Load a catalog directory. Never throws for bad content: parse, decode and file problems are
  * findings (sorted); only a missing root or a root that is not a directory throws an OpmError.
@@ -152,16 +144,11 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
   const walked = await walkCatalogDir(dir);
   const findings: Finding[] = walked.problems.map((p) => ({ ...p, severity: 'error' }));
   const limit = opts.concurrency ?? Math.min(8, availableParallelism());
-  const perFile = await mapBounded(walked.files, limit, (f) => loadFile(f, opts));
-  const cfg = emptyConfig();
-  for (const r of perFile) {
-    cfg.packages.push(...r.cfg.packages);
-    cfg.channels.push(...r.cfg.channels);
-    cfg.bundles.push(...r.cfg.bundles);
-    cfg.deprecations.push(...r.cfg.deprecations);
-    cfg.others.push(...r.cfg.others);
-    findings.push(...r.findings);
-  }
+  const limiter = new Limiter(limit);
+  // Read concurrently, merged in walk order: the result does not depend on timing.
+  const perFile = await Promise.all(walked.files.map((f) => limiter.run(() => loadFile(f, opts))));
+  const cfg = mergeConfigs(perFile.map((r) => r.cfg));
+  for (const r of perFile) findings.push(...r.findings);
   return { cfg, findings: sortFindings(findings) };
 }
 
