@@ -4,7 +4,7 @@
 import { InternalError, OpmError } from '../errors.js';
 import { RawJson } from '../declcfg/raw-json.js';
 import type { Bundle, DeclarativeConfig, JsonValue, Property } from '../declcfg/types.js';
-import { isObject, parseYaml, DecodeError } from '../bundle/decode.js';
+import { parseYaml, DecodeError } from '../bundle/decode.js';
 import {
   asArray,
   asBool,
@@ -24,6 +24,7 @@ import {
   type MigrationLevel,
 } from './migration-levels.js';
 import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from '../bundle/convert.js';
+import { isRecord } from '../util/guards.js';
 
 export interface Migration extends MigrationLevel {
   migrate(cfg: DeclarativeConfig): void;
@@ -88,7 +89,7 @@ function bundleObjectToCsvMetadata(cfg: DeclarativeConfig): void {
 
 function propertyObject(p: Property): Obj | undefined {
   const v: unknown = p.value instanceof RawJson ? p.value.parse() : p.value;
-  return isObject(v) ? v : undefined;
+  return isRecord(v) ? v : undefined;
 }
 
 /** The first ClusterServiceVersion among a bundle's `olm.bundle.object` properties. */
@@ -111,7 +112,7 @@ export function bundleCsv(b: Bundle): Obj | undefined {
       const msg = err instanceof DecodeError || err instanceof Error ? err.message : String(err);
       throw new OpmError(`${where}: ${msg}`, { cause: err });
     }
-    if (isObject(obj) && obj.kind === 'ClusterServiceVersion') return obj;
+    if (isRecord(obj) && obj.kind === 'ClusterServiceVersion') return obj;
   }
   return undefined;
 }

@@ -22,7 +22,7 @@ import { asArray, asObject, asString, field, type Obj } from './go-decode.js';
 import { compareUtf8, goStruct, marshal } from '../util/go-json.js';
 import { JsonScanError, nodeText, nodeValue, scanJsonDocument } from './json-scan.js';
 import type { RawProperty, RegistryBundle } from './parse.js';
-import { isObject } from './decode.js';
+import { isRecord } from '../util/guards.js';
 
 export const PROPERTY_PACKAGE = 'olm.package';
 export const PROPERTY_PACKAGE_REQUIRED = 'olm.package.required';
@@ -367,6 +367,6 @@ export function packageVersionOf(bundle: Bundle): string {
   const p = bundle.properties?.find((x) => x.type === PROPERTY_PACKAGE);
   if (p === undefined) return '';
   const v: unknown = p.value instanceof RawJson ? p.value.parse() : p.value;
-  if (!isObject(v)) return '';
+  if (!isRecord(v)) return '';
   return typeof v.version === 'string' ? v.version : '';
 }

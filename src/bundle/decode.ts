@@ -85,7 +85,3 @@ export function parseYaml(doc: string): unknown {
     throw new DecodeError(err instanceof Error ? err.message : String(err));
   }
 }
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

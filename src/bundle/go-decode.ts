@@ -3,6 +3,7 @@
  * are zero values, unknown fields are ignored, field names match exactly or else
  * case-insensitively, and a value of the wrong JSON type is an error.
  */
+import { goJsonKind } from '../util/go-json.js';
 
 export class GoTypeError extends Error {
   constructor(message: string) {
@@ -13,17 +14,9 @@ export class GoTypeError extends Error {
 
 export type Obj = Record<string, unknown>;
 
-function jsonKind(v: unknown): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  if (Array.isArray(v)) return 'array';
-  return 'object';
-}
-
 function mismatch(v: unknown, where: string, goType: string): never {
   throw new GoTypeError(
-    `json: cannot unmarshal ${jsonKind(v)} into Go struct field ${where} of type ${goType}`,
+    `json: cannot unmarshal ${goJsonKind(v)} into Go struct field ${where} of type ${goType}`,
   );
 }
 

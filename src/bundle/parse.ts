@@ -5,11 +5,12 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
-import { decodeFirstDocument, DecodeError, isObject, type FirstDocument } from './decode.js';
+import { decodeFirstDocument, DecodeError, type FirstDocument } from './decode.js';
 import { marshal } from '../util/go-json.js';
 import { nodeText, type JsonNode } from './json-scan.js';
 import { csvName } from './csv.js';
 import type { Obj } from './go-decode.js';
+import { isRecord } from '../util/guards.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
 export const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
@@ -105,7 +106,7 @@ async function readManifests(
       warn(`${file}: holds more than one YAML document; only the first is part of the bundle (as in opm)`);
     }
     if (doc.value === undefined || doc.value === null) continue;
-    if (!isObject(doc.value)) fail(file, 'is not a Kubernetes object (a YAML or JSON mapping)');
+    if (!isRecord(doc.value)) fail(file, 'is not a Kubernetes object (a YAML or JSON mapping)');
     const kind = doc.value.kind;
     if (typeof kind !== 'string' || kind === '') {
       warn(`${file}: has no "kind"; ignored (as in opm)`);
@@ -165,7 +166,7 @@ async function readMetadata(dir: string): Promise<MetadataFiles> {
     } catch {
       continue;
     }
-    if (!isObject(doc.value)) continue;
+    if (!isRecord(doc.value)) continue;
     if (annotations === undefined) annotations = annotationsOf(doc.value);
     if (dependencies === undefined) dependencies = propertyList(doc, 'dependencies', file);
     if (properties === undefined) properties = propertyList(doc, 'properties', file);
@@ -186,7 +187,7 @@ async function readMetadata(dir: string): Promise<MetadataFiles> {
 
 function annotationsOf(doc: Obj): Record<string, string> | undefined {
   const a = doc.annotations;
-  if (!isObject(a)) return undefined;
+  if (!isRecord(a)) return undefined;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(a)) {
     if (typeof v === 'string') out[k] = v;
@@ -204,14 +205,14 @@ function propertyList(
   key: 'dependencies' | 'properties',
   file: string,
 ): RawProperty[] | undefined {
-  if (!isObject(doc.value)) return undefined;
+  if (!isRecord(doc.value)) return undefined;
   const list = doc.value[key];
   if (!Array.isArray(list) || list.length === 0) return undefined;
   const jsonItems = doc.json ? rawItems(doc.json.node, key) : undefined;
   const out: RawProperty[] = [];
   for (let i = 0; i < list.length; i++) {
     const e: unknown = list[i];
-    if (!isObject(e) || (e.type !== undefined && e.type !== null && typeof e.type !== 'string')) {
+    if (!isRecord(e) || (e.type !== undefined && e.type !== null && typeof e.type !== 'string')) {
       fail(file, `${key}[${i}] is not a {type, value} entry`);
     }
     const type = typeof e.type === 'string' ? e.type : '';

@@ -4,7 +4,7 @@
  * Output is what opm produces; in addition, fields opm would drop silently are reported as warnings
  * and every type error is reported (opm stops at the first).
  */
-import { isJsonObject } from './parse.js';
+
 import { RawJson } from './raw-json.js';
 import {
   SCHEMA_BUNDLE,
@@ -24,6 +24,8 @@ import {
   type Property,
   type RelatedImage,
 } from './types.js';
+import { isRecord, isJsonObject } from '../util/guards.js';
+import { goJsonKind } from '../util/go-json.js';
 
 export type DecodedBlob =
   | { kind: 'package'; value: Package }
@@ -52,14 +54,6 @@ export interface DecodeResult {
   issues: DecodeIssue[];
 }
 
-function jsonType(v: JsonValue): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'object') return 'object';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v;
-}
-
 /** Decoding state of one blob: where we are (for messages) and what went wrong. */
 class Ctx {
   readonly issues: DecodeIssue[] = [];
@@ -77,7 +71,7 @@ class Ctx {
 
   /** Go's UnmarshalTypeError text, followed by the exact path. */
   typeError(v: JsonValue, struct: string, goPath: string, goType: string, path: string): void {
-    const go = `json: cannot unmarshal ${jsonType(v)} into Go struct field ${struct}.${goPath} of type ${goType}`;
+    const go = `json: cannot unmarshal ${goJsonKind(v)} into Go struct field ${struct}.${goPath} of type ${goType}`;
     this.error('decode.field-type', `${this.prefix}: ${go} (at ${path})`);
   }
 
@@ -359,7 +353,7 @@ function checkBundleObjects(b: Bundle, props: Property[], ctx: Ctx, opts: Decode
     // Values decoded from catalog files are plain JSON, never RawJson.
     const v = p.value instanceof RawJson ? p.value.parse() : p.value;
     let problem: string | undefined;
-    if (!isPlainObject(v)) {
+    if (!isRecord(v)) {
       problem =
         v === null
           ? 'value is missing'
@@ -415,10 +409,6 @@ function decodeDeprecation(obj: JsonObject, ctx: Ctx): Deprecation {
   };
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Compact JSON of a blob for messages, shortened. */
 function preview(obj: JsonObject): string {
   const s = JSON.stringify(obj);
@@ -451,7 +441,7 @@ function readMeta(obj: JsonObject): {
     const v = k === undefined ? undefined : obj[k];
     if (v === undefined || v === null) continue;
     if (typeof v !== 'string') {
-      const message = `expected value for key "${key}" to be a string, got ${jsonType(v)}: ${JSON.stringify(v)}`;
+      const message = `expected value for key "${key}" to be a string, got ${goJsonKind(v)}: ${JSON.stringify(v)}`;
       return { issue: { rule: 'decode.meta-type', severity: 'error', message } };
     }
     meta[key] = v;

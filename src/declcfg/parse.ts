@@ -11,6 +11,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
 import { countKeysInText, scanJsonValue } from './parse-json.js';
 import type { JsonObject, JsonValue } from './types.js';
+import { isJsonObject } from '../util/guards.js';
 
 /** Deepest nesting accepted in a blob (JSON or YAML), so later recursive code cannot overflow. */
 export const MAX_DEPTH = MAX_YAML_DEPTH;
@@ -40,10 +41,6 @@ export interface ParseIssue {
 export interface ParsedText {
   blobs: RawBlob[];
   issues: ParseIssue[];
-}
-
-export function isJsonObject(v: JsonValue | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function kindOf(v: JsonValue): string {

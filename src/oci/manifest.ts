@@ -1,6 +1,7 @@
 import { goArch } from '../util/go-arch.js';
 import { OpmError } from '../errors.js';
 import { parseDigest } from './digest.js';
+import { isRecord } from '../util/guards.js';
 
 export const MEDIA = {
   ociIndex: 'application/vnd.oci.image.index.v1+json',
@@ -51,10 +52,6 @@ export interface ImageConfig {
   labels: Record<string, string>;
   diffIds: string[];
   platform: Platform | undefined;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function bad(what: string, why: string): OpmError {

@@ -6,6 +6,8 @@
  */
 import type { JsonObject, JsonValue, Property } from '../declcfg/types.js';
 import { RawJson } from '../declcfg/raw-json.js';
+import { isJsonObject } from '../util/guards.js';
+import { goJsonKind } from '../util/go-json.js';
 
 export const TYPE_PACKAGE = 'olm.package';
 export const TYPE_PACKAGE_REQUIRED = 'olm.package.required';
@@ -49,10 +51,6 @@ export function isJsonValue(u: unknown): u is JsonValue {
   return false;
 }
 
-export function isJsonObject(v: JsonValue | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** A property's value as plain JSON; undefined when the blob had no value at all. */
 export function propertyValue(p: Property): JsonValue | undefined {
   // Typed properties may still lack a value at run time (blobs built by hand).
@@ -82,14 +80,6 @@ export class PropertyParseError extends Error {
 }
 
 /** Go's name for the JSON kind of a value in UnmarshalTypeError. */
-function jsonKind(v: JsonValue): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  if (Array.isArray(v)) return 'array';
-  return 'object';
-}
-
 type FieldKind = 'string' | 'bytes' | 'stringMap' | 'stringList' | 'list' | 'struct';
 
 interface FieldSpec {
@@ -280,7 +270,7 @@ function decodeStruct(
   if (value === null) return { fields };
   if (!isJsonObject(value)) {
     return {
-      error: `json: cannot unmarshal ${jsonKind(value)} into Go value of type property.${spec.goName}`,
+      error: `json: cannot unmarshal ${goJsonKind(value)} into Go value of type property.${spec.goName}`,
       fields,
     };
   }
@@ -299,7 +289,7 @@ function decodeStruct(
     if (spec2 === undefined || v === undefined || v === null) continue;
     // Only built for a failure: most values have none, and csv metadata has many fields.
     const typeErr = (): string =>
-      `json: cannot unmarshal ${jsonKind(v)} into Go struct field ${spec.goName}.${field} of type ${spec2.goType}`;
+      `json: cannot unmarshal ${goJsonKind(v)} into Go struct field ${spec.goName}.${field} of type ${spec2.goType}`;
     switch (spec2.kind) {
       case 'string':
         if (typeof v === 'string') fields.set(field, v);
@@ -319,7 +309,7 @@ function decodeStruct(
           for (const [k, x] of Object.entries(v)) {
             if (x !== null && typeof x !== 'string')
               fail(
-                `json: cannot unmarshal ${jsonKind(x)} into Go struct field ${spec.goName}.${field}.${k} of type string`,
+                `json: cannot unmarshal ${goJsonKind(x)} into Go struct field ${spec.goName}.${field}.${k} of type string`,
               );
           }
         break;
@@ -329,7 +319,7 @@ function decodeStruct(
           for (const x of v) {
             if (x !== null && typeof x !== 'string')
               fail(
-                `json: cannot unmarshal ${jsonKind(x)} into Go struct field ${spec.goName}.${field} of type string`,
+                `json: cannot unmarshal ${goJsonKind(x)} into Go struct field ${spec.goName}.${field} of type string`,
               );
           }
         break;

@@ -14,8 +14,9 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { DeclarativeConfig, JsonObject, Location, Property } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
-import { isKnownPropertyType, isJsonObject, matchFields, propertyValue } from '../property/property.js';
+import { isKnownPropertyType, matchFields, propertyValue } from '../property/property.js';
 import { loadValidators } from './standalone.js';
+import { isRecord, isJsonObject } from '../util/guards.js';
 
 export { SCHEMA_FILES } from './standalone.js';
 
@@ -127,10 +128,6 @@ function propertyJson(p: Property): JsonObject {
 
 /** What the validators are given: plain objects, arrays and scalars, only read. */
 type Data = Record<string, unknown>;
-
-function isRecord(u: unknown): u is Data {
-  return typeof u === 'object' && u !== null && !Array.isArray(u);
-}
 
 function isProperty(u: unknown): u is Property {
   return isRecord(u) && typeof u.type === 'string';

@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
-import { isJsonObject, readTemplateDocument } from './input.js';
+import { readTemplateDocument } from './input.js';
+import { isJsonObject } from '../util/guards.js';
 
 export interface BundleDirMap {
   /** The map file as named by the user. */

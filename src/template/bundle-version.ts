@@ -3,29 +3,14 @@
  * Mermaid writer and semver template use (§5.7 step 2, §9.3 step 2).
  */
 import { OpmError } from '../errors.js';
-import { RawJson } from '../declcfg/raw-json.js';
-import type { Bundle, Property } from '../declcfg/types.js';
+import type { Bundle } from '../declcfg/types.js';
 import { goQuote } from '../model/go-fmt.js';
 import { SemverError, parseSemver, type SemVer } from '../model/semver.js';
+import { isRecord } from '../util/guards.js';
+import { goJsonKind } from '../util/go-json.js';
+import { propertyValue } from '../property/property.js';
 
 export const PROPERTY_PACKAGE = 'olm.package';
-
-/** A property value as plain JSON (raw text parsed). */
-export function propertyValue(p: Property): unknown {
-  return p.value instanceof RawJson ? p.value.parse() : p.value;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Go's json type name for a decoded value, for "cannot unmarshal X into …" messages. */
-export function jsonTypeName(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'object') return 'object';
-  return typeof v === 'boolean' ? 'bool' : typeof v;
-}
 
 export interface PackageProperty {
   packageName: string;
@@ -41,7 +26,7 @@ export function decodePackageProperty(value: unknown, index: number): PackagePro
     });
   };
   if (!isRecord(value))
-    return fail(`json: cannot unmarshal ${jsonTypeName(value)} into Go value of type property.Package`);
+    return fail(`json: cannot unmarshal ${goJsonKind(value)} into Go value of type property.Package`);
   const out: PackageProperty = { packageName: '', version: '' };
   for (const [k, v] of Object.entries(value)) {
     const key = k.toLowerCase();
@@ -49,7 +34,7 @@ export function decodePackageProperty(value: unknown, index: number): PackagePro
     if (typeof v !== 'string') {
       const field = key === 'packagename' ? 'packageName' : key;
       return fail(
-        `json: cannot unmarshal ${jsonTypeName(v)} into Go struct field Package.${field} of type string`,
+        `json: cannot unmarshal ${goJsonKind(v)} into Go struct field Package.${field} of type string`,
       );
     }
     if (key === 'packagename') out.packageName = v;

@@ -3,7 +3,8 @@
  * first document (spec §9.1).
  */
 import { OpmError, UsageError } from '../errors.js';
-import { isJsonObject, type TemplateDocument } from './input.js';
+import { type TemplateDocument } from './input.js';
+import { isJsonObject } from '../util/guards.js';
 
 export const TEMPLATE_TYPES = ['basic', 'semver', 'substitutes'] as const;
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];

@@ -5,7 +5,8 @@
 import { OpmError } from '../errors.js';
 import type { JsonObject } from '../declcfg/types.js';
 import { goQuote } from '../model/go-fmt.js';
-import { getFolded, isJsonObject, type TemplateDocument } from './input.js';
+import { getFolded, type TemplateDocument } from './input.js';
+import { isJsonObject } from '../util/guards.js';
 
 export interface TemplateEntry {
   value: JsonObject;

@@ -134,7 +134,3 @@ export function getFolded(obj: { [k: string]: JsonValue }, key: string): JsonVal
   for (const [k, v] of Object.entries(obj)) if (k.toLowerCase() === want) return v;
   return undefined;
 }
-
-export function isJsonObject(v: unknown): v is { [k: string]: JsonValue } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -22,8 +22,10 @@ import {
   type JsonValue,
   type Package,
 } from '../declcfg/types.js';
-import { bundleVersion, jsonTypeName } from './bundle-version.js';
-import { isJsonObject, type TemplateDocument } from './input.js';
+import { bundleVersion } from './bundle-version.js';
+import { goJsonKind } from '../util/go-json.js';
+import { type TemplateDocument } from './input.js';
+import { isJsonObject } from '../util/guards.js';
 
 export const SEMVER_SCHEMA = 'olm.semver';
 
@@ -82,7 +84,7 @@ function unknownField(key: string): string {
 }
 
 function typeError(v: JsonValue, struct: string, path: string, goType: string): string {
-  return `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonTypeName(v)} into Go struct field ${struct}.${path} of type ${goType}`;
+  return `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonKind(v)} into Go struct field ${struct}.${path} of type ${goType}`;
 }
 
 /** Strict, case-insensitive decode of the template (Go's UnmarshalStrict on the typed struct). */
@@ -93,7 +95,7 @@ export function parseSemverTemplate(doc: TemplateDocument): SemverTemplate {
   };
   if (!isJsonObject(value)) {
     return fail(
-      `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type semver.semverTemplate`,
+      `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonKind(value)} into Go value of type semver.semverTemplate`,
     );
   }
   let schema = '';

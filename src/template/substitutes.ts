@@ -10,10 +10,12 @@ import { goQuote } from '../model/go-fmt.js';
 import { compareRelease, parseRelease, type Release } from '../model/release.js';
 import { SemverError, compareSemver, parseSemver, type SemVer } from '../model/semver.js';
 import { convertToModelOrThrow } from '../model/convert.js';
-import { PROPERTY_PACKAGE, decodePackageProperty, propertyValue } from './bundle-version.js';
+import { PROPERTY_PACKAGE, decodePackageProperty } from './bundle-version.js';
+import { propertyValue } from '../property/property.js';
 import { SUBSTITUTES_SCHEMA } from './detect.js';
-import { isJsonObject, type TemplateDocument } from './input.js';
+import { type TemplateDocument } from './input.js';
 import { stringField, templateEntries, type TemplateEntry } from './entries.js';
+import { isJsonObject } from '../util/guards.js';
 
 const PARSE_PREFIX = 'render: unable to parse template: ';
 

@@ -15,6 +15,7 @@
  */
 import { RawJson } from '../declcfg/raw-json.js';
 import { InternalError, OpmError } from '../errors.js';
+import { isPlainObject } from './guards.js';
 
 /** A Go struct value: fields are written in insertion order; `undefined` fields are left out. */
 export class GoStruct {
@@ -36,6 +37,16 @@ export function goStruct(fields: Readonly<Record<string, unknown>>): GoStruct {
  * agrees except between surrogates (code points above U+FFFF) and U+E000–U+FFFF, where UTF-8 puts
  * the astral characters last.
  */
+/** Go's name for the JSON type of a decoded value, as in `json: cannot unmarshal <kind> into …`. */
+export function goJsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
+  if (typeof v === 'string') return 'string';
+  return 'object';
+}
+
 export function compareUtf8(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
@@ -278,11 +289,6 @@ function htmlEscapeRaw(s: string): string {
 
 // ---------------------------------------------------------------------------------------------
 // Marshalling
-
-function isPlainObject(v: object): v is Record<string, unknown> {
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * Where the marshaller puts its output: JSON syntax and already encoded text through `text`,

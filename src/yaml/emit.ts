@@ -14,6 +14,7 @@ import { GoStruct } from '../util/go-json.js';
 import { compareYamlKeys } from './key-order.js';
 import { YamlPlainScalar, rereadRawJson, rereadTypedString, yamlTextOfNumber } from './json-reread.js';
 import { isSimpleKey, plainReadsAsNonString, scalarStyle } from './scalar-style.js';
+import { isPlainObject } from '../util/guards.js';
 
 const BEST_WIDTH = 80;
 const BEST_INDENT = 2;
@@ -77,11 +78,6 @@ function escapeFor(cp: number): string {
 }
 
 type Entry = [string, unknown];
-
-function isPlainObject(v: object): v is Record<string, unknown> {
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
 
 function compareEntries(a: Entry, b: Entry): number {
   return compareYamlKeys(a[0], b[0]);

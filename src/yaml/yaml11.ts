@@ -10,6 +10,7 @@
 import jsYaml from 'js-yaml';
 import type { JsonObject, JsonValue } from '../declcfg/types.js';
 import { OpmError } from '../errors.js';
+import { isJsonObject } from '../util/guards.js';
 
 /** Deepest nesting accepted in a document; deeper input is refused instead of risking the stack. */
 export const MAX_YAML_DEPTH = 1000;
@@ -352,10 +353,6 @@ function lineOf(err: jsYaml.YAMLException, firstLine: number): { line: number; c
   return { line: firstLine, column: undefined };
 }
 
-function isJsonObjectLike(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Replace boxed scalars by their values; refuse null keys and values JSON cannot carry. */
 function unbox(v: unknown, line: number): JsonValue {
   if (v instanceof Boxed) {
@@ -365,7 +362,7 @@ function unbox(v: unknown, line: number): JsonValue {
     return v.value;
   }
   if (Array.isArray(v)) return v.map((x) => unbox(x, line));
-  if (isJsonObjectLike(v)) {
+  if (isJsonObject(v)) {
     const out: JsonObject = {};
     for (const [k, x] of Object.entries(v)) {
       if (k === NULL_KEY) throw new YamlError('null map key is not supported', line);
@@ -435,7 +432,7 @@ export function parseYamlDocument(
 
 function jsonValueOf(v: unknown, line: number): JsonValue {
   if (v === null || typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number') return v;
-  if (Array.isArray(v) || isJsonObjectLike(v)) return v;
+  if (Array.isArray(v) || isJsonObject(v)) return v;
   throw new YamlError(`unsupported YAML value of type ${typeof v}`, line);
 }
 

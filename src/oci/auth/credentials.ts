@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { isRecord } from '../../util/guards.js';
 
 /** Credentials for one registry. `source` says where they came from and never holds a secret. */
 export interface Credential {
@@ -16,10 +17,6 @@ type Warn = (line: string) => void;
 
 const HELPER_TIMEOUT_MS = 10_000;
 const HELPER_OUTPUT_LIMIT = 64 * 1024;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;

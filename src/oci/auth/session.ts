@@ -2,6 +2,7 @@ import { OpmError } from '../../errors.js';
 import { isTlsFailure, readBounded, type HttpResponse, type Transport } from '../transport.js';
 import { parseChallenges, type Challenge } from './challenge.js';
 import { findCredentials, type Credential } from './credentials.js';
+import { isRecord } from '../../util/guards.js';
 
 const TOKEN_BODY_LIMIT = 1024 * 1024;
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -24,10 +25,6 @@ export interface SessionOptions {
   skipTlsVerify: boolean;
   env: NodeJS.ProcessEnv;
   warn: (line: string) => void;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The first `{code, message}` of a registry error body, for messages. */
