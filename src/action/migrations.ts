@@ -23,8 +23,9 @@ import {
   migrationLevelHelp,
   type MigrationLevel,
 } from './migration-levels.js';
-import { PROPERTY_BUNDLE_OBJECT, PROPERTY_CSV_METADATA } from '../bundle/convert.js';
+
 import { isRecord } from '../util/guards.js';
+import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';
 
 export interface Migration extends MigrationLevel {
   migrate(cfg: DeclarativeConfig): void;
@@ -70,7 +71,7 @@ export function runMigrations(cfg: DeclarativeConfig, migrations: readonly Migra
 function bundleObjectToCsvMetadata(cfg: DeclarativeConfig): void {
   for (const b of cfg.bundles) {
     const props = b.properties ?? [];
-    if (props.some((p) => p.type === PROPERTY_CSV_METADATA)) continue;
+    if (props.some((p) => p.type === TYPE_CSV_METADATA)) continue;
     const csv = bundleCsv(b);
     if (csv === undefined) continue;
     let value: RawJson;
@@ -81,8 +82,8 @@ function bundleObjectToCsvMetadata(cfg: DeclarativeConfig): void {
       throw new OpmError(`migrate: package "${b.package}", bundle "${b.name}": ${msg}`, { cause: err });
     }
     b.properties = [
-      ...props.filter((p) => p.type !== PROPERTY_BUNDLE_OBJECT),
-      { type: PROPERTY_CSV_METADATA, value },
+      ...props.filter((p) => p.type !== TYPE_BUNDLE_OBJECT),
+      { type: TYPE_CSV_METADATA, value },
     ];
   }
 }
@@ -97,7 +98,7 @@ export function bundleCsv(b: Bundle): Obj | undefined {
   const props = b.properties ?? [];
   for (let i = 0; i < props.length; i++) {
     const p = props[i];
-    if (p === undefined || p.type !== PROPERTY_BUNDLE_OBJECT) continue;
+    if (p === undefined || p.type !== TYPE_BUNDLE_OBJECT) continue;
     if (b.payloadsElided === true) {
       throw new OpmError(`package "${b.package}", bundle "${b.name}": bundle objects were not loaded`);
     }

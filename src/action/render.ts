@@ -11,12 +11,7 @@ import { OpmError, wrapError } from '../errors.js';
 import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource, PulledImage } from '../oci/image-source.js';
 import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION } from '../bundle/parse.js';
-import {
-  packageVersionOf,
-  PROPERTY_BUNDLE_OBJECT,
-  PROPERTY_CSV_METADATA,
-  toDeclcfgBundle,
-} from '../bundle/convert.js';
+import { packageVersionOf, toDeclcfgBundle } from '../bundle/convert.js';
 import { compareUtf8 } from '../util/go-json.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
@@ -25,6 +20,7 @@ import { LARGE_FILE_BYTES } from '../declcfg/load-large.js';
 import { walkCatalogDir } from '../declcfg/load-walk.js';
 import { parseCatalogBytes, parseCatalogText } from '../declcfg/parse.js';
 import { decodeBlob } from '../declcfg/decode.js';
+import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';
 
 /** Kinds of input render accepts; masks combine them. */
 export const RefType = {
@@ -260,7 +256,7 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
 export function moveObjectPropertiesToEnd(b: Bundle): void {
   const props = b.properties;
   if (props === undefined) return;
-  const isObj = (t: string): boolean => t === PROPERTY_BUNDLE_OBJECT || t === PROPERTY_CSV_METADATA;
+  const isObj = (t: string): boolean => t === TYPE_BUNDLE_OBJECT || t === TYPE_CSV_METADATA;
   b.properties = [...props.filter((p) => !isObj(p.type)), ...props.filter((p) => isObj(p.type))];
 }
 

@@ -23,13 +23,13 @@ import { compareUtf8, goStruct, marshal } from '../util/go-json.js';
 import { JsonScanError, nodeText, nodeValue, scanJsonDocument } from './json-scan.js';
 import type { RawProperty, RegistryBundle } from './parse.js';
 import { isRecord } from '../util/guards.js';
-
-export const PROPERTY_PACKAGE = 'olm.package';
-export const PROPERTY_PACKAGE_REQUIRED = 'olm.package.required';
-export const PROPERTY_GVK = 'olm.gvk';
-export const PROPERTY_GVK_REQUIRED = 'olm.gvk.required';
-export const PROPERTY_BUNDLE_OBJECT = 'olm.bundle.object';
-export const PROPERTY_CSV_METADATA = 'olm.csv.metadata';
+import {
+  TYPE_BUNDLE_OBJECT,
+  TYPE_GVK,
+  TYPE_GVK_REQUIRED,
+  TYPE_PACKAGE,
+  TYPE_PACKAGE_REQUIRED,
+} from '../property/property.js';
 
 export interface ConvertOptions {
   /** Problems opm tolerates silently (an `olm.properties` annotation that is not JSON). */
@@ -241,10 +241,9 @@ export function bundleProperties(b: RegistryBundle, opts: ConvertOptions = {}): 
   const providedGvks: Gvk[] = [...provided, ...ownedApiServices(csv)];
 
   const derived: Keyed[] = [];
-  if (b.packageName !== '')
-    derived.push(built(PROPERTY_PACKAGE, packageValue(b.packageName, version, release)));
+  if (b.packageName !== '') derived.push(built(TYPE_PACKAGE, packageValue(b.packageName, version, release)));
   derived.push(...annotationProperties(b, warn));
-  for (const g of providedGvks) derived.push(built(PROPERTY_GVK, gvkValue(g)));
+  for (const g of providedGvks) derived.push(built(TYPE_GVK, gvkValue(g)));
   const list = dedupe([...b.properties.map(fromRaw), ...dedupe(derived)]);
 
   const gvks = new Map<string, Gvk>();
@@ -252,14 +251,14 @@ export function bundleProperties(b: RegistryBundle, opts: ConvertOptions = {}): 
   let pkg: Keyed | undefined;
   const others: Keyed[] = [];
   list.forEach((p, i) => {
-    if (p.type === PROPERTY_GVK) {
+    if (p.type === TYPE_GVK) {
       const g = parseGvk(p, i);
       gvks.set(apiKey(g), g);
-    } else if (p.type === PROPERTY_PACKAGE) {
+    } else if (p.type === TYPE_PACKAGE) {
       const o = parsedValue(p, i);
       try {
         pkg = built(
-          PROPERTY_PACKAGE,
+          TYPE_PACKAGE,
           packageValue(
             asString(field(o, 'packageName'), 'Package.packageName'),
             asString(field(o, 'version'), 'Package.version'),
@@ -286,14 +285,14 @@ export function bundleProperties(b: RegistryBundle, opts: ConvertOptions = {}): 
   const packageRequired: Keyed[] = [];
   b.dependencies.forEach((d, i) => {
     const p = fromRaw(d);
-    if (d.type === PROPERTY_GVK) {
+    if (d.type === TYPE_GVK) {
       const g = parseGvk(p, i);
       required.set(apiKey(g), g);
-    } else if (d.type === PROPERTY_PACKAGE) {
+    } else if (d.type === TYPE_PACKAGE) {
       const o = parsedValue(p, i);
       try {
         packageRequired.push(
-          built(PROPERTY_PACKAGE_REQUIRED, {
+          built(TYPE_PACKAGE_REQUIRED, {
             packageName: asString(field(o, 'packageName'), 'Package.packageName'),
             versionRange: asString(field(o, 'version'), 'Package.version'),
           }),
@@ -308,12 +307,12 @@ export function bundleProperties(b: RegistryBundle, opts: ConvertOptions = {}): 
     }
   });
 
-  pkg ??= built(PROPERTY_PACKAGE, packageValue(b.packageName, version, release));
+  pkg ??= built(TYPE_PACKAGE, packageValue(b.packageName, version, release));
   const all: Keyed[] = [
-    ...b.objects.map((m) => built(PROPERTY_BUNDLE_OBJECT, { data: bundleObjectData(m.object) })),
+    ...b.objects.map((m) => built(TYPE_BUNDLE_OBJECT, { data: bundleObjectData(m.object) })),
     pkg,
-    ...[...gvks.values()].map((g) => built(PROPERTY_GVK, gvkValue(g))),
-    ...[...required.values()].map((g) => built(PROPERTY_GVK_REQUIRED, gvkValue(g))),
+    ...[...gvks.values()].map((g) => built(TYPE_GVK, gvkValue(g))),
+    ...[...required.values()].map((g) => built(TYPE_GVK_REQUIRED, gvkValue(g))),
     ...packageRequired,
     ...others,
   ];
@@ -364,7 +363,7 @@ export function toDeclcfgBundle(
 
 /** The `version` of the bundle's `olm.package` property (the first one), for image templates. */
 export function packageVersionOf(bundle: Bundle): string {
-  const p = bundle.properties?.find((x) => x.type === PROPERTY_PACKAGE);
+  const p = bundle.properties?.find((x) => x.type === TYPE_PACKAGE);
   if (p === undefined) return '';
   const v: unknown = p.value instanceof RawJson ? p.value.parse() : p.value;
   if (!isRecord(v)) return '';

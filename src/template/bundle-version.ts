@@ -8,9 +8,7 @@ import { goQuote } from '../model/go-fmt.js';
 import { SemverError, parseSemver, type SemVer } from '../model/semver.js';
 import { isRecord } from '../util/guards.js';
 import { goJsonKind } from '../util/go-json.js';
-import { propertyValue } from '../property/property.js';
-
-export const PROPERTY_PACKAGE = 'olm.package';
+import { TYPE_PACKAGE, propertyValue } from '../property/property.js';
 
 export interface PackageProperty {
   packageName: string;
@@ -21,7 +19,7 @@ export interface PackageProperty {
 /** Decode an `olm.package` value the way Go's typed decode would (wrong types are errors). */
 export function decodePackageProperty(value: unknown, index: number): PackageProperty {
   const fail = (msg: string): never => {
-    throw new OpmError(`parse property[${index}] of type "${PROPERTY_PACKAGE}": ${msg}`, {
+    throw new OpmError(`parse property[${index}] of type "${TYPE_PACKAGE}": ${msg}`, {
       code: 'E_PROPERTY',
     });
   };
@@ -51,7 +49,7 @@ export function decodePackageProperty(value: unknown, index: number): PackagePro
 export function bundleVersion(b: Bundle): { pkg: PackageProperty; version: SemVer } {
   const found: PackageProperty[] = [];
   (b.properties ?? []).forEach((p, i) => {
-    if (p.type !== PROPERTY_PACKAGE) return;
+    if (p.type !== TYPE_PACKAGE) return;
     try {
       found.push(decodePackageProperty(propertyValue(p), i));
     } catch (e) {
@@ -64,7 +62,7 @@ export function bundleVersion(b: Bundle): { pkg: PackageProperty; version: SemVe
   const pkg = found[0];
   if (found.length !== 1 || pkg === undefined) {
     throw new OpmError(
-      `bundle ${goQuote(b.name)} has multiple ${goQuote(PROPERTY_PACKAGE)} properties, expected exactly 1`,
+      `bundle ${goQuote(b.name)} has multiple ${goQuote(TYPE_PACKAGE)} properties, expected exactly 1`,
       { code: 'E_BUNDLE_VERSION' },
     );
   }

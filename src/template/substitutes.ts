@@ -10,8 +10,8 @@ import { goQuote } from '../model/go-fmt.js';
 import { compareRelease, parseRelease, type Release } from '../model/release.js';
 import { SemverError, compareSemver, parseSemver, type SemVer } from '../model/semver.js';
 import { convertToModelOrThrow } from '../model/convert.js';
-import { PROPERTY_PACKAGE, decodePackageProperty } from './bundle-version.js';
-import { propertyValue } from '../property/property.js';
+import { decodePackageProperty } from './bundle-version.js';
+import { TYPE_PACKAGE, propertyValue } from '../property/property.js';
 import { SUBSTITUTES_SCHEMA } from './detect.js';
 import { type TemplateDocument } from './input.js';
 import { stringField, templateEntries, type TemplateEntry } from './entries.js';
@@ -89,14 +89,13 @@ function csvHasSubstitutesFor(csv: Record<string, unknown> | undefined, b: Bundl
  * that substitutes for another (CSV annotation `olm.substitutesFor`) is its release.
  */
 export function bundleVersionRelease(b: Bundle, csv?: Record<string, unknown>): VersionRelease {
-  const props = (b.properties ?? []).map((p, i) => ({ p, i })).filter(({ p }) => p.type === PROPERTY_PACKAGE);
+  const props = (b.properties ?? []).map((p, i) => ({ p, i })).filter(({ p }) => p.type === TYPE_PACKAGE);
   if (props.length === 0)
-    throw new OpmError(`no ${goQuote(PROPERTY_PACKAGE)} property found for bundle ${goQuote(b.name)}`);
-  if (props.length > 1)
-    throw new OpmError(`must be exactly one property of type ${goQuote(PROPERTY_PACKAGE)}`);
+    throw new OpmError(`no ${goQuote(TYPE_PACKAGE)} property found for bundle ${goQuote(b.name)}`);
+  if (props.length > 1) throw new OpmError(`must be exactly one property of type ${goQuote(TYPE_PACKAGE)}`);
   const first = props[0];
   if (first === undefined)
-    throw new OpmError(`no ${goQuote(PROPERTY_PACKAGE)} property found for bundle ${goQuote(b.name)}`);
+    throw new OpmError(`no ${goQuote(TYPE_PACKAGE)} property found for bundle ${goQuote(b.name)}`);
   const pkg = decodePackageProperty(propertyValue(first.p), first.i);
   try {
     let version = parseSemver(pkg.version);
