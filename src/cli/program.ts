@@ -48,9 +48,3 @@ export function createProgram(io: CliIO): Command {
 
   return program;
 }
-
-/** Apply exitOverride/output settings of the root to a sub-command tree (commander does not inherit them). */
-export function inheritSettings(cmd: Command, parent: Command): Command {
-  cmd.copyInheritedSettings(parent);
-  return cmd;
-}

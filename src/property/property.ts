@@ -16,7 +16,6 @@ export const TYPE_GVK_REQUIRED = 'olm.gvk.required';
 export const TYPE_BUNDLE_OBJECT = 'olm.bundle.object';
 export const TYPE_CSV_METADATA = 'olm.csv.metadata';
 export const TYPE_CHANNEL = 'olm.channel';
-export const TYPE_CONSTRAINT = 'olm.constraint';
 
 export interface PackageProperty {
   packageName: string;

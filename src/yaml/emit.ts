@@ -428,10 +428,3 @@ export function emitYaml(value: unknown): string {
   e.document(value);
   return e.out.join('');
 }
-
-/** emitYaml, appending to an array of parts instead of joining. */
-export function emitYamlParts(value: unknown, parts: string[]): void {
-  const e = new Emitter();
-  e.document(value);
-  for (const p of e.out) parts.push(p);
-}
