@@ -17,6 +17,7 @@ import {
   type Deprecation,
   type DeprecationEntry,
   type Icon,
+  type Blob,
   type JsonObject,
   type JsonValue,
   type Meta,
@@ -26,13 +27,6 @@ import {
 } from './types.js';
 import { isRecord, isJsonObject } from '../util/guards.js';
 import { goJsonKind } from '../util/go-json.js';
-
-export type DecodedBlob =
-  | { kind: 'package'; value: Package }
-  | { kind: 'channel'; value: Channel }
-  | { kind: 'bundle'; value: Bundle }
-  | { kind: 'deprecation'; value: Deprecation }
-  | { kind: 'other'; value: Meta };
 
 export interface DecodeIssue {
   rule: string;
@@ -50,7 +44,7 @@ export interface DecodeOptions {
 
 export interface DecodeResult {
   /** Undefined when the blob has errors. */
-  blob: DecodedBlob | undefined;
+  blob: Blob | undefined;
   issues: DecodeIssue[];
 }
 
@@ -458,7 +452,7 @@ export function decodeBlob(obj: JsonObject, opts: DecodeOptions = {}): DecodeRes
   const { meta, issue } = readMeta(obj);
   if (!meta) return { blob: undefined, issues: issue ? [issue] : [] };
   const pkg = meta.package;
-  let blob: DecodedBlob;
+  let blob: Blob;
   let ctx: Ctx;
   switch (meta.schema) {
     case SCHEMA_PACKAGE:

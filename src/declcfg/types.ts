@@ -108,6 +108,14 @@ export interface Meta {
   loc?: Location;
 }
 
+/** One blob of any schema, tagged with its kind. */
+export type Blob =
+  | { kind: 'package'; value: Package }
+  | { kind: 'channel'; value: Channel }
+  | { kind: 'bundle'; value: Bundle }
+  | { kind: 'deprecation'; value: Deprecation }
+  | { kind: 'other'; value: Meta };
+
 export interface DeclarativeConfig {
   packages: Package[];
   channels: Channel[];

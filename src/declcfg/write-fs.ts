@@ -10,7 +10,8 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import type { DeclarativeConfig } from './types.js';
 import { blobJson, blobYaml, groupBlobs } from './write.js';
-import type { Blob, WriteOptions } from './write.js';
+import type { WriteOptions } from './write.js';
+import type { Blob } from './types.js';
 
 export type CatalogFormat = 'json' | 'yaml';
 

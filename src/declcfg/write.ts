@@ -17,16 +17,10 @@ import type {
   Meta,
   Package,
   Property,
+  Blob,
 } from './types.js';
 
 export { marshalIndent } from '../util/go-json.js';
-
-export type Blob =
-  | { kind: 'package'; value: Package }
-  | { kind: 'channel'; value: Channel }
-  | { kind: 'bundle'; value: Bundle }
-  | { kind: 'deprecation'; value: Deprecation }
-  | { kind: 'other'; value: Meta };
 
 /** A blob opm leaves out of its output because its package name is empty (§5.1 step 1). */
 export interface DroppedBlob {
