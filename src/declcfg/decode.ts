@@ -20,7 +20,6 @@ import {
   type Blob,
   type JsonObject,
   type JsonValue,
-  type Meta,
   type Package,
   type Property,
   type RelatedImage,
