@@ -23,6 +23,12 @@ export default tseslint.config(
     },
   },
   {
+    // bin/ is CommonJS (bin/package.json).
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['src/cli/main.ts', 'src/cli/output.ts', 'bench/**', 'test/**', 'bin/**', '**/*.test.ts'],
     rules: { 'no-console': 'off' },
   },

@@ -1,5 +1,7 @@
 // Image-pull benchmark: `opm render <bundle image>` against a local registry, in the same run as its floors.
 //   cold: `skopeo copy docker://REF dir:DIR` vs `opm --use-http render REF` with an empty cache (ratio, target <= 1)
+//   runtime: a bare `node -e 0` against the same skopeo copies, the part of the cold ratio that is
+//         Node.js starting (informational);
 //   warm: `opm render REF` with a filled cache, by tag and by digest, wall time of the whole process
 //         (start-up included) against 150 ms; the floor shown is a bare `node -e 0` of the same run.
 // Runs standalone (`node bench/out/build/bench/registry.js`) or from bench/run.ts via registryBench().
@@ -215,6 +217,11 @@ export async function registryBench(opts: RegistryBenchOptions = {}): Promise<Re
         `<= ${COLD_TARGET_RATIO}x`,
         (o, f) => o.ms / f.ms <= COLD_TARGET_RATIO,
       ),
+      // What Node.js itself costs: a process that runs nothing, against the same skopeo copies.
+      {
+        ...row(`registry: bare node -e 0 vs skopeo copy (runtime)`, skopeo, bare, '-', () => true),
+        ok: undefined,
+      },
       row(`registry: warm render by tag (floor: node -e 0)`, bare, warmTag, `< ${WARM_TARGET_MS} ms`, under),
       row(
         `registry: warm render by digest (floor: node -e 0)`,

@@ -1,4 +1,13 @@
 #!/usr/bin/env node
-import { main } from '../dist/bundle/main.js';
+// CommonJS (see package.json here): requiring the launcher is cheaper than starting the ES module
+// loader, and start-up is most of the time of a short command.
+'use strict';
+const path = require('node:path');
 
-await main();
+const dist = path.join(__dirname, '..', 'dist');
+require(path.join(dist, 'launch.cjs'))
+  .launch(path.join(dist, 'opm.cjs'))
+  .catch((err) => {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 70;
+  });

@@ -1,21 +1,75 @@
-// Run by `npm run build` after tsc: bundles the command line (dist/cli/main.js and what it imports)
-// into dist/bundle/, one file per lazily loaded command, so that each run loads a few files instead
-// of a hundred modules — start-up time is most of a cached `opm render`. Dependencies stay external:
-// they are installed beside the package and some (ajv's runtime for the precompiled validators)
-// are required by path.
+// Run by `npm run build` after tsc: bundles the command line (dist/cli/main.js, what it imports and
+// the libraries it uses) into one CommonJS file, dist/opm.cjs, and the launcher that bin/opm.js
+// requires (src/cli/launch.ts) into dist/launch.cjs, then has scripts/build-code-cache.js write the
+// V8 code cache the launcher loads the bundle with. Two files and a code cache instead of a hundred
+// ES modules: start-up is most of the time of a short command.
+// Left outside: ajv (the precompiled validators require its runtime by path) and undici (loaded
+// only when a proxy is configured).
 import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+// commander requires node:child_process when it is loaded, for executable subcommands, which opm
+// has none of; loading that module (and net, dgram) is several milliseconds of every run.
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.importer.includes(`${path.sep}node_modules${path.sep}commander${path.sep}`)
+        ? { path: 'lazy-child-process', namespace: 'opm-lazy' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'opm-lazy' }, () => ({
+      contents:
+        "let m; module.exports = new Proxy({}, { get: (_, k) => (m ??= require('node:child_process'))[k] });",
+      loader: 'js',
+    }));
+  },
+};
+const outfile = path.join(root, 'dist', 'opm.cjs');
+rmSync(`${outfile}.cache`, { force: true });
+rmSync(`${outfile}.cache.stamp`, { force: true });
 await build({
   entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
-  outdir: path.join(root, 'dist', 'bundle'),
+  outfile,
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  external: ['ajv', 'ajv/*', 'undici'],
+  plugins: [lazyChildProcess],
+  // import() becomes require(): the bundle is compiled through node:vm, where a dynamic import
+  // has no loader to call.
+  supported: { 'dynamic-import': false },
+  // Modules find their package (schemas/, package.json) upwards from import.meta.url.
+  define: { 'import.meta.url': '__opmModuleUrl' },
+  banner: { js: "const __opmModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 });
+// esbuild writes strings and identifiers as ASCII but keeps comments as they are (js-yaml's hold
+// typographic quotes). Escaping those keeps the whole file ASCII, which the launcher then reads as
+// Latin-1: a byte per character, several times faster than decoding UTF-8 at every start.
+const bundled = readFileSync(outfile, 'utf8');
+writeFileSync(
+  outfile,
+  bundled.replace(/[\u0080-\u{10ffff}]/gu, (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`),
+);
+
+// The launcher alone, as CommonJS: bin/opm.js requires it without starting the ES module loader.
+await build({
+  entryPoints: [path.join(root, 'dist', 'cli', 'launch.js')],
+  outfile: path.join(root, 'dist', 'launch.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+});
+const cache = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-code-cache.js')], {
+  stdio: 'inherit',
+});
+if (cache.status !== 0) process.exit(cache.status ?? 1);

@@ -15,7 +15,10 @@ export function processIO(): CliIO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // A getter: touching process.stdin sets up a stream, which only some commands need.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: process.stderr.isTTY === true,

@@ -4,7 +4,6 @@
  * temporary name and renamed into place only once all of them are complete, so a failure (a blob
  * the YAML step refuses, a full disk) leaves no partial catalog behind.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
@@ -103,7 +102,10 @@ export async function writeCatalogDir(
       const made = await mkdir(dir, { recursive: true, mode: 0o777 });
       if (made !== undefined) created.push(made);
       const file = path.join(dir, `catalog.${ext}`);
-      const temp = path.join(dir, `.catalog.${ext}.${randomBytes(8).toString('hex')}.tmp`);
+      const temp = path.join(
+        dir,
+        `.catalog.${ext}.${process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex')}.tmp`,
+      );
       temps.push({ temp, file });
       await writeBlobs(temp, g.blobs, format);
     }

@@ -1,20 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { OpmError } from '../errors.js';
 import { hasherFor, parseDigest } from './digest.js';
-
-/** Default cache root: $OLM_CACHE_DIR, else `$XDG_CACHE_HOME/opm-ts`, else `~/.cache/opm-ts`. */
-export function defaultCacheDir(env: NodeJS.ProcessEnv): string {
-  if (env.OLM_CACHE_DIR !== undefined && env.OLM_CACHE_DIR !== '') return env.OLM_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME;
-  if (xdg !== undefined && xdg !== '') return path.join(xdg, 'opm-ts');
-  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
-  return path.join(home, '.cache', 'opm-ts');
-}
 
 const BLOB_MODE = 0o444;
 /** Blobs up to this size are gathered in memory before they are written. */
@@ -88,7 +77,7 @@ export class BlobStore {
     mkdirSync(dir, { recursive: true });
     return path.join(
       dir,
-      `${parseDigest(digest).hex.slice(0, 16)}.${process.pid}.${randomBytes(6).toString('hex')}.partial`,
+      `${parseDigest(digest).hex.slice(0, 16)}.${process.pid}.${process.getBuiltinModule('node:crypto').randomBytes(6).toString('hex')}.partial`,
     );
   }
 

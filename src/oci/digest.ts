@@ -1,5 +1,9 @@
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { OpmError } from '../errors.js';
+
+// node:crypto is looked up when a digest is computed, not when this module loads: it costs
+// milliseconds of start-up that commands without images do not need.
+const crypto = () => process.getBuiltinModule('node:crypto');
 
 /** Digest algorithms a descriptor may use, with the length of their hex encoding. */
 const ALGORITHMS: Record<string, { node: string; hexLength: number }> = {
@@ -34,11 +38,11 @@ export function hasherFor(digest: string): Hash {
   const { algorithm } = parseDigest(digest);
   const alg = ALGORITHMS[algorithm];
   if (alg === undefined) throw new Error('unreachable: parseDigest checked the algorithm');
-  return createHash(alg.node);
+  return crypto().createHash(alg.node);
 }
 
 export function digestOf(data: Uint8Array, algorithm = 'sha256'): string {
   const alg = ALGORITHMS[algorithm];
   if (alg === undefined) throw new Error(`unsupported digest algorithm ${algorithm}`);
-  return `${algorithm}:${createHash(alg.node).update(data).digest('hex')}`;
+  return `${algorithm}:${crypto().createHash(alg.node).update(data).digest('hex')}`;
 }

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { defaultCacheDir } from './blob-cache.js';
+import { defaultCacheDir } from '../util/cache-dir.js';
 import type { RegistryOptions } from './image-source.js';
 import { parsePlatformString } from './manifest.js';
 

@@ -1,9 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { rootCertificates } from 'node:tls';
 import type * as Http from 'node:http';
-import type * as Https from 'node:https';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { OpmError } from '../errors.js';
@@ -228,16 +226,25 @@ function codedError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-let httpModules: Promise<[typeof Http, typeof Https]> | undefined;
-
-/** Direct requests on node:http/https, with keep-alive and undici's time-outs (connect, headers, body). */
+/**
+ * Direct requests on node:http/https, with keep-alive and undici's time-outs (connect, headers,
+ * body). Only the module the scheme needs is loaded: node:https brings TLS, several milliseconds of
+ * start-up that a plain-HTTP registry does not need.
+ */
 async function nodeEngine(url: URL, tls: TlsOptions, t: Timeouts): Promise<Engine> {
-  httpModules ??= Promise.all([import('node:http'), import('node:https')]);
-  const [http, https] = await httpModules;
   const secure = url.protocol === 'https:';
   const agentOptions = { keepAlive: true, maxSockets: MAX_CONNECTIONS };
-  const agent = secure ? new https.Agent({ ...agentOptions, ...tls }) : new http.Agent(agentOptions);
-  const send = secure ? https.request : http.request;
+  let agent: Http.Agent;
+  let send: typeof Http.request;
+  if (secure) {
+    const https = await import('node:https');
+    agent = new https.Agent({ ...agentOptions, ...tls });
+    send = https.request;
+  } else {
+    const http = await import('node:http');
+    agent = new http.Agent(agentOptions);
+    send = http.request;
+  }
   return {
     request: (target, method, headers, body) =>
       new Promise<RawResponse>((resolve, reject) => {
@@ -357,7 +364,9 @@ export class Transport {
     return {
       rejectUnauthorized: !this.opts.skipTlsVerify,
       // Passing `ca` replaces Node's roots, so keep them alongside the extra ones.
-      ...(files.ca.length > 0 ? { ca: [...rootCertificates, ...files.ca] } : {}),
+      ...(files.ca.length > 0
+        ? { ca: [...process.getBuiltinModule('node:tls').rootCertificates, ...files.ca] }
+        : {}),
       ...(files.cert !== undefined ? { cert: files.cert, key: files.key } : {}),
     };
   }

@@ -5,7 +5,6 @@
  * `loadValidators` finds it. Running from the sources (tests), or with schemas that changed after
  * the build, the schemas are compiled at first use instead; both give the same validators.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -50,7 +49,7 @@ interface SchemaTexts {
 }
 
 function readSchemas(dir: string): SchemaTexts {
-  const hash = createHash('sha256');
+  const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
   // The generated code calls into ajv's runtime: another ajv version compiles again.
   const ajvPackage: unknown = JSON.parse(readFileSync(require.resolve('ajv/package.json'), 'utf8'));
   const ajvVersion =

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -125,6 +124,8 @@ export async function runCredentialHelper(
     return undefined;
   }
   const result = await new Promise<{ code: number | null; out: string; error?: string }>((resolve) => {
+    // Loaded here: few runs use a helper, and node:child_process costs start-up time.
+    const { spawn } = process.getBuiltinModule('node:child_process');
     const child = spawn(program, ['get'], {
       env,
       stdio: ['pipe', 'pipe', 'ignore'],

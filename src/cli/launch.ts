@@ -1,0 +1,121 @@
+// Start-up of the `opm` command (bin/opm.js, through dist/launch.cjs). The command line and the
+// libraries it uses are one CommonJS file, dist/opm.cjs (scripts/bundle.js), compiled here through
+// node:vm with a V8 code cache so that a run does not parse and compile again what the build's
+// warm-up already compiled.
+// Node 20 has no compile cache of its own (module.enableCompileCache came with Node 22), and
+// start-up was most of the wall time of a short command such as a cached `opm render <image>`.
+//
+// The cache written by the build (dist/opm.cjs.cache) is valid only for the Node.js version and V8
+// flags that built it (its .stamp file). Any other run compiles as usual the first time and leaves
+// a cache for its own stamp in the user's cache folder. A cache V8 rejects only costs speed.
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import vm from 'node:vm';
+import { defaultCacheDir } from '../util/cache-dir.js';
+import type * as CliMain from './main.js';
+
+/** What dist/opm.cjs exports: the entry points of src/cli/main.ts. */
+export type CliModule = typeof CliMain;
+
+export interface CompiledCli {
+  cli: CliModule;
+  script: vm.Script;
+  /** True when `cachedData` was given and V8 accepted it. */
+  cacheAccepted: boolean;
+}
+
+/** The code cache the build writes beside the bundle. */
+export function shippedCacheFile(bundle: string): string {
+  return `${bundle}.cache`;
+}
+
+/**
+ * What a code cache depends on besides the source: V8 accepts a cache only from the same V8
+ * version and the same V8 flags (from the command line or NODE_OPTIONS, such as a heap size).
+ */
+export function runtimeStamp(): string {
+  const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
+  return `${process.version} ${process.arch}${flags === '' ? '' : ` ${flags}`}`;
+}
+
+/** The stamp of the Node.js that wrote the shipped cache. */
+export function shippedStampFile(bundle: string): string {
+  return `${bundle}.cache.stamp`;
+}
+
+function isCliModule(u: unknown): u is CliModule {
+  return typeof u === 'object' && u !== null && 'main' in u && typeof u.main === 'function';
+}
+
+/** Compile and run the bundle's module body (with `cachedData` when given) and return its exports. */
+export function compileCli(file: string, cachedData?: Buffer): CompiledCli {
+  // The build leaves the bundle ASCII only (scripts/bundle.js), so Latin-1 decodes it exactly.
+  const source = readFileSync(file, 'latin1');
+  const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+  const script = new vm.Script(wrapped, { filename: file, cachedData });
+  const cacheAccepted = cachedData !== undefined && !script.cachedDataRejected;
+  const module = { exports: {} as unknown };
+  const body: unknown = script.runInThisContext();
+  if (typeof body !== 'function') throw new Error(`${file}: not a module body`);
+  body.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  if (!isCliModule(module.exports)) throw new Error(`${file}: does not export main`);
+  return { cli: module.exports, script, cacheAccepted };
+}
+
+function readOptional(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Write a file whole or not at all (a concurrent run may be writing the same one). */
+export function writeAtomically(file: string, data: Buffer): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, file);
+}
+
+/** 32-bit FNV-1a, to name a cache file after a stamp (loading node:crypto would cost more). */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
+}
+
+/** The cache a run with this stamp keeps for itself, keyed also by the bundle's size and time. */
+function userCacheFile(bundle: string, stamp: string): string {
+  const st = statSync(bundle);
+  const key = fnv1a(`${stamp}\0${st.size}\0${Math.trunc(st.mtimeMs)}`);
+  return path.join(defaultCacheDir(process.env), 'code-cache', `opm-${key}.bin`);
+}
+
+function readText(file: string): string | undefined {
+  return readOptional(file)?.toString('utf8').trim();
+}
+
+/** Load the bundled command line (dist/opm.cjs) and run it. */
+export async function launch(bundle: string): Promise<void> {
+  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);
+  const stamp = runtimeStamp();
+  const shipped = readText(shippedStampFile(bundle)) === stamp;
+  const cacheFile = shipped ? shippedCacheFile(bundle) : userCacheFile(bundle, stamp);
+  const { cli, script, cacheAccepted } = compileCli(bundle, readOptional(cacheFile));
+  if (!cacheAccepted && !shipped) {
+    // Written at exit, when the run has compiled what it used; a later run of this Node.js reads it.
+    process.once('exit', () => {
+      try {
+        writeAtomically(cacheFile, script.createCachedData());
+      } catch {
+        // A read-only or full cache folder only costs speed.
+      }
+    });
+  }
+  return cli.main();
+}
