@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import jsYaml from 'js-yaml';
+import { describe, expect, it, vi } from 'vitest';
 import {
   goFloat32Key,
   parseYamlDocument,
@@ -128,6 +129,26 @@ describe('map keys as Go stringifies them', () => {
 
   it.each([['~: x'], ['null: x'], ['a:\n  NULL: 1']])('null key %j is an error', (input) => {
     expect(() => parseYamlDocument(input)).toThrow(/null map key/);
+  });
+
+  it('reads a document once when such scalars are only values', () => {
+    const load = vi.spyOn(jsYaml, 'load');
+    try {
+      const doc = 'metadata:\n  creationTimestamp: null\nspec:\n  ratio: 1.0\n  big: 9007199254740993\n';
+      expect(parseYamlDocument(doc)).toStrictEqual({
+        metadata: { creationTimestamp: null },
+        spec: { ratio: 1, big: 9007199254740992 },
+      });
+      expect(load).toHaveBeenCalledTimes(1);
+    } finally {
+      load.mockRestore();
+    }
+  });
+
+  it('tells a quoted "null" key from a null key, and a quoted number key from a number', () => {
+    expect(parseYamlDocument('"null": 1\na: ~\n')).toStrictEqual({ null: 1, a: null });
+    expect(parseYamlDocument('"1": a\nb: 1.0\n')).toStrictEqual({ 1: 'a', b: 1 });
+    expect(() => parseYamlDocument('"null": 1\nb:\n  ~: 2\n')).toThrow(/null map key/);
   });
 
   it('keeps values exact when a document needs the exact pass', () => {

@@ -210,21 +210,28 @@ class Boxed {
 }
 
 let exactMode = false;
+/** A value JSON cannot carry was read: the exact pass reports it. */
 let needsExactPass = false;
+/**
+ * Keys js-yaml would write for scalars that Go keys differently (`null` for `~`, `1` for `1.0`).
+ * The exact pass is needed only when the document has one of them as a key, which is rare, while
+ * such values (`creationTimestamp: null`) are in most Kubernetes manifests.
+ */
+const suspectKeys = new Set<string>();
 
 function construct(r: Resolved): unknown {
   if (!r.ok) return null;
   const v = r.value;
   if (v === null) {
     if (exactMode) return new Boxed(null, NULL_KEY);
-    needsExactPass = true;
+    suspectKeys.add('null');
     return null;
   }
   if (typeof v === 'boolean') return v;
   if (r.exact !== undefined) {
     if (!Number.isSafeInteger(v)) {
       if (exactMode) return new Boxed(v, r.exact);
-      needsExactPass = true;
+      suspectKeys.add(String(v));
     }
     return v;
   }
@@ -236,7 +243,8 @@ function construct(r: Resolved): unknown {
     return v;
   }
   if (exactMode) return new Boxed(v, goFloat32Key(v));
-  needsExactPass = true;
+  if (Number.isFinite(v)) suspectKeys.add(String(v));
+  else needsExactPass = true;
   return v;
 }
 
@@ -416,9 +424,10 @@ export function parseYamlDocument(
 ): JsonValue | undefined {
   exactMode = false;
   needsExactPass = false;
+  suspectKeys.clear();
   const v = loadOne(text, firstLine, opts);
   if (v === undefined) return undefined;
-  if (!needsExactPass) {
+  if (!needsExactPass && (suspectKeys.size === 0 || !hasKeyIn(v, suspectKeys))) {
     // The schema constructs only JSON types (strings, numbers, booleans, null, arrays, plain objects).
     return jsonValueOf(v, firstLine);
   }
@@ -428,6 +437,24 @@ export function parseYamlDocument(
   } finally {
     exactMode = false;
   }
+}
+
+/** Whether a mapping anywhere in `root` has one of `keys`. */
+function hasKeyIn(root: unknown, keys: Set<string>): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+      continue;
+    }
+    for (const [k, x] of Object.entries(v)) {
+      if (keys.has(k)) return true;
+      stack.push(x);
+    }
+  }
+  return false;
 }
 
 function jsonValueOf(v: unknown, line: number): JsonValue {
