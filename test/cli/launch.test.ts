@@ -1,0 +1,83 @@
+// The launcher (src/cli/launch.ts, run by bin/opm.js over dist/): the bundle is compiled with the
+// build's code cache, or with one the run leaves in the cache folder when Node.js's V8 flags differ.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const bin = path.resolve('bin/opm.js');
+const catalog = path.resolve('testdata/examples/catalog');
+
+let cacheDir: string;
+beforeEach(() => {
+  cacheDir = mkdtempSync(path.join(os.tmpdir(), 'opm-launch-'));
+});
+afterEach(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+// The build's stamp: Node.js version, architecture, then the NODE_OPTIONS it ran with, if any.
+const stamp = readFileSync(path.resolve('dist/opm.cjs.cache.stamp'), 'utf8').trim();
+const buildNodeOptions = stamp.split(' ').slice(2).join(' ');
+
+function run(nodeFlags: string[], args: string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, [...nodeFlags, bin, ...args], {
+    encoding: 'utf8',
+    env: {
+      PATH: process.env.PATH,
+      HOME: cacheDir,
+      OLM_CACHE_DIR: cacheDir,
+      NO_COLOR: '1',
+      ...(buildNodeOptions === '' ? {} : { NODE_OPTIONS: buildNodeOptions }),
+    },
+  });
+}
+
+function ownCaches(): string[] {
+  const dir = path.join(cacheDir, 'code-cache');
+  try {
+    return readdirSync(dir).map((n) => path.join(dir, n));
+  } catch {
+    return [];
+  }
+}
+
+// A V8 flag that changes nothing opm does but makes V8 refuse a cache made without it.
+const OTHER_FLAGS = ['--stack-size=900'];
+
+describe('the launcher', () => {
+  it('uses the cache the build wrote, and writes none of its own', () => {
+    expect(stamp.startsWith(`${process.version} ${process.arch}`)).toBe(true);
+    const r = run([], ['render', catalog, '-o', 'json']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('"schema": "olm.package"');
+    expect(ownCaches()).toEqual([]);
+  });
+
+  it('leaves a cache for other V8 flags and reads it on the next run', () => {
+    const plain = run([], ['render', catalog, '-o', 'yaml']);
+    const first = run(OTHER_FLAGS, ['render', catalog, '-o', 'yaml']);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toBe(plain.stdout);
+    const [file, ...more] = ownCaches();
+    expect(file).toBeDefined();
+    expect(more).toEqual([]);
+    const written = statSync(file ?? '').mtimeMs;
+
+    const second = run(OTHER_FLAGS, ['render', catalog, '-o', 'yaml']);
+    expect(second.stdout).toBe(plain.stdout);
+    // Rewritten only when V8 refuses it: an unchanged file is a cache that was accepted.
+    expect(statSync(file ?? '').mtimeMs).toBe(written);
+  });
+
+  it('replaces a corrupt cache and still runs', () => {
+    expect(run(OTHER_FLAGS, ['version']).status).toBe(0);
+    const [file] = ownCaches();
+    if (file === undefined) throw new Error('no cache written');
+    writeFileSync(file, 'not a code cache');
+    const r = run(OTHER_FLAGS, ['render', catalog, '-o', 'json']);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('"schema": "olm.package"');
+    expect(readFileSync(file, 'utf8')).not.toBe('not a code cache');
+  });
+});
