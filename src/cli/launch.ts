@@ -1,9 +1,9 @@
 // Start-up of the `opm` command (bin/opm.js, through dist/launch.cjs). The command line and the
 // libraries it uses are one CommonJS file, dist/opm.cjs (scripts/bundle.js), compiled here through
 // node:vm with a V8 code cache so that a run does not parse and compile again what the build's
-// warm-up already compiled.
-// Node 20 has no compile cache of its own (module.enableCompileCache came with Node 22), and
-// start-up was most of the wall time of a short command such as a cached `opm render <image>`.
+// warm-up already compiled. Node 20 has no compile cache of its own (module.enableCompileCache came
+// with Node 22), and start-up was most of the wall time of a short command such as a cached
+// `opm render <image>`.
 //
 // The cache written by the build (dist/opm.cjs.cache) is valid only for the Node.js version and V8
 // flags that built it (its .stamp file). Any other run compiles as usual the first time and leaves
@@ -105,13 +105,22 @@ export async function launch(bundle: string): Promise<void> {
   if (!existsSync(bundle)) throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);
   const stamp = runtimeStamp();
   const shipped = readText(shippedStampFile(bundle)) === stamp;
-  const cacheFile = shipped ? shippedCacheFile(bundle) : userCacheFile(bundle, stamp);
-  const { cli, script, cacheAccepted } = compileCli(bundle, readOptional(cacheFile));
-  if (!cacheAccepted && !shipped) {
+  let cacheFile: string | undefined;
+  try {
+    cacheFile = shipped ? shippedCacheFile(bundle) : userCacheFile(bundle, stamp);
+  } catch {
+    // No home folder to keep a cache in: compile without one.
+  }
+  const { cli, script, cacheAccepted } = compileCli(
+    bundle,
+    cacheFile === undefined ? undefined : readOptional(cacheFile),
+  );
+  if (!cacheAccepted && !shipped && cacheFile !== undefined) {
+    const file = cacheFile;
     // Written at exit, when the run has compiled what it used; a later run of this Node.js reads it.
     process.once('exit', () => {
       try {
-        writeAtomically(cacheFile, script.createCachedData());
+        writeAtomically(file, script.createCachedData());
       } catch {
         // A read-only or full cache folder only costs speed.
       }
