@@ -3,6 +3,7 @@
 // everything that was compiled to dist/opm.cjs.cache. Its own process, so that the cache is made
 // with the same V8 flags as a plain `node` run.
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -31,6 +32,18 @@ const io = () => ({
   stderrIsTTY: false,
 });
 
+/** A local port nothing listens on (just released), so that a connection is refused at once. */
+function closedPort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 9));
+    });
+  });
+}
+
 const runs = [
   ['--help'],
   ['render', '--help'],
@@ -40,7 +53,7 @@ const runs = [
   ['render', bundle, '-o', 'json'],
   ['render', bundle, '-o', 'yaml', '--migrate-level', 'bundle-object-to-csv-metadata'],
   // An image on a closed local port: reference parsing, credentials, transport, error reporting.
-  ['render', '--use-http', '127.0.0.1:9/opm-ts/warm-up:v1'],
+  ['render', '--use-http', `127.0.0.1:${await closedPort()}/opm-ts/warm-up:v1`],
 ];
 
 try {
