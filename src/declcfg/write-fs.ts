@@ -7,6 +7,7 @@
 import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
+import { randomHex } from '../util/random-hex.js';
 import type { DeclarativeConfig } from './types.js';
 import { blobJson, blobYaml, groupBlobs } from './write.js';
 import type { WriteOptions } from './write.js';
@@ -102,10 +103,7 @@ export async function writeCatalogDir(
       const made = await mkdir(dir, { recursive: true, mode: 0o777 });
       if (made !== undefined) created.push(made);
       const file = path.join(dir, `catalog.${ext}`);
-      const temp = path.join(
-        dir,
-        `.catalog.${ext}.${process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex')}.tmp`,
-      );
+      const temp = path.join(dir, `.catalog.${ext}.${randomHex(8)}.tmp`);
       temps.push({ temp, file });
       await writeBlobs(temp, g.blobs, format);
     }

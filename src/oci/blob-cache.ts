@@ -3,6 +3,7 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { OpmError } from '../errors.js';
+import { randomHex } from '../util/random-hex.js';
 import { hasherFor, parseDigest } from './digest.js';
 
 const BLOB_MODE = 0o444;
@@ -75,10 +76,7 @@ export class BlobStore {
   private tmpPath(digest: string): string {
     const dir = path.join(this.root, 'tmp');
     mkdirSync(dir, { recursive: true });
-    return path.join(
-      dir,
-      `${parseDigest(digest).hex.slice(0, 16)}.${process.pid}.${process.getBuiltinModule('node:crypto').randomBytes(6).toString('hex')}.partial`,
-    );
+    return path.join(dir, `${parseDigest(digest).hex.slice(0, 16)}.${process.pid}.${randomHex(6)}.partial`);
   }
 
   private commit(tmp: string, digest: string): string {
