@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { OpmError } from '../errors.js';
 import { parseCatalogText } from '../declcfg/parse.js';
 import { haveCorpus } from '../../test/corpus.js';
+import { errorOf } from '../../test/error-of.js';
 import { templateCases, writeBundleDirMap } from '../../test/template-corpus.js';
 import { readBundleDirMap } from '../template/bundle-dirs.js';
 import type { ImageSource } from '../oci/image-source.js';
@@ -17,16 +18,6 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const noPulls: ImageSource = {
   pull: (ref) => Promise.reject(new OpmError(`test tried to pull ${ref}`)),
 };
-
-async function errorOf(p: Promise<unknown>): Promise<OpmError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof OpmError) return e;
-    throw e;
-  }
-  throw new Error('expected an error');
-}
 
 describe.runIf(haveCorpus())('renderTemplate over the community corpus (v4.21)', () => {
   const cases = templateCases();

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { OpmError } from '../errors.js';
 import {
   emptyConfig,
   type Bundle,
@@ -8,6 +7,7 @@ import {
   type JsonObject,
 } from '../declcfg/types.js';
 import { readTemplateDocument } from './input.js';
+import { errorOf } from '../../test/error-of.js';
 import {
   applySubstitutions,
   bundleVersionRelease,
@@ -67,16 +67,6 @@ const renderer =
   (bundles: Record<string, Bundle[]>) =>
   (image: string): Promise<RenderedSubstitute> =>
     Promise.resolve({ bundles: bundles[image] ?? [], csvs: new Map() });
-
-async function errorOf(p: Promise<unknown>): Promise<OpmError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof OpmError) return e;
-    throw e;
-  }
-  throw new Error('expected an error');
-}
 
 describe('applySubstitutions', () => {
   it('success/the substitute takes the base’s edges in every channel', async () => {
