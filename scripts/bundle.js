@@ -69,6 +69,19 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 });
+// The loading worker (src/declcfg/load-pool.ts) on its own: a worker starts faster without the code
+// of the command line.
+await build({
+  entryPoints: [path.join(root, 'dist', 'declcfg', 'load-worker.js')],
+  outfile: path.join(root, 'dist', 'load-worker.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  define: { 'import.meta.url': '__opmModuleUrl' },
+  banner: { js: "const __opmModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  logLevel: 'warning',
+});
 const cache = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-code-cache.js')], {
   stdio: 'inherit',
 });

@@ -5,119 +5,24 @@
  * file and line instead of the first error aborting the load.
  */
 import { Limiter } from '../util/limit.js';
-import { availableParallelism } from 'node:os';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { OpmError } from '../errors.js';
 import { sortFindings, type Finding } from '../findings.js';
-import { decodeBlob, type DecodeIssue, type DecodeOptions } from './decode.js';
-import { LARGE_FILE_BYTES, readFileParts } from './load-large.js';
-import { walkCatalogDir, type WalkedFile } from './load-walk.js';
-import { parseCatalogBytes, parseCatalogText, type ParsedText } from './parse.js';
+import type { DecodeOptions } from './decode.js';
 import {
-  emptyConfig,
-  mergeConfigs,
-  type DeclarativeConfig,
-  type JsonObject,
-  type Location,
-} from './types.js';
+  addBlobs,
+  loadFile,
+  parsedObjects,
+  type LoadOptions,
+  type LoadResult,
+  type LocatedObject,
+} from './load-file.js';
+import { IN_THREAD_BYTES, loadFilesInWorkers, threadCount, workerScript } from './load-pool.js';
+import { walkCatalogDir, type WalkedFile } from './load-walk.js';
+import { parseCatalogText } from './parse.js';
+import { emptyConfig, mergeConfigs, type DeclarativeConfig } from './types.js';
 
-export interface LoadOptions extends DecodeOptions {
-  /** Called with every raw blob before it is decoded (JSON Schema checks plug in here). */
-  inspect?: (blob: JsonObject, loc: Location) => Finding[];
-  /** Files read at the same time (default: CPU count, at most 8). */
-  concurrency?: number;
-}
-
-export interface LoadResult {
-  cfg: DeclarativeConfig;
-  /** Sorted with sortFindings. */
-  findings: Finding[];
-}
-
-/** A raw blob and where it came from. */
-export interface LocatedObject {
-  value: JsonObject;
-  loc: Location;
-}
-
-function issueFinding(issue: DecodeIssue, loc: Location): Finding {
-  return { ...issue, file: loc.file, line: loc.line };
-}
-
-/** Decode blobs into `cfg` (in order), collecting findings. */
-function addBlobs(
-  cfg: DeclarativeConfig,
-  objects: Iterable<LocatedObject>,
-  opts: LoadOptions,
-  findings: Finding[],
-): void {
-  for (const { value, loc } of objects) {
-    if (opts.inspect) findings.push(...opts.inspect(value, loc));
-    let decoded;
-    try {
-      decoded = decodeBlob(value, opts);
-    } catch (err) {
-      // Decoding is not recursive beyond a fixed depth; this guards against surprises in huge input.
-      if (!(err instanceof RangeError)) throw err;
-      findings.push({
-        rule: 'decode.too-deep',
-        severity: 'error',
-        message: 'blob is nested too deeply',
-        ...loc,
-      });
-      continue;
-    }
-    for (const issue of decoded.issues) findings.push(issueFinding(issue, loc));
-    const b = decoded.blob;
-    if (!b) continue;
-    b.value.loc = loc;
-    if (b.kind === 'package') cfg.packages.push(b.value);
-    else if (b.kind === 'channel') cfg.channels.push(b.value);
-    else if (b.kind === 'bundle') cfg.bundles.push(b.value);
-    else if (b.kind === 'deprecation') cfg.deprecations.push(b.value);
-    else cfg.others.push(b.value);
-  }
-}
-
-function parsedObjects(parsed: ParsedText, file: string, findings: Finding[]): LocatedObject[] {
-  for (const i of parsed.issues) {
-    findings.push({ rule: i.rule, severity: i.severity, message: i.message, file, line: i.line });
-  }
-  return parsed.blobs.map((b) => ({ value: b.value, loc: { file, line: b.line } }));
-}
-
-async function loadFile(f: WalkedFile, opts: LoadOptions): Promise<LoadResult> {
-  const cfg = emptyConfig();
-  const findings: Finding[] = [];
-  try {
-    if (f.size <= LARGE_FILE_BYTES) {
-      const bytes = await readFile(f.abs);
-      addBlobs(cfg, parsedObjects(parseCatalogBytes(bytes), f.rel, findings), opts, findings);
-    } else {
-      // Decode part by part so only one part's text and raw blobs are alive at a time.
-      for await (const part of readFileParts(f.abs)) {
-        addBlobs(
-          cfg,
-          parsedObjects(parseCatalogBytes(part.bytes, part.firstLine), f.rel, findings),
-          opts,
-          findings,
-        );
-      }
-    }
-  } catch (err) {
-    findings.push({ rule: 'load.unreadable', severity: 'error', message: readProblem(err), file: f.rel });
-  }
-  return { cfg, findings };
-}
-
-function readProblem(err: unknown): string {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
-  if (code === 'ERR_STRING_TOO_LONG') return 'a single blob is too large to parse (over 512 MiB)';
-  if (code === 'EACCES') return 'cannot read file: permission denied';
-  if (code === 'EISDIR') return 'cannot read file: is a directory';
-  if (err instanceof RangeError) return 'file is nested too deeply to parse';
-  return `cannot read file: ${err instanceof Error ? err.message : String(err)}`;
-}
+export type { LoadOptions, LoadResult, LocatedObject } from './load-file.js';
 
 async function requireDir(dir: string): Promise<void> {
   let st;
@@ -136,6 +41,25 @@ async function requireDir(dir: string): Promise<void> {
 }
 
 /**
+ * Load every file, on worker threads when there are several threads and enough bytes to pay for
+ * them (load-pool.ts), else in this thread a few files at a time. Results are in walk order.
+ */
+async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promise<LoadResult[]> {
+  const threads = threadCount(opts.threads);
+  let bytes = 0;
+  for (const f of files) bytes += f.size;
+  // An inspect callback cannot run in another thread.
+  const script =
+    threads > 1 && files.length > 1 && bytes >= (opts.workerMinBytes ?? IN_THREAD_BYTES) && !opts.inspect
+      ? workerScript()
+      : null;
+  if (script !== null) return loadFilesInWorkers(files, opts, threads, script);
+  // Reading a few files at once overlaps their reads with parsing.
+  const limiter = new Limiter(4);
+  return Promise.all(files.map((f) => limiter.run(() => loadFile(f, opts))));
+}
+
+/**
  * Load a catalog directory. Never throws for bad content: parse, decode and file problems are
  * findings (sorted); only a missing root or a root that is not a directory throws an OpmError.
  */
@@ -143,10 +67,7 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
   await requireDir(dir);
   const walked = await walkCatalogDir(dir);
   const findings: Finding[] = walked.problems.map((p) => ({ ...p, severity: 'error' }));
-  const limit = opts.concurrency ?? Math.min(8, availableParallelism());
-  const limiter = new Limiter(limit);
-  // Read concurrently, merged in walk order: the result does not depend on timing.
-  const perFile = await Promise.all(walked.files.map((f) => limiter.run(() => loadFile(f, opts))));
+  const perFile = await loadFiles(walked.files, opts);
   const cfg = mergeConfigs(perFile.map((r) => r.cfg));
   for (const r of perFile) findings.push(...r.findings);
   return { cfg, findings: sortFindings(findings) };

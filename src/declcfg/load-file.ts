@@ -1,0 +1,116 @@
+/**
+ * Loading one catalog file: read it (in parts when it is large), split it into blobs and decode them.
+ * The unit of work of a catalog load, run in the loading thread or in a worker (load-pool.ts); what it
+ * returns is plain data, so it crosses threads as it is.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Finding } from '../findings.js';
+import { decodeBlob, type DecodeIssue, type DecodeOptions } from './decode.js';
+import { LARGE_FILE_BYTES, readFileParts } from './load-large.js';
+import type { WalkedFile } from './load-walk.js';
+import { parseCatalogBytes, type ParsedText } from './parse.js';
+import { emptyConfig, type DeclarativeConfig, type JsonObject, type Location } from './types.js';
+
+export interface LoadOptions extends DecodeOptions {
+  /** Called with every raw blob before it is decoded (JSON Schema checks plug in here). */
+  inspect?: (blob: JsonObject, loc: Location) => Finding[];
+  /**
+   * Threads that read and parse files: 1 loads in this thread; the default is OPM_THREADS from the
+   * environment, else the available parallelism (see load-pool.ts).
+   */
+  threads?: number;
+  /** Catalogs with fewer bytes are loaded in this thread (default IN_THREAD_BYTES of load-pool.ts). */
+  workerMinBytes?: number;
+}
+
+export interface LoadResult {
+  cfg: DeclarativeConfig;
+  /** Sorted with sortFindings. */
+  findings: Finding[];
+}
+
+/** A raw blob and where it came from. */
+export interface LocatedObject {
+  value: JsonObject;
+  loc: Location;
+}
+
+function issueFinding(issue: DecodeIssue, loc: Location): Finding {
+  return { ...issue, file: loc.file, line: loc.line };
+}
+
+/** Decode blobs into `cfg` (in order), collecting findings. */
+export function addBlobs(
+  cfg: DeclarativeConfig,
+  objects: Iterable<LocatedObject>,
+  opts: LoadOptions,
+  findings: Finding[],
+): void {
+  for (const { value, loc } of objects) {
+    if (opts.inspect) findings.push(...opts.inspect(value, loc));
+    let decoded;
+    try {
+      decoded = decodeBlob(value, opts);
+    } catch (err) {
+      // Decoding is not recursive beyond a fixed depth; this guards against surprises in huge input.
+      if (!(err instanceof RangeError)) throw err;
+      findings.push({
+        rule: 'decode.too-deep',
+        severity: 'error',
+        message: 'blob is nested too deeply',
+        ...loc,
+      });
+      continue;
+    }
+    for (const issue of decoded.issues) findings.push(issueFinding(issue, loc));
+    const b = decoded.blob;
+    if (!b) continue;
+    b.value.loc = loc;
+    if (b.kind === 'package') cfg.packages.push(b.value);
+    else if (b.kind === 'channel') cfg.channels.push(b.value);
+    else if (b.kind === 'bundle') cfg.bundles.push(b.value);
+    else if (b.kind === 'deprecation') cfg.deprecations.push(b.value);
+    else cfg.others.push(b.value);
+  }
+}
+
+export function parsedObjects(parsed: ParsedText, file: string, findings: Finding[]): LocatedObject[] {
+  for (const i of parsed.issues) {
+    findings.push({ rule: i.rule, severity: i.severity, message: i.message, file, line: i.line });
+  }
+  return parsed.blobs.map((b) => ({ value: b.value, loc: { file, line: b.line } }));
+}
+
+/** Load one file; its findings are in file order, not sorted. Never throws for bad content. */
+export async function loadFile(f: WalkedFile, opts: LoadOptions): Promise<LoadResult> {
+  const cfg = emptyConfig();
+  const findings: Finding[] = [];
+  try {
+    if (f.size <= LARGE_FILE_BYTES) {
+      const bytes = await readFile(f.abs);
+      addBlobs(cfg, parsedObjects(parseCatalogBytes(bytes), f.rel, findings), opts, findings);
+    } else {
+      // Decode part by part so only one part's text and raw blobs are alive at a time.
+      for await (const part of readFileParts(f.abs)) {
+        addBlobs(
+          cfg,
+          parsedObjects(parseCatalogBytes(part.bytes, part.firstLine), f.rel, findings),
+          opts,
+          findings,
+        );
+      }
+    }
+  } catch (err) {
+    findings.push({ rule: 'load.unreadable', severity: 'error', message: readProblem(err), file: f.rel });
+  }
+  return { cfg, findings };
+}
+
+function readProblem(err: unknown): string {
+  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
+  if (code === 'ERR_STRING_TOO_LONG') return 'a single blob is too large to parse (over 512 MiB)';
+  if (code === 'EACCES') return 'cannot read file: permission denied';
+  if (code === 'EISDIR') return 'cannot read file: is a directory';
+  if (err instanceof RangeError) return 'file is nested too deeply to parse';
+  return `cannot read file: ${err instanceof Error ? err.message : String(err)}`;
+}

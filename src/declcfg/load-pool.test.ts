@@ -1,0 +1,57 @@
+import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { corpusPath, haveCorpus } from '../../test/corpus.js';
+import { loadCatalogDir } from './load.js';
+import { threadCount, workerScript } from './load-pool.js';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../testdata/load');
+
+describe('threadCount', () => {
+  it('takes the requested count, else OPM_THREADS, else the available parallelism', () => {
+    expect(threadCount(3, { OPM_THREADS: '5' })).toBe(3);
+    expect(threadCount(undefined, { OPM_THREADS: '5' })).toBe(5);
+    expect(threadCount(undefined, { OPM_THREADS: ' 1 ' })).toBe(1);
+    for (const bad of ['0', '-2', 'many', '1.5', ''])
+      expect(threadCount(undefined, { OPM_THREADS: bad })).toBe(availableParallelism());
+    expect(threadCount(0, {})).toBe(availableParallelism());
+  });
+});
+
+describe('loading on worker threads', () => {
+  it('finds the bundled worker (npm run build writes it)', () => {
+    expect(workerScript()).toMatch(/load-worker\.cjs$/);
+  });
+
+  // Every bad-input fixture: the same blobs and the same findings, with file and line, as in-thread.
+  const cases = readdirSync(fixtures, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  it.each(cases)('%s gives the same result on 3 threads as on one', async (name) => {
+    const dir = path.join(fixtures, name, 'catalog');
+    const one = await loadCatalogDir(dir, { threads: 1 });
+    const many = await loadCatalogDir(dir, { threads: 3, workerMinBytes: 0 });
+    expect(many).toStrictEqual(one);
+  });
+
+  it('elided payloads and decode options reach the workers', async () => {
+    const dir = path.join(fixtures, 'decode-errors', 'catalog');
+    const one = await loadCatalogDir(dir, { threads: 1, elidePayloads: true });
+    const many = await loadCatalogDir(dir, { threads: 2, workerMinBytes: 0, elidePayloads: true });
+    expect(many).toStrictEqual(one);
+  });
+});
+
+describe.runIf(haveCorpus())('the corpus on worker threads', () => {
+  it('community-catalog-v4.21 loads the same on 1, 2 and 4 threads', async () => {
+    const dir = corpusPath('community-catalog-v4.21');
+    const one = await loadCatalogDir(dir, { threads: 1 });
+    for (const threads of [2, 4]) {
+      const many = await loadCatalogDir(dir, { threads, workerMinBytes: 0 });
+      expect(many).toStrictEqual(one);
+    }
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * Parallel loading: catalog files are read, parsed and decoded by the calling thread and by
+ * `threads - 1` worker threads at once. Every thread claims the next file from one shared counter
+ * (largest files first, so the last file to finish is a short one), so no thread waits for another
+ * to hand it work. Results come back as plain data and are put in walk order, so the outcome never
+ * depends on timing.
+ *
+ * A worker costs a thread start and loading its code (dist/load-worker.cjs): about 50 ms of CPU
+ * before it parses anything, and its parser warms up again. Small catalogs are loaded in the calling
+ * thread alone, where a worker would cost more than it saves.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { DecodeOptions } from './decode.js';
+import { loadFile, type LoadResult } from './load-file.js';
+import type { WalkedFile } from './load-walk.js';
+import { claim, type LoadReply, type LoadWork } from './load-worker.js';
+
+/**
+ * Catalogs with fewer bytes than this are loaded in the calling thread. Measured with
+ * `bench/threads.js` (see docs/performance.md): below about 2 MB a worker does not pay for its start.
+ */
+export const IN_THREAD_BYTES = 2 * 1024 * 1024;
+
+/** Environment variable that sets the number of loading threads (1 = no workers). */
+export const THREADS_ENV = 'OPM_THREADS';
+
+/**
+ * The number of threads to load with: `requested` when given, else OPM_THREADS when it is a positive
+ * integer, else the available parallelism (which honours CPU affinity such as `taskset`).
+ */
+export function threadCount(requested?: number, env: NodeJS.ProcessEnv = process.env): number {
+  if (requested !== undefined && Number.isInteger(requested) && requested >= 1) return requested;
+  const fromEnv = env[THREADS_ENV]?.trim();
+  if (fromEnv !== undefined && /^[1-9][0-9]{0,3}$/.test(fromEnv)) return Number(fromEnv);
+  return availableParallelism();
+}
+
+let scriptFound: string | null | undefined;
+
+/**
+ * The bundled worker script, found from this module wherever it runs: in the bundle (dist/opm.cjs),
+ * compiled (dist/declcfg/) or from sources (src/declcfg/, in tests after a build). Null when there is
+ * none: loading then stays in the calling thread.
+ */
+export function workerScript(): string | null {
+  if (scriptFound !== undefined) return scriptFound;
+  scriptFound = null;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 3 && scriptFound === null; up++) {
+    for (const candidate of [path.join(dir, 'load-worker.cjs'), path.join(dir, 'dist', 'load-worker.cjs')]) {
+      if (scriptFound === null && existsSync(candidate)) scriptFound = candidate;
+    }
+    dir = path.dirname(dir);
+  }
+  return scriptFound;
+}
+
+/** Options a worker can receive: functions stay behind (they cannot cross threads). */
+function plainOptions(opts: DecodeOptions): DecodeOptions {
+  return Object.fromEntries(Object.entries(opts).filter(([, v]) => typeof v !== 'function')) as DecodeOptions;
+}
+
+/**
+ * Load `files` on this thread and `threads - 1` workers; results are in the order of `files`.
+ * Rejects when a worker fails (a bug: bad content is reported in the results, never thrown).
+ */
+export async function loadFilesInWorkers(
+  files: readonly WalkedFile[],
+  opts: DecodeOptions,
+  threads: number,
+  script: string,
+): Promise<LoadResult[]> {
+  const order = [...files].sort((a, b) => b.size - a.size);
+  const indexOf = new Map(files.map((f, i) => [f, i]));
+  const results = new Array<LoadResult | undefined>(files.length);
+  const shared = new SharedArrayBuffer(4);
+  const work: LoadWork = { files: order, opts: plainOptions(opts), next: shared };
+  const workers: Worker[] = [];
+  let failure: Error | undefined;
+  const put = (i: number, r: LoadResult): void => {
+    const f = order[i];
+    const at = f === undefined ? undefined : indexOf.get(f);
+    if (at !== undefined) results[at] = r;
+  };
+  const finished: Promise<void>[] = [];
+  for (let n = 1; n < Math.min(threads, files.length); n++) {
+    const w = new Worker(script, { workerData: work });
+    workers.push(w);
+    finished.push(
+      new Promise<void>((resolve) => {
+        w.on('message', (reply: LoadReply) => {
+          if (reply.ok) put(reply.index, reply.result);
+          else {
+            failure ??= new Error(`loading in a worker failed: ${reply.message}`);
+            if (reply.stack !== undefined) failure.stack = reply.stack;
+          }
+        });
+        w.on('error', (err) => {
+          failure ??= err;
+        });
+        w.on('exit', () => resolve());
+      }),
+    );
+  }
+  try {
+    // This thread takes its share too; a worker's results are received between two of its files.
+    const next = new Int32Array(shared);
+    for (
+      let i = claim(next, order.length);
+      i !== -1 && failure === undefined;
+      i = claim(next, order.length)
+    ) {
+      const f = order[i];
+      if (f !== undefined) put(i, await loadFile(f, opts));
+    }
+    await Promise.all(finished);
+  } finally {
+    if (failure !== undefined) await Promise.all(workers.map((w) => w.terminate()));
+  }
+  if (failure !== undefined) throw failure;
+  return results.map((r, i) => {
+    if (r === undefined) throw new Error(`no result for ${files[i]?.rel ?? i}`);
+    return r;
+  });
+}
