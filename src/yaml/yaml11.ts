@@ -11,6 +11,7 @@ import jsYaml from 'js-yaml';
 import type { JsonObject, JsonValue } from '../declcfg/types.js';
 import { OpmError } from '../errors.js';
 import { isJsonObject } from '../util/guards.js';
+import { readBlockYaml } from './block-reader.js';
 
 /** Deepest nesting accepted in a document; deeper input is refused instead of risking the stack. */
 export const MAX_YAML_DEPTH = 1000;
@@ -422,6 +423,10 @@ export function parseYamlDocument(
   firstLine = 1,
   opts: ParseOptions = {},
 ): JsonValue | undefined {
+  // Most catalog documents are in go-yaml's block style, which the block reader takes several times
+  // faster; it gives up on anything else (and on every error), and js-yaml decides.
+  const fast = readBlockYaml(text, resolveYaml11Scalar);
+  if (fast !== undefined) return fast;
   exactMode = false;
   needsExactPass = false;
   suspectKeys.clear();

@@ -1,0 +1,519 @@
+/**
+ * A fast reader for the YAML that catalog tools write (go-yaml's output style): block mappings and
+ * sequences, plain, single- and double-quoted scalars on one line, literal block scalars (`|`, `|-`,
+ * `|+`), and the empty collections `[]` and `{}`. It reads such a document about four times faster
+ * than js-yaml, which is most of the time of loading a YAML catalog.
+ *
+ * It never decides anything js-yaml could decide differently: at the first thing outside that subset
+ * (comments, anchors, aliases, tags, flow collections, folded or multi-line scalars, duplicate or
+ * non-string keys, tabs, carriage returns, non-printable characters, deep nesting, and every
+ * error) it gives up and returns undefined, and the caller reads the document with js-yaml, which
+ * then gives the value, the warning or the error with its position. Plain scalars are resolved by
+ * the caller's YAML 1.1 resolver, so values are the same as js-yaml with the YAML 1.1 schema; a
+ * differential test (block-reader.test.ts) holds it to that on every corpus file and on generated
+ * and mutated documents.
+ */
+
+/** How the YAML 1.1 schema resolves a plain scalar (resolveYaml11Scalar of yaml11.ts). */
+export type PlainResolver = (
+  text: string,
+) => { ok: false } | { ok: true; value: null | boolean | number; exact?: string };
+
+type Value = null | boolean | number | string | Value[] | { [key: string]: Value };
+
+/** Thrown to give up; caught at the top only. */
+const GIVE_UP = new Error('outside the fast subset');
+
+/** Deeper documents are left to js-yaml (which has its own depth limit and messages). */
+const MAX_DEPTH = 100;
+/** js-yaml reads longer implicit keys differently from YAML 1.2; such keys are not ours to judge. */
+const MAX_KEY_LENGTH = 1024;
+
+// js-yaml refuses these anywhere in the input (its PATTERN_NON_PRINTABLE: control characters and
+// unpaired surrogates), and the caller's reader must be the one to say so; carriage returns and
+// byte-order marks are left to it as well. A single character class is much faster to test than
+// the surrogate pairing, which is checked only when there are surrogates at all. Written as strings:
+// source transforms may not keep surrogate escapes in regular expression literals.
+// eslint-disable-next-line no-control-regex
+const UNUSUAL = new RegExp('[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x84\\x86-\\x9f\\ufeff\\ufffe\\uffff]');
+const SURROGATE = new RegExp('[\\ud800-\\udfff]');
+const UNPAIRED = new RegExp(
+  '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?:[^\\ud800-\\udbff]|^)[\\udc00-\\udfff]',
+);
+
+function unusual(text: string): boolean {
+  return UNUSUAL.test(text) || (SURROGATE.test(text) && UNPAIRED.test(text));
+}
+
+const SPACE = 0x20;
+const NL = 0x0a;
+const TAB = 0x09;
+const COLON = 0x3a;
+const HASH = 0x23;
+const DASH = 0x2d;
+const PLUS = 0x2b;
+const DQUOTE = 0x22;
+const SQUOTE = 0x27;
+const BACKSLASH = 0x5c;
+
+/** The one-character escapes of double-quoted scalars (as js-yaml reads them). */
+const SIMPLE_ESCAPES = new Map<number, string>(
+  (
+    [
+      ['0', '\x00'],
+      ['a', '\x07'],
+      ['b', '\x08'],
+      ['t', '\t'],
+      ['\t', '\t'],
+      ['n', '\n'],
+      ['v', '\x0b'],
+      ['f', '\x0c'],
+      ['r', '\r'],
+      ['e', '\x1b'],
+      [' ', ' '],
+      ['"', '"'],
+      ['/', '/'],
+      ['\\', '\\'],
+      ['N', '\x85'],
+      ['_', '\xa0'],
+      ['L', '\u2028'],
+      ['P', '\u2029'],
+    ] as const
+  ).map(([k, v]) => [k.charCodeAt(0), v]),
+);
+const HEX = /^[0-9a-fA-F]+$/;
+
+/** Characters that cannot start a plain scalar here (YAML indicators, and `-`, `?`, `:` alone). */
+function isIndicator(c: number): boolean {
+  switch (c) {
+    case 0x2c: // ,
+    case 0x5b: // [
+    case 0x5d: // ]
+    case 0x7b: // {
+    case 0x7d: // }
+    case HASH:
+    case 0x26: // &
+    case 0x2a: // *
+    case 0x21: // !
+    case 0x7c: // |
+    case 0x3e: // >
+    case SQUOTE:
+    case DQUOTE:
+    case 0x25: // %
+    case 0x40: // @
+    case 0x60: // `
+    case 0x3f: // ?
+    case COLON:
+    case DASH:
+    case SPACE:
+    case TAB:
+    case NL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class BlockReader {
+  private readonly text: string;
+  private readonly resolve: PlainResolver;
+  /** Start of the line being read. */
+  private pos = 0;
+
+  constructor(text: string, resolve: PlainResolver) {
+    this.text = text;
+    this.resolve = resolve;
+  }
+
+  /** The document's value: a block mapping starting at column 0. */
+  document(): Value {
+    this.skipBlankLines();
+    if (this.pos >= this.text.length || this.indentAt(this.pos) !== 0) throw GIVE_UP;
+    const value = this.mapping(0, this.pos, 0);
+    this.skipBlankLines();
+    if (this.pos < this.text.length) throw GIVE_UP;
+    return value;
+  }
+
+  private lineEnd(from: number): number {
+    const nl = this.text.indexOf('\n', from);
+    // The caller makes sure the text ends with a line break.
+    if (nl === -1) throw GIVE_UP;
+    return nl;
+  }
+
+  /** Spaces at `pos`; a tab after them gives up (tabs in indentation are js-yaml's to report). */
+  private indentAt(pos: number): number {
+    const t = this.text;
+    let i = pos;
+    while (t.charCodeAt(i) === SPACE) i++;
+    if (t.charCodeAt(i) === TAB) throw GIVE_UP;
+    return i - pos;
+  }
+
+  /** Move `pos` past lines that hold only spaces. */
+  private skipBlankLines(): void {
+    const t = this.text;
+    for (;;) {
+      let i = this.pos;
+      while (t.charCodeAt(i) === SPACE) i++;
+      if (i >= t.length) {
+        this.pos = t.length;
+        return;
+      }
+      const c = t.charCodeAt(i);
+      if (c === HASH || c === TAB) throw GIVE_UP; // comments and tabs: js-yaml's business
+      if (c !== NL) return;
+      this.pos = i + 1;
+    }
+  }
+
+  /**
+   * A block mapping whose keys are at column `indent`; the first key starts at `at` (which may be in
+   * the middle of a line, after `- `). Returns with `pos` at the first line that is not its own.
+   */
+  private mapping(indent: number, at: number, depth: number): Value {
+    if (depth > MAX_DEPTH) throw GIVE_UP;
+    const t = this.text;
+    const out: { [key: string]: Value } = {};
+    let keyAt = at;
+    for (;;) {
+      const colon = this.keyEnd(keyAt);
+      const key = t.slice(keyAt, colon);
+      if (key === '__proto__' || key === '<<' || Object.hasOwn(out, key) || this.resolve(key).ok)
+        throw GIVE_UP;
+      let i = colon + 1;
+      while (t.charCodeAt(i) === SPACE) i++;
+      let value: Value;
+      if (t.charCodeAt(i) === NL) {
+        this.pos = i + 1;
+        value = this.nestedValue(indent, depth);
+      } else {
+        value = this.inlineValue(i, indent, depth);
+      }
+      out[key] = value;
+      this.skipBlankLines();
+      if (this.pos >= t.length) return out;
+      const next = this.indentAt(this.pos);
+      if (next < indent) return out;
+      if (next > indent) throw GIVE_UP; // a continuation line, or bad indentation
+      keyAt = this.pos + indent;
+    }
+  }
+
+  /** End of a plain key starting at `at` (the position of its `: ` or `:` before the line break). */
+  private keyEnd(at: number): number {
+    const t = this.text;
+    if (isIndicator(t.charCodeAt(at))) throw GIVE_UP;
+    const end = this.lineEnd(at);
+    for (let i = at + 1; i < end; i++) {
+      const c = t.charCodeAt(i);
+      if (c === COLON) {
+        const after = t.charCodeAt(i + 1);
+        if (after === SPACE || after === NL) {
+          if (i - at > MAX_KEY_LENGTH || t.charCodeAt(i - 1) === SPACE) throw GIVE_UP;
+          return i;
+        }
+      } else if (c === TAB || (c === HASH && t.charCodeAt(i - 1) === SPACE)) {
+        throw GIVE_UP;
+      }
+    }
+    throw GIVE_UP; // not a key: a plain scalar where a key should be, or a multi-line key
+  }
+
+  /** The value of a key written alone on its line: a nested block, or null. */
+  private nestedValue(indent: number, depth: number): Value {
+    this.skipBlankLines();
+    if (this.pos >= this.text.length) return null;
+    const next = this.indentAt(this.pos);
+    const start = this.pos + next;
+    const isItem = this.text.charCodeAt(start) === DASH && this.isItemMark(start);
+    if (isItem && next >= indent) return this.sequence(next, depth + 1);
+    if (next > indent) return this.mapping(next, start, depth + 1);
+    return null;
+  }
+
+  private isItemMark(at: number): boolean {
+    const c = this.text.charCodeAt(at + 1);
+    return c === SPACE || c === NL;
+  }
+
+  /** A block sequence whose `- ` marks are at column `indent`, starting on the line at `pos`. */
+  private sequence(indent: number, depth: number): Value {
+    if (depth > MAX_DEPTH) throw GIVE_UP;
+    const t = this.text;
+    const out: Value[] = [];
+    for (;;) {
+      const mark = this.pos + indent;
+      let i = mark + 1;
+      while (t.charCodeAt(i) === SPACE) i++;
+      const c = t.charCodeAt(i);
+      // `-` alone on its line, or `- - x`: not written by catalog tools.
+      if (c === NL || (c === DASH && this.isItemMark(i))) throw GIVE_UP;
+      if (this.startsKey(i)) out.push(this.mapping(i - this.pos, i, depth + 1));
+      else out.push(this.inlineValue(i, indent, depth));
+      this.skipBlankLines();
+      if (this.pos >= t.length) return out;
+      const next = this.indentAt(this.pos);
+      if (next < indent) return out;
+      if (next > indent) throw GIVE_UP;
+      const start = this.pos + indent;
+      if (t.charCodeAt(start) !== DASH || !this.isItemMark(start)) return out; // the parent's next key
+    }
+  }
+
+  /** Whether a plain key (`key: ` or `key:` at the end of the line) starts at `at`. */
+  private startsKey(at: number): boolean {
+    const t = this.text;
+    const c = t.charCodeAt(at);
+    if (c === DQUOTE || c === SQUOTE) return false;
+    const end = this.lineEnd(at);
+    for (let i = t.indexOf(':', at); i !== -1 && i < end; i = t.indexOf(':', i + 1)) {
+      const after = t.charCodeAt(i + 1);
+      if (after === SPACE || after === NL) return true;
+    }
+    return false;
+  }
+
+  /**
+   * A value starting at `at` on a key's or an item's line; `indent` is the column of that key or
+   * item mark (block scalar lines must be deeper). Leaves `pos` at the next line.
+   */
+  private inlineValue(at: number, indent: number, depth: number): Value {
+    const t = this.text;
+    const c = t.charCodeAt(at);
+    if (c === DQUOTE) return this.doubleQuoted(at, indent);
+    if (c === SQUOTE) return this.singleQuoted(at, indent);
+    if (c === 0x7c) return this.literal(at, indent);
+    if (c === 0x5b || c === 0x7b) {
+      // Only the empty collections `[]` and `{}`; other flow collections are js-yaml's.
+      const close = c === 0x5b ? 0x5d : 0x7d;
+      if (t.charCodeAt(at + 1) !== close) throw GIVE_UP;
+      this.endOfLine(at + 2);
+      if (depth + 1 > MAX_DEPTH) throw GIVE_UP;
+      return c === 0x5b ? [] : {};
+    }
+    if (isIndicator(c) && !(c === DASH && !this.isItemMark(at))) throw GIVE_UP;
+    return this.plain(at, indent);
+  }
+
+  /** Only spaces may follow a value on its line; moves `pos` to the next line. */
+  private endOfLine(from: number): void {
+    const t = this.text;
+    let i = from;
+    while (t.charCodeAt(i) === SPACE) i++;
+    if (t.charCodeAt(i) !== NL) throw GIVE_UP;
+    this.pos = i + 1;
+  }
+
+  /**
+   * A plain scalar, with its continuation lines (deeper than `indent`) folded into single spaces as
+   * go-yaml writes long strings.
+   */
+  private plain(at: number, indent: number): Value {
+    const t = this.text;
+    let s = this.plainLine(at);
+    for (;;) {
+      let i = this.pos;
+      while (t.charCodeAt(i) === SPACE) i++;
+      // A blank line ends the scalar here; if a deeper line follows, the caller gives up.
+      if (i - this.pos <= indent || i >= t.length || t.charCodeAt(i) === NL) break;
+      // Indicators are plain text here, past the first character; plainLine gives up on comments.
+      s += ' ' + this.plainLine(i);
+    }
+    const r = this.resolve(s);
+    if (!r.ok) return s;
+    // Infinities and NaN cannot be JSON; the caller's reader refuses them with its message.
+    if (typeof r.value === 'number' && !Number.isFinite(r.value)) throw GIVE_UP;
+    return r.value;
+  }
+
+  /** One line of a plain scalar, without its trailing spaces; moves `pos` to the next line. */
+  private plainLine(at: number): string {
+    const t = this.text;
+    const end = this.lineEnd(at);
+    let last = end;
+    while (t.charCodeAt(last - 1) === SPACE) last--;
+    for (let i = at; i < last; i++) {
+      const ch = t.charCodeAt(i);
+      if (ch === TAB) throw GIVE_UP;
+      if (ch === HASH && t.charCodeAt(i - 1) === SPACE) throw GIVE_UP; // a comment
+      if (ch === COLON && (i + 1 === last || t.charCodeAt(i + 1) === SPACE)) throw GIVE_UP; // a key
+    }
+    this.pos = end + 1;
+    return t.slice(at, last);
+  }
+
+  /**
+   * The line break at `nl` inside a quoted scalar, folded: one space, or a line feed per empty line
+   * that follows. Continuation lines must be deeper than `indent`. Returns the fold and where the
+   * scalar goes on.
+   */
+  private foldQuoted(nl: number, indent: number): { fold: string; at: number } {
+    const t = this.text;
+    let i = nl + 1;
+    let breaks = 0;
+    for (;;) {
+      let j = i;
+      while (t.charCodeAt(j) === SPACE) j++;
+      const c = t.charCodeAt(j);
+      if (c === NL) {
+        if (j !== i) throw GIVE_UP; // spaces-only lines: left to js-yaml
+        breaks++;
+        i = j + 1;
+        continue;
+      }
+      if (j >= t.length || c === TAB || j - i <= indent) throw GIVE_UP;
+      return { fold: breaks === 0 ? ' ' : '\n'.repeat(breaks), at: j };
+    }
+  }
+
+  /** Where the raw text before a line break at `nl` ends, without trailing spaces. */
+  private trimmedEnd(from: number, nl: number): number {
+    let e = nl;
+    while (e > from && this.text.charCodeAt(e - 1) === SPACE) e--;
+    if (this.text.charCodeAt(e - 1) === TAB) throw GIVE_UP;
+    return e;
+  }
+
+  private singleQuoted(at: number, indent: number): Value {
+    const t = this.text;
+    let out = '';
+    let from = at + 1;
+    for (;;) {
+      const q = t.indexOf("'", from);
+      const nl = t.indexOf('\n', from);
+      if (nl !== -1 && (q === -1 || nl < q)) {
+        out += t.slice(from, this.trimmedEnd(from, nl));
+        const f = this.foldQuoted(nl, indent);
+        out += f.fold;
+        from = f.at;
+        continue;
+      }
+      if (q === -1) throw GIVE_UP;
+      out += t.slice(from, q);
+      if (t.charCodeAt(q + 1) === SQUOTE) {
+        out += "'";
+        from = q + 2;
+        continue;
+      }
+      this.endOfLine(q + 1);
+      return out;
+    }
+  }
+
+  private doubleQuoted(at: number, indent: number): Value {
+    const t = this.text;
+    let out = '';
+    let from = at + 1;
+    for (let i = from; i < t.length; i++) {
+      const c = t.charCodeAt(i);
+      if (c === DQUOTE) {
+        out += t.slice(from, i);
+        this.endOfLine(i + 1);
+        return out;
+      }
+      if (c === NL) {
+        out += t.slice(from, this.trimmedEnd(from, i));
+        const f = this.foldQuoted(i, indent);
+        out += f.fold;
+        from = f.at;
+        i = from - 1;
+        continue;
+      }
+      if (c !== BACKSLASH) continue;
+      out += t.slice(from, i);
+      const e = t.charCodeAt(i + 1);
+      let n = 2;
+      if (e === NL) {
+        // An escaped line break: nothing, and the next line's indentation is not content.
+        const f = this.foldQuoted(i + 1, indent);
+        if (f.fold !== ' ') throw GIVE_UP;
+        i = f.at - 1;
+        from = f.at;
+        continue;
+      }
+      const simple = SIMPLE_ESCAPES.get(e);
+      if (simple !== undefined) out += simple;
+      else {
+        const digits = e === 0x78 ? 2 : e === 0x75 ? 4 : e === 0x55 ? 8 : 0; // x u U
+        if (digits === 0) throw GIVE_UP;
+        const hex = t.slice(i + 2, i + 2 + digits);
+        if (hex.length !== digits || !HEX.test(hex)) throw GIVE_UP;
+        out += String.fromCodePoint(parseInt(hex, 16));
+        n = 2 + digits;
+      }
+      i += n - 1;
+      from = i + 1;
+    }
+    throw GIVE_UP; // no closing quote
+  }
+
+  /**
+   * A literal block scalar whose header (`|`, with an optional chomping indicator `-`/`+` and an
+   * optional indentation indicator 1-9, which go-yaml writes when the text starts with a space or
+   * a line break) is at `at`; its lines are deeper than `indent`.
+   */
+  private literal(at: number, indent: number): Value {
+    const t = this.text;
+    let chomp = 0;
+    let explicit = 0;
+    let h = at + 1;
+    for (let k = 0; k < 2; k++) {
+      const c = t.charCodeAt(h);
+      if ((c === DASH || c === PLUS) && chomp === 0) chomp = c;
+      else if (c >= 0x31 && c <= 0x39 && explicit === 0) explicit = c - 0x30;
+      else break;
+      h++;
+    }
+    this.endOfLine(h);
+    let blockIndent = explicit === 0 ? -1 : indent + explicit;
+    let out = '';
+    let pendingBreaks = 0;
+    let started = false;
+    for (;;) {
+      if (this.pos >= t.length) break;
+      const end = this.lineEnd(this.pos);
+      if (end === this.pos) {
+        pendingBreaks++;
+        this.pos = end + 1;
+        continue;
+      }
+      let i = this.pos;
+      while (t.charCodeAt(i) === SPACE) i++;
+      if (i === end) throw GIVE_UP; // a line of spaces only: its meaning depends on the indentation
+      const lineIndent = i - this.pos;
+      if (blockIndent === -1) {
+        if (lineIndent <= indent) throw GIVE_UP; // an empty block scalar
+        blockIndent = lineIndent;
+      } else if (lineIndent < blockIndent) {
+        break;
+      }
+      if (started) out += '\n';
+      out += '\n'.repeat(pendingBreaks) + t.slice(this.pos + blockIndent, end);
+      pendingBreaks = 0;
+      started = true;
+      this.pos = end + 1;
+    }
+    if (!started) throw GIVE_UP;
+    if (chomp === DASH) return out;
+    if (chomp === PLUS) return out + '\n' + '\n'.repeat(pendingBreaks);
+    return out + '\n';
+  }
+}
+
+/**
+ * The value of a YAML document written in the block style of catalog tools, or undefined when the
+ * document holds anything else (the caller then reads it with js-yaml). `text` is one document,
+ * without its `---` line.
+ */
+export function readBlockYaml(text: string, resolve: PlainResolver): Value | undefined {
+  if (text.length === 0 || text.charCodeAt(text.length - 1) !== NL || text.includes('\r') || unusual(text))
+    return undefined;
+  try {
+    return new BlockReader(text, resolve).document();
+  } catch (err) {
+    if (err === GIVE_UP || err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
