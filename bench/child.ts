@@ -1,5 +1,6 @@
 // One measured run, in its own process so that peak memory (maxRSS) belongs to it alone.
-//   child <mode> <args...>    modes: floor-parse DIR | floor-render-json DIR | floor-render-yaml DIR | opm ARGS...
+//   child <mode> <args...>    modes: floor-parse DIR | floor-render-json DIR | floor-render-yaml DIR |
+//                             parse-ours DIR | opm ARGS...
 // Prints one JSON line: { "ms": wall time of the work, "maxRssMB": peak resident memory, "code": exit code }.
 import { closeSync, openSync, readFileSync, readdirSync, writeSync, createWriteStream } from 'node:fs';
 import path from 'node:path';
@@ -7,6 +8,7 @@ import { PassThrough } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import jsYaml from 'js-yaml';
 import { runCli } from '../src/cli/main.js';
+import { parseCatalogBytes } from '../src/declcfg/parse.js';
 
 function listFiles(dir: string): string[] {
   const out: string[] = [];
@@ -55,6 +57,10 @@ async function main(): Promise<number> {
       return 0;
     case 'floor-render-yaml':
       floor(dir, (b) => '---\n' + jsYaml.dump(b, { sortKeys: true, lineWidth: 80 }));
+      return 0;
+    case 'parse-ours':
+      // What the loader does with each file, in one thread: read it, split and parse its blobs.
+      for (const file of listFiles(dir)) parseCatalogBytes(readFileSync(file));
       return 0;
     case 'opm': {
       const devnull = createWriteStream('/dev/null');

@@ -6,13 +6,15 @@ import { fileURLToPath } from 'node:url';
 import { generateCatalog } from './generate-catalog.js';
 import { registryBench } from './registry.js';
 import type { Row } from './row.js';
-import { corpusDir } from '../test/corpus.js';
+import { corpusDir, projectRoot } from '../test/corpus.js';
+import { printReferenceRows, referenceBench, referenceBinary, type ReferenceRow } from './reference.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const child = path.join(here, 'child.js');
 // Compiled to bench/out/build/bench/: results and generated data live in bench/out/.
 const outDir = path.resolve(here, '../..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const root = projectRoot();
 
 interface Sample {
   ms: number;
@@ -31,14 +33,20 @@ function runChild(args: string[]): Sample {
 }
 
 /** Best of RUNS for both sides, interleaved so that machine noise hits both alike. */
-function measure(name: string, floorArgs: string[], opmArgs: string[], target: number | undefined): Row {
+function measure(
+  name: string,
+  floorArgs: string[],
+  opmArgs: string[],
+  target: number | undefined,
+  oursArgs: string[] = ['opm', ...opmArgs],
+): Row {
   let floorBest: Sample | undefined;
   let opmBest: Sample | undefined;
   let opmFailed = false;
   for (let i = 0; i < RUNS; i++) {
     const f = runChild(floorArgs);
     if (!floorBest || f.ms < floorBest.ms) floorBest = f;
-    const o = runChild(['opm', ...opmArgs]);
+    const o = runChild(oursArgs);
     if (o.code !== 0) opmFailed = true;
     if (!opmBest || o.ms < opmBest.ms) opmBest = o;
   }
@@ -76,11 +84,45 @@ if (corpusDir) inputs.push(['community-catalog-v4.21', path.join(corpusDir, 'com
 else process.stderr.write('*** corpus not found: benchmarks on real catalogs are not run ***\n');
 inputs.push(['generated-3000 (1 GB, bundle objects)', generated()]);
 
+if (corpusDir) {
+  // The YAML reader against its floor: read + js-yaml loadAll of the same files, one thread each.
+  const dir = path.join(corpusDir, 'community-catalog-v4.21');
+  rows.push(
+    measure('YAML load community-catalog-v4.21 (one thread)', ['floor-parse', dir], [], 0.7, [
+      'parse-ours',
+      dir,
+    ]),
+  );
+}
+
 for (const [label, dir] of inputs) {
   rows.push(measure(`validate ${label}`, ['floor-parse', dir], ['validate', dir], 1.5));
   rows.push(measure(`render -o json ${label}`, ['floor-render-json', dir], ['render', dir, '-o', 'json'], 2));
   rows.push(
     measure(`render -o yaml ${label}`, ['floor-render-yaml', dir], ['render', dir, '-o', 'yaml'], undefined),
+  );
+}
+
+// Side by side with the reference opm, as processes, at one core and at all cores.
+const reference = referenceBinary(root);
+const referenceRows: ReferenceRow[] = [];
+if (reference === undefined) {
+  process.stderr.write(
+    '*** no reference opm (OPM_REFERENCE or scripts/build-reference-opm.sh): its rows are not run ***\n',
+  );
+} else {
+  const bundles = corpusDir
+    ? path.join(corpusDir, 'community-bundles', 'apicurio-registry-3', '3.0.12')
+    : undefined;
+  referenceRows.push(
+    ...referenceBench({
+      root,
+      reference,
+      catalog: corpusDir ? path.join(corpusDir, 'community-catalog-v4.21') : undefined,
+      bundleDir: bundles !== undefined && existsSync(bundles) ? bundles : undefined,
+      generated: generated(),
+      runs: Math.max(RUNS, 5),
+    }),
   );
 }
 
@@ -95,5 +137,9 @@ for (const r of rows) {
     `${r.name.padEnd(54)} ${String(r.floorMs).padStart(8)} ${String(r.opmMs).padStart(8)} ${r.ratio.toFixed(2).padStart(7)}  ${r.target.padEnd(10)} ${String(r.floorRssMB).padStart(8)} ${String(r.opmRssMB).padStart(7)}`,
   );
 }
+printReferenceRows(referenceRows);
 mkdirSync(outDir, { recursive: true });
-writeFileSync(path.join(outDir, 'results.json'), JSON.stringify(rows, null, 2) + '\n');
+writeFileSync(
+  path.join(outDir, 'results.json'),
+  JSON.stringify({ rows, reference: referenceRows }, null, 2) + '\n',
+);

@@ -1,0 +1,250 @@
+// Rows side by side with the reference opm (Go), when one is available: $OPM_REFERENCE, else
+// .tools/bin/opm-reference (scripts/build-reference-opm.sh builds it). Both are run as a user runs
+// them, as separate processes from their command line (`node bin/opm.js` for opm-ts), interleaved,
+// best of BENCH_RUNS; at one core (`taskset -c 0`, and GOMAXPROCS=1 for Go) and at all cores.
+// Wall time, CPU time (user + system) and peak memory come from GNU time (`/usr/bin/time`).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
+
+export interface ReferenceRow {
+  name: string;
+  cores: string;
+  refMs: number;
+  opmMs: number;
+  refCpuMs: number | undefined;
+  opmCpuMs: number | undefined;
+  refMB: number | undefined;
+  opmMB: number | undefined;
+  /** opm-ts wall / reference wall. */
+  ratio: number;
+  cpuRatio: number | undefined;
+  target: string;
+  ok: boolean | undefined;
+}
+
+interface Run {
+  ms: number;
+  cpuMs: number | undefined;
+  mb: number | undefined;
+  code: number;
+}
+
+const GNU_TIME = '/usr/bin/time';
+
+export function referenceBinary(root: string): string | undefined {
+  const candidates = [process.env.OPM_REFERENCE, path.join(root, '.tools', 'bin', 'opm-reference')];
+  return candidates.find((c): c is string => c !== undefined && c !== '' && existsSync(c));
+}
+
+function haveGnuTime(): boolean {
+  if (!existsSync(GNU_TIME)) return false;
+  const r = spawnSync(GNU_TIME, ['-f', '%e', 'true'], { encoding: 'utf8' });
+  return r.status === 0;
+}
+
+/** One run of `argv` (optionally on core 0 only), measured by GNU time when present. */
+function runOnce(argv: string[], oneCore: boolean, env: NodeJS.ProcessEnv, gnuTime: boolean): Run {
+  const cmd = oneCore ? ['taskset', '-c', '0', ...argv] : argv;
+  const tmp = mkdtempSync(path.join(tmpdir(), 'opm-bench-'));
+  const timeFile = path.join(tmp, 'time');
+  try {
+    const full = gnuTime ? [GNU_TIME, '-o', timeFile, '-f', '%e %U %S %M', ...cmd] : cmd;
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(full[0] ?? '', full.slice(1), {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      maxBuffer: 1 << 24,
+    });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const code = r.status ?? 1;
+    if (!gnuTime) return { ms, cpuMs: undefined, mb: undefined, code };
+    // GNU time writes "Command exited with non-zero status N" first when the command fails.
+    const last = readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '';
+    const [, user, sys, kb] = last.split(' ').map(Number);
+    return {
+      ms,
+      cpuMs: ((user ?? 0) + (sys ?? 0)) * 1000,
+      mb: (kb ?? 0) / 1024,
+      code,
+    };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function best(runs: Run[]): Run {
+  const ok = runs.filter((r) => r.code === 0);
+  const pool = ok.length > 0 ? ok : runs;
+  const min = (f: (r: Run) => number | undefined): number | undefined => {
+    const xs = pool.map(f).filter((x): x is number => x !== undefined);
+    return xs.length === 0 ? undefined : Math.min(...xs);
+  };
+  return {
+    ms: min((r) => r.ms) ?? 0,
+    cpuMs: min((r) => r.cpuMs),
+    mb: min((r) => r.mb),
+    code: pool[0]?.code ?? 1,
+  };
+}
+
+const round = (x: number | undefined, p = 0): number | undefined =>
+  x === undefined ? undefined : Math.round(x * 10 ** p) / 10 ** p;
+
+interface Case {
+  name: string;
+  args: string[];
+  /** Wall ratio target; CPU ratio target where the issue sets one. */
+  wall?: number;
+  cpu?: number;
+  runs?: number;
+}
+
+/**
+ * The reference rows, and derived rows: opm-ts's speed-up from one core to all, next to the speed-up
+ * this machine gives a purely parallel job in the same run (other load on a shared machine shows
+ * there).
+ */
+export function referenceBench(opts: {
+  root: string;
+  reference: string;
+  catalog: string | undefined;
+  bundleDir: string | undefined;
+  generated: string | undefined;
+  runs: number;
+}): ReferenceRow[] {
+  const gnuTime = haveGnuTime();
+  if (!gnuTime)
+    process.stderr.write('*** /usr/bin/time not found (apt-get install time): wall time only ***\n');
+  const opm = [process.execPath, path.join(opts.root, 'bin', 'opm.js')];
+  const cases: Case[] = [{ name: 'version', args: ['version'], wall: 1.5 }];
+  if (opts.bundleDir !== undefined)
+    cases.push({ name: 'render <bundle dir>', args: ['render', opts.bundleDir], wall: 1.5 });
+  if (opts.catalog !== undefined) {
+    const c = opts.catalog;
+    cases.push(
+      { name: 'validate <corpus catalog>', args: ['validate', c], wall: 0.4, cpu: 0.5 },
+      { name: 'render -o json <corpus catalog>', args: ['render', c, '-o', 'json'], wall: 0.4, cpu: 0.5 },
+      { name: 'render -o yaml <corpus catalog>', args: ['render', c, '-o', 'yaml'], wall: 0.4, cpu: 0.5 },
+    );
+  }
+  // The reference needs close to a minute and 2 GB here: one run, all cores only.
+  if (opts.generated !== undefined && process.env.BENCH_REFERENCE_LARGE !== '0')
+    cases.push({
+      name: 'validate <generated 1 GB>',
+      args: ['validate', opts.generated],
+      wall: 0.05,
+      runs: 1,
+    });
+
+  const rows: ReferenceRow[] = [];
+  const allWall = new Map<string, [number, number]>();
+  for (const c of cases) {
+    for (const oneCore of [true, false]) {
+      if (c.runs === 1 && oneCore) continue;
+      const env = { ...process.env, ...(oneCore ? { GOMAXPROCS: '1' } : {}) };
+      const refRuns: Run[] = [];
+      const opmRuns: Run[] = [];
+      for (let i = 0; i < (c.runs ?? opts.runs); i++) {
+        refRuns.push(runOnce([opts.reference, ...c.args], oneCore, env, gnuTime));
+        opmRuns.push(runOnce([...opm, ...c.args], oneCore, env, gnuTime));
+      }
+      const ref = best(refRuns);
+      const ours = best(opmRuns);
+      const ratio = ours.ms / ref.ms;
+      const cpuRatio = ours.cpuMs !== undefined && ref.cpuMs ? ours.cpuMs / ref.cpuMs : undefined;
+      const failed = ours.code !== 0 || ref.code !== 0;
+      const wallOk = c.wall === undefined ? undefined : ratio <= c.wall;
+      const cpuOk = c.cpu === undefined || cpuRatio === undefined ? undefined : cpuRatio <= c.cpu;
+      const targets = [
+        c.wall === undefined ? '' : `wall <= ${c.wall}x`,
+        c.cpu === undefined ? '' : `cpu <= ${c.cpu}x`,
+      ].filter((t) => t !== '');
+      rows.push({
+        name: c.name,
+        cores: oneCore ? '1' : String(availableParallelism()),
+        refMs: Math.round(ref.ms),
+        opmMs: Math.round(ours.ms),
+        refCpuMs: round(ref.cpuMs),
+        opmCpuMs: round(ours.cpuMs),
+        refMB: round(ref.mb),
+        opmMB: round(ours.mb),
+        ratio: Math.round(ratio * 100) / 100,
+        cpuRatio: round(cpuRatio, 2),
+        target: failed ? `FAILED (exit ${ours.code}/${ref.code})` : targets.join(', ') || '-',
+        ok: failed
+          ? false
+          : wallOk === undefined && cpuOk === undefined
+            ? undefined
+            : wallOk !== false && cpuOk !== false,
+      });
+      const prev = allWall.get(c.name) ?? [0, 0];
+      allWall.set(c.name, oneCore ? [ours.ms, prev[1]] : [prev[0], ours.ms]);
+    }
+  }
+  const ceiling = machineSpeedup(opts.runs);
+  for (const name of ['validate <corpus catalog>', 'render -o json <corpus catalog>']) {
+    const w = allWall.get(name);
+    if (w === undefined || w[0] === 0 || w[1] === 0) continue;
+    const speedup = w[0] / w[1];
+    rows.push({
+      name: `${name}: speed-up 1 -> ${availableParallelism()} cores`,
+      cores: `machine ${ceiling.toFixed(2)}x`,
+      refMs: Math.round(w[0]),
+      opmMs: Math.round(w[1]),
+      refCpuMs: undefined,
+      opmCpuMs: undefined,
+      refMB: undefined,
+      opmMB: undefined,
+      ratio: Math.round(speedup * 100) / 100,
+      cpuRatio: undefined,
+      target: '>= 1.7x',
+      ok: speedup >= 1.7,
+    });
+  }
+  return rows;
+}
+
+/**
+ * How much faster this machine runs a purely parallel job (one busy loop per core) than one loop
+ * alone, best of `runs`: the ceiling of any speed-up measured in this run.
+ */
+export function machineSpeedup(runs: number): number {
+  const spin = (n: number): number => {
+    const code =
+      "let x = 0; for (let i = 0; i < 2e8; i++) x += i % 7; require('node:worker_threads').parentPort.postMessage(x);";
+    const script = `
+      const { Worker } = require('node:worker_threads');
+      const t0 = process.hrtime.bigint();
+      let left = ${n};
+      for (let i = 0; i < ${n}; i++)
+        new Worker(${JSON.stringify(code)}, { eval: true }).on('message', () => {
+          if (--left === 0) console.log(Number(process.hrtime.bigint() - t0) / 1e6);
+        });`;
+    return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim());
+  };
+  const n = availableParallelism();
+  let one = Infinity;
+  let all = Infinity;
+  for (let i = 0; i < runs; i++) {
+    one = Math.min(one, spin(1));
+    all = Math.min(all, spin(n));
+  }
+  // n loops on n cores take as long as one on one core when nothing else runs.
+  return (one * n) / all;
+}
+
+export function printReferenceRows(rows: readonly ReferenceRow[]): void {
+  if (rows.length === 0) return;
+  console.log(
+    '\nside by side with the reference opm          cores   ref ms   opm ms  wall x  ref cpu  opm cpu  cpu x  ref MB  opm MB  target',
+  );
+  const s = (x: number | undefined, w: number, p = 0): string =>
+    (x === undefined ? '-' : p === 0 ? String(x) : x.toFixed(p)).padStart(w);
+  for (const r of rows) {
+    console.log(
+      `${r.name.padEnd(44)} ${r.cores.padStart(5)} ${s(r.refMs, 8)} ${s(r.opmMs, 8)} ${s(r.ratio, 7, 2)} ${s(r.refCpuMs, 8)} ${s(r.opmCpuMs, 8)} ${s(r.cpuRatio, 6, 2)} ${s(r.refMB, 7)} ${s(r.opmMB, 7)}  ${r.target}${r.ok === undefined ? '' : r.ok ? '  ok' : '  MISSED'}`,
+    );
+  }
+}
