@@ -205,8 +205,7 @@ class BlockReader {
   private keyEnd(at: number): number {
     const t = this.text;
     if (isIndicator(t.charCodeAt(at))) throw GIVE_UP;
-    const end = this.lineEnd(at);
-    for (let i = at + 1; i < end; i++) {
+    for (let i = at + 1; i < t.length; i++) {
       const c = t.charCodeAt(i);
       if (c === COLON) {
         const after = t.charCodeAt(i + 1);
@@ -214,11 +213,12 @@ class BlockReader {
           if (i - at > MAX_KEY_LENGTH || t.charCodeAt(i - 1) === SPACE) throw GIVE_UP;
           return i;
         }
-      } else if (c === TAB || (c === HASH && t.charCodeAt(i - 1) === SPACE)) {
+      } else if (c === NL || c === TAB || (c === HASH && t.charCodeAt(i - 1) === SPACE)) {
+        // Not a key (a plain scalar where a key should be, or a multi-line key), or a comment.
         throw GIVE_UP;
       }
     }
-    throw GIVE_UP; // not a key: a plain scalar where a key should be, or a multi-line key
+    throw GIVE_UP;
   }
 
   /** The value of a key written alone on its line: a nested block, or null. */
@@ -334,14 +334,18 @@ class BlockReader {
     const end = this.lineEnd(at);
     let last = end;
     while (t.charCodeAt(last - 1) === SPACE) last--;
-    for (let i = at; i < last; i++) {
-      const ch = t.charCodeAt(i);
-      if (ch === TAB) throw GIVE_UP;
-      if (ch === HASH && t.charCodeAt(i - 1) === SPACE) throw GIVE_UP; // a comment
-      if (ch === COLON && (i + 1 === last || t.charCodeAt(i + 1) === SPACE)) throw GIVE_UP; // a key
-    }
+    const s = t.slice(at, last);
+    // Searched in the line's own text, natively: values are often long (descriptions, base64).
+    if (
+      s.charCodeAt(0) === HASH || // a comment line
+      s.includes(' #') || // a comment
+      s.includes(': ') || // a key
+      s.charCodeAt(s.length - 1) === COLON ||
+      s.includes('\t')
+    )
+      throw GIVE_UP;
     this.pos = end + 1;
-    return t.slice(at, last);
+    return s;
   }
 
   /**
