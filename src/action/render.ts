@@ -2,6 +2,7 @@
  * `opm render`: turn catalog images, bundle images, bundle directories and FBC directories into
  * one declarative config, ref by ref, in argument order (no validation, no de-duplication).
  */
+import type { Finding } from '../findings.js';
 import { Limiter } from '../util/limit.js';
 import { stat } from 'node:fs/promises';
 import { isAscii } from 'node:buffer';
@@ -149,11 +150,20 @@ async function renderReference(ref: string, ctx: Context): Promise<DeclarativeCo
 
 async function loadCatalog(dir: string, display: string, ctx: Context): Promise<DeclarativeConfig> {
   const deferred = ctx.opts.deferPayloads;
+  const warn = ctx.opts.onWarning;
+  // Problems opm reads past (a nested key written twice, invalid UTF-8 in JSON) are said, under the ref.
+  const onLoadWarning =
+    warn === undefined
+      ? undefined
+      : (f: Finding): void =>
+          warn(
+            `${f.file === undefined ? display : path.posix.join(display, f.file)}${f.line === undefined ? '' : `:${f.line}`}: ${f.message}`,
+          );
   const load =
     ctx.opts.loadCatalogDir ??
     (deferred !== undefined && ctx.local && migrationsUpTo(ctx.opts.migrateLevel ?? '').length === 0
-      ? (d: string) => deferred.load(d)
-      : (d: string) => loadCatalogDirOrThrow(d));
+      ? (d: string) => deferred.load(d, onLoadWarning)
+      : (d: string) => loadCatalogDirOrThrow(d, { onWarning: onLoadWarning }));
   try {
     return await load(dir);
   } catch (err) {
@@ -295,7 +305,8 @@ export class DeferredPayloads {
   }
 
   /** Load a catalog directory, deferring its payloads when it is large enough and safe to reread. */
-  async load(dir: string): Promise<DeclarativeConfig> {
+  async load(dir: string, onWarning?: (f: Finding) => void): Promise<DeclarativeConfig> {
+    const warnings = onWarning === undefined ? {} : { onWarning };
     const walked = await walkCatalogDir(dir);
     let total = 0;
     let rereadable = true;
@@ -304,8 +315,8 @@ export class DeferredPayloads {
       // The loader reads larger files in parts; reading them back whole is not worth the risk.
       if (f.size > LARGE_FILE_BYTES) rereadable = false;
     }
-    if (!rereadable || total < this.minBytes) return loadCatalogDirOrThrow(dir);
-    const cfg = await loadCatalogDirOrThrow(dir, { elidePayloads: true });
+    if (!rereadable || total < this.minBytes) return loadCatalogDirOrThrow(dir, warnings);
+    const cfg = await loadCatalogDirOrThrow(dir, { elidePayloads: true, ...warnings });
     for (const b of cfg.bundles) {
       // Bundles without a package are left out of the output, so they are never read back.
       if (b.payloadsElided !== true || b.loc === undefined || b.package === '') continue;

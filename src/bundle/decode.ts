@@ -24,8 +24,16 @@ export class DecodeError extends Error {
   }
 }
 
+export interface DecodeFileOptions {
+  /**
+   * Called for a mapping key written twice in a YAML document (1-based line within the file). The
+   * last value is kept, as opm's reader does; without this option a duplicate key is a DecodeError.
+   */
+  onDuplicateKey?: (line: number, key: string | undefined) => void;
+}
+
 /** Decode the first document of a YAML or JSON file. Throws DecodeError when it does not parse. */
-export function decodeFirstDocument(text: string): FirstDocument {
+export function decodeFirstDocument(text: string, opts: DecodeFileOptions = {}): FirstDocument {
   const body = text.startsWith('\ufeff') ? text.slice(1) : text;
   const firstNonBlank = /\S/.exec(body);
   if (firstNonBlank !== null && firstNonBlank[0] === '{') {
@@ -42,7 +50,8 @@ export function decodeFirstDocument(text: string): FirstDocument {
   const first = docs[0] ?? '';
   const more = docs.slice(1).some((d) => !isBlankYaml(d));
   if (isBlankYaml(first)) return { value: undefined, moreDocuments: more, blankFirstDocument: more };
-  return { value: parseYaml(first), moreDocuments: more };
+  const firstLine = lineCount(body.slice(0, Math.max(0, body.indexOf(first)))) + 1;
+  return { value: parseYaml(first, opts, firstLine), moreDocuments: more };
 }
 
 /**
@@ -70,6 +79,12 @@ export function splitYamlDocuments(text: string): string[] {
   return docs;
 }
 
+function lineCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 function isBlankYaml(doc: string): boolean {
   return doc.split('\n').every((l) => {
     const t = l.trim();
@@ -78,9 +93,16 @@ function isBlankYaml(doc: string): boolean {
 }
 
 /** Parse one YAML document with opm's YAML 1.1 scalar rules (timestamps stay strings). */
-export function parseYaml(doc: string): unknown {
+export function parseYaml(doc: string, opts: DecodeFileOptions = {}, firstLine = 1): unknown {
+  const onDuplicateKey = opts.onDuplicateKey;
   try {
-    return parseYamlDocument(doc) ?? null;
+    return (
+      parseYamlDocument(
+        doc,
+        firstLine,
+        onDuplicateKey === undefined ? {} : { onDuplicateKey: (line, key) => onDuplicateKey(line, key) },
+      ) ?? null
+    );
   } catch (err) {
     throw new DecodeError(err instanceof Error ? err.message : String(err));
   }

@@ -80,7 +80,7 @@ export async function isBundleDir(dir: string): Promise<boolean> {
 export async function parseBundleDir(dir: string, opts: ParseOptions = {}): Promise<RegistryBundle> {
   const warn = opts.onWarning ?? (() => undefined);
   const { objects, csv } = await readManifests(dir, warn);
-  const meta = await readMetadata(dir);
+  const meta = await readMetadata(dir, warn);
   let name: string;
   try {
     name = csvName(csv.object);
@@ -99,7 +99,7 @@ async function readManifests(
   let csv: ManifestObject | undefined;
   for (const n of await listFiles(mdir)) {
     const file = `manifests/${n}`;
-    const doc = await decodeFile(path.join(mdir, n), file);
+    const doc = await decodeFile(path.join(mdir, n), file, warn);
     if (doc.blankFirstDocument === true) {
       warn(`${file}: its first YAML document is empty, so the file contributes nothing (as in opm)`);
     } else if (doc.moreDocuments) {
@@ -126,7 +126,7 @@ async function readManifests(
   return { objects, csv };
 }
 
-async function decodeFile(abs: string, file: string): Promise<FirstDocument> {
+async function decodeFile(abs: string, file: string, warn: (m: string) => void): Promise<FirstDocument> {
   let text: string;
   try {
     text = await readFile(abs, 'utf8');
@@ -134,11 +134,22 @@ async function decodeFile(abs: string, file: string): Promise<FirstDocument> {
     return fail(file, `cannot read: ${goErrorText(err)}`, err);
   }
   try {
-    return decodeFirstDocument(text);
+    return decodeFirstDocument(text, { onDuplicateKey: duplicateKeyWarning(file, warn) });
   } catch (err) {
     if (err instanceof DecodeError) return fail(file, `is not valid YAML or JSON: ${err.message}`, err);
     throw err;
   }
+}
+
+/** opm keeps the last of a key written twice; say so, since the first value is silently lost. */
+function duplicateKeyWarning(
+  file: string,
+  warn: (m: string) => void,
+): (line: number, key: string | undefined) => void {
+  return (line, key) =>
+    warn(
+      `${file}:${line}: key ${key ?? '(unknown)'} is written twice in one mapping; the last value is kept (as in opm)`,
+    );
 }
 
 interface MetadataFiles {
@@ -153,7 +164,7 @@ interface MetadataFiles {
  * channels or default channel), the dependencies file (the first with entries) and the
  * properties file (the first with entries). Files that do not decode are not candidates.
  */
-async function readMetadata(dir: string): Promise<MetadataFiles> {
+async function readMetadata(dir: string, warn: (m: string) => void): Promise<MetadataFiles> {
   const mdir = path.join(dir, 'metadata');
   let annotations: Record<string, string> | undefined;
   let dependencies: RawProperty[] | undefined;
@@ -162,7 +173,9 @@ async function readMetadata(dir: string): Promise<MetadataFiles> {
     const file = `metadata/${n}`;
     let doc: FirstDocument;
     try {
-      doc = decodeFirstDocument(await readFile(path.join(mdir, n), 'utf8'));
+      doc = decodeFirstDocument(await readFile(path.join(mdir, n), 'utf8'), {
+        onDuplicateKey: duplicateKeyWarning(file, warn),
+      });
     } catch {
       continue;
     }

@@ -305,6 +305,21 @@ function nextJsonValue(text: string, pos: number): NextValue {
   return { ok: true, value: r.value, end: scan.end };
 }
 
+/**
+ * Decode UTF-8 as Go does: every byte that does not start a valid sequence becomes one U+FFFD
+ * (WHATWG decoding, Node's, folds a truncated sequence into a single U+FFFD instead).
+ */
+function decodeUtf8AsGo(buf: Buffer): string {
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const at = firstInvalidUtf8(buf, from);
+    if (at === -1) return out + buf.toString('utf8', from);
+    out += buf.toString('utf8', from, at) + '\ufffd';
+    from = at + 1;
+  }
+}
+
 /** Line (1-based) of byte offset `at`. */
 function lineOfByte(buf: Uint8Array, at: number): number {
   let line = 1;
@@ -313,8 +328,8 @@ function lineOfByte(buf: Uint8Array, at: number): number {
 }
 
 /** Offset of the first byte that does not belong to a valid UTF-8 sequence. */
-export function firstInvalidUtf8(buf: Uint8Array): number {
-  let i = 0;
+export function firstInvalidUtf8(buf: Uint8Array, from = 0): number {
+  let i = from;
   while (i < buf.length) {
     const b = buf[i] ?? 0;
     let n: number;
@@ -368,13 +383,22 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
   // UTF-8; the full check (a second pass over the bytes) runs only then.
   if (text.includes('\ufffd') && !isUtf8(buf)) {
     const at = firstInvalidUtf8(buf);
+    const line = lineOfByte(buf, at) + firstLine - 1;
     const message = `invalid UTF-8 at byte offset ${at}`;
-    return {
-      blobs: [],
-      issues: [
-        { rule: 'parse.encoding', severity: 'error', message, line: lineOfByte(buf, at) + firstLine - 1 },
-      ],
+    FIRST_NON_SPACE.lastIndex = 0;
+    if (FIRST_NON_SPACE.exec(text)?.[0] !== '{') {
+      // YAML: opm's reader refuses the file.
+      return { blobs: [], issues: [{ rule: 'parse.encoding', severity: 'error', message, line }] };
+    }
+    // JSON: opm's decoder reads each invalid byte as U+FFFD; so does opm-ts, and it says so.
+    const parsed = parseCatalogText(decodeUtf8AsGo(bytes), firstLine);
+    const warning: ParseIssue = {
+      rule: 'parse.encoding',
+      severity: 'warning',
+      message: `${message}; each invalid byte is read as U+FFFD (as in opm)`,
+      line,
     };
+    return { blobs: parsed.blobs, issues: [warning, ...parsed.issues] };
   }
   return parseCatalogText(text, firstLine);
 }

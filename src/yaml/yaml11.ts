@@ -438,7 +438,9 @@ export function parseYamlDocument(
   }
   exactMode = true;
   try {
-    return unbox(loadOne(text, firstLine, {}), firstLine);
+    // Duplicates were reported by the first pass; this one only has to tolerate them the same way.
+    const tolerate: ParseOptions = opts.onDuplicateKey ? { onDuplicateKey: () => undefined } : {};
+    return unbox(loadOne(text, firstLine, tolerate), firstLine);
   } finally {
     exactMode = false;
   }
