@@ -12,6 +12,7 @@ import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from
 import { countKeysInText, scanJsonValue } from './parse-json.js';
 import type { JsonObject, JsonValue } from './types.js';
 import { isJsonObject } from '../util/guards.js';
+import { decodeUtf8AsGo, firstInvalidUtf8 } from '../util/utf8.js';
 
 /** Deepest nesting accepted in a blob (JSON or YAML), so later recursive code cannot overflow. */
 export const MAX_DEPTH = MAX_YAML_DEPTH;
@@ -305,58 +306,11 @@ function nextJsonValue(text: string, pos: number): NextValue {
   return { ok: true, value: r.value, end: scan.end };
 }
 
-/**
- * Decode UTF-8 as Go does: every byte that does not start a valid sequence becomes one U+FFFD
- * (WHATWG decoding, Node's, folds a truncated sequence into a single U+FFFD instead).
- */
-function decodeUtf8AsGo(buf: Buffer): string {
-  let out = '';
-  let from = 0;
-  for (;;) {
-    const at = firstInvalidUtf8(buf, from);
-    if (at === -1) return out + buf.toString('utf8', from);
-    out += buf.toString('utf8', from, at) + '\ufffd';
-    from = at + 1;
-  }
-}
-
 /** Line (1-based) of byte offset `at`. */
 function lineOfByte(buf: Uint8Array, at: number): number {
   let line = 1;
   for (let i = buf.indexOf(0x0a); i !== -1 && i < at; i = buf.indexOf(0x0a, i + 1)) line++;
   return line;
-}
-
-/** Offset of the first byte that does not belong to a valid UTF-8 sequence. */
-export function firstInvalidUtf8(buf: Uint8Array, from = 0): number {
-  let i = from;
-  while (i < buf.length) {
-    const b = buf[i] ?? 0;
-    let n: number;
-    let min: number;
-    if (b < 0x80) {
-      i++;
-      continue;
-    } else if (b >= 0xc2 && b <= 0xdf) {
-      n = 1;
-      min = 0x80;
-    } else if (b >= 0xe0 && b <= 0xef) {
-      n = 2;
-      min = 0x800;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      n = 3;
-      min = 0x10000;
-    } else return i;
-    let cp = b & (0x3f >> n);
-    for (let k = 1; k <= n; k++) {
-      const c = buf[i + k];
-      if (c === undefined || (c & 0xc0) !== 0x80) return i;
-      cp = (cp << 6) | (c & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
-    i += n + 1;
-  }
-  return -1;
 }
 
 /**

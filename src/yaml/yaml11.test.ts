@@ -183,7 +183,9 @@ describe('errors', () => {
     ['a: 1\na: 2\n', 2, /duplicated mapping key/],
     ['a:\n  b: 1\n  c: [1, 2\n', 4, /flow collection/],
     ['a: b: c\n', 1, /bad indentation|mapping/],
-    ['a: !!binary aGVsbG8=\n', 1, /unknown tag/],
+    ['a: !!binary aGVsbG8\n', 1, /binary/],
+    ['a: !!timestamp yesterday\n', 1, /timestamp/],
+    ['a: !!int 1.5\n', 1, /int/],
   ])('%j', (input, line, reason) => {
     let caught: unknown;
     try {
@@ -245,5 +247,25 @@ describe('document splitting', () => {
   it('yields nothing for empty and comment-only streams', () => {
     expect(parseYamlDocuments('')).toStrictEqual([]);
     expect(parseYamlDocuments('\n\n# x\n---\n---\n')).toStrictEqual([]);
+  });
+});
+
+describe('YAML 1.1 tags as go-yaml v2 reads them', () => {
+  it.each([
+    ['a: !!binary aGVsbG8=\n', { a: 'hello' }],
+    ['a: !!binary |\n  aGVs\n  bG8=\n', { a: 'hello' }],
+    ['a: !!binary /w==\n', { a: '\ufffd' }],
+    ['a: !!set {p, q}\n', { a: { p: null, q: null } }],
+    ['a: !!omap [{p: 1}, {q: 2}]\n', { a: [{ p: 1 }, { q: 2 }] }],
+    ['a: !!pairs [{x: 1}, {x: 2}]\n', { a: [{ x: 1 }, { x: 2 }] }],
+    ['a: !!timestamp 2001-12-14t21:59:43.10-05:00\n', { a: '2001-12-14t21:59:43.10-05:00' }],
+    ['a: !!value =\n', { a: '=' }],
+    ['a: !local 5\n', { a: '5' }],
+    ['a: !<tag:example.com,2000:x> true\n', { a: 'true' }],
+    ['a: !!str {x: 1}\n', { a: { x: 1 } }],
+    ['a: !!map [1]\n', { a: [1] }],
+    ['a: !!int 0x1F\n', { a: 31 }],
+  ])('%j', (input, expected) => {
+    expect(parseYamlDocument(input)).toEqual(expected);
   });
 });

@@ -8,6 +8,7 @@
  * skipped (opm fails on them, §12 item 13).
  */
 import jsYaml from 'js-yaml';
+import { GO_YAML_TAG_TYPES } from './yaml11-tags.js';
 import type { JsonObject, JsonValue } from '../declcfg/types.js';
 import { OpmError } from '../errors.js';
 import { isJsonObject } from '../util/guards.js';
@@ -263,14 +264,17 @@ const implicitScalar = new jsYaml.Type('tag:yaml.org,2002:yaml11', {
   construct: (): unknown => construct(lastResolved),
 });
 
-function explicitType(tag: string, accepts: (v: null | boolean | number) => boolean): jsYaml.Type {
+function explicitType(
+  tag: string,
+  accepts: (v: null | boolean | number, text: string, r: Resolved) => boolean,
+): jsYaml.Type {
   return new jsYaml.Type(`tag:yaml.org,2002:${tag}`, {
     kind: 'scalar',
     resolve: (data: unknown): boolean => {
       if (data === null) return tag === 'null';
       if (typeof data !== 'string') return false;
       const r = resolveYaml11Scalar(data);
-      return r.ok && accepts(r.value);
+      return r.ok && accepts(r.value, data, r);
     },
     construct: (data: unknown): unknown =>
       typeof data === 'string' ? construct(resolveYaml11Scalar(data)) : null,
@@ -289,8 +293,13 @@ export const YAML11_SCHEMA: jsYaml.Schema = jsYaml.FAILSAFE_SCHEMA.extend({
   explicit: [
     explicitType('null', (v) => v === null),
     explicitType('bool', (v) => typeof v === 'boolean'),
-    explicitType('int', (v) => typeof v === 'number' && Number.isInteger(v)),
+    // Written as an integer in the int64/uint64 range: a larger one is a float to Go, not an int.
+    explicitType(
+      'int',
+      (v, text, r) => typeof v === 'number' && ('exact' in r || SMALL_DECIMAL.test(text.replaceAll('_', ''))),
+    ),
     explicitType('float', (v) => typeof v === 'number'),
+    ...GO_YAML_TAG_TYPES,
   ],
 });
 

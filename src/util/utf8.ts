@@ -1,0 +1,48 @@
+/** UTF-8 as Go reads it: which bytes are invalid, and what a Go string of such bytes becomes. */
+
+/** Offset of the first byte that does not belong to a valid UTF-8 sequence. */
+export function firstInvalidUtf8(buf: Uint8Array, from = 0): number {
+  let i = from;
+  while (i < buf.length) {
+    const b = buf[i] ?? 0;
+    let n: number;
+    let min: number;
+    if (b < 0x80) {
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+      n = 1;
+      min = 0x80;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      n = 2;
+      min = 0x800;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      n = 3;
+      min = 0x10000;
+    } else return i;
+    let cp = b & (0x3f >> n);
+    for (let k = 1; k <= n; k++) {
+      const c = buf[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+/**
+ * Decode UTF-8 as Go does: every byte that does not start a valid sequence becomes one U+FFFD
+ * (WHATWG decoding, Node's, folds a truncated sequence into a single U+FFFD instead).
+ */
+export function decodeUtf8AsGo(buf: Buffer): string {
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const at = firstInvalidUtf8(buf, from);
+    if (at === -1) return out + buf.toString('utf8', from);
+    out += buf.toString('utf8', from, at) + '\ufffd';
+    from = at + 1;
+  }
+}
