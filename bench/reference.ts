@@ -183,6 +183,31 @@ export function referenceBench(opts: {
       allWall.set(c.name, oneCore ? [ours.ms, prev[1]] : [prev[0], ours.ms]);
     }
   }
+  // Node.js's own start (`node -e 0`) against the reference's `version`: the floor under every short
+  // command of opm-ts, whatever it does.
+  const nodeRuns: Run[] = [];
+  const refVersion: Run[] = [];
+  for (let i = 0; i < opts.runs; i++) {
+    refVersion.push(runOnce([opts.reference, 'version'], false, process.env, gnuTime));
+    nodeRuns.push(runOnce([process.execPath, '-e', '0'], false, process.env, gnuTime));
+  }
+  const nodeFloor = best(nodeRuns);
+  const refV = best(refVersion);
+  rows.push({
+    name: 'node -e 0 (runtime floor) vs version',
+    cores: String(availableParallelism()),
+    refMs: Math.round(refV.ms),
+    opmMs: Math.round(nodeFloor.ms),
+    refCpuMs: round(refV.cpuMs),
+    opmCpuMs: round(nodeFloor.cpuMs),
+    refMB: round(refV.mb),
+    opmMB: round(nodeFloor.mb),
+    ratio: Math.round((nodeFloor.ms / refV.ms) * 100) / 100,
+    cpuRatio:
+      nodeFloor.cpuMs !== undefined && refV.cpuMs ? round(nodeFloor.cpuMs / refV.cpuMs, 2) : undefined,
+    target: '-',
+    ok: undefined,
+  });
   const ceiling = machineSpeedup(opts.runs);
   for (const name of ['validate <corpus catalog>', 'render -o json <corpus catalog>']) {
     const w = allWall.get(name);

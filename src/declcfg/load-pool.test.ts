@@ -5,18 +5,20 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../../test/corpus.js';
 import { loadCatalogDir } from './load.js';
-import { threadCount, workerScript } from './load-pool.js';
+import { DEFAULT_MAX_THREADS, threadCount, workerScript } from './load-pool.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../testdata/load');
 
 describe('threadCount', () => {
-  it('takes the requested count, else OPM_THREADS, else the available parallelism', () => {
+  it('takes the requested count, else OPM_THREADS, else the available parallelism (capped)', () => {
+    const auto = Math.min(availableParallelism(), DEFAULT_MAX_THREADS);
     expect(threadCount(3, { OPM_THREADS: '5' })).toBe(3);
     expect(threadCount(undefined, { OPM_THREADS: '5' })).toBe(5);
     expect(threadCount(undefined, { OPM_THREADS: ' 1 ' })).toBe(1);
     for (const bad of ['0', '-2', 'many', '1.5', ''])
-      expect(threadCount(undefined, { OPM_THREADS: bad })).toBe(availableParallelism());
-    expect(threadCount(0, {})).toBe(availableParallelism());
+      expect(threadCount(undefined, { OPM_THREADS: bad })).toBe(auto);
+    expect(threadCount(0, {})).toBe(auto);
+    expect(threadCount(undefined, { OPM_THREADS: '16' })).toBe(16);
   });
 });
 

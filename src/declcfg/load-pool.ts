@@ -31,14 +31,22 @@ export const IN_THREAD_BYTES = 32 * 1024 * 1024;
 export const THREADS_ENV = 'OPM_THREADS';
 
 /**
+ * Threads used when none are asked for, at most. Each thread holds its own heap: on the generated
+ * 1 GB catalog (3,000 bundles with payloads) a worker adds about 90 MB to the peak (195 MB on one
+ * thread, 280 MB on two, 450 MB on four), so the default stays where memory stays moderate.
+ */
+export const DEFAULT_MAX_THREADS = 4;
+
+/**
  * The number of threads to load with: `requested` when given, else OPM_THREADS when it is a positive
- * integer, else the available parallelism (which honours CPU affinity such as `taskset`).
+ * integer, else the available parallelism (which honours CPU affinity such as `taskset`), at most
+ * DEFAULT_MAX_THREADS.
  */
 export function threadCount(requested?: number, env: NodeJS.ProcessEnv = process.env): number {
   if (requested !== undefined && Number.isInteger(requested) && requested >= 1) return requested;
   const fromEnv = env[THREADS_ENV]?.trim();
   if (fromEnv !== undefined && /^[1-9][0-9]{0,3}$/.test(fromEnv)) return Number(fromEnv);
-  return availableParallelism();
+  return Math.min(availableParallelism(), DEFAULT_MAX_THREADS);
 }
 
 let scriptFound: string | null | undefined;

@@ -54,8 +54,9 @@ async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promi
       ? workerScript()
       : null;
   if (script !== null) return loadFilesInWorkers(files, opts, threads, script);
-  // Reading a few files at once overlaps their reads with parsing.
-  const limiter = new Limiter(4);
+  // Reading a few files at once overlaps their reads with parsing; an inspect callback sees the
+  // blobs in walk order, so then files are loaded one after the other.
+  const limiter = new Limiter(opts.inspect ? 1 : 4);
   return Promise.all(files.map((f) => limiter.run(() => loadFile(f, opts))));
 }
 
