@@ -21,14 +21,33 @@ export interface DockerfileOptions {
   extraLabels: string[];
 }
 
-/** Parse `key=value` label items (split at the first `=`); later duplicates win, as in opm. */
+/**
+ * Parse `key=value` label items (split at the first `=`); later duplicates win, as in opm. A quote,
+ * a line break, or a trailing backslash would break the quoted `LABEL "key"="value"` line (opm
+ * writes it anyway, or drops what follows a line break), so they are refused.
+ */
 export function parseLabels(items: string[]): Map<string, string> {
   const labels = new Map<string, string>();
   for (const value of items) {
     for (const item of splitCsv(value)) {
       const eq = item.indexOf('=');
       if (eq < 0) {
-        throw new OpmError(`invalid label "${item}"`, { hint: "labels take the form 'key=value'" });
+        throw new OpmError(`invalid label ${quoteLabel(item)}`, { hint: "labels take the form 'key=value'" });
+      }
+      const bad = /["\r\n]/.exec(item);
+      if (bad !== null || item.endsWith('\\')) {
+        const what =
+          bad === null
+            ? 'ends with a backslash'
+            : bad[0] === '"'
+              ? 'holds a double quote'
+              : 'holds a line break';
+        throw new OpmError(
+          `invalid label ${quoteLabel(item)}: it ${what}, which would break the Dockerfile's LABEL line`,
+          {
+            hint: 'write the label without double quotes, line breaks or a trailing backslash',
+          },
+        );
       }
       labels.set(item.slice(0, eq), item.slice(eq + 1));
     }
@@ -36,28 +55,54 @@ export function parseLabels(items: string[]): Map<string, string> {
   return labels;
 }
 
-/** One flag value as a CSV record, as opm's string-slice flags read them: commas split, quotes group. */
+/** A label as typed, for messages: control characters escaped so the message stays one line. */
+function quoteLabel(item: string): string {
+  return JSON.stringify(item);
+}
+
+/**
+ * One flag value as a CSV record, as opm's string-slice flags read them (Go's encoding/csv): commas
+ * split, a field starting with a quote is quoted (`""` inside for a quote); a quote anywhere else is
+ * an error, as there. A line break outside quotes ends Go's record, so opm drops the rest; here it
+ * is kept in the item, to be refused with the label.
+ */
 function splitCsv(value: string): string[] {
   if (value === '') return [];
   const out: string[] = [];
   let cur = '';
   let quoted = false;
+  let wasQuoted = false;
   for (let i = 0; i < value.length; i++) {
     const ch = value[i];
     if (quoted) {
       if (ch === '"' && value[i + 1] === '"') {
         cur += '"';
         i++;
-      } else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"' && cur === '') quoted = true;
+      } else if (ch === '"') {
+        quoted = false;
+        const next = value[i + 1];
+        if (next !== undefined && next !== ',')
+          throw csvError(value, 'extraneous or missing " in quoted field');
+      } else cur += ch;
+    } else if (ch === '"' && cur === '' && !wasQuoted) {
+      quoted = true;
+      wasQuoted = true;
+    } else if (ch === '"') throw csvError(value, 'bare " in non-quoted field');
     else if (ch === ',') {
       out.push(cur);
       cur = '';
+      wasQuoted = false;
     } else cur += ch;
   }
+  if (quoted) throw csvError(value, 'extraneous or missing " in quoted field');
   out.push(cur);
   return out;
+}
+
+function csvError(value: string, why: string): OpmError {
+  return new OpmError(`invalid argument ${quoteLabel(value)} for "-l, --extra-labels" flag: ${why}`, {
+    hint: 'items are comma-separated key=value pairs; quote an item that holds a comma: "key=a,b"',
+  });
 }
 
 /** The Dockerfile text opm writes for these settings (byte for byte). */

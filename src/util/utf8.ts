@@ -46,3 +46,19 @@ export function decodeUtf8AsGo(buf: Buffer): string {
     from = at + 1;
   }
 }
+
+/**
+ * Decode bytes that Go keeps as a string as they are: each invalid byte becomes a lone surrogate,
+ * which the Go-compatible JSON encoder writes as `\ufffd` (Go's encoder does so for invalid
+ * bytes) and UTF-8 output as U+FFFD, while a U+FFFD present in the input stays a character.
+ */
+export function decodeUtf8KeepingInvalid(buf: Buffer): string {
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const at = firstInvalidUtf8(buf, from);
+    if (at === -1) return out + buf.toString('utf8', from);
+    out += buf.toString('utf8', from, at) + String.fromCharCode(0xdc00 + (buf[at] ?? 0));
+    from = at + 1;
+  }
+}

@@ -7,6 +7,7 @@ import { OpmError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { writeChunks } from '../output.js';
+import { decodeUtf8KeepingInvalid } from '../../util/utf8.js';
 import type { InitFlags } from './init.js';
 
 async function readInput(kind: 'icon' | 'description', file: string, cwd: string): Promise<Buffer> {
@@ -28,7 +29,7 @@ export async function runInit(io: CliIO, name: string, flags: InitFlags): Promis
     defaultChannel: flags.defaultChannel,
     ...(flags.description === ''
       ? {}
-      : { description: (await readInput('description', flags.description, io.cwd)).toString('utf8') }),
+      : { description: decodeUtf8KeepingInvalid(await readInput('description', flags.description, io.cwd)) }),
     ...(flags.icon === '' ? {} : { icon: await readInput('icon', flags.icon, io.cwd), iconPath: flags.icon }),
   });
   const cfg = emptyConfig();
