@@ -54,11 +54,6 @@ async function checkDirectory(dir: string, shown: string): Promise<void> {
   if (!st.isDirectory()) throw new OpmError(`"${shown}" is not a directory`, { code: 'E_NOT_DIRECTORY' });
 }
 
-function formatLoc(f: Finding): string {
-  if (f.file === undefined) return '';
-  return f.line === undefined ? `${f.file}: ` : `${f.file}:${f.line}: `;
-}
-
 export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {
   await checkDirectory(dir, opts.displayDir ?? dir);
   const { cfg, findings: loadFindings } = await (opts.load ?? defaultLoader)(dir);
@@ -79,8 +74,10 @@ export async function validateCatalog(dir: string, opts: ValidateOptions = {}): 
   const result: ValidateResult = { passed, findings: sorted };
   if (!passed) {
     const firstLoad = loadFindings.find((f) => f.severity === 'error');
-    if (firstLoad !== undefined) result.message = `${formatLoc(firstLoad)}${firstLoad.message}`;
-    else result.message = opmMessage ?? `${formatLoc(firstError)}${firstError.message}`;
+    // opm's `error.message` carries no location (findings do); for files that do not parse, the
+    // words are the reader's own, which are not go-yaml's.
+    if (firstLoad !== undefined) result.message = firstLoad.message;
+    else result.message = opmMessage ?? firstError.message;
   }
   return result;
 }
