@@ -353,17 +353,21 @@ describe('buildSemverCatalog', () => {
       },
     ]);
     expect(cfg.bundles.map((b) => b.name)).toEqual(['op.v1.0.0', 'op.v1.0.1']);
-    const legacy = buildSemverCatalog(t, [
-      {
-        image: 'quay.io/x/a',
-        bundles: [{ bundle: { ...bundle('op.v1.0.0', '1.0.0'), image: 'quay.io/x/a' } }],
-      },
-      {
-        image: 'quay.io/x/b',
-        bundles: [{ bundle: { ...bundle('op.v1.0.1', '1.0.1'), image: 'quay.io/x/b' }, csv }],
-      },
-    ]);
-    // the default (opm 1.46) leaves the package without description or icon
+    const legacy = buildSemverCatalog(
+      t,
+      [
+        {
+          image: 'quay.io/x/a',
+          bundles: [{ bundle: { ...bundle('op.v1.0.0', '1.0.0'), image: 'quay.io/x/a' } }],
+        },
+        {
+          image: 'quay.io/x/b',
+          bundles: [{ bundle: { ...bundle('op.v1.0.1', '1.0.1'), image: 'quay.io/x/b' }, csv }],
+        },
+      ],
+      'v1.46',
+    );
+    // opm 1.46's rules leave the package without description or icon
     expect(legacy.packages).toEqual([
       { schema: 'olm.package', name: 'testoperator', defaultChannel: 'stable-v1.0' },
     ]);

@@ -35,17 +35,16 @@ export const ARCHETYPES: readonly Archetype[] = ['candidate', 'fast', 'stable'];
 export type StreamKind = 'major' | 'minor';
 
 /**
- * Which opm's semver rules to follow. `v1.46` (the default): every channel is linked on its own —
- * each Y-stream head replaces the previous head and skips it and the earlier bundles of its own
- * minor version — and the package gets no description or icon. That is the opm release the
- * community and certified operator pipelines pin, so it reproduces the catalogs kept in git.
- * `current` (opm 1.73, the rules of §9.3): Y-stream heads are linked across the channels of one
- * archetype, kind and major version, each skipping every earlier bundle of that major except the
- * one it replaces, and the package takes its description and icon from the default channel head.
+ * Which opm's semver rules to follow. `current` (the default, opm 1.73's rules): Y-stream heads are
+ * linked across the channels of one archetype, kind and major version, each skipping every earlier
+ * bundle of that major except the one it replaces, and the package takes its description and icon
+ * from the default channel head. `v1.46`, for pipelines that pin that older release: every channel
+ * is linked on its own — each Y-stream head replaces the previous head and skips it and the earlier
+ * bundles of its own minor version — and the package gets no description or icon.
  */
 export type SemverCompat = 'current' | 'v1.46';
-export const SEMVER_COMPAT_LEVELS: readonly SemverCompat[] = ['v1.46', 'current'];
-export const DEFAULT_SEMVER_COMPAT: SemverCompat = 'v1.46';
+export const SEMVER_COMPAT_LEVELS: readonly SemverCompat[] = ['current', 'v1.46'];
+export const DEFAULT_SEMVER_COMPAT: SemverCompat = 'current';
 
 export interface SemverTemplateImage {
   image: string;

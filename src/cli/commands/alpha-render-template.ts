@@ -14,8 +14,8 @@ export interface RenderTemplateFlags {
  * The template module's SEMVER_COMPAT_LEVELS and DEFAULT_SEMVER_COMPAT, spelled here so that building
  * the command tree does not load the template code (and the yaml library); a test keeps them equal.
  */
-export const SEMVER_COMPAT_CHOICES: readonly SemverCompat[] = ['v1.46', 'current'];
-export const DEFAULT_COMPAT_CHOICE: SemverCompat = 'v1.46';
+export const SEMVER_COMPAT_CHOICES: readonly SemverCompat[] = ['current', 'v1.46'];
+export const DEFAULT_COMPAT_CHOICE: SemverCompat = 'current';
 
 export function registerRenderTemplate(alpha: Command, io: CliIO): void {
   alpha
@@ -34,7 +34,7 @@ export function registerRenderTemplate(alpha: Command, io: CliIO): void {
     .addOption(
       new Option(
         '--semver-compat <level>',
-        'semver template rules: v1.46 (opm 1.46, which the operator pipelines use and which built the published catalogs) or current (opm 1.73: edges across sibling channels, package description and icon from the CSV)',
+        'semver template rules: current (opm 1.73: edges across sibling channels, package description and icon from the CSV) or v1.46 (opm 1.46, for pipelines that pin that release: each channel linked on its own)',
       )
         .choices([...SEMVER_COMPAT_CHOICES])
         .default(DEFAULT_COMPAT_CHOICE),

@@ -20,9 +20,21 @@ describe.runIf(haveCorpus())('alpha render-template: community catalogs v4.21, b
   it.each(cases.map((c) => [c.pkg, c] as const))('%s', async (_p, c) => {
     const dir = mkdtempSync(path.join(tmp, `${c.pkg}-`));
     const map = writeBundleDirMap(dir, c.bundleDirs);
-    // Exactly the command line a catalog maintainer runs; no compatibility flags.
+    // The command line a catalog maintainer runs, with the semver rules of opm 1.46, which the
+    // packages' Makefiles pin and which rendered the published catalogs.
     const r = await runOpm(
-      ['alpha', 'render-template', c.templateFile, '--bundle-dirs', map, ...MIGRATE, '-o', 'yaml'],
+      [
+        'alpha',
+        'render-template',
+        c.templateFile,
+        '--bundle-dirs',
+        map,
+        ...MIGRATE,
+        '--semver-compat',
+        'v1.46',
+        '-o',
+        'yaml',
+      ],
       {
         env: OFFLINE_ENV,
       },
