@@ -1,6 +1,6 @@
 // One measured run, in its own process so that peak memory (maxRSS) belongs to it alone.
 //   child <mode> <args...>    modes: floor-parse DIR | floor-render-json DIR | floor-render-yaml DIR |
-//                             parse-ours DIR | opm ARGS...
+//                             parse-ours DIR | load DIR THREADS WORKER_MIN_BYTES | opm ARGS...
 // Prints one JSON line: { "ms": wall time of the work, "maxRssMB": peak resident memory, "code": exit code }.
 import { closeSync, openSync, readFileSync, readdirSync, writeSync, createWriteStream } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import jsYaml from 'js-yaml';
 import { runCli } from '../src/cli/main.js';
 import { parseCatalogBytes } from '../src/declcfg/parse.js';
+import { loadCatalogDir } from '../src/declcfg/load.js';
 
 function listFiles(dir: string): string[] {
   const out: string[] = [];
@@ -62,6 +63,15 @@ async function main(): Promise<number> {
       // What the loader does with each file, in one thread: read it, split and parse its blobs.
       for (const file of listFiles(dir)) parseCatalogBytes(readFileSync(file));
       return 0;
+    case 'load': {
+      // loadCatalogDir as validate calls it, on args[1] threads, workers from args[2] bytes on.
+      const r = await loadCatalogDir(dir, {
+        elidePayloads: true,
+        threads: Number(args[1] ?? 1),
+        workerMinBytes: Number(args[2] ?? 0),
+      });
+      return r.findings.some((f) => f.severity === 'error') ? 1 : 0;
+    }
     case 'opm': {
       const devnull = createWriteStream('/dev/null');
       const stderr = new PassThrough();

@@ -1,6 +1,7 @@
 // `npm run bench`: each figure is a ratio to a floor measured in the same run on the same data.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCatalog } from './generate-catalog.js';
@@ -91,6 +92,20 @@ if (corpusDir) {
     measure('YAML load community-catalog-v4.21 (one thread)', ['floor-parse', dir], [], 0.7, [
       'parse-ours',
       dir,
+    ]),
+  );
+}
+
+// The in-thread threshold of parallel loading: each catalog loaded on every thread (workers forced)
+// against one thread, in the same run. Ratios below 1 mean the workers pay for themselves.
+const threads = String(availableParallelism());
+for (const [label, dir] of inputs) {
+  rows.push(
+    measure(`load on ${threads} threads vs 1: ${label}`, ['load', dir, '1', '0'], [], undefined, [
+      'load',
+      dir,
+      threads,
+      '0',
     ]),
   );
 }

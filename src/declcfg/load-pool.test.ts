@@ -19,6 +19,7 @@ describe('threadCount', () => {
       expect(threadCount(undefined, { OPM_THREADS: bad })).toBe(auto);
     expect(threadCount(0, {})).toBe(auto);
     expect(threadCount(undefined, { OPM_THREADS: '16' })).toBe(16);
+    expect(threadCount(undefined, { OPM_THREADS: '1000' })).toBe(64);
   });
 });
 

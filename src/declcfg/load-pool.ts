@@ -36,6 +36,8 @@ export const THREADS_ENV = 'OPM_THREADS';
  * thread, 280 MB on two, 450 MB on four), so the default stays where memory stays moderate.
  */
 export const DEFAULT_MAX_THREADS = 4;
+/** The most threads OPM_THREADS can ask for. */
+export const MAX_THREADS = 64;
 
 /**
  * The number of threads to load with: `requested` when given, else OPM_THREADS when it is a positive
@@ -45,7 +47,9 @@ export const DEFAULT_MAX_THREADS = 4;
 export function threadCount(requested?: number, env: NodeJS.ProcessEnv = process.env): number {
   if (requested !== undefined && Number.isInteger(requested) && requested >= 1) return requested;
   const fromEnv = env[THREADS_ENV]?.trim();
-  if (fromEnv !== undefined && /^[1-9][0-9]{0,3}$/.test(fromEnv)) return Number(fromEnv);
+  // Clamped: a typo such as 1000 must not start a thousand heaps.
+  if (fromEnv !== undefined && /^[1-9][0-9]{0,3}$/.test(fromEnv))
+    return Math.min(Number(fromEnv), MAX_THREADS);
   return Math.min(availableParallelism(), DEFAULT_MAX_THREADS);
 }
 
