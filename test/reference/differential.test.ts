@@ -122,7 +122,10 @@ describe('catalog views: byte for byte', () => {
 
 describe('authoring commands: byte for byte', () => {
   it.each(
-    readdirSync('testdata/init').filter((c) => existsSync(path.join('testdata/init', c, 'expected.out'))),
+    readdirSync('testdata/init').filter(
+      // opm refuses an SVG that starts with a byte-order mark; opm-ts reads it (readers.test.ts).
+      (c) => existsSync(path.join('testdata/init', c, 'expected.out')) && c !== 'svg-icon-with-bom',
+    ),
   )('init %s', async (c) => {
     const dir = path.resolve('testdata/init', c);
     const args = ['init', ...(JSON.parse(readFileSync(path.join(dir, 'args.json'), 'utf8')) as string[])];
