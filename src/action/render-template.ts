@@ -204,7 +204,7 @@ function stripLoc(cfg: DeclarativeConfig): DeclarativeConfig {
 }
 
 async function renderBasic(opts: RenderTemplateOptions, renderer: ImageRenderer): Promise<DeclarativeConfig> {
-  const doc = readTemplateDocument(opts.text, opts.label);
+  const doc = readTemplateDocument(opts.text, opts.label, opts.onWarning);
   const t = parseBasicTemplate(doc);
   const uses = t.bundles.map((b) => ({ image: b.image, line: b.entry.line }));
   renderer.prefetch(uses);
@@ -226,7 +226,7 @@ async function renderSemver(
   opts: RenderTemplateOptions,
   renderer: ImageRenderer,
 ): Promise<DeclarativeConfig> {
-  const doc = readTemplateDocument(opts.text, opts.label);
+  const doc = readTemplateDocument(opts.text, opts.label, opts.onWarning);
   const t = parseSemverTemplate(doc);
   const images = semverTemplateImages(t);
   if (images.length === 0) {
@@ -245,7 +245,7 @@ async function renderSubstitutes(
   opts: RenderTemplateOptions,
   renderer: ImageRenderer,
 ): Promise<DeclarativeConfig> {
-  const doc = readTemplateDocument(opts.text, opts.label);
+  const doc = readTemplateDocument(opts.text, opts.label, opts.onWarning);
   const t = parseSubstitutesTemplate(doc);
   const cfg = emptyConfig();
   for (const entry of t.entries) addEntry(cfg, entry, opts.label, 'render: unable to parse template: ');

@@ -99,9 +99,14 @@ function makeLocator(text: string, firstLine: number): (path: NodePath) => numbe
 
 /**
  * Decode the first document of a template. JSON when the first non-space character is `{`
- * (only the first JSON value is read), YAML otherwise. Errors name the input.
+ * (only the first JSON value is read), YAML otherwise. Errors name the input; `onWarning` hears of
+ * keys written twice.
  */
-export function readTemplateDocument(text: string, label: string): TemplateDocument {
+export function readTemplateDocument(
+  text: string,
+  label: string,
+  onWarning?: (message: string) => void,
+): TemplateDocument {
   const lead = LEADING_SPACE.exec(text)?.[0].length ?? 0;
   try {
     if (text[lead] === '{') {
@@ -114,7 +119,14 @@ export function readTemplateDocument(text: string, label: string): TemplateDocum
     }
     const first = splitYamlDocuments(text)[0];
     if (first === undefined) return { value: null, label, line: 1, lineOf: () => 1 };
-    const value = parseYamlDocument(first.text, first.line) ?? null;
+    // A key written twice keeps its last value, as in opm; said when the caller listens.
+    const value =
+      parseYamlDocument(first.text, first.line, {
+        onDuplicateKey: (line, key) =>
+          onWarning?.(
+            `${label}:${line}: key ${key ?? '(unknown)'} is written twice in one mapping; the last value is kept (as in opm)`,
+          ),
+      }) ?? null;
     return { value, label, line: first.line, lineOf: makeLocator(first.text, first.line) };
   } catch (e) {
     if (e instanceof SyntaxError) {

@@ -38,6 +38,10 @@ describe('what opm reads in its own way: same output', () => {
     ['invalid UTF-8 in a JSON catalog file', ['render', 'testdata/load/invalid-utf8-json/catalog']],
     ['YAML 1.1 standard, local and verbatim tags', ['render', 'testdata/load/yaml11-tags/catalog']],
     ['two separators in a row inside a file', ['render', 'testdata/load/doubled-separator/catalog']],
+    [
+      'a basic template with a key written twice',
+      ['alpha', 'render-template', 'basic', 'testdata/templates/duplicate-keys/template.yaml'],
+    ],
   ])('%s', async (_name, args) => {
     for (const format of ['json', 'yaml']) {
       const a = await ours([...args, '-o', format]);

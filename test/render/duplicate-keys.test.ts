@@ -27,3 +27,15 @@ describe('duplicate keys in bundle manifests', () => {
     expect(object.spec.versions[0]?.subresources).toEqual({ scale: {} });
   });
 });
+
+describe('duplicate keys in a template', () => {
+  it('renders with the last value and names the key on stderr', async () => {
+    const file = 'testdata/templates/duplicate-keys/template.yaml';
+    const r = await runOpm(['alpha', 'render-template', 'basic', file, '-o', 'yaml']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('defaultChannel: stable\n');
+    expect(r.stderr).toBe(
+      `warning: ${file}:7: key defaultChannel is written twice in one mapping; the last value is kept (as in opm)\n`,
+    );
+  });
+});
