@@ -1,4 +1,4 @@
-// Semver templates: opm-ts's default rules are the reference opm's. The bundle images are built from
+// Images the reference pulls too. Semver templates: opm-ts's default rules are the reference opm's. The bundle images are built from
 // our own bundle directories and pushed to a real registry on 127.0.0.1, which the reference pulls
 // from; opm-ts renders the same images.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +27,11 @@ beforeAll(async () => {
     });
     await pushImage(image, { url: fx.plain.url, repo: 'example/foo', tag: d.slice('foo-v'.length) });
   }
+  const dup = await buildImage({
+    layers: [{ dir: path.resolve('testdata/render/good/duplicate-keys') }],
+    labels: BUNDLE_LABELS('demo'),
+  });
+  await pushImage(dup, { url: fx.plain.url, repo: 'example/duplicate-keys', tag: 'v1' });
   writeFileSync(path.join(tmp, 'template.yaml'), template.replaceAll('REGISTRY', fx.plain.host));
 }, 120_000);
 
@@ -53,5 +58,18 @@ describe('alpha render-template semver: the default is the reference opm', () =>
     const legacy = await runOpm([...args, '--semver-compat', 'v1.46'], { cwd: tmp, env });
     expect(legacy.code).toBe(0);
     expect(legacy.stdout).not.toBe(current.stdout);
+  });
+});
+
+describe('a bundle image whose manifests write keys twice', () => {
+  it('renders as the reference renders it, byte for byte', async () => {
+    const args = ['render', `${fx.plain.host}/example/duplicate-keys:v1`, '-o', 'yaml', '--use-http'];
+    const env = { ...process.env, HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache') };
+    const b = spawnSync(reference, args, { cwd: tmp, encoding: 'utf8', env });
+    const a = await runOpm(args, { cwd: tmp, env });
+    expect(b.status).toBe(0);
+    expect(a.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.stderr).toContain('key subresources is written twice');
   });
 });
