@@ -5,7 +5,7 @@
  * an ignored directory.
  */
 
-type Segment = RegExp | '**' | '';
+type Segment = ComponentGlob | '**' | '';
 
 interface IgnorePattern {
   /** Path components of the directory holding the `.indexignore` file. */
@@ -19,43 +19,98 @@ interface IgnorePattern {
   broken: boolean;
 }
 
-/** Go path/filepath.Match for one path component, as a RegExp; undefined when malformed. */
-export function componentPattern(glob: string): RegExp | undefined {
-  let re = '';
+/** One token of a component glob: each matches exactly one character, except `*`. */
+type Token =
+  | { kind: 'star' }
+  | { kind: 'any' }
+  | { kind: 'char'; cp: number }
+  | { kind: 'class'; negate: boolean; ranges: [number, number][] };
+
+function matchesOne(t: Token, cp: number): boolean {
+  switch (t.kind) {
+    case 'any':
+      return true;
+    case 'char':
+      return t.cp === cp;
+    case 'class': {
+      const inside = t.ranges.some(([lo, hi]) => lo <= cp && cp <= hi);
+      return t.negate ? !inside : inside;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * A Go path/filepath.Match pattern for one path component. Matching keeps only the position after
+ * the last `*` to fall back to, so it takes at most (name length × pattern length) steps whatever
+ * the pattern: a crafted `.indexignore` (from a pulled catalog image) cannot make it backtrack.
+ */
+export class ComponentGlob {
+  private readonly tokens: Token[];
+  constructor(tokens: Token[]) {
+    this.tokens = tokens;
+  }
+
+  test(name: string): boolean {
+    const cps = Array.from(name, (c) => c.codePointAt(0) ?? 0);
+    const toks = this.tokens;
+    let p = 0;
+    let n = 0;
+    let starP = -1;
+    let starN = 0;
+    while (n < cps.length) {
+      const t = toks[p];
+      if (t !== undefined && t.kind === 'star') {
+        starP = p++;
+        starN = n;
+      } else if (t !== undefined && matchesOne(t, cps[n] ?? 0)) {
+        p++;
+        n++;
+      } else if (starP >= 0) {
+        p = starP + 1;
+        n = ++starN;
+      } else return false;
+    }
+    while (toks[p]?.kind === 'star') p++;
+    return p === toks.length;
+  }
+}
+
+/** Go path/filepath.Match for one path component; undefined when malformed. */
+export function componentPattern(glob: string): ComponentGlob | undefined {
+  const tokens: Token[] = [];
   const cps = Array.from(glob);
-  const hex = (c: string): string => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`;
+  const cp = (c: string): number => c.codePointAt(0) ?? 0;
   for (let i = 0; i < cps.length; i++) {
     const c = cps[i] ?? '';
-    if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
+    if (c === '*') {
+      if (tokens.at(-1)?.kind !== 'star') tokens.push({ kind: 'star' });
+    } else if (c === '?') tokens.push({ kind: 'any' });
     else if (c === '\\') {
       const next = cps[++i];
       if (next === undefined) return undefined;
-      re += hex(next);
+      tokens.push({ kind: 'char', cp: cp(next) });
     } else if (c === '[') {
-      const parsed = parseClass(cps, i + 1, hex);
+      const parsed = parseClass(cps, i + 1);
       if (!parsed) return undefined;
-      re += parsed.re;
+      tokens.push(parsed.token);
       i = parsed.end;
-    } else re += hex(c);
+    } else tokens.push({ kind: 'char', cp: cp(c) });
   }
-  return new RegExp(`^${re}$`, 'u');
+  return new ComponentGlob(tokens);
 }
 
 /** A `[...]` class starting after `[` at index `from`; `end` is the index of the closing `]`. */
-function parseClass(
-  cps: string[],
-  from: number,
-  hex: (c: string) => string,
-): { re: string; end: number } | undefined {
+function parseClass(cps: string[], from: number): { token: Token; end: number } | undefined {
   let i = from;
   let negate = false;
   if (cps[i] === '^') {
     negate = true;
     i++;
   }
-  let body = '';
-  let ranges = 0;
+  const ranges: [number, number][] = [];
+  let count = 0;
   // One class character: `\x` escapes x; a bare `-` or `]` where a character is expected is malformed.
   const char = (): string | undefined => {
     const c = cps[i];
@@ -66,7 +121,7 @@ function parseClass(
     return e;
   };
   for (;;) {
-    if (cps[i] === ']' && ranges > 0) break;
+    if (cps[i] === ']' && count > 0) break;
     const lo = char();
     if (lo === undefined) return undefined;
     let hi = lo;
@@ -76,14 +131,12 @@ function parseClass(
       if (h === undefined) return undefined;
       hi = h;
     }
-    // A reversed range matches nothing in Go (and would be a syntax error in a RegExp).
-    if ((lo.codePointAt(0) ?? 0) <= (hi.codePointAt(0) ?? 0)) {
-      body += lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`;
-    }
-    ranges++;
+    // A reversed range matches nothing, as in Go.
+    const [l, h] = [lo.codePointAt(0) ?? 0, hi.codePointAt(0) ?? 0];
+    if (l <= h) ranges.push([l, h]);
+    count++;
   }
-  if (body === '') return { re: negate ? '[^/]' : '(?!)', end: i };
-  return { re: negate ? `[^/${body}]` : `[${body}]`, end: i };
+  return { token: { kind: 'class', negate, ranges }, end: i };
 }
 
 function parseLine(line: string, domain: string[]): IgnorePattern | undefined {
@@ -106,7 +159,7 @@ function parseLine(line: string, domain: string[]): IgnorePattern | undefined {
 }
 
 function matchesComponent(seg: Segment, name: string): boolean {
-  return seg instanceof RegExp && seg.test(name);
+  return seg instanceof ComponentGlob && seg.test(name);
 }
 
 /** Any component matches; a directory-only pattern must match a component that is not the last. */
