@@ -269,3 +269,26 @@ describe('YAML 1.1 tags as go-yaml v2 reads them', () => {
     expect(parseYamlDocument(input)).toEqual(expected);
   });
 });
+
+describe('alias expansion', () => {
+  const bomb = (levels: number): string => {
+    let doc = 'a0: &a0 [x, x, x, x, x, x, x, x, x]\n';
+    for (let i = 1; i <= levels; i++)
+      doc += `a${i}: &a${i} [${Array(9)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]\n`;
+    return doc;
+  };
+
+  it('refuses a document whose aliases expand beyond what go-yaml allows', () => {
+    expect(() => parseYamlDocument(bomb(9), 5)).toThrow(/^line 5: document contains excessive aliasing/);
+    expect(() => parseYamlDocument(bomb(4), 1)).toThrow(/excessive aliasing/);
+  });
+
+  it('reads ordinary use of anchors and aliases', () => {
+    const v = parseYamlDocument(bomb(2)) as Record<string, unknown[]>;
+    expect(v['a2']).toHaveLength(9);
+    const shared = 'base: &b {k: v}\n' + Array.from({ length: 200 }, (_, i) => `m${i}: *b\n`).join('');
+    expect(Object.keys(parseYamlDocument(shared) as object)).toHaveLength(201);
+  });
+});

@@ -13,6 +13,7 @@ import type { JsonObject, JsonValue } from '../declcfg/types.js';
 import { OpmError } from '../errors.js';
 import { isJsonObject } from '../util/guards.js';
 import { readBlockYaml } from './block-reader.js';
+import { excessiveAliasing } from './alias-limit.js';
 
 /** Deepest nesting accepted in a document; deeper input is refused instead of risking the stack. */
 export const MAX_YAML_DEPTH = 1000;
@@ -441,6 +442,9 @@ export function parseYamlDocument(
   suspectKeys.clear();
   const v = loadOne(text, firstLine, opts);
   if (v === undefined) return undefined;
+  if (text.includes('*') && excessiveAliasing(v)) {
+    throw new YamlError('document contains excessive aliasing', firstLine);
+  }
   if (!needsExactPass && (suspectKeys.size === 0 || !hasKeyIn(v, suspectKeys))) {
     // The schema constructs only JSON types (strings, numbers, booleans, null, arrays, plain objects).
     return jsonValueOf(v, firstLine);
