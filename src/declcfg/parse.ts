@@ -224,7 +224,10 @@ function parseJsonStream(text: string, start: number, firstLine: number): Parsed
       return out;
     }
     values++;
-    const problem = r.value === undefined ? undefined : checkParsed(text, pos, r.end, r.value);
+    const problem =
+      r.value === undefined
+        ? undefined
+        : (overflowingNumber(text, pos, r.end, r.value) ?? checkParsed(text, pos, r.end, r.value));
     if (problem?.duplicate !== undefined)
       out.issues.push(duplicateKey(lines.at(problem.at), problem.duplicate, problem.topLevel === true));
     if (problem && problem.duplicate === undefined) {
@@ -242,6 +245,42 @@ function parseJsonStream(text: string, start: number, firstLine: number): Parsed
     pos = skipWs(text, r.end);
   }
   return out;
+}
+
+// A number JSON.parse turns into ±Infinity has an exponent of three digits or 309 digits at least.
+const BIG_NUMBER = /-?\d+(?:\.\d+)?[eE]\+?\d{3,}|-?\d{309,}(?:\.\d+)?/g;
+
+function hasInfinity(v: JsonValue): boolean {
+  if (typeof v === 'number') return !Number.isFinite(v);
+  if (Array.isArray(v)) return v.some(hasInfinity);
+  if (isJsonObject(v)) return Object.values(v).some(hasInfinity);
+  return false;
+}
+
+/**
+ * A number too large for a float64, which JSON.parse reads as Infinity: opm's decoder refuses it
+ * (and no JSON writer can write it back), so it is an error at load, where its line is known.
+ */
+function overflowingNumber(
+  text: string,
+  from: number,
+  to: number,
+  value: JsonValue,
+): { at: number; message: string; duplicate?: string; topLevel?: boolean } | undefined {
+  BIG_NUMBER.lastIndex = from;
+  let m: RegExpExecArray | null;
+  let first: RegExpExecArray | undefined;
+  while ((m = BIG_NUMBER.exec(text)) !== null && m.index < to) {
+    if (!Number.isFinite(Number(m[0]))) {
+      first = m;
+      break;
+    }
+  }
+  if (first === undefined || !hasInfinity(value)) return undefined;
+  return {
+    at: first.index,
+    message: `json: cannot unmarshal number ${first[0]} into Go value of type float64 (it exceeds the largest float64)`,
+  };
 }
 
 /**
