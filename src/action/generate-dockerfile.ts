@@ -1,7 +1,9 @@
 import { constants as fsConstants } from 'node:fs';
-import { stat, writeFile } from 'node:fs/promises';
+import { link, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
+import { errnoCode, errnoText } from '../util/errno.js';
+import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js';
 
 export const DEFAULT_OPM_IMAGE = 'quay.io/operator-framework/opm:latest';
 
@@ -203,16 +205,27 @@ export async function planDockerfile(opts: DockerfileOptions): Promise<Dockerfil
   return { file, text: dockerfileText(base, baseImage, builderImage, labels) };
 }
 
-/** Write the planned file; refuses to overwrite a file that appeared meanwhile. */
+/**
+ * Write the planned file: into a temporary sibling first, then linked into place, which fails if a
+ * file appeared meanwhile. A full disk or an interruption leaves no Dockerfile at all (a partial one
+ * would make every later run refuse with "file already exists").
+ */
 export async function writeDockerfile(plan: DockerfilePlan): Promise<void> {
+  const dir = path.dirname(plan.file);
+  const prefix = `.${path.basename(plan.file)}.tmp-`;
+  await removeStale(dir, prefix);
+  const temp = ownedFileName(dir, prefix);
   try {
-    await writeFile(plan.file, plan.text, {
+    await writeFile(temp, plan.text, {
       flag: fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY,
     });
+    await link(temp, plan.file);
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EEXIST') throw new OpmError(`path "${plan.file}": file already exists`);
-    throw new OpmError(`write "${plan.file}": ${e.message}`, { cause: err });
+    if (errnoCode(err) === 'EEXIST') throw new OpmError(`path "${plan.file}": file already exists`);
+    throw new OpmError(`write "${plan.file}": ${errnoText(err)}`, { cause: err });
+  } finally {
+    await unlink(temp).catch(() => undefined);
+    releaseOwned(temp);
   }
 }
 

@@ -3,6 +3,8 @@ import { InternalError, OpmError, UsageError, formatPosition } from '../errors.j
 import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';
 import { ExitCode } from './exit-code.js';
+import { errnoText } from '../util/errno.js';
+import { removeOwnedNow } from '../util/owned-temp.js';
 
 /**
  * Run opm with `argv` (without node and script) and return the exit code. All errors end here:
@@ -42,6 +44,12 @@ async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<num
     return 2;
   }
   if (err instanceof ExitCode) return err.code;
+  const write = writeFailure(err);
+  if (write !== undefined) {
+    io.stderr.write(`${c.red('error:')} ${write}\n`);
+    if (debug) printCauses(err as Error, io);
+    return 1;
+  }
   if (err instanceof OpmError) {
     const hint = err.hint ? ` (${err.hint})` : '';
     io.stderr.write(`${c.red('error:')} ${formatPosition(err.at)}${err.message}${hint}\n`);
@@ -62,12 +70,37 @@ function printCauses(err: Error, io: CliIO): void {
   }
 }
 
+/**
+ * A write that failed (a full disk, a closed or bad descriptor, a read-only file system): one line
+ * saying so, not a stack trace. Errors of other system calls are bugs or are reported where they
+ * happen.
+ */
+function writeFailure(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null || !('syscall' in err) || err.syscall !== 'write')
+    return undefined;
+  return `writing output: ${errnoText(err)}`;
+}
+
 /** The process entry (bin/opm.js). Sets the exit code and lets pending output drain. */
 export async function main(): Promise<void> {
   // A closed stdout (`| head`) ends the run quietly instead of crashing on an unhandled 'error'.
   process.stdout.on('error', (err) => {
-    if (!isBrokenPipe(err)) throw err;
-    process.exit(BROKEN_PIPE_STATUS);
+    if (isBrokenPipe(err)) process.exit(BROKEN_PIPE_STATUS);
+    // Standard output cannot take more (a full disk): say so once and stop.
+    process.stderr.write(`error: ${writeFailure(err) ?? `writing output: ${errnoText(err)}`}\n`);
+    process.exit(1);
   });
+  // Stopped by a signal: remove the temporary trees this run made (an unpacked image, a staged
+  // output), then end as a process killed by that signal would (128 + its number).
+  for (const [signal, status] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
+    process.once(signal, () => {
+      removeOwnedNow();
+      process.exit(status);
+    });
+  }
   process.exitCode = await runCli(process.argv.slice(2), processIO());
 }

@@ -4,6 +4,7 @@
  * ignored. Symlinks to files are followed; symlinks to directories are not walked (opm fails reading
  * them), so the walk cannot loop. Entries that cannot be read become problems, never exceptions.
  */
+import { errnoCode, errnoText } from '../util/errno.js';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { IndexIgnore } from './indexignore.js';
@@ -37,24 +38,6 @@ interface Entry {
   kind: 'file' | 'symlink' | 'other';
 }
 
-function errorCode(err: unknown): string {
-  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string')
-    return err.code;
-  return '';
-}
-
-function describeError(err: unknown): string {
-  const code = errorCode(err);
-  const messages: Record<string, string> = {
-    ENOENT: 'no such file or directory',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    ELOOP: 'too many levels of symbolic links',
-    EISDIR: 'is a directory',
-  };
-  return messages[code] ?? (err instanceof Error ? err.message : String(err));
-}
-
 async function listEntries(root: string, problems: WalkProblem[]): Promise<Entry[]> {
   const out: Entry[] = [];
   const visit = async (dirRel: string): Promise<void> => {
@@ -65,7 +48,7 @@ async function listEntries(root: string, problems: WalkProblem[]): Promise<Entry
     } catch (err) {
       problems.push({
         rule: 'load.unreadable',
-        message: `read directory: ${describeError(err)}`,
+        message: `read directory: ${errnoText(err)}`,
         file: dirRel || '.',
       });
       return;
@@ -103,14 +86,14 @@ async function resolveFile(e: Entry): Promise<WalkedFile | WalkProblem> {
       file: e.rel,
     };
   } catch (err) {
-    const code = errorCode(err);
+    const code = errnoCode(err);
     if (code === 'ELOOP')
       return {
         rule: 'load.symlink-loop',
         message: 'symlink loop: too many levels of symbolic links',
         file: e.rel,
       };
-    const what = e.kind === 'symlink' && code === 'ENOENT' ? 'dangling symlink' : describeError(err);
+    const what = e.kind === 'symlink' && code === 'ENOENT' ? 'dangling symlink' : errnoText(err);
     return { rule: 'load.unreadable', message: `cannot read file: ${what}`, file: e.rel };
   }
 }
@@ -127,7 +110,7 @@ export async function walkCatalogDir(root: string): Promise<WalkResult> {
     } catch (err) {
       problems.push({
         rule: 'load.unreadable',
-        message: `cannot read .indexignore: ${describeError(err)}`,
+        message: `cannot read .indexignore: ${errnoText(err)}`,
         file: e.rel,
       });
     }

@@ -1,7 +1,7 @@
+import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
 import { createReadStream, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { RegistrySession, registryError } from './auth/session.js';
 import { defaultCacheDir } from '../util/cache-dir.js';
@@ -57,6 +57,8 @@ export class RegistryClient implements ImageSource {
   private readonly pulls = new Limiter(PULL_CONCURRENCY);
   private readonly blobs = new Limiter(BLOB_CONCURRENCY);
   private readonly inflight = new Map<string, Promise<void>>();
+  /** Stale temporary folders of dead runs, removed before the first pull. */
+  private staleSwept: Promise<void> | undefined;
   private readonly platform: Platform;
   private readonly cache: BlobStore | undefined;
   private readonly log: (line: string) => void;
@@ -123,9 +125,11 @@ export class RegistryClient implements ImageSource {
     let root: string | undefined;
     try {
       let store = this.cache;
+      if (this.staleSwept === undefined) this.staleSwept = sweepStale(workDir);
+      await this.staleSwept;
       if (store === undefined) {
         await mkdir(workDir, { recursive: true });
-        scratch = await mkdtemp(path.join(workDir, 'opm-blobs-'));
+        scratch = await makeOwnedDir(workDir, 'opm-blobs-');
         store = new BlobStore(scratch);
       }
       this.log(`pulling ${refText}`);
@@ -146,7 +150,7 @@ export class RegistryClient implements ImageSource {
       const config = await configFetch;
       const image = parseConfig(config);
       await mkdir(workDir, { recursive: true });
-      root = await mkdtemp(path.join(workDir, 'opm-unpack-'));
+      root = await makeOwnedDir(workDir, 'opm-unpack-');
       const unpacker = new Unpacker(root, `layer of ${refText}`, {
         ...DEFAULT_LIMITS,
         ...(this.opts.maxUnpackedBytes !== undefined ? { maxBytes: this.opts.maxUnpackedBytes } : {}),
@@ -165,13 +169,20 @@ export class RegistryClient implements ImageSource {
           released = true;
           // Synchronous: a few small files go faster than one thread-pool turn per file.
           rmSync(unpacked, { recursive: true, force: true });
+          releaseOwned(unpacked);
         },
       };
     } catch (err) {
-      if (root !== undefined) await rm(root, { recursive: true, force: true });
+      if (root !== undefined) {
+        await rm(root, { recursive: true, force: true });
+        releaseOwned(root);
+      }
       throw this.pullError(refText, ref, err);
     } finally {
-      if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+      if (scratch !== undefined) {
+        await rm(scratch, { recursive: true, force: true });
+        releaseOwned(scratch);
+      }
     }
   }
 
@@ -437,4 +448,9 @@ async function hashFile(file: string, digest: string): Promise<string> {
 
 export function createImageSource(opts: RegistryOptions): ImageSource {
   return new RegistryClient(opts);
+}
+
+/** Unpacked images and scratch blobs that interrupted runs left in the work folder (once per client). */
+async function sweepStale(workDir: string): Promise<void> {
+  await Promise.all([removeStale(workDir, 'opm-unpack-'), removeStale(workDir, 'opm-blobs-')]);
 }

@@ -1,0 +1,71 @@
+/**
+ * Temporary files and folders this process creates (an unpacked image, a staged `migrate` output, a
+ * Dockerfile being written). Their names carry the process id, so that what an interrupted run left
+ * behind can be recognised and removed by a later run, and they are registered here so that the
+ * command line removes them when it is stopped by a signal.
+ */
+import { rmSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { randomHex } from './random-hex.js';
+
+const owned = new Set<string>();
+
+/** A fresh folder `<parent>/<prefix><pid>-<random>`, owned by this process until released. */
+export async function makeOwnedDir(parent: string, prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(parent, `${prefix}${process.pid}-`));
+  owned.add(dir);
+  return dir;
+}
+
+/** A name `<parent>/<prefix><pid>-<random>` for a file about to be created, owned until released. */
+export function ownedFileName(parent: string, prefix: string): string {
+  const file = path.join(parent, `${prefix}${process.pid}-${randomHex(6)}`);
+  owned.add(file);
+  return file;
+}
+
+/** The path was removed or renamed into place: nothing to clean up any more. */
+export function releaseOwned(p: string): void {
+  owned.delete(p);
+}
+
+/** Remove everything still owned, at once (for signal handlers, which cannot wait). */
+export function removeOwnedNow(): void {
+  for (const p of owned) {
+    try {
+      rmSync(p, { recursive: true, force: true });
+    } catch {
+      // Best effort: the process is going away.
+    }
+  }
+  owned.clear();
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return typeof err === 'object' && err !== null && 'code' in err && err.code === 'EPERM';
+  }
+}
+
+/** Remove what processes that no longer run left in `parent` under `prefix` (best effort). */
+export async function removeStale(parent: string, prefix: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(parent);
+  } catch {
+    return;
+  }
+  const pattern = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\d+)-`);
+  await Promise.all(
+    names.map(async (n) => {
+      const pid = Number(pattern.exec(n)?.[1] ?? NaN);
+      if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) return;
+      await rm(path.join(parent, n), { recursive: true, force: true }).catch(() => undefined);
+    }),
+  );
+}
