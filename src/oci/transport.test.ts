@@ -56,6 +56,44 @@ describe('Transport on node:http', () => {
     await t.close();
   });
 
+  it('fails a body that trickles a byte at a time, past the whole-body deadline', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const base = await listen(
+      http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-length': '1000' });
+        // A byte every 20 ms: never idle for the 150 ms pause limit, never done either.
+        timers.push(setInterval(() => res.write('x'), 20));
+      }),
+    );
+    const t = transport({ bodyMs: 150, bodyDeadlineMs: 400 });
+    const res = await t.send({ url: new URL(`${base}/blob`) });
+    const err = await readBounded(res.body, 2000, 'blob').catch((e: unknown) => e);
+    expect(networkCode(err)).toBe('UND_ERR_BODY_TIMEOUT');
+    expect(String(err instanceof Error && err.message)).toContain('not complete within 400 ms');
+    for (const i of timers) clearInterval(i);
+    await t.close();
+  });
+
+  it('takes the whole-body deadline from OPM_REGISTRY_BODY_DEADLINE', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const base = await listen(
+      http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-length': '1000' });
+        timers.push(setInterval(() => res.write('x'), 20));
+      }),
+    );
+    const t = new Transport({
+      skipTlsVerify: false,
+      env: { OPM_REGISTRY_BODY_DEADLINE: '0.3' },
+      certDirs: [],
+    });
+    const res = await t.send({ url: new URL(`${base}/blob`) });
+    const err = await readBounded(res.body, 2000, 'blob').catch((e: unknown) => e);
+    expect(String(err instanceof Error && err.message)).toContain('not complete within 300 ms');
+    for (const i of timers) clearInterval(i);
+    await t.close();
+  });
+
   it('reuses one connection for requests in a row, dumped bodies included', async () => {
     let connections = 0;
     const server = http.createServer((_req, res) => res.end('hello'));

@@ -51,19 +51,36 @@ export interface TransportOptions {
   attempts?: number;
   /** First back-off delay; doubles per attempt. */
   backoffMs?: number;
-  /** Time-outs in ms; defaults connect 15 s, headers 30 s, body (between chunks) 60 s. Tests shorten them. */
+  /**
+   * Time-outs in ms; defaults connect 15 s, headers 30 s, body (between chunks) 60 s, whole body
+   * 10 min (`OPM_REGISTRY_BODY_DEADLINE`, in seconds, overrides it). Tests shorten them.
+   */
   timeouts?: Partial<Timeouts>;
 }
 
 export interface Timeouts {
   connectMs: number;
   headersMs: number;
+  /** Longest pause between two chunks of a body. */
   bodyMs: number;
+  /** Longest time for a whole body: a server trickling a byte now and then never pauses long. */
+  bodyDeadlineMs: number;
 }
 
 const MAX_REDIRECTS = 5;
 const MAX_RETRY_AFTER_MS = 30_000;
-const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 15_000, headersMs: 30_000, bodyMs: 60_000 };
+const DEFAULT_TIMEOUTS: Timeouts = {
+  connectMs: 15_000,
+  headersMs: 30_000,
+  bodyMs: 60_000,
+  bodyDeadlineMs: 600_000,
+};
+
+/** The whole-body deadline from the environment (seconds), when set to a positive number. */
+function envDeadline(env: NodeJS.ProcessEnv): Partial<Timeouts> {
+  const seconds = Number(env.OPM_REGISTRY_BODY_DEADLINE ?? '');
+  return Number.isFinite(seconds) && seconds > 0 ? { bodyDeadlineMs: seconds * 1000 } : {};
+}
 const MAX_CONNECTIONS = 8;
 
 const TLS_CODES = new Set([
@@ -276,6 +293,17 @@ async function nodeEngine(url: URL, tls: TlsOptions, t: Timeouts): Promise<Engin
         req.once('response', (res) => {
           response = res;
           req.setTimeout(t.bodyMs);
+          const deadline = setTimeout(
+            () =>
+              fail(
+                codedError(
+                  `response body not complete within ${t.bodyDeadlineMs} ms`,
+                  'UND_ERR_BODY_TIMEOUT',
+                ),
+              ),
+            t.bodyDeadlineMs,
+          );
+          res.once('close', () => clearTimeout(deadline));
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body: nodeBody(res) });
         });
         req.end(body);
@@ -327,7 +355,7 @@ export class Transport {
     this.certDirs = opts.certDirs ?? defaultCertDirs(opts.env);
     this.attempts = opts.attempts ?? 4;
     this.backoffMs = opts.backoffMs ?? 250;
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...envDeadline(opts.env), ...opts.timeouts };
   }
 
   /** Extra CAs and client certificates for a host, from the certs.d folders. */
