@@ -1,4 +1,12 @@
-import { createReadStream, createWriteStream, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  lstatSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -82,6 +90,9 @@ export class BlobStore {
   private commit(tmp: string, digest: string): string {
     const final = this.pathOf(digest);
     mkdirSync(path.dirname(final), { recursive: true });
+    // Something that is not a blob file in the blob's place (a folder, say) is not ours to keep.
+    if (lstatSync(final, { throwIfNoEntry: false })?.isFile() === false)
+      rmSync(final, { recursive: true, force: true });
     renameSync(tmp, final);
     return final;
   }

@@ -1,7 +1,9 @@
-import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
-import { createReadStream, rmSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { constants as fsConstants, createReadStream, rmSync } from 'node:fs';
+import { access, mkdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
+import { errnoText } from '../util/errno.js';
+import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
 import { OpmError } from '../errors.js';
 import { RegistrySession, registryError } from './auth/session.js';
 import { defaultCacheDir } from '../util/cache-dir.js';
@@ -59,6 +61,8 @@ export class RegistryClient implements ImageSource {
   private readonly inflight = new Map<string, Promise<void>>();
   /** Stale temporary folders of dead runs, removed before the first pull. */
   private staleSwept: Promise<void> | undefined;
+  /** Whether the cache can be written, found out once. */
+  private cacheProbe: Promise<BlobStore | undefined> | undefined;
   private readonly platform: Platform;
   private readonly cache: BlobStore | undefined;
   private readonly log: (line: string) => void;
@@ -124,7 +128,7 @@ export class RegistryClient implements ImageSource {
     let scratch: string | undefined;
     let root: string | undefined;
     try {
-      let store = this.cache;
+      let store = await this.usableCache();
       if (this.staleSwept === undefined) this.staleSwept = sweepStale(workDir);
       await this.staleSwept;
       if (store === undefined) {
@@ -151,12 +155,20 @@ export class RegistryClient implements ImageSource {
       const image = parseConfig(config);
       await mkdir(workDir, { recursive: true });
       root = await makeOwnedDir(workDir, 'opm-unpack-');
-      const unpacker = new Unpacker(root, `layer of ${refText}`, {
-        ...DEFAULT_LIMITS,
-        ...(this.opts.maxUnpackedBytes !== undefined ? { maxBytes: this.opts.maxUnpackedBytes } : {}),
-      });
-      for (const layer of top.manifest.layers) await this.applyStoredLayer(unpacker, store, layer);
-      await unpacker.finish();
+      try {
+        await this.unpack(root, refText, store, top.manifest.layers);
+      } catch (err) {
+        if (!(err instanceof DamagedCacheBlob)) throw err;
+        // A cached layer was damaged on disk (it was dropped): fetch it again and start over, once.
+        (this.opts.warn ?? this.log)(
+          `warning: cached layer ${err.digest} of ${refText} was damaged; downloading it again`,
+        );
+        const layer = top.manifest.layers.find((l) => l.digest === err.digest);
+        if (layer !== undefined) await this.ensureBlob(session, ref, store, layer);
+        await rm(root, { recursive: true, force: true });
+        await mkdir(root);
+        await this.unpack(root, refText, store, top.manifest.layers);
+      }
       const unpacked = root;
       let released = false;
       return {
@@ -427,10 +439,41 @@ export class RegistryClient implements ImageSource {
       const got = await hashFile(file, d.digest).catch(() => undefined);
       if (got !== undefined && got !== d.digest) {
         await rm(file, { force: true });
-        throw digestMismatch(`cached layer ${d.digest}`, d.digest, got);
+        throw new DamagedCacheBlob(d.digest, digestMismatch(`cached layer ${d.digest}`, d.digest, got));
       }
       throw err;
     }
+  }
+
+  /**
+   * The blob cache, if it can be written: a cache is only an optimisation, so an unwritable one (no
+   * home folder, a read-only OLM_CACHE_DIR) is said once and the pulls go on without it.
+   */
+  private usableCache(): Promise<BlobStore | undefined> {
+    const cache = this.cache;
+    if (cache === undefined) return Promise.resolve(undefined);
+    this.cacheProbe ??= (async () => {
+      try {
+        await mkdir(path.join(cache.root, 'tmp'), { recursive: true });
+        await access(path.join(cache.root, 'tmp'), fsConstants.W_OK);
+        return cache;
+      } catch (err) {
+        (this.opts.warn ?? this.log)(
+          `warning: the image cache ${cache.root} cannot be written (${errnoText(err)}); pulling without it (set OLM_CACHE_DIR to a writable folder to cache images)`,
+        );
+        return undefined;
+      }
+    })();
+    return this.cacheProbe;
+  }
+
+  private async unpack(root: string, refText: string, store: BlobStore, layers: Descriptor[]): Promise<void> {
+    const unpacker = new Unpacker(root, `layer of ${refText}`, {
+      ...DEFAULT_LIMITS,
+      ...(this.opts.maxUnpackedBytes !== undefined ? { maxBytes: this.opts.maxUnpackedBytes } : {}),
+    });
+    for (const layer of layers) await this.applyStoredLayer(unpacker, store, layer);
+    await unpacker.finish();
   }
 
   /** Close idle connections. */
@@ -453,4 +496,13 @@ export function createImageSource(opts: RegistryOptions): ImageSource {
 /** Unpacked images and scratch blobs that interrupted runs left in the work folder (once per client). */
 async function sweepStale(workDir: string): Promise<void> {
   await Promise.all([removeStale(workDir, 'opm-unpack-'), removeStale(workDir, 'opm-blobs-')]);
+}
+
+/** A cached layer no longer matched its digest and was removed from the cache. */
+class DamagedCacheBlob extends OpmError {
+  readonly digest: string;
+  constructor(digest: string, cause: OpmError) {
+    super(cause.message, { code: cause.code, cause });
+    this.digest = digest;
+  }
 }

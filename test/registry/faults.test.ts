@@ -1,4 +1,12 @@
-import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from './fixture.js';
@@ -177,8 +185,8 @@ describe('cache sharing, --no-cache and hostile layers', () => {
 
 // Last: this stops the plain registry.
 describe('blob cache', () => {
-  it('keeps blobs read-only, and drops a damaged cached layer so the next pull downloads it again', async () => {
-    const { client, cacheDir } = testClient(tmp.dir, { useHttp: true });
+  it('keeps blobs read-only, and downloads a damaged cached layer again in the same run, saying so', async () => {
+    const { client, cacheDir, logs } = testClient(tmp.dir, { useHttp: true });
     const a = await client.pull(ref);
     await a.release();
     const layer = img.manifests[0]?.layers[0];
@@ -192,17 +200,43 @@ describe('blob cache', () => {
     writeFileSync(file, bytes);
 
     fx.proxy.reset();
-    const err = await pullError(client.pull(ref));
-    expect(err.code).toBe('E_DIGEST_MISMATCH');
-    expect(err.message).toContain(`cached layer ${layer.digest}`);
-    expect(existsSync(file)).toBe(false);
-    expect(fx.proxy.counts.blob).toBe(0);
-
     const b = await client.pull(ref);
     await b.release();
     expect(fx.proxy.counts.blob).toBe(1);
     expect(readFileSync(file).equals(layer.bytes)).toBe(true);
+    expect(logs.filter((l) => l.includes('damaged'))).toEqual([
+      `warning: cached layer ${layer.digest} of ${ref} was damaged; downloading it again`,
+    ]);
     await client.close();
+  });
+
+  it('replaces a folder standing where a cached blob belongs', async () => {
+    const { client, cacheDir } = testClient(tmp.dir, { useHttp: true });
+    const layer = img.manifests[0]?.layers[0];
+    if (layer === undefined) throw new Error('image without layers');
+    const file = path.join(cacheDir, 'blobs', 'sha256', layer.digest.slice('sha256:'.length));
+    mkdirSync(path.join(file, 'inside'), { recursive: true });
+    const a = await client.pull(ref);
+    await a.release();
+    expect(readFileSync(file).equals(layer.bytes)).toBe(true);
+    await client.close();
+  });
+
+  it('pulls without a cache it cannot write, with one warning', async () => {
+    // Permission bits do not stop root, so the cache sits under a regular file: it cannot be created.
+    const blocked = path.join(tmp.dir, 'not-a-folder');
+    writeFileSync(blocked, '');
+    for (const cacheDir of [path.join(blocked, 'cache')]) {
+      const { client, logs } = testClient(tmp.dir, { useHttp: true, cacheDir });
+      for (let i = 0; i < 2; i++) {
+        const p = await client.pull(ref);
+        expect(existsSync(path.join(p.root, 'manifests'))).toBe(true);
+        await p.release();
+      }
+      expect(logs.filter((l) => l.startsWith('warning:'))).toHaveLength(1);
+      expect(logs.find((l) => l.startsWith('warning:'))).toContain('cannot be written');
+      await client.close();
+    }
   });
 
   it('makes no blob request the second time, and works by digest with the registry stopped', async () => {
