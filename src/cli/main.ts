@@ -4,6 +4,7 @@ import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';
 import { ExitCode } from './exit-code.js';
 import { errnoText } from '../util/errno.js';
+import { escapeLine } from './escape.js';
 import { removeOwnedNow } from '../util/owned-temp.js';
 
 /**
@@ -39,7 +40,7 @@ async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<num
     // --help and --version exit through here with code 0.
     if (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.help')
       return 0;
-    const message = err.message.replace(/^error: /, '');
+    const message = escapeLine(err.message.replace(/^error: /, ''));
     io.stderr.write(`${c.red('error:')} ${message} (see 'opm --help')\n`);
     return 2;
   }
@@ -52,7 +53,7 @@ async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<num
   }
   if (err instanceof OpmError) {
     const hint = err.hint ? ` (${err.hint})` : '';
-    io.stderr.write(`${c.red('error:')} ${formatPosition(err.at)}${err.message}${hint}\n`);
+    io.stderr.write(`${c.red('error:')} ${escapeLine(`${formatPosition(err.at)}${err.message}${hint}`)}\n`);
     if (debug) printCauses(err, io);
     return err instanceof UsageError ? 2 : err.exitCode;
   }

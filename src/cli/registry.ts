@@ -1,3 +1,4 @@
+import { escapeLine } from './escape.js';
 import type { Command } from 'commander';
 import type { ImageSource, PulledImage } from '../oci/image-source.js';
 import { registryOptionsFromEnv } from '../oci/options.js';
@@ -29,9 +30,9 @@ export async function withImageSource<T>(
       },
       io.env,
       // Progress only on a terminal; warnings always.
-      io.stderrIsTTY ? (line) => io.stderr.write(`${line}\n`) : undefined,
+      io.stderrIsTTY ? (line) => io.stderr.write(`${escapeLine(line)}\n`) : undefined,
     ),
-    warn: (line: string) => void io.stderr.write(`${line}\n`),
+    warn: (line: string) => void io.stderr.write(`${escapeLine(line)}\n`),
   };
   let client: (ImageSource & Closable) | undefined;
   const source: ImageSource = {

@@ -1,3 +1,4 @@
+import { escapeLine } from '../escape.js';
 import type { Command } from 'commander';
 import { loadCatalogDirOrThrow } from '../../declcfg/load.js';
 import { listIndex, type ListKind } from '../../action/list.js';
@@ -13,7 +14,9 @@ function catalogSources(imageSource: ImageSource, io: CliIO) {
     imageSource,
     cwd: io.cwd,
     loadCatalogDir: (dir: string) =>
-      loadCatalogDirOrThrow(dir, { onWarning: (f) => io.stderr.write(`warning: ${f.message}\n`) }),
+      loadCatalogDirOrThrow(dir, {
+        onWarning: (f) => io.stderr.write(`warning: ${escapeLine(f.message)}\n`),
+      }),
   };
 }
 
@@ -44,7 +47,7 @@ export async function runRenderGraph(
       minEdgeName: flags.minimumEdge,
       packageName: flags.packageName,
       drawV0Semantics: flags.drawV0Semantics,
-      warn: (l) => io.stderr.write(`${l}\n`),
+      warn: (l) => io.stderr.write(`${escapeLine(l)}\n`),
     }),
   );
   await writeAll(io.stdout, text);

@@ -1,3 +1,4 @@
+import { escapeLine } from '../escape.js';
 import type { Command } from 'commander';
 import { OpmError } from '../../errors.js';
 import { renderTemplate } from '../../action/render-template.js';
@@ -36,7 +37,7 @@ export async function runRenderTemplate(
       ...(bundleDirs === undefined ? {} : { bundleDirs }),
       imageSource,
       semverCompat: compatLevel(flags.semverCompat),
-      onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
+      onWarning: (m) => io.stderr.write(`warning: ${escapeLine(m)}\n`),
     }),
   );
   // The whole output is built before anything is written: a failure leaves stdout empty.
@@ -44,7 +45,7 @@ export async function runRenderTemplate(
   try {
     text =
       format === 'mermaid'
-        ? writeMermaid(config, { drawV0Semantics: true, warn: (l) => io.stderr.write(`${l}\n`) })
+        ? writeMermaid(config, { drawV0Semantics: true, warn: (l) => io.stderr.write(`${escapeLine(l)}\n`) })
         : [...(format === 'json' ? writeJson(config) : writeYaml(config))].join('');
   } catch (e) {
     if (e instanceof OpmError) throw new OpmError(`writing output: ${e.message}`, { code: e.code, cause: e });

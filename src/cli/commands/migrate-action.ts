@@ -1,3 +1,4 @@
+import { escapeLine } from '../escape.js';
 import type { Command } from 'commander';
 import { migrate } from '../../action/migrate.js';
 import type { CliIO } from '../io.js';
@@ -23,7 +24,7 @@ export async function runMigrate(
       migrateLevel: flags.migrateLevel,
       imageSource,
       cwd: io.cwd,
-      onWarning: (m) => io.stderr.write(`warning: ${m}\n`),
+      onWarning: (m) => io.stderr.write(`warning: ${escapeLine(m)}\n`),
     }),
   );
 }

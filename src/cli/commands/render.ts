@@ -1,3 +1,4 @@
+import { escapeLine } from '../escape.js';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { ALL_MIGRATIONS, migrationLevelHelp } from '../../action/migration-levels.js';
@@ -53,7 +54,7 @@ export function registerRender(program: Command, io: CliIO): void {
     .action(async (refs: string[], flags: RenderFlags, cmd: Command) => {
       const format = outputFormat(flags.output, ['json', 'yaml'] as const);
       const migrateLevel = migrateLevelFromFlags(flags);
-      const warn = (m: string): void => void io.stderr.write(`warning: ${m}\n`);
+      const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
       // Loaded when the command runs, so that other commands do not pay for them at start-up.
       const [{ DeferredPayloads, render }, { writeJsonBytes, writeYaml }] = await Promise.all([
         import('../../action/render.js'),

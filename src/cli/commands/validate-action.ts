@@ -1,3 +1,4 @@
+import { escapeKeepingLines, escapeLine } from '../escape.js';
 import path from 'node:path';
 import { validateCatalog, type ValidateResult } from '../../action/validate.js';
 import type { Finding } from '../../findings.js';
@@ -92,14 +93,15 @@ function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): strin
   let out = `${r.passed ? 'catalog is valid, with warnings' : c.red('invalid index')}:\n`;
   keys.forEach((key, gi) => {
     const lastGroup = gi === keys.length - 1;
-    out += `${lastGroup ? '└── ' : '├── '}${key === '' ? 'catalog' : `package ${JSON.stringify(key)}`}:\n`;
+    out += `${lastGroup ? '└── ' : '├── '}${key === '' ? 'catalog' : `package ${escapeLine(JSON.stringify(key))}`}:\n`;
     const items = groups.get(key) ?? [];
     items.forEach((f, i) => {
       const branch = (lastGroup ? '    ' : '│   ') + (i === items.length - 1 ? '└── ' : '├── ');
+      const file = f.file === undefined ? undefined : escapeLine(f.file);
       const loc =
-        f.file === undefined ? '' : c.cyan(f.line === undefined ? `${f.file}: ` : `${f.file}:${f.line}: `);
+        file === undefined ? '' : c.cyan(f.line === undefined ? `${file}: ` : `${file}:${f.line}: `);
       const sev = f.severity === 'error' ? c.red('error') : c.yellow('warning');
-      const msg = f.message.replace(/\n/g, `\n${lastGroup ? '    ' : '│   '}    `);
+      const msg = escapeKeepingLines(f.message).replace(/\n/g, `\n${lastGroup ? '    ' : '│   '}    `);
       // Messages name their channel and bundle themselves.
       out += `${branch}${loc}${sev}: ${msg} ${c.dim(`[${f.rule}]`)}\n`;
     });
