@@ -159,7 +159,15 @@ export async function startBlobHost(port: number, root: string): Promise<BlobHos
 }
 
 export type FaultKind =
-  'status-429' | 'status-500' | 'truncate' | 'drop' | 'corrupt' | 'redirect-loop' | 'alter';
+  | 'status-429'
+  | 'status-500'
+  | 'truncate'
+  | 'drop'
+  | 'corrupt'
+  | 'redirect-loop'
+  | 'alter'
+  /** Headers, then the body a byte every 100 ms. */
+  | 'trickle';
 
 export interface Fault {
   kind: FaultKind;
@@ -253,6 +261,21 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
             res.writeHead(200, { ...headers, 'content-length': String(body.length) });
             res.write(body.subarray(0, Math.floor(body.length / 2)));
             setTimeout(() => res.socket?.destroy(), 20);
+            return;
+          }
+          if (fault.kind === 'trickle') {
+            res.writeHead(200, { ...headers, 'content-length': String(body.length) });
+            let i = 0;
+            const timer = setInterval(() => {
+              if (i >= body.length || res.destroyed) {
+                clearInterval(timer);
+                res.end();
+                return;
+              }
+              res.write(body.subarray(i, i + 1));
+              i++;
+            }, 100);
+            res.on('close', () => clearInterval(timer));
             return;
           }
           if (fault.kind === 'truncate') body = body.subarray(0, Math.max(0, body.length - 7));
