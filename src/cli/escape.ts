@@ -3,7 +3,9 @@
  * characters: a newline in a file name would forge another `error:` line, an escape sequence would
  * drive the terminal. Human output writes them as escapes; data output (stdout) is never touched.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+// eslint-disable-next-line no-control-regex -- as above
 const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
 
 function escapeOne(c: string): string {
