@@ -45,6 +45,13 @@ async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<num
     return 2;
   }
   if (err instanceof ExitCode) return err.code;
+  if (err instanceof RangeError && /Invalid string length|allocation failed/.test(err.message)) {
+    // A value too large for one string or buffer (YAML aliases repeated many times can do this).
+    io.stderr.write(
+      `${c.red('error:')} the output is too large to be written (${err.message}); a YAML alias repeated many times expands like this\n`,
+    );
+    return 1;
+  }
   const write = writeFailure(err);
   if (write !== undefined) {
     io.stderr.write(`${c.red('error:')} ${write}\n`);

@@ -453,6 +453,9 @@ function isBase64Alphabet(s: string, scratch: Buffer): boolean {
  * are, instead of being quoted, joined into a text and converted to bytes on the way; and reusing
  * the buffer keeps a large output from allocating fresh memory for every piece of it.
  */
+/** The most one piece of output (one blob) may take: Node's Buffer.write offsets are 32-bit. */
+const MAX_PIECE_BYTES = 2 ** 31 - 1;
+
 export class JsonBytesOut implements JsonOut {
   private buf: Buffer;
   private pos = 0;
@@ -502,6 +505,12 @@ export class JsonBytesOut implements JsonOut {
 
   private reserve(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
+    // Buffer writes take 32-bit offsets: past 2 GiB they would silently write nothing.
+    if (this.pos + bytes > MAX_PIECE_BYTES) {
+      throw new OpmError('a single blob encodes to more than 2 GiB of JSON, which cannot be written', {
+        hint: 'a YAML alias repeated many times expands like this; write the value out once',
+      });
+    }
     const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + bytes));
     this.buf.copy(grown, 0, 0, this.pos);
     this.buf = grown;

@@ -93,6 +93,31 @@ describe('bounded memory', () => {
   });
 });
 
+describe('outputs too large to write', () => {
+  // 2.6 MB written once and aliased 900 times: within go-yaml's alias rule, 2.3 GB once expanded.
+  const dir = path.join(tmp, 'huge');
+  beforeAll(() => {
+    mkdirSync(dir);
+    const lines = [
+      'schema: olm.bundle',
+      'name: foo.v1',
+      'package: foo',
+      'image: example.com/foo:v1',
+      'properties:',
+      '- type: example.big',
+      '  value:',
+      `    s: &s "${'x'.repeat(2_600_000)}"`,
+      `    l: [${Array<string>(900).fill('*s').join(',')}]`,
+    ];
+    writeFileSync(path.join(dir, 'catalog.yaml'), lines.join('\n') + '\n');
+  });
+
+  it.each(['json', 'yaml'])('-o %s fails with one line instead of cutting the output short', (format) => {
+    const r = opm(['render', dir, '-o', format]);
+    expectOneErrorLine(r);
+  });
+});
+
 describe('write failures', () => {
   it('stdout on a full device: one line, exit 1', () => {
     const r = spawnSync(
