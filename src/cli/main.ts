@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { InternalError, OpmError, UsageError, formatPosition } from '../errors.js';
 import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';
+import { pflagArgs } from './pflag.js';
 import { ExitCode } from './exit-code.js';
 import { errnoText } from '../util/errno.js';
 import { escapeLine } from './escape.js';
@@ -16,7 +17,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const debug = argv.includes('--debug') || io.env.OPM_DEBUG === '1';
   const program = createProgram(io);
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(pflagArgs(program, argv), { from: 'user' });
     return 0;
   } catch (err) {
     return reportError(err, io, debug);
