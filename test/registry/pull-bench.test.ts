@@ -1,3 +1,4 @@
+// needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

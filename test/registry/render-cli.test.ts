@@ -1,3 +1,4 @@
+// needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
 // `opm render <image>` end to end: images built from the corpus, pushed to real registries on
 // 127.0.0.1, rendered through the command line exactly as a user runs it.
 import { mkdirSync, readdirSync, writeFileSync, copyFileSync } from 'node:fs';
