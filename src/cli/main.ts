@@ -41,7 +41,7 @@ async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<num
     // --help and --version exit through here with code 0.
     if (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.help')
       return 0;
-    const message = escapeLine(err.message.replace(/^error: /, ''));
+    const message = escapeLine(err.message.replace(/^error: /, '').replace(/\n/g, ' '));
     io.stderr.write(`${c.red('error:')} ${message} (see 'opm --help')\n`);
     return 2;
   }

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CliIO } from './io.js';
+import { UsageError } from '../errors.js';
 import { registerInit } from './commands/init.js';
 import { registerRender } from './commands/render.js';
 import { registerValidate } from './commands/validate.js';
@@ -45,6 +46,47 @@ export function createProgram(io: CliIO): Command {
   registerVersion(program, io);
   registerServe(program);
   registerAlpha(program, io);
+  groupsPrintHelp(program, io);
 
   return program;
+}
+
+/**
+ * A command group (`opm alpha`, `opm alpha list`, `opm generate`) run without a subcommand prints
+ * its help on stdout and exits 0, as cobra does; an unknown subcommand is a usage error (exit 2).
+ */
+function groupsPrintHelp(cmd: Command, io: CliIO): void {
+  if (cmd.commands.length === 0) return;
+  for (const sub of cmd.commands) groupsPrintHelp(sub, io);
+  cmd.allowExcessArguments(true).action((...args: unknown[]) => {
+    const self = args.at(-1) as Command;
+    const names: string[] = [];
+    for (let p: Command | null = self; p !== null; p = p.parent) names.unshift(p.name());
+    const unknown = self.args[0];
+    if (unknown !== undefined) {
+      const near = self.commands.map((c) => c.name()).filter((n) => editDistance(n, unknown) <= 2);
+      throw new UsageError(
+        `unknown command ${JSON.stringify(unknown)} for ${JSON.stringify(names.join(' '))}`,
+        { hint: near.length > 0 ? `did you mean ${near.join(' or ')}?` : `see '${names.join(' ')} --help'` },
+      );
+    }
+    io.stdout.write(self.helpInformation());
+  });
+}
+
+/** Levenshtein distance, for suggesting the command that was meant (as cobra does, up to 2). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        (prev[j] ?? 0) + 1,
+        (row[j - 1] ?? 0) + 1,
+        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
 }

@@ -13,8 +13,45 @@ describe('opm command line', () => {
   it('rejects an unknown command with one line and exit 2', async () => {
     const r = await runOpm(['frobnicate']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("error: unknown command 'frobnicate' (see 'opm --help')\n");
+    expect(r.stderr).toBe(`error: unknown command "frobnicate" for "opm" (see 'opm --help')\n`);
     expect(r.stdout).toBe('');
+  });
+
+  it.each([
+    [['alpha', 'bogus'], `error: unknown command "bogus" for "opm alpha" (see 'opm alpha --help')\n`],
+    [
+      ['alpha', 'list', 'bogus'],
+      `error: unknown command "bogus" for "opm alpha list" (see 'opm alpha list --help')\n`,
+    ],
+    [['rendr', 'x'], `error: unknown command "rendr" for "opm" (did you mean render?)\n`],
+  ])('an unknown command at any depth: %j exits 2 with one line', async (args, line) => {
+    const r = await runOpm(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(line);
+    expect(r.stdout).toBe('');
+  });
+
+  it.each([[[]], [['alpha']], [['alpha', 'list']], [['generate']]])(
+    'a command group without a subcommand prints its help on stdout: %j',
+    async (args) => {
+      const r = await runOpm(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: opm/);
+      expect(r.stderr).toBe('');
+    },
+  );
+
+  it.each([
+    [['index', 'add', '--bundles', 'x']],
+    [['index', '--help']],
+    [['registry', 'serve']],
+    [['serve', 'catalog']],
+    [['alpha', 'bundle', 'generate']],
+  ])('an opm command opm-ts does not provide says what to use instead: %j', async (args) => {
+    const r = await runOpm(args);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: opm [a-z ]+ is not provided by opm-ts \(.+\)\n$/);
   });
 
   it('rejects an unknown flag with exit 2', async () => {

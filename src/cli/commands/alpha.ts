@@ -1,4 +1,5 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
+import { registerAlphaBundle } from './serve.js';
 import type { CliIO } from '../io.js';
 import { registerConvertTemplate } from './alpha-convert-template.js';
 import { registerList, registerRenderGraph } from './alpha-graph.js';
@@ -6,10 +7,13 @@ import { registerRenderTemplate } from './alpha-render-template.js';
 
 /** The `alpha` group: hidden from help unless HELP_ALPHA=true, as in opm, but always usable. */
 export function registerAlpha(program: Command, io: CliIO): void {
-  const alpha = new Command('alpha').description('Run an alpha subcommand');
-  program.addCommand(alpha, { hidden: io.env.HELP_ALPHA !== 'true' });
+  // Made with .command() so that it inherits the program's error and output settings.
+  const alpha = program
+    .command('alpha', { hidden: io.env.HELP_ALPHA !== 'true' })
+    .description('Run an alpha subcommand');
   registerRenderTemplate(alpha, io);
   registerConvertTemplate(alpha, io);
   registerList(alpha, io);
   registerRenderGraph(alpha, io);
+  registerAlphaBundle(alpha);
 }

@@ -2,20 +2,56 @@ import type { Command } from 'commander';
 import { OpmError } from '../../errors.js';
 
 /**
- * opm's `serve` (a gRPC catalog server) is not part of opm-ts. It is registered so that scripts and
- * Dockerfiles that call it get a clear answer instead of "unknown command".
+ * opm commands that opm-ts does not provide. They are registered so that scripts and Dockerfiles
+ * that call them get one clear line saying what to use instead (exit 1), not "unknown command".
  */
-export function registerServe(program: Command): void {
-  program
-    .command('serve')
+function notProvided(parent: Command, name: string, what: string, instead: string): void {
+  parent
+    .command(name)
     .argument('[args...]')
     .allowUnknownOption(true)
     .helpOption(false)
-    .description('(not provided) serve a catalog over gRPC: use the reference opm image for this')
+    .description(`(not provided by opm-ts) ${what}: ${instead}`)
     .action(() => {
-      throw new OpmError('opm serve is not provided by opm-ts', {
-        code: 'E_NOT_SUPPORTED',
-        hint: 'serve catalogs with the reference opm, e.g. the quay.io/operator-framework/opm image',
-      });
+      const full = [...ancestors(parent), name].join(' ');
+      throw new OpmError(`${full} is not provided by opm-ts`, { code: 'E_NOT_SUPPORTED', hint: instead });
     });
+}
+
+function ancestors(c: Command): string[] {
+  const names: string[] = [];
+  for (let p: Command | null = c; p !== null; p = p.parent) names.unshift(p.name());
+  return names;
+}
+
+/** `serve`, `index`, `registry`: the top-level commands opm has and opm-ts does not. */
+export function registerServe(program: Command): void {
+  notProvided(
+    program,
+    'serve',
+    'serve a catalog over gRPC',
+    'serve catalogs with the reference opm, e.g. the quay.io/operator-framework/opm image',
+  );
+  notProvided(
+    program,
+    'index',
+    'build and edit SQLite index images (deprecated in opm)',
+    'keep catalogs as File-Based Catalogs: `opm migrate <index image> <dir>` converts one, then `opm validate` and `opm generate dockerfile` build it',
+  );
+  notProvided(
+    program,
+    'registry',
+    'build and serve SQLite registry databases (deprecated in opm)',
+    'use File-Based Catalogs (`opm render`, `opm migrate`) and serve them with the reference opm image',
+  );
+}
+
+/** `alpha bundle`: building bundle images. */
+export function registerAlphaBundle(alpha: Command): void {
+  notProvided(
+    alpha,
+    'bundle',
+    'generate, build and validate bundle images',
+    'build bundle images with `operator-sdk bundle` and your container tool; `opm render <bundle dir>` reads a bundle directory directly',
+  );
 }
