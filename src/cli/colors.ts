@@ -2,12 +2,22 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { CliIO } from './io.js';
 
 /**
- * Colours for stderr: only on a terminal, and never with NO_COLOR set (to anything), TERM=dumb or
- * FORCE_COLOR=0. Kept apart from the output helpers so that commands which print no colours (render,
- * version) do not load chalk; main.ts loads this module only to report an error.
+ * Whether stderr gets colours: FORCE_COLOR (set, and not `0` or `false`) forces them, even on a pipe,
+ * as CI logs want; otherwise only on a terminal, and not with NO_COLOR set to a non-empty value
+ * (no-color.org), TERM=dumb or FORCE_COLOR=0.
+ */
+export function colorsEnabled(io: CliIO): boolean {
+  const force = io.env.FORCE_COLOR;
+  if (force !== undefined && force !== '0' && force !== 'false') return true;
+  const noColor = io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '';
+  return io.stderrIsTTY && !noColor && io.env.TERM !== 'dumb' && force === undefined;
+}
+
+/**
+ * Colours for stderr (see colorsEnabled). Kept apart from the output helpers so that commands which
+ * print no colours (render, version) do not load chalk; main.ts loads this module only to report an
+ * error.
  */
 export function stderrColors(io: CliIO): ChalkInstance {
-  const enabled =
-    io.stderrIsTTY && io.env.NO_COLOR === undefined && io.env.TERM !== 'dumb' && io.env.FORCE_COLOR !== '0';
-  return new Chalk({ level: enabled ? 1 : 0 });
+  return new Chalk({ level: colorsEnabled(io) ? 1 : 0 });
 }

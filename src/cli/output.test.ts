@@ -70,3 +70,31 @@ describe('writeChunks', () => {
     await expect(writeChunks(stream, ['text'])).rejects.toThrow();
   });
 });
+
+describe('colours and terminals', () => {
+  const io = (env: NodeJS.ProcessEnv, tty: boolean) =>
+    ({ env, stderrIsTTY: tty }) as unknown as import('./io.js').CliIO;
+  it.each([
+    [{}, true, true],
+    [{}, false, false],
+    [{ NO_COLOR: '1' }, true, false],
+    [{ NO_COLOR: '' }, true, true],
+    [{ TERM: 'dumb' }, true, false],
+    [{ FORCE_COLOR: '1' }, false, true],
+    [{ FORCE_COLOR: '0' }, true, false],
+    [{ FORCE_COLOR: '1', NO_COLOR: '1' }, false, true],
+  ])('%j on a terminal: %s → colours %s', async (env, tty, want) => {
+    const { colorsEnabled } = await import('./colors.js');
+    expect(colorsEnabled(io(env, tty))).toBe(want);
+  });
+
+  it('TERM=dumb gets the validate tree in ASCII', async () => {
+    const { runOpm } = await import('../../test/run-cli.js');
+    const r = await runOpm(['validate', 'testdata/load/yaml-syntax-error/catalog'], {
+      env: { TERM: 'dumb' },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('`-- ');
+    expect(r.stderr).not.toMatch(/[└├│]/);
+  });
+});

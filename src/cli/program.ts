@@ -1,4 +1,6 @@
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
+import { completionScript, SHELLS, type Shell } from './completion.js';
+import { writeAll } from './output.js';
 import type { CliIO } from './io.js';
 import { UsageError } from '../errors.js';
 import { registerInit } from './commands/init.js';
@@ -23,6 +25,8 @@ export function createProgram(io: CliIO): Command {
       outputError: () => undefined,
     })
     .showSuggestionAfterError(true)
+    // Every command's help lists the global flags too, wrapped to the terminal (80 columns otherwise).
+    .configureHelp({ showGlobalOptions: true, helpWidth: terminalColumns(io) })
     .enablePositionalOptions(false)
     .option(
       '--skip-tls-verify',
@@ -46,6 +50,13 @@ export function createProgram(io: CliIO): Command {
   registerVersion(program, io);
   registerServe(program);
   registerAlpha(program, io);
+  program
+    .command('completion')
+    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))
+    .description('Generate the autocompletion script for the specified shell')
+    .action(async (shell: Shell) => {
+      await writeAll(io.stdout, completionScript(program, shell));
+    });
   groupsPrintHelp(program, io);
 
   return program;
@@ -89,4 +100,9 @@ function editDistance(a: string, b: string): number {
     prev = row;
   }
   return prev[b.length] ?? 0;
+}
+
+function terminalColumns(io: CliIO): number {
+  const columns = (io.stdout as { columns?: unknown }).columns;
+  return typeof columns === 'number' && columns > 0 ? columns : 80;
 }

@@ -6,7 +6,7 @@ describe('opm command line', () => {
     const r = await runOpm(['version']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(
-      /^Version: version\.Version\{OpmVersion:"v\d+\.\d+\.\d+", GitCommit:"[^"]*", BuildDate:"[^"]*", GoOs:"\w+", GoArch:"\w+"\}\n$/,
+      /^Version: version\.Version\{OpmVersion:"v1\.73\.0\+opm-ts\.\d+\.\d+\.\d+", GitCommit:"[^"]*", BuildDate:"[^"]*", GoOs:"\w+", GoArch:"\w+"\}\n$/,
     );
   });
 

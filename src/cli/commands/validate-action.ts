@@ -90,18 +90,20 @@ function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): strin
   const keys = [...groups.keys()].sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0));
   const errors = r.findings.filter((f) => f.severity === 'error').length;
   const warnings = r.findings.length - errors;
+  // A dumb terminal gets the tree in ASCII.
+  const [tee, corner, bar] = io.env.TERM === 'dumb' ? ['|-- ', '`-- ', '|   '] : ['├── ', '└── ', '│   '];
   let out = `${r.passed ? 'catalog is valid, with warnings' : c.red('invalid index')}:\n`;
   keys.forEach((key, gi) => {
     const lastGroup = gi === keys.length - 1;
-    out += `${lastGroup ? '└── ' : '├── '}${key === '' ? 'catalog' : `package ${escapeLine(JSON.stringify(key))}`}:\n`;
+    out += `${lastGroup ? corner : tee}${key === '' ? 'catalog' : `package ${escapeLine(JSON.stringify(key))}`}:\n`;
     const items = groups.get(key) ?? [];
     items.forEach((f, i) => {
-      const branch = (lastGroup ? '    ' : '│   ') + (i === items.length - 1 ? '└── ' : '├── ');
+      const branch = (lastGroup ? '    ' : bar) + (i === items.length - 1 ? corner : tee);
       const file = f.file === undefined ? undefined : escapeLine(f.file);
       const loc =
         file === undefined ? '' : c.cyan(f.line === undefined ? `${file}: ` : `${file}:${f.line}: `);
       const sev = f.severity === 'error' ? c.red('error') : c.yellow('warning');
-      const msg = escapeKeepingLines(f.message).replace(/\n/g, `\n${lastGroup ? '    ' : '│   '}    `);
+      const msg = escapeKeepingLines(f.message).replace(/\n/g, `\n${lastGroup ? '    ' : bar}    `);
       // Messages name their channel and bundle themselves.
       out += `${branch}${loc}${sev}: ${msg} ${c.dim(`[${f.rule}]`)}\n`;
     });
