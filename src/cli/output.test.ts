@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { CliIO } from './io.js';
 import { writeChunks } from './output.js';
 
 /** Chunks as writeJsonBytes hands them out: byte chunks share one buffer, overwritten each time. */
@@ -72,8 +73,7 @@ describe('writeChunks', () => {
 });
 
 describe('colours and terminals', () => {
-  const io = (env: NodeJS.ProcessEnv, tty: boolean) =>
-    ({ env, stderrIsTTY: tty }) as unknown as import('./io.js').CliIO;
+  const io = (env: NodeJS.ProcessEnv, tty: boolean) => ({ env, stderrIsTTY: tty }) as unknown as CliIO;
   it.each([
     [{}, true, true],
     [{}, false, false],
