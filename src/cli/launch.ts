@@ -106,8 +106,11 @@ export async function launch(bundle: string): Promise<void> {
   const stamp = runtimeStamp();
   const shipped = readText(shippedStampFile(bundle)) === stamp;
   let cacheFile: string | undefined;
+  // A code cache keeps the file name the bundle had when the cache was made (the build folder), and
+  // stack traces would show it: --debug compiles afresh, so its traces name the installed files.
+  const debug = process.argv.includes('--debug') || process.env.OPM_DEBUG === '1';
   try {
-    cacheFile = shipped ? shippedCacheFile(bundle) : userCacheFile(bundle, stamp);
+    if (!debug) cacheFile = shipped ? shippedCacheFile(bundle) : userCacheFile(bundle, stamp);
   } catch {
     // No home folder to keep a cache in: compile without one.
   }

@@ -1,7 +1,17 @@
 // The launcher (src/cli/launch.ts, run by bin/opm.js over dist/): the bundle is compiled with the
 // build's code cache, or with one the run leaves in the cache folder when Node.js's V8 flags differ.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,5 +89,26 @@ describe('the launcher', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('"schema": "olm.package"');
     expect(readFileSync(file, 'utf8')).not.toBe('not a code cache');
+  });
+});
+
+describe('an installed copy', () => {
+  it('names its own files in --debug stack traces, not the folder it was built in', () => {
+    const installed = path.join(cacheDir, 'lib', 'opm-ts');
+    for (const d of ['bin', 'dist', 'schemas'])
+      cpSync(path.resolve(d), path.join(installed, d), { recursive: true });
+    cpSync(path.resolve('package.json'), path.join(installed, 'package.json'));
+    symlinkSync(path.resolve('node_modules'), path.join(installed, 'node_modules'));
+    const bad = path.join(cacheDir, 'bad');
+    mkdirSync(bad);
+    writeFileSync(path.join(bad, 'catalog.yaml'), 'x: [\n');
+    const r = spawnSync(process.execPath, [path.join(installed, 'bin/opm.js'), 'render', bad, '--debug'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: cacheDir, NO_COLOR: '1' },
+    });
+    expect(r.status).toBe(1);
+    const frames = r.stderr.split('\n').filter((l) => l.includes('opm.cjs:'));
+    expect(frames.length).toBeGreaterThan(0);
+    for (const f of frames) expect(f).toContain(path.join(installed, 'dist', 'opm.cjs'));
   });
 });
