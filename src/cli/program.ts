@@ -74,6 +74,14 @@ function groupsPrintHelp(cmd: Command, io: CliIO): void {
     const names: string[] = [];
     for (let p: Command | null = self; p !== null; p = p.parent) names.unshift(p.name());
     const unknown = self.args[0];
+    // `opm help [command]`, as cobra has it.
+    if (unknown === 'help') {
+      const target = self.commands.find(
+        (c) => c.name() === self.args[1] || c.aliases().includes(self.args[1] ?? ''),
+      );
+      io.stdout.write((target ?? self).helpInformation());
+      return;
+    }
     if (unknown !== undefined) {
       const near = self.commands.map((c) => c.name()).filter((n) => editDistance(n, unknown) <= 2);
       throw new UsageError(

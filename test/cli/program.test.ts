@@ -31,6 +31,16 @@ describe('opm command line', () => {
     expect(r.stdout).toBe('');
   });
 
+  it.each([[['help', 'render']], [['help']], [['alpha', 'help', 'list']]])(
+    'help %j prints that help',
+    async (args) => {
+      const r = await runOpm(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: opm/);
+      if (args[1] === 'render') expect(r.stdout).toMatch(/^Usage: opm render /);
+    },
+  );
+
   it.each([[[]], [['alpha']], [['alpha', 'list']], [['generate']]])(
     'a command group without a subcommand prints its help on stdout: %j',
     async (args) => {
