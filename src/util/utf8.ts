@@ -32,19 +32,24 @@ export function firstInvalidUtf8(buf: Uint8Array, from = 0): number {
   return -1;
 }
 
-/**
- * Decode UTF-8 as Go does: every byte that does not start a valid sequence becomes one U+FFFD
- * (WHATWG decoding, Node's, folds a truncated sequence into a single U+FFFD instead).
- */
-export function decodeUtf8AsGo(buf: Buffer): string {
+/** Decode UTF-8, writing each byte that does not start a valid sequence as `invalid(byte)`. */
+function decodeUtf8With(buf: Buffer, invalid: (byte: number) => string): string {
   let out = '';
   let from = 0;
   for (;;) {
     const at = firstInvalidUtf8(buf, from);
     if (at === -1) return out + buf.toString('utf8', from);
-    out += buf.toString('utf8', from, at) + '\ufffd';
+    out += buf.toString('utf8', from, at) + invalid(buf[at] ?? 0);
     from = at + 1;
   }
+}
+
+/**
+ * Decode UTF-8 as Go does: every byte that does not start a valid sequence becomes one U+FFFD
+ * (WHATWG decoding, Node's, folds a truncated sequence into a single U+FFFD instead).
+ */
+export function decodeUtf8AsGo(buf: Buffer): string {
+  return decodeUtf8With(buf, () => '\ufffd');
 }
 
 /**
@@ -53,12 +58,5 @@ export function decodeUtf8AsGo(buf: Buffer): string {
  * bytes) and UTF-8 output as U+FFFD, while a U+FFFD present in the input stays a character.
  */
 export function decodeUtf8KeepingInvalid(buf: Buffer): string {
-  let out = '';
-  let from = 0;
-  for (;;) {
-    const at = firstInvalidUtf8(buf, from);
-    if (at === -1) return out + buf.toString('utf8', from);
-    out += buf.toString('utf8', from, at) + String.fromCharCode(0xdc00 + (buf[at] ?? 0));
-    from = at + 1;
-  }
+  return decodeUtf8With(buf, (byte) => String.fromCharCode(0xdc00 + byte));
 }

@@ -1,36 +1,14 @@
 // The same commands through opm-ts and through the reference opm, on our own fixtures and the
 // corpus: outputs must be identical where the output is data, and verdicts must agree. Differences
 // that are deliberate (docs/compatibility.md) are excluded by name, with the row that explains them.
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ours, ref } from './reference-opm.js';
 import { describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../corpus.js';
-import { runOpm } from '../run-cli.js';
 
-const reference = process.env.OPM_REFERENCE ?? '';
-if (reference === '' || !existsSync(reference)) {
-  throw new Error(
-    'OPM_REFERENCE must name a reference opm binary (scripts/build-reference-opm.sh builds one)',
-  );
-}
 if (!haveCorpus()) throw new Error('the differential suite needs the corpus');
-
-interface Run {
-  code: number;
-  stdout: string;
-}
-
-function ref(args: string[], cwd = process.cwd()): Run {
-  const r = spawnSync(reference, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
-  return { code: r.status ?? -1, stdout: r.stdout };
-}
-
-async function ours(args: string[], cwd = process.cwd()): Promise<Run> {
-  const r = await runOpm(args, { cwd });
-  return { code: r.code, stdout: r.stdout };
-}
 
 const dirs = (root: string): string[] =>
   readdirSync(root)

@@ -1,34 +1,11 @@
 // The readers against the reference opm: our own fixtures for what opm reads in its own way, and
 // seeded generated YAML documents rendered by both tools and compared byte for byte.
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ours, ref } from './reference-opm.js';
 import { describe, expect, it } from 'vitest';
-import { runOpm } from '../run-cli.js';
 import { fuzzBundles } from '../yaml-fuzz-docs.js';
-
-const reference = process.env.OPM_REFERENCE ?? '';
-if (reference === '' || !existsSync(reference)) {
-  throw new Error(
-    'OPM_REFERENCE must name a reference opm binary (scripts/build-reference-opm.sh builds one)',
-  );
-}
-
-interface Run {
-  code: number;
-  stdout: string;
-}
-
-function ref(args: string[], cwd = process.cwd()): Run {
-  const r = spawnSync(reference, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
-  return { code: r.status ?? -1, stdout: r.stdout };
-}
-
-async function ours(args: string[], cwd = process.cwd()): Promise<Run> {
-  const r = await runOpm(args, { cwd });
-  return { code: r.code, stdout: r.stdout };
-}
 
 const tmp = (): string => mkdtempSync(path.join(tmpdir(), 'opm-readers-'));
 
