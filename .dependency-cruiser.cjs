@@ -22,8 +22,8 @@ const LAYERS = [
   ['index.ts'],
 ];
 
-const escape = (s) => s.replace(/[.+]/g, '\\$&');
-const paths = (entries) => (entries.length ? `^src/(${entries.map(escape).join('|')})` : '^$');
+const escapeRegExp = (s) => s.replace(/[.+]/g, '\\$&');
+const paths = (entries) => (entries.length ? `^src/(${entries.map(escapeRegExp).join('|')})` : '^$');
 const label = (entries) => entries.map((e) => e.replace(/\/$/, '')).join('+');
 const NOT_TESTS = '\\.test\\.ts$';
 
