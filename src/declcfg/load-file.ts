@@ -22,6 +22,13 @@ export interface LoadOptions extends DecodeOptions {
   threads?: number;
   /** Catalogs with fewer bytes are loaded in this thread (default IN_THREAD_BYTES of load-pool.ts). */
   workerMinBytes?: number;
+  /**
+   * Leave the olm.bundle.object payloads on disk when the catalog holds at least `minBytes` (true:
+   * DEFER_PAYLOADS_BYTES of payloads.ts) and no file is read in parts: the bundles are loaded with
+   * `payloadsElided`, and the config's `payloads` gives them back whole to the writers. For output
+   * only: migrations and anything reading the manifests need the payloads loaded.
+   */
+  deferPayloads?: boolean | { minBytes: number };
 }
 
 export interface LoadResult {

@@ -33,8 +33,6 @@ export interface DroppedBlob {
 export interface WriteOptions {
   /** Told about each blob left out because its package name is empty (opm drops them silently). */
   onDropped?: (blob: DroppedBlob) => void;
-  /** Gives each bundle back whole just before it is written (payloads left on disk until then). */
-  restoreBundle?: (bundle: Bundle) => Bundle;
 }
 
 /** The blobs of one package in output order; `package` '' holds the package-less others. */
@@ -221,14 +219,22 @@ export function blobYaml(blob: Blob): string {
   return '---\n' + emitYaml(blobValue(blob));
 }
 
-/** The blobs of `cfg` in output order, each bundle restored (if asked) only when its turn comes. */
-function* outputBlobs(cfg: DeclarativeConfig, options: WriteOptions): Generator<Blob> {
-  const restore = options.restoreBundle;
-  for (const g of groupBlobs(cfg, options)) {
-    for (const b of g.blobs) {
-      yield restore !== undefined && b.kind === 'bundle' ? { kind: 'bundle', value: restore(b.value) } : b;
-    }
+/**
+ * `blobs` as written: a bundle loaded without its payloads gets them back from `cfg.payloads` only
+ * when its turn comes, so a large catalog's payloads are never all in memory at once.
+ */
+export function* restoredBlobs(cfg: DeclarativeConfig, blobs: Iterable<Blob>): Generator<Blob> {
+  const payloads = cfg.payloads;
+  for (const b of blobs) {
+    yield payloads !== undefined && b.kind === 'bundle'
+      ? { kind: 'bundle', value: payloads.restore(b.value) }
+      : b;
   }
+}
+
+/** The blobs of `cfg` in output order, payloads restored. */
+function* outputBlobs(cfg: DeclarativeConfig, options: WriteOptions): Generator<Blob> {
+  for (const g of groupBlobs(cfg, options)) yield* restoredBlobs(cfg, g.blobs);
 }
 
 /** opm's WriteJSON, one chunk per blob. */
