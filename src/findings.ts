@@ -35,3 +35,27 @@ export function compareFindings(a: Finding, b: Finding): number {
 export function sortFindings(findings: Finding[]): Finding[] {
   return [...findings].sort(compareFindings);
 }
+
+/**
+ * Two sorted lists as one, as sortFindings would sort them one after the other (on a tie, `a`'s
+ * first), without sorting again.
+ */
+export function mergeSortedFindings(a: readonly Finding[], b: readonly Finding[]): Finding[] {
+  const out: Finding[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as Finding;
+    const y = b[j] as Finding;
+    if (compareFindings(y, x) < 0) {
+      out.push(y);
+      j++;
+    } else {
+      out.push(x);
+      i++;
+    }
+  }
+  while (i < a.length) out.push(a[i++] as Finding);
+  while (j < b.length) out.push(b[j++] as Finding);
+  return out;
+}
