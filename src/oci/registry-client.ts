@@ -24,7 +24,7 @@ import {
   type ImageManifest,
   type Platform,
 } from './manifest.js';
-import { formatReference, parseReference, type ImageReference } from './reference.js';
+import { formatReference, type ImageReference } from './reference.js';
 import type { RegistriesConf } from './registries-conf/config.js';
 import { loadRegistriesConf } from './registries-conf/load.js';
 import { planPull, type Source } from './registries-conf/plan.js';

@@ -84,13 +84,16 @@ describe('loadRegistriesConf', () => {
       root,
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpmError);
-    expect((err as OpmError).at).toEqual({ file: missing });
-    expect((err as OpmError).message).toBe('cannot read registries configuration: no such file or directory');
+    expect((err as OpmError).message).toBe(
+      `${missing}: cannot read registries configuration: no such file or directory`,
+    );
   });
 
   it('names the drop-in at fault', async () => {
     write(sys('registries.conf.d', '10-bad.conf'), '[[registry]]\nlocation = "a.io"\nblocked = maybe\n');
     const err = await loadRegistriesConf({ env: { HOME: home }, root }).catch((e: unknown) => e);
-    expect((err as OpmError).at).toEqual({ file: sys('registries.conf.d', '10-bad.conf'), line: 3 });
+    expect((err as OpmError).message).toMatch(
+      new RegExp(`^${sys('registries.conf.d', '10-bad.conf')}:3: invalid TOML: `),
+    );
   });
 });

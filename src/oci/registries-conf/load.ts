@@ -57,9 +57,8 @@ async function exists(file: string): Promise<boolean> {
 }
 
 function readError(file: string, err: unknown): OpmError {
-  return new OpmError(`cannot read registries configuration: ${errnoText(err)}`, {
+  return new OpmError(`${file}: cannot read registries configuration: ${errnoText(err)}`, {
     code: 'E_REGISTRIES_CONF',
-    at: { file },
     cause: err,
   });
 }

@@ -45,10 +45,10 @@ export interface ParseOptions {
 
 /** One registries.conf file, validated the way containers/image validates it. */
 export function parseRegistriesConf(text: string, file: string, opts: ParseOptions = {}): RegistriesConf {
+  // The position goes into the message: callers prefix their own context (the image being pulled).
   const fail = (message: string, line?: number): OpmError =>
-    new OpmError(message, {
+    new OpmError(`${file}${line === undefined ? '' : `:${line}`}: ${message}`, {
       code: 'E_REGISTRIES_CONF',
-      at: line === undefined ? { file } : { file, line },
       hint: HINT,
     });
   /** The first line holding `"value"`, to point at the table an error is about. */
