@@ -18,7 +18,14 @@ const useProductBuild = {
       if (!target.startsWith(src)) return undefined;
       const built = path.join(root, 'dist', path.relative(src, target));
       if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build first`);
-      return { path: path.relative(out, built).split(path.sep).join('/').replace(/^(?!\.)/, './'), external: true };
+      return {
+        path: path
+          .relative(out, built)
+          .split(path.sep)
+          .join('/')
+          .replace(/^(?!\.)/, './'),
+        external: true,
+      };
     });
   },
 };
