@@ -8,7 +8,7 @@ import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE } from '../declcfg/types.
 import { OpmError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { TYPE_BUNDLE_OBJECT, tryParseProperties, type PropertiesParse } from '../property/property.js';
-import { goQuote } from './go-fmt.js';
+import { goQuote } from '../go/fmt.js';
 import type { Model, ModelBundle, ModelChannel, ModelPackage } from './model.js';
 import { dns1123LabelErrors, imageReferenceError } from './names.js';
 import { parseRelease, type Release } from './release.js';

@@ -1,10 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
-
-export interface ValidateFlags {
-  output?: string;
-  warnings: boolean;
-}
+import type { ValidateFlags } from './validate-run.js';
 
 export function registerValidate(program: Command, io: CliIO): void {
   program
@@ -18,7 +14,7 @@ export function registerValidate(program: Command, io: CliIO): void {
     .option('--warnings', 'also show warnings (problems opm tolerates) in the human-readable output', false)
     .action(async (directory: string, opts: ValidateFlags) => {
       // The validator (ajv and the schemas) loads only when validate runs.
-      const { runValidate } = await import('./validate-action.js');
+      const { runValidate } = await import('./validate-run.js');
       await runValidate(io, directory, opts);
     });
 }

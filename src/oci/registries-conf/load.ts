@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { OpmError } from '../../errors.js';
-import { errnoText } from '../../util/errno.js';
+import { errnoText } from '../../go/errno.js';
 import { emptyConf, mergeConf, type RegistriesConf } from './config.js';
 import { parseRegistriesConf } from './parse.js';
 

@@ -1,6 +1,6 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { OpmError } from '../../errors.js';
-import { isRecord } from '../../util/guards.js';
+import { isRecord } from '../../go/json-value.js';
 import {
   emptyConf,
   sortByPrefix,

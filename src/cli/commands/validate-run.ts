@@ -5,11 +5,15 @@ import type { Finding } from '../../findings.js';
 import { ExitCode } from '../exit-code.js';
 import { outputFormat } from '../global-options.js';
 import type { CliIO } from '../io.js';
-import type { ValidateFlags } from './validate.js';
 import { stderrColors } from '../colors.js';
 import { writeAll } from '../output.js';
-import { goStruct, marshalIndent, type GoStruct } from '../../util/go-json.js';
+import { goStruct, marshalIndent, type GoStruct } from '../../go/json.js';
 import { toYaml } from '../../declcfg/write.js';
+
+export interface ValidateFlags {
+  output?: string;
+  warnings: boolean;
+}
 
 const FORMATS = ['json', 'yaml', 'github'] as const;
 type Format = (typeof FORMATS)[number];
