@@ -98,7 +98,8 @@ export function parseRegistriesConf(text: string, file: string, opts: ParseOptio
   if (raw !== undefined && !Array.isArray(raw))
     throw fail('"registry" must be an array of tables: write [[registry]]');
   const entries: RegistryEntry[] = [];
-  for (const [i, r] of (raw ?? []).entries()) {
+  const rawList: unknown[] = Array.isArray(raw) ? raw : [];
+  for (const [i, r] of rawList.entries()) {
     if (!isRecord(r)) throw fail(`[[registry]] #${i + 1} must be a table`);
     const where = `[[registry]] #${i + 1}`;
     const line = lineOf(
@@ -130,7 +131,8 @@ export function parseRegistriesConf(text: string, file: string, opts: ParseOptio
     if (rawMirrors !== undefined && !Array.isArray(rawMirrors))
       throw fail(`${where}: "mirror" must be an array of tables: write [[registry.mirror]]`, line);
     const mirrors: MirrorEndpoint[] = [];
-    for (const [j, m] of (rawMirrors ?? []).entries()) {
+    const mirrorList: unknown[] = Array.isArray(rawMirrors) ? rawMirrors : [];
+    for (const [j, m] of mirrorList.entries()) {
       const mwhere = `${where} mirror #${j + 1}`;
       if (!isRecord(m)) throw fail(`${mwhere} must be a table`, line);
       for (const k of Object.keys(m)) if (!MIRROR_KEYS.has(k)) warn(`${mwhere}: unknown key "${k}" ignored`);
