@@ -185,6 +185,35 @@ describe('mirrors', () => {
     expect(requests(src)).toBe(0);
   });
 
+  it('mirrors a wildcard prefix, and passes a tag-only mirror over for a digest', async () => {
+    const file = conf(
+      [
+        '[[registry]]',
+        'prefix = "*.example.test"',
+        '[[registry.mirror]]',
+        `location = "${mir.host}/mirror"`,
+        'pull-from-mirror = "tag-only"',
+        '[[registry.mirror]]',
+        `location = "${src.host}"`,
+      ].join('\n'),
+    );
+    const byTag = client(file, true);
+    const a = await byTag.client.pull(`team.example.test/${REPO}:${TAG}`);
+    await a.release();
+    await byTag.client.close();
+    expect(a.digest).toBe(digest());
+    expect(mir.counts.manifest).toBe(1);
+    expect(requests(src)).toBe(0);
+
+    mir.reset();
+    const byDigest = client(file, true);
+    const b = await byDigest.client.pull(`team.example.test/${REPO}@${digest()}`);
+    await b.release();
+    await byDigest.client.close();
+    expect(requests(mir)).toBe(0);
+    expect(src.counts.manifest).toBe(1);
+  });
+
   it('rewrites a prefix to its location', async () => {
     const c = client(
       conf(
