@@ -42,7 +42,7 @@ function channelHead(ch: ModelChannel): { name: string } | { error: string } {
 function sortedPackages(model: Model, name: string): ModelPackage[] {
   if (name !== '') {
     const p = model.get(name);
-    if (p === undefined) throw new OpmError(`package "${name}" not found`, { code: 'E_NOT_FOUND' });
+    if (p === undefined) throw new OpmError(`package "${name}" not found`);
     return [p];
   }
   return [...model.values()].sort((a, b) => compareGoStrings(a.name, b.name));
@@ -111,7 +111,7 @@ export async function loadIndexModel(
     cfg = await render({ ...opts, refs: [ref], allow: REF_CATALOGS });
   } catch (e) {
     if (e instanceof OpmError && isNotAllowed(e)) {
-      throw new OpmError(`cannot list non-index "${ref}"`, { code: 'E_NOT_ALLOWED', cause: e });
+      throw new OpmError(`cannot list non-index "${ref}"`, { cause: e });
     }
     throw e;
   }

@@ -57,7 +57,7 @@ export function migrationsUpTo(level: string): Migration[] {
   if (level === '') return [];
   if (level === ALL_MIGRATIONS) return [...MIGRATIONS];
   const i = MIGRATIONS.findIndex((m) => m.token === level);
-  if (i < 0) throw new OpmError(`unknown migration level "${level}"`, { code: 'E_MIGRATION_LEVEL' });
+  if (i < 0) throw new OpmError(`unknown migration level "${level}"`);
   return MIGRATIONS.slice(0, i + 1);
 }
 

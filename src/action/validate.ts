@@ -49,9 +49,9 @@ async function checkDirectory(dir: string, shown: string): Promise<void> {
           : e instanceof Error
             ? e.message
             : String(e);
-    throw new OpmError(`stat ${shown}: ${reason}`, { code: 'E_NOT_FOUND', cause: e });
+    throw new OpmError(`stat ${shown}: ${reason}`, { cause: e });
   }
-  if (!st.isDirectory()) throw new OpmError(`"${shown}" is not a directory`, { code: 'E_NOT_DIRECTORY' });
+  if (!st.isDirectory()) throw new OpmError(`"${shown}" is not a directory`);
 }
 
 export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {

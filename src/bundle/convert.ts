@@ -46,7 +46,7 @@ interface Keyed {
 }
 
 function bundleError(file: string, message: string, cause?: unknown): never {
-  throw new OpmError(`${file}: ${message}`, { code: 'E_BUNDLE', ...(cause === undefined ? {} : { cause }) });
+  throw new OpmError(`${file}: ${message}`, { ...(cause === undefined ? {} : { cause }) });
 }
 
 function errText(err: unknown): string {

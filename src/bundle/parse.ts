@@ -51,7 +51,7 @@ export interface ParseOptions {
 }
 
 function fail(file: string, message: string, cause?: unknown): never {
-  throw new OpmError(`${file}: ${message}`, { code: 'E_BUNDLE', ...(cause === undefined ? {} : { cause }) });
+  throw new OpmError(`${file}: ${message}`, { ...(cause === undefined ? {} : { cause }) });
 }
 
 function goErrorText(err: unknown): string {

@@ -29,14 +29,10 @@ async function requireDir(dir: string): Promise<void> {
   try {
     st = await stat(dir);
   } catch {
-    throw new OpmError(`catalog directory "${dir}" does not exist or cannot be read`, {
-      code: 'E_CATALOG_DIR',
-    });
+    throw new OpmError(`catalog directory "${dir}" does not exist or cannot be read`);
   }
   if (!st.isDirectory()) {
-    throw new OpmError(`"${dir}" is not a directory; a catalog is a directory of FBC files`, {
-      code: 'E_CATALOG_DIR',
-    });
+    throw new OpmError(`"${dir}" is not a directory; a catalog is a directory of FBC files`);
   }
 }
 
@@ -77,7 +73,6 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
 function toError(f: Finding, context?: string): OpmError {
   const message = context === undefined ? f.message : `${context}: ${f.message}`;
   return new OpmError(message, {
-    code: 'E_CATALOG_PARSE',
     ...(f.file === undefined
       ? {}
       : { at: { file: f.file, ...(f.line === undefined ? {} : { line: f.line }) } }),

@@ -88,9 +88,7 @@ export async function writeCatalogDir(
   const groups = groupBlobs(cfg, options);
   for (const g of groups) {
     if (g.package !== '' && !isLocalPath(g.package)) {
-      throw new OpmError(`invalid package name "${g.package}": must be a single local path element`, {
-        code: 'E_PACKAGE_NAME',
-      });
+      throw new OpmError(`invalid package name "${g.package}": must be a single local path element`);
     }
   }
   const ext = format === 'json' ? 'json' : 'yaml';

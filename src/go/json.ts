@@ -147,7 +147,7 @@ export function quoteGoString(s: string, escapeHTML: boolean): string {
  */
 export function formatGoJsonNumber(x: number): string {
   if (!Number.isFinite(x)) {
-    throw new OpmError(`json: unsupported value: ${goFloatWord(x)}`, { code: 'E_JSON_VALUE' });
+    throw new OpmError(`json: unsupported value: ${goFloatWord(x)}`);
   }
   if (x === 0) return Object.is(x, -0) ? '-0' : '0';
   return String(x);

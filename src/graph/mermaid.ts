@@ -113,7 +113,7 @@ export function writeMermaid(cfg: DeclarativeConfig, options: MermaidOptions = {
   if (minEdgeName !== '') {
     const v = versions.get(minEdgeName);
     if (v === undefined) {
-      throw new OpmError(`unknown minimum edge name: ${goQuote(minEdgeName)}`, { code: 'E_MERMAID' });
+      throw new OpmError(`unknown minimum edge name: ${goQuote(minEdgeName)}`);
     }
     floor = v;
     const owner = channels.find((c) => (c.entries ?? []).some((e) => e.name === minEdgeName));

@@ -484,6 +484,6 @@ function convertDeprecations(
 /** opm's ConvertToModel: the model, or an OpmError with exactly opm's message. */
 export function convertToModelOrThrow(cfg: DeclarativeConfig): Model {
   const r = convertToModel(cfg);
-  if (r.opmMessage !== undefined) throw new OpmError(r.opmMessage, { code: 'E_INVALID_CATALOG' });
+  if (r.opmMessage !== undefined) throw new OpmError(r.opmMessage);
   return r.model;
 }

@@ -31,7 +31,6 @@ export function parseBasicTemplate(doc: TemplateDocument): BasicTemplate {
     const image = stringField(entry.value, 'image');
     if (extra.length > 0 || image === '') {
       throw new OpmError('unexpected fields present in basic template bundle', {
-        code: 'E_TEMPLATE_BUNDLE',
         at: { file: doc.label, line: entry.line },
         hint:
           extra.length > 0

@@ -27,7 +27,6 @@ export function convertFbcToTemplate(kind: ConvertKind, text: string, label: str
   const issue = parsed.issues[0];
   if (issue !== undefined) {
     throw new OpmError(`converting: ${issue.message}`, {
-      code: 'E_CATALOG_PARSE',
       at: { file: label, line: issue.line },
     });
   }
@@ -38,7 +37,6 @@ export function convertFbcToTemplate(kind: ConvertKind, text: string, label: str
       throw new OpmError(
         `converting: object '${JSON.stringify(blob.value)}\n' is missing root schema field`,
         {
-          code: 'E_CATALOG_PARSE',
           at: { file: label, line: blob.line },
         },
       );

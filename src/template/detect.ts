@@ -47,7 +47,6 @@ export function detectTemplateType(doc: TemplateDocument): TemplateType {
   const schema = key === undefined || !isJsonObject(v) ? undefined : v[key];
   if (schema === undefined || schema === null || schema === '') {
     throw new OpmError("auto-detecting template type: template input missing required 'schema' field", {
-      code: 'E_TEMPLATE_SCHEMA',
       at,
     });
   }
@@ -56,7 +55,6 @@ export function detectTemplateType(doc: TemplateDocument): TemplateType {
     throw new OpmError(
       `auto-detecting template type: unknown template schema: ${typeof schema === 'string' ? schema : JSON.stringify(schema)}`,
       {
-        code: 'E_TEMPLATE_SCHEMA',
         at: { file: doc.label, line: key === undefined ? doc.line : doc.lineOf([key]) },
         hint: `known schemas: ${TEMPLATE_TYPES.map((t) => TEMPLATE_SCHEMAS[t]).join(', ')}`,
       },

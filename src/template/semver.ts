@@ -72,7 +72,6 @@ const POST_PREFIX = 'render: unable to post-process bundle info: ';
 
 function readError(message: string, label: string, line?: number): OpmError {
   return new OpmError(READ_PREFIX + message, {
-    code: 'E_TEMPLATE',
     at: line === undefined ? { file: label } : { file: label, line },
   });
 }
@@ -269,7 +268,7 @@ function collectVersions(
   let pkg: string | undefined;
   const versions: Record<Archetype, VersionedBundle[]> = { candidate: [], fast: [], stable: [] };
   const post = (msg: string, line: number): OpmError =>
-    new OpmError(POST_PREFIX + msg, { code: 'E_TEMPLATE', at: { file: t.label, line } });
+    new OpmError(POST_PREFIX + msg, { at: { file: t.label, line } });
   for (const arch of ARCHETYPES) {
     const seen = new Set<string>();
     for (const img of t.bundles[arch]) {
@@ -523,7 +522,7 @@ export function buildSemverCatalog(
     if (r.bundles.length !== 1) {
       throw new OpmError(
         `bundle reference ${goQuote(r.image)} resulted in ${r.bundles.length} bundles, expected 1`,
-        { code: 'E_TEMPLATE', at: { file: t.label, line: images.get(r.image) ?? 1 } },
+        { at: { file: t.label, line: images.get(r.image) ?? 1 } },
       );
     }
     for (const rb of r.bundles) byImage.set(rb.bundle.image, rb);

@@ -40,7 +40,6 @@ export function parseSubstitutesTemplate(doc: TemplateDocument): SubstitutesTemp
   const list = key === undefined || !isJsonObject(v) ? null : v[key];
   const fail = (msg: string, path: (string | number)[]): never => {
     throw new OpmError(PARSE_PREFIX + msg, {
-      code: 'E_TEMPLATE',
       at: { file: doc.label, line: doc.lineOf(path) },
     });
   };

@@ -48,7 +48,7 @@ export function yamlTextOfNumber(x: number): string {
 export const CONTROL_CHARACTERS_MESSAGE = 'yaml: control characters are not allowed';
 
 function controlCharacterError(): OpmError {
-  return new OpmError(CONTROL_CHARACTERS_MESSAGE, { code: 'E_YAML_CONTROL_CHARACTERS' });
+  return new OpmError(CONTROL_CHARACTERS_MESSAGE);
 }
 
 // Characters Go's JSON encoder writes raw that the YAML reader refuses.
@@ -134,9 +134,7 @@ const FALSE = new YamlPlainScalar('false');
 const NULL = new YamlPlainScalar('null');
 
 function rawError(text: string): OpmError {
-  return new OpmError(`malformed raw JSON value: ${text.length > 80 ? text.slice(0, 80) + '…' : text}`, {
-    code: 'E_RAW_JSON',
-  });
+  return new OpmError(`malformed raw JSON value: ${text.length > 80 ? text.slice(0, 80) + '…' : text}`);
 }
 
 /**
@@ -270,7 +268,7 @@ function decodeEscapes(body: string, whole: string): string {
       if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw rawError(whole);
       const cp = parseInt(hex, 16);
       if (cp >= 0xd800 && cp <= 0xdfff) {
-        throw new OpmError('yaml: found invalid Unicode character escape code', { code: 'E_YAML_ESCAPE' });
+        throw new OpmError('yaml: found invalid Unicode character escape code');
       }
       out.push(String.fromCharCode(cp));
       start = i + 6;

@@ -24,7 +24,7 @@ export class YamlError extends OpmError {
   readonly column: number | undefined;
   readonly reason: string;
   constructor(reason: string, line: number, column?: number) {
-    super(`line ${line}: ${reason}`, { code: 'E_YAML' });
+    super(`line ${line}: ${reason}`);
     this.name = 'YamlError';
     this.reason = reason;
     this.line = line;

@@ -26,6 +26,6 @@ export async function readInputFile(
     const code = e instanceof Error && 'code' in e ? String(e.code) : '';
     const reason =
       code === 'ENOENT' ? 'no such file or directory' : code === 'EISDIR' ? 'is a directory' : String(e);
-    throw new OpmError(message(file, reason), { code: 'E_INPUT' });
+    throw new OpmError(message(file, reason));
   }
 }
