@@ -44,15 +44,13 @@ async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promi
   const threads = threadCount(opts.threads);
   let bytes = 0;
   for (const f of files) bytes += f.size;
-  // An inspect callback cannot run in another thread.
   const script =
-    threads > 1 && files.length > 1 && bytes >= (opts.workerMinBytes ?? IN_THREAD_BYTES) && !opts.inspect
+    threads > 1 && files.length > 1 && bytes >= (opts.workerMinBytes ?? IN_THREAD_BYTES)
       ? workerScript()
       : null;
   if (script !== null) return loadFilesInWorkers(files, opts, threads, script);
-  // Reading a few files at once overlaps their reads with parsing; an inspect callback sees the
-  // blobs in walk order, so then files are loaded one after the other.
-  const limiter = new Limiter(opts.inspect ? 1 : 4);
+  // Reading a few files at once overlaps their reads with parsing.
+  const limiter = new Limiter(4);
   return Promise.all(files.map((f) => limiter.run(() => loadFile(f, opts))));
 }
 
