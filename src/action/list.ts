@@ -1,7 +1,7 @@
 /**
- * `opm alpha list packages|channels|bundles` (spec §1.8): tables over a valid catalog, aligned as
- * Go's text/tabwriter aligns them (each column as wide as its widest cell plus two spaces; the last
- * column unpadded).
+ * `opm alpha list packages|channels|bundles` (`alpha/action/list.go`): tables over a valid catalog,
+ * aligned as Go's text/tabwriter aligns them (each column as wide as its widest cell plus two
+ * spaces; the last column unpadded).
  */
 import { OpmError } from '../errors.js';
 import type { DeclarativeConfig } from '../declcfg/types.js';

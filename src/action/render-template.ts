@@ -1,5 +1,6 @@
 /**
- * `opm alpha render-template`: a basic, semver or substitutes template to a catalog (spec §9).
+ * `opm alpha render-template`: a basic, semver or substitutes template to a catalog
+ * (operator-registry `alpha/template/`).
  *
  * Bundle images are rendered concurrently (bounded), each once. An image named in the bundle
  * directory map is read from its directory and keeps the image reference as its `image`; any other

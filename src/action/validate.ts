@@ -1,7 +1,8 @@
 /**
  * `opm validate` as a library call: load a catalog directory, check every blob against the schemas,
- * convert it to the model with every check of opm (§4), and return all findings in a stable order
- * together with the message opm would have printed.
+ * convert it to the model with every check of opm (`alpha/declcfg/declcfg_to_model.go`,
+ * `alpha/model/model.go`), and return all findings in a stable order together with the message opm
+ * would have printed.
  */
 import { stat } from 'node:fs/promises';
 import type { DeclarativeConfig } from '../declcfg/types.js';

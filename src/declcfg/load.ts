@@ -1,5 +1,5 @@
 /**
- * Loading a File-Based Catalog directory (opm's LoadFS, opm-behavior.md §2): walk, honour
+ * Loading a File-Based Catalog directory (opm's LoadFS, `alpha/declcfg/load.go`): walk, honour
  * `.indexignore`, parse every other file whatever its name, decode blobs by schema. Unlike opm, the
  * result is deterministic (blobs in walk order) and every problem is reported as a finding with its
  * file and line instead of the first error aborting the load.

@@ -1,6 +1,6 @@
 /**
- * opm's WriteFS (opm-behavior.md §5.5, used by `migrate`): one `<root>/<package>/catalog.<ext>` per
- * package, package-less blobs in `<root>/catalog.<ext>`. Every file is first written under a
+ * opm's WriteFS (`alpha/declcfg/write.go`, used by `migrate`): one `<root>/<package>/catalog.<ext>`
+ * per package, package-less blobs in `<root>/catalog.<ext>`. Every file is first written under a
  * temporary name and renamed into place only once all of them are complete, so a failure (a blob
  * the YAML step refuses, a full disk) leaves no partial catalog behind.
  */

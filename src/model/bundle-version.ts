@@ -1,6 +1,7 @@
 /**
  * Reading a bundle's version from its single `olm.package` property, with the messages opm's
- * Mermaid writer and semver template use (§5.7 step 2, §9.3 step 2).
+ * Mermaid writer and semver template use (`alpha/declcfg/write.go`,
+ * `alpha/template/semver/semver.go`).
  */
 import { OpmError } from '../errors.js';
 import type { Bundle } from '../declcfg/types.js';

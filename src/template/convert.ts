@@ -1,7 +1,7 @@
 /**
- * `opm alpha convert-template basic|substitutes` (spec §9.5): turn an FBC file into a template.
- * Every blob is kept as opm's generic decode leaves it (keys sorted at every depth); for `basic`,
- * each bundle shrinks to its schema and image.
+ * `opm alpha convert-template basic|substitutes` (`alpha/template/converter/converter.go`): turn an
+ * FBC file into a template. Every blob is kept as opm's generic decode leaves it (keys sorted at
+ * every depth); for `basic`, each bundle shrinks to its schema and image.
  */
 import { OpmError } from '../errors.js';
 import { SCHEMA_BUNDLE } from '../declcfg/types.js';

@@ -1,6 +1,6 @@
 /**
  * Template types and choosing one: from the command line, or from the `schema` of the template's
- * first document (spec §9.1).
+ * first document, as opm does (operator-registry `alpha/template/registry.go`).
  */
 import { OpmError, UsageError } from '../errors.js';
 import { type TemplateDocument } from './input.js';

@@ -1,10 +1,13 @@
 /**
- * The semver template (`schema: olm.semver`, spec §9.3): channels generated from bundle versions.
+ * The semver template (`schema: olm.semver`, `alpha/template/semver/semver.go` and its README):
+ * channels generated from bundle versions.
  *
  * Bundles listed under Candidate, Fast and Stable go into `<archetype>-v<major>` and/or
  * `<archetype>-v<major>.<minor>` channels; within each (archetype, kind, major) run of versions, the
  * last bundle of each minor version (its "Y-stream head") replaces the previous head and skips the
- * bundles before it. Everything here is pure: rendering the images is the caller's job.
+ * bundles before it. These are opm 1.73's rules and the default; `--semver-compat v1.46` (see
+ * SemverCompat) links each channel on its own, as opm 1.46 did. Everything here is pure: rendering
+ * the images is the caller's job.
  */
 import { OpmError } from '../errors.js';
 import { goQuote } from '../go/fmt.js';
@@ -260,7 +263,10 @@ function aggregate(items: string[]): string {
   return items.length === 1 ? (items[0] ?? '') : `[${items.join(', ')}]`;
 }
 
-/** Versions per archetype, with the checks of §9.3 step 2. */
+/**
+ * Versions per archetype, with opm's checks: each image is a rendered bundle of the one package,
+ * listed once per archetype, and no two versions differ only by build metadata.
+ */
 function collectVersions(
   t: SemverTemplate,
   byImage: Map<string, RenderedBundle>,
@@ -330,7 +336,10 @@ interface HighWater {
   name: string;
 }
 
-/** Whether a newly created channel becomes the default-channel candidate (§9.3 step 6). */
+/**
+ * Whether a newly created channel becomes the default-channel candidate (opm's "high-water mark"):
+ * a more stable archetype wins, else a higher version, else the preferred kind, else minor.
+ */
 function outranks(c: HighWater, cur: HighWater, pref: StreamKind): boolean {
   if (ARCH_PRIORITY[c.arch] !== ARCH_PRIORITY[cur.arch])
     return ARCH_PRIORITY[c.arch] > ARCH_PRIORITY[cur.arch];
@@ -348,7 +357,7 @@ export interface GeneratedChannels {
 }
 
 /**
- * Generate the channels and their edges from bundle versions per archetype (§9.3 steps 3–6).
+ * Generate the channels, their edges and the default channel from bundle versions per archetype.
  * Versions must already be free of build-metadata ties.
  */
 export function generateSemverChannels(
@@ -431,7 +440,7 @@ function sameMinor(a: SemVer, b: SemVer): boolean {
   return a.major === b.major && a.minor === b.minor;
 }
 
-/** opm 1.73: Y-stream heads linked across the channels of one archetype, kind and major (§9.3 step 4). */
+/** opm 1.73: Y-stream heads linked across the channels of one archetype, kind and major. */
 function linkEntries(tuples: EntryTuple[]): void {
   const sorted = tuples
     .map((t, i) => ({ t, i }))
@@ -485,7 +494,10 @@ function linkPartition(part: EntryTuple[]): void {
   }
 }
 
-/** Description and icon of the package, from the CSV of the default channel's head (§9.3 step 7). */
+/**
+ * Description and icon of the package, from the CSV of the default channel's head (opm 1.73; a CSV
+ * without them, or one that does not parse, leaves them out).
+ */
 function packageMetadata(csv: RenderedBundle['csv']): { description?: string; icon?: Icon } {
   const spec = csv?.['spec'];
   if (!isJsonObject(spec)) return {};

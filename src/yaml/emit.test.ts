@@ -178,7 +178,7 @@ describe('scalar style requests', () => {
     }
   });
 
-  it('writes the examples of the spec', () => {
+  it('single-quotes strings that would not read back as plain strings', () => {
     expect(value('>=0.9.0 <=0.9.1')).toBe("v: '>=0.9.0 <=0.9.1'\n");
     expect(value('Hive: Cluster-as-a-Service')).toBe("v: 'Hive: Cluster-as-a-Service'\n");
     expect(value('[{"apiVersion":"v1"}]')).toBe('v: \'[{"apiVersion":"v1"}]\'\n');

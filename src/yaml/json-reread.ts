@@ -1,8 +1,8 @@
 /**
  * What go-yaml v2 makes of opm's compact JSON when sigs.k8s.io/yaml's JSONToYAML re-reads it
- * (opm-behavior.md §5.3 "Values as go-yaml sees them"): number text becomes an int, a uint or a
- * float64; strings come back as written, except that raw line-break characters inside them are
- * folded as in any double-quoted YAML scalar and some raw control characters are refused.
+ * (go-yaml v2 `resolve.go`): number text becomes an int, a uint or a float64; strings come back as
+ * written, except that raw line-break characters inside them are folded as in any double-quoted
+ * YAML scalar and some raw control characters are refused.
  */
 import { formatGoFloatG, formatGoJsonNumber } from '../go/json.js';
 import { OpmError } from '../errors.js';

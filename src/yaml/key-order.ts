@@ -1,5 +1,5 @@
 /**
- * The order go-yaml v2 writes mapping keys in (opm-behavior.md §5.3 "Key order"): rune by rune;
+ * The order go-yaml v2 writes mapping keys in (`keyList.Less` in its `sorter.go`): rune by rune;
  * letters by code point; a non-letter before a letter; runs of digits compared by value (so `a9`
  * before `a10`), a run with a non-zero digit before it counting leading zeros; a prefix first.
  */
@@ -118,8 +118,9 @@ export function compareYamlKeys(a: string, b: string): number {
 
 /**
  * Sort keys in go-yaml v2's order. Go sorts with an unstable sort; for the key sets where the
- * comparison is not a consistent order (§5.3) Go's own output varies between runs, so any
- * deterministic result is as good as another there.
+ * comparison is not a consistent order (some sets mixing digit runs, such as `99/`, `9É1` and
+ * `36`) Go's own output varies between runs, so any deterministic result is as good as another
+ * there.
  */
 export function sortYamlKeys(keys: string[]): string[] {
   if (keys.length < 2) return keys;
