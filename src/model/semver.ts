@@ -97,16 +97,6 @@ export function parseSemver(s: string): SemVer {
   return { major, minor, patch, pre, build };
 }
 
-/** Parse, or undefined when the string is not a valid version. */
-export function tryParseSemver(s: string): SemVer | undefined {
-  try {
-    return parseSemver(s);
-  } catch (e) {
-    if (e instanceof SemverError) return undefined;
-    throw e;
-  }
-}
-
 export function comparePreReleaseId(a: PreReleaseId, b: PreReleaseId): number {
   if ('num' in a) {
     if ('num' in b) return a.num === b.num ? 0 : a.num < b.num ? -1 : 1;
