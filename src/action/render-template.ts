@@ -33,7 +33,7 @@ import { applySubstitutions, parseSubstitutesTemplate } from '../template/substi
 import type { BundleDirMap } from '../template/bundle-dirs.js';
 
 /** Images rendered at once by default: enough to overlap registry round trips, few enough to be polite. */
-export const DEFAULT_TEMPLATE_CONCURRENCY = 4;
+const DEFAULT_TEMPLATE_CONCURRENCY = 4;
 
 export interface RenderTemplateOptions {
   /** The template's text. */

@@ -46,7 +46,7 @@ function matchesOne(t: Token, cp: number): boolean {
  * the last `*` to fall back to, so it takes at most (name length × pattern length) steps whatever
  * the pattern: a crafted `.indexignore` (from a pulled catalog image) cannot make it backtrack.
  */
-export class ComponentGlob {
+class ComponentGlob {
   private readonly tokens: Token[];
   constructor(tokens: Token[]) {
     this.tokens = tokens;

@@ -129,7 +129,7 @@ export function compareSemver(a: SemVer, b: SemVer): number {
   return a.pre.length === b.pre.length ? 0 : a.pre.length < b.pre.length ? -1 : 1;
 }
 
-export function formatPreReleaseId(p: PreReleaseId): string {
+function formatPreReleaseId(p: PreReleaseId): string {
   return 'num' in p ? p.num.toString() : p.str;
 }
 

@@ -13,13 +13,13 @@ export const BASIC_SCHEMA = 'olm.template.basic';
 export const SUBSTITUTES_SCHEMA = 'olm.template.substitutes';
 
 /** The schema each template type declares. */
-export const TEMPLATE_SCHEMAS: Record<TemplateType, string> = {
+const TEMPLATE_SCHEMAS: Record<TemplateType, string> = {
   basic: BASIC_SCHEMA,
   semver: 'olm.semver',
   substitutes: SUBSTITUTES_SCHEMA,
 };
 
-export function isTemplateType(s: string): s is TemplateType {
+function isTemplateType(s: string): s is TemplateType {
   return TEMPLATE_TYPES.some((t) => t === s);
 }
 

@@ -30,11 +30,11 @@ import { goJsonKind } from '../go/json.js';
 import { type TemplateDocument } from './input.js';
 import { isJsonObject } from '../go/json-value.js';
 
-export const SEMVER_SCHEMA = 'olm.semver';
+const SEMVER_SCHEMA = 'olm.semver';
 
 export type Archetype = 'candidate' | 'fast' | 'stable';
 /** In increasing stability, which is also the order channels are generated and linked in. */
-export const ARCHETYPES: readonly Archetype[] = ['candidate', 'fast', 'stable'];
+const ARCHETYPES: readonly Archetype[] = ['candidate', 'fast', 'stable'];
 export type StreamKind = 'major' | 'minor';
 
 /**

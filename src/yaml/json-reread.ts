@@ -24,7 +24,7 @@ const JSON_INT = /^-?(?:0|[1-9][0-9]*)$/;
  * float64 written by Go's FormatFloat 'g'. A number beyond float64 range fails Go's ParseFloat and
  * stays a string; `undefined` is returned then and the caller writes the text as a string.
  */
-export function yamlNumberText(jsonText: string): string | undefined {
+function yamlNumberText(jsonText: string): string | undefined {
   if (JSON_INT.test(jsonText)) {
     if (jsonText.length < 16) return String(Number(jsonText)); // normalises -0
     const b = BigInt(jsonText);
@@ -45,7 +45,7 @@ export function yamlTextOfNumber(x: number): string {
   return yamlNumberText(String(x)) ?? formatGoFloatG(x);
 }
 
-export const CONTROL_CHARACTERS_MESSAGE = 'yaml: control characters are not allowed';
+const CONTROL_CHARACTERS_MESSAGE = 'yaml: control characters are not allowed';
 
 function controlCharacterError(): OpmError {
   return new OpmError(CONTROL_CHARACTERS_MESSAGE);
@@ -76,7 +76,7 @@ export function rereadTypedString(s: string): string {
  * breaks (NEL reads as `\n`; U+2028/U+2029 are kept). With `raw` false the text is a string Go's
  * encoder wrote, where only NEL and the space are still raw; with `raw` true it is raw JSON text.
  */
-export function foldFlowBreaks(s: string, raw: boolean): string {
+function foldFlowBreaks(s: string, raw: boolean): string {
   const out: string[] = [];
   const n = s.length;
   let i = 0;

@@ -146,7 +146,7 @@ function hasBlockIndicators(s: string): boolean {
 }
 
 /** What go-yaml's emitter allows for a (non-empty) text in block context. */
-export function analyzeScalar(s: string): ScalarAnalysis {
+function analyzeScalar(s: string): ScalarAnalysis {
   const n = s.length;
   if (n === 0) return { lineBreaks: false, plainAllowed: true, singleAllowed: true, literalAllowed: false };
   const special = SPECIAL.test(s);

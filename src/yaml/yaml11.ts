@@ -560,19 +560,3 @@ function firstContent(
   if ((nl === -1 || nl >= to) && /^[ \t]*(?:#.*)?\r?$/.test(text.slice(pos, to))) return undefined;
   return { pos, line };
 }
-
-/** A parsed document with the line it starts on. */
-export interface YamlDocument {
-  value: JsonValue;
-  line: number;
-}
-
-/** Split a YAML stream into documents (see splitYamlDocuments) and parse each. Throws YamlError. */
-export function parseYamlDocuments(text: string): YamlDocument[] {
-  const out: YamlDocument[] = [];
-  for (const d of splitYamlDocuments(text)) {
-    const value = parseYamlDocument(d.text, d.line);
-    if (value !== undefined) out.push({ value, line: d.line });
-  }
-  return out;
-}

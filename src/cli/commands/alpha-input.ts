@@ -4,7 +4,7 @@ import { OpmError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 
 /** Read all of standard input as UTF-8. */
-export async function readStdin(io: CliIO): Promise<string> {
+async function readStdin(io: CliIO): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
