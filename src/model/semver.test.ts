@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compareSemver,
-  formatSemver,
-  parseRange,
-  parseSemver,
-  rangeError,
-} from './semver.js';
+import { compareSemver, formatSemver, parseRange, parseSemver, rangeError } from './semver.js';
 
 function v(s: string) {
   return parseSemver(s);
