@@ -16,7 +16,7 @@ import type { Blob } from './types.js';
 export type CatalogFormat = 'json' | 'yaml';
 
 /** Go filepath.IsLocal on Unix: relative, non-empty, and not escaping upwards (`a/b` is local). */
-export function isLocalPath(p: string): boolean {
+function isLocalPath(p: string): boolean {
   if (p === '' || p.startsWith('/')) return false;
   let clean = p;
   if (p.split('/').some((part) => part === '.' || part === '..')) {
