@@ -14,14 +14,22 @@ export interface SourcePosition {
  * command that pulls) sets codes: a program pulling images reacts to these differently (ask for
  * credentials, wait, retry, trust a CA), and the client itself branches on some of them (the
  * insecure-mode fallback to plain HTTP on `E_REGISTRY_TLS`; layers refused for their content,
- * `E_UNSAFE_LAYER` and `E_UNPACK_LIMIT`, are not blamed on the blob cache). Every other OpmError
- * (bad catalog, template, flag value, file) has no code: nothing branches on its kind, and its
- * message, position and hint are the whole contract. Add a code here only with the code that reads
- * it. Codes are never printed.
+ * `E_UNSAFE_LAYER` and `E_UNPACK_LIMIT`, are not blamed on the blob cache; `E_REGISTRIES_CONF` is
+ * not prefixed with the image). Every other OpmError (bad catalog, template, flag value, file) has
+ * no code: nothing branches on its kind, and its message, position and hint are the whole
+ * contract. A new code belongs here only for a pull failure a caller can act on differently. Codes
+ * are never printed.
  */
 export type OpmErrorCode =
   /** Not a valid image reference. */
   | 'E_IMAGE_REFERENCE'
+  /**
+   * A registries.conf file cannot be read or parsed. The image client passes it on unchanged
+   * instead of naming the image, since the file, not the image, is at fault.
+   */
+  | 'E_REGISTRIES_CONF'
+  /** registries.conf blocks the registry the image would come from. */
+  | 'E_REGISTRY_BLOCKED'
   /** Credentials missing, refused, or the token exchange failed (HTTP 401/403). */
   | 'E_REGISTRY_AUTH'
   /** The TLS handshake failed: an unknown CA, a bad certificate, or a host that does not speak TLS. */

@@ -3,6 +3,8 @@
  * writers they are built from. Nothing here prints or exits.
  */
 export type * from './declcfg/types.js';
+export type { JsonObject, JsonValue } from './go/json-value.js';
+export type { Property } from './property/types.js';
 export { emptyConfig, mergeConfigs } from './declcfg/types.js';
 export { RawJson } from './go/raw-json.js';
 export { loadCatalogDir, loadCatalogDirOrThrow, type LoadOptions, type LoadResult } from './declcfg/load.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OpmError } from '../errors.js';
-import { parseReference } from './reference.js';
+import { formatReference, parseReference } from './reference.js';
 
 describe('parseReference', () => {
   const ok: Array<[string, string, string, string, string | undefined, string | undefined]> = [
@@ -90,4 +90,8 @@ describe('parseReference', () => {
       expect(err instanceof Error && err.message).toContain(why);
     });
   }
+
+  it('formats the canonical form', () => {
+    expect(formatReference(parseReference('busybox'))).toBe('docker.io/library/busybox:latest');
+  });
 });

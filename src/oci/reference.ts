@@ -94,3 +94,8 @@ export function parseReference(input: string): ImageReference {
     original: input,
   };
 }
+
+/** Canonical string: `registry/repo[:tag][@digest]`. */
+export function formatReference(r: ImageReference): string {
+  return `${r.registry}/${r.repository}${r.tag === undefined ? '' : `:${r.tag}`}${r.digest === undefined ? '' : `@${r.digest}`}`;
+}
