@@ -17,7 +17,7 @@ export interface BundleDirMap {
 }
 
 /** Parse the map's text. `file` names it in errors; `baseDir` anchors relative directories. */
-export function parseBundleDirMap(text: string, file: string, baseDir: string): BundleDirMap {
+function parseBundleDirMap(text: string, file: string, baseDir: string): BundleDirMap {
   const doc = readTemplateDocument(text, file);
   const v = doc.value;
   if (!isJsonObject(v)) {
