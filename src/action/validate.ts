@@ -1,7 +1,8 @@
 /**
  * `opm validate` as a library call: load a catalog directory, check every blob against the schemas,
- * convert it to the model with every check of opm (§4), and return all findings in a stable order
- * together with the message opm would have printed.
+ * convert it to the model with every check of opm (`alpha/declcfg/declcfg_to_model.go`,
+ * `alpha/model/model.go`), and return all findings in a stable order together with the message opm
+ * would have printed.
  */
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import { CatalogDirError, loadCatalogDir } from '../declcfg/load.js';
@@ -39,7 +40,7 @@ const defaultLoader: CatalogLoader = (dir) => loadCatalogDir(dir, { elidePayload
 /** opm validate's words for a root that is missing (Go's os.Stat error text) or not a directory. */
 function directoryError(err: CatalogDirError, shown: string): OpmError {
   const e = err.statError;
-  if (e === undefined) return new OpmError(`"${shown}" is not a directory`, { code: 'E_NOT_DIRECTORY' });
+  if (e === undefined) return new OpmError(`"${shown}" is not a directory`);
   const code = e instanceof Error && 'code' in e ? e.code : undefined;
   const reason =
     code === 'ENOENT'
@@ -49,7 +50,7 @@ function directoryError(err: CatalogDirError, shown: string): OpmError {
         : e instanceof Error
           ? e.message
           : String(e);
-  return new OpmError(`stat ${shown}: ${reason}`, { code: 'E_NOT_FOUND', cause: e });
+  return new OpmError(`stat ${shown}: ${reason}`, { cause: e });
 }
 
 export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {

@@ -1,5 +1,5 @@
 /**
- * Loading a File-Based Catalog directory (opm's LoadFS, opm-behavior.md §2): walk, honour
+ * Loading a File-Based Catalog directory (opm's LoadFS, `alpha/declcfg/load.go`): walk, honour
  * `.indexignore`, parse every other file whatever its name, decode blobs by schema. Unlike opm, the
  * result is deterministic (blobs in walk order) and every problem is reported as a finding with its
  * file and line instead of the first error aborting the load.
@@ -27,12 +27,13 @@ export type { LoadOptions, LoadResult, LocatedObject } from './load-file.js';
 
 /**
  * The root of a load is missing, unreadable or not a directory. `statError` is the error of stat,
- * undefined when the root is there but not a directory.
+ * undefined when the root is there but not a directory. A type of its own so that `validate` can
+ * say it in opm's words without a second stat.
  */
 export class CatalogDirError extends OpmError {
   readonly statError: unknown;
   constructor(message: string, statError: unknown) {
-    super(message, { code: 'E_CATALOG_DIR', ...(statError === undefined ? {} : { cause: statError }) });
+    super(message, statError === undefined ? {} : { cause: statError });
     this.name = 'CatalogDirError';
     this.statError = statError;
   }
@@ -61,15 +62,13 @@ async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promi
   const threads = threadCount(opts.threads);
   let bytes = 0;
   for (const f of files) bytes += f.size;
-  // An inspect callback cannot run in another thread.
   const script =
-    threads > 1 && files.length > 1 && bytes >= (opts.workerMinBytes ?? IN_THREAD_BYTES) && !opts.inspect
+    threads > 1 && files.length > 1 && bytes >= (opts.workerMinBytes ?? IN_THREAD_BYTES)
       ? workerScript()
       : null;
   if (script !== null) return loadFilesInWorkers(files, opts, threads, script);
-  // Reading a few files at once overlaps their reads with parsing; an inspect callback sees the
-  // blobs in walk order, so then files are loaded one after the other.
-  const limiter = new Limiter(opts.inspect ? 1 : 4);
+  // Reading a few files at once overlaps their reads with parsing.
+  const limiter = new Limiter(4);
   return Promise.all(files.map((f) => limiter.run(() => loadFile(f, opts))));
 }
 
@@ -97,7 +96,6 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
 function toError(f: Finding, context?: string): OpmError {
   const message = context === undefined ? f.message : `${context}: ${f.message}`;
   return new OpmError(message, {
-    code: 'E_CATALOG_PARSE',
     ...(f.file === undefined
       ? {}
       : { at: { file: f.file, ...(f.line === undefined ? {} : { line: f.line }) } }),

@@ -120,7 +120,6 @@ export class FilePayloads implements DeferredPayloads {
     ) {
       throw new OpmError(
         `catalog file "${file}" changed while rendering: bundle "${b.name}" is no longer at line ${line}`,
-        { code: 'E_CATALOG_CHANGED' },
       );
     }
     const lines = this.waiting.get(file);
