@@ -188,7 +188,7 @@ function describe(e: ErrorObject, data: Data): string {
   if (m !== null) {
     const props = data.properties;
     const p = Array.isArray(props) ? props[Number(m[1])] : undefined;
-    if (isRecord(p) && typeof p.type === 'string') field += ` (${p.type})`;
+    if (isRecord(p) && typeof p.type === 'string' && p.type !== '') field += ` (${p.type})`;
   }
   if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) {
     return `${field}: must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
