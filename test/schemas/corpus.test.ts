@@ -1,3 +1,4 @@
+// needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
 /**
  * The editor schemas over every real catalog and template of the corpus: each document of a
  * catalog file against catalog.json, each template against its template schema. Where a strict
