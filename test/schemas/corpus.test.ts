@@ -9,8 +9,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseYamlDocuments } from '../../src/yaml/yaml11.js';
-import { corpusPath, haveCorpus } from '../corpus.js';
-import { unwarnedViolations, validatorOf } from './schema-files.js';
+import { corpusPath, haveCorpus, projectRoot } from '../corpus.js';
+import { YamlLanguageServer } from '../yaml-language-server.js';
+import { schemasDir, unwarnedViolations, validatorOf } from './schema-files.js';
 
 function catalogDirs(): string[] {
   const decl = corpusPath('opm-testdata', 'index-declcfgs');
@@ -70,5 +71,42 @@ describe.runIf(haveCorpus())('the editor schemas over the corpus', () => {
     }
     expect(failures).toEqual([]);
     expect(checked.length).toBeGreaterThan(10);
+  });
+});
+
+/** The name under which the editor holds an edited copy of a file (the corpus stays untouched). */
+const edited = (file: string): string => `${file}.edited.yaml`;
+
+describe.runIf(haveCorpus())('a real catalog and template in the editor', () => {
+  it('yaml-language-server accepts them as they are and flags a misspelt field in each', async () => {
+    const catalog = corpusPath('community-catalog-v4.21', 'kube-green', 'catalog.yaml');
+    const template = corpusPath('community-bundles', 'kube-green', 'catalog-templates', 'basic-template.yaml');
+    const server = await YamlLanguageServer.start(projectRoot(), {
+      validate: true,
+      schemas: {
+        [path.join(schemasDir, 'catalog.json')]: [catalog, edited(catalog)],
+        [path.join(schemasDir, 'olm.template.basic.json')]: [template, edited(template)],
+      },
+    });
+    try {
+      for (const [file, field] of [
+        [catalog, 'replaces:'],
+        [template, 'defaultChannel:'],
+      ] as const) {
+        const text = readFileSync(file, 'utf8');
+        expect(await server.open(file, text)).toEqual([]);
+        const line = text.split('\n').findIndex((l) => l.includes(field));
+        expect(line).toBeGreaterThanOrEqual(0);
+        // The same file, edited: the field on that line loses a letter.
+        const lines = text.split('\n');
+        lines[line] = (lines[line] ?? '').replace(field, field.slice(0, 3) + field.slice(4));
+        const diagnostics = await server.open(edited(file), lines.join('\n'));
+        expect(diagnostics.filter((d) => d.range.start.line === line).map((d) => d.message)).toContainEqual(
+          expect.stringMatching(/not allowed/),
+        );
+      }
+    } finally {
+      await server.stop();
+    }
   });
 });
