@@ -19,9 +19,10 @@ beforeAll(async () => {
     validate: true,
     // The setting form: a schema file for files matching a glob. It applies to every document of a
     // file (a modeline applies to the document it heads), which suits multi-document catalogs.
+    // Keys relative to the workspace root, as the README shows them.
     schemas: {
-      [path.join(root, 'schemas/catalog.json')]: 'catalog-*.yaml',
-      [path.join(root, 'schemas/olm.semver.json')]: 'semver-*.yaml',
+      './schemas/catalog.json': ['testdata/schemas/editor/catalog-*.yaml'],
+      './schemas/olm.semver.json': ['testdata/schemas/editor/semver-*.yaml'],
     },
   });
 }, 60_000);
