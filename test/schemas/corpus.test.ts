@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseYamlDocuments } from '../../src/yaml/yaml11.js';
+import { parseYamlDocuments } from '../yaml-documents.js';
 import { corpusPath, haveCorpus, projectRoot } from '../corpus.js';
 import { YamlLanguageServer } from '../yaml-language-server.js';
 import { schemasDir, unwarnedViolations, validatorOf } from './schema-files.js';
