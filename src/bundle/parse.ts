@@ -9,7 +9,7 @@ import { decodeFirstDocument, DecodeError, type FirstDocument } from './decode.j
 import { marshal } from '../go/json.js';
 import { nodeText, type JsonNode } from './json-scan.js';
 import { csvName } from './csv.js';
-import type { Obj } from './go-decode.js';
+import type { Obj } from '../go/json-decode.js';
 import { isRecord } from '../go/json-value.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';

@@ -23,7 +23,7 @@ import {
 } from '../declcfg/types.js';
 import { type JsonValue } from '../go/json-value.js';
 import { bundleVersion } from '../model/bundle-version.js';
-import { goJsonKind } from '../go/json.js';
+import { unmarshalFieldError, unmarshalValueError } from '../go/json-decode.js';
 import { type TemplateDocument } from './input.js';
 import { isJsonObject } from '../go/json-value.js';
 
@@ -77,13 +77,16 @@ function readError(message: string, label: string, line?: number): OpmError {
   });
 }
 
+/** The prefix sigs.k8s.io/yaml puts before the decoder's errors. */
+const DECODING = 'error unmarshaling JSON: while decoding JSON: ';
+
 /** Go's error text for an unknown key under DisallowUnknownFields. */
 function unknownField(key: string): string {
-  return `error unmarshaling JSON: while decoding JSON: json: unknown field ${goQuote(key)}`;
+  return `${DECODING}json: unknown field ${goQuote(key)}`;
 }
 
 function typeError(v: JsonValue, struct: string, path: string, goType: string): string {
-  return `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonKind(v)} into Go struct field ${struct}.${path} of type ${goType}`;
+  return DECODING + unmarshalFieldError(v, `${struct}.${path}`, goType);
 }
 
 /** Strict, case-insensitive decode of the template (Go's UnmarshalStrict on the typed struct). */
@@ -93,9 +96,7 @@ export function parseSemverTemplate(doc: TemplateDocument): SemverTemplate {
     throw readError(msg, label, doc.lineOf(path));
   };
   if (!isJsonObject(value)) {
-    return fail(
-      `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonKind(value)} into Go value of type semver.semverTemplate`,
-    );
+    return fail(DECODING + unmarshalValueError(value, 'semver.semverTemplate'));
   }
   let schema = '';
   let major = false;
