@@ -4,6 +4,7 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { errnoCode, errnoText } from '../go/errno.js';
 import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 export const DEFAULT_OPM_IMAGE = 'quay.io/operator-framework/opm:latest';
 
@@ -155,7 +156,7 @@ export function dockerfileText(
   );
   if (labels.size > 0) {
     lines.push('', '# Set other custom labels');
-    const keys = [...labels.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const keys = [...labels.keys()].sort(compareUtf8);
     // Quoted verbatim, without escaping, as opm writes them.
     for (const k of keys) lines.push(`LABEL "${k}"="${labels.get(k) ?? ''}"`);
   }

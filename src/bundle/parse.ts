@@ -11,6 +11,7 @@ import { nodeText, type JsonNode } from './json-scan.js';
 import { csvName } from './csv.js';
 import type { Obj } from '../go/json-decode.js';
 import { isRecord } from '../go/json-value.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
 export const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
@@ -61,7 +62,7 @@ function goErrorText(err: unknown): string {
 /** Entries of a directory that are (or link to) regular files and do not start with `.`, by name bytes. */
 async function listFiles(dir: string): Promise<string[]> {
   const names = (await readdir(dir)).filter((n) => !n.startsWith('.'));
-  names.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  names.sort(compareUtf8);
   const out: string[] = [];
   for (const n of names) {
     const st = await stat(path.join(dir, n)).catch(() => undefined);

@@ -14,6 +14,7 @@ import { dns1123LabelErrors, imageReferenceError } from './names.js';
 import { parseRelease, type Release } from './release.js';
 import { parseSemver, SemverError, type SemVer } from './semver.js';
 import { validateModel, type ValidationNode, renderValidationTree } from './validate.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 export interface ConvertResult {
   model: Model;
@@ -314,13 +315,13 @@ export function convertToModel(cfg: DeclarativeConfig): ConvertResult {
   // package; every channel is checked here, and each missing bundle is its own finding.
   const opmMissing = [...lastChannelEntries.entries()]
     .filter(([, s]) => s.size > 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    .sort(([a], [b]) => compareUtf8(a, b));
   const firstMissing = opmMissing[0];
   if (firstMissing !== undefined) {
-    c.opmMessage ??= `no olm.bundle blobs found in package ${goQuote(firstMissing[0])} for olm.channel entries ${goList([...firstMissing[1]].sort())}`;
+    c.opmMessage ??= `no olm.bundle blobs found in package ${goQuote(firstMissing[0])} for olm.channel entries ${goList([...firstMissing[1]].sort(compareUtf8))}`;
   }
   for (const { ch, entries } of channelEntries) {
-    for (const name of [...entries].sort()) {
+    for (const name of [...entries].sort(compareUtf8)) {
       c.extra(
         'channel.entry-bundle-missing',
         `channel ${goQuote(ch.name)} lists bundle ${goQuote(name)}, but package ${goQuote(ch.package.name)} has no olm.bundle blob of that name`,

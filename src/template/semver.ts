@@ -26,6 +26,7 @@ import { bundleVersion } from '../model/bundle-version.js';
 import { unmarshalFieldError, unmarshalValueError } from '../go/json-decode.js';
 import { type TemplateDocument } from './input.js';
 import { isJsonObject } from '../go/json-value.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 export const SEMVER_SCHEMA = 'olm.semver';
 
@@ -249,10 +250,6 @@ const ARCH_PRIORITY: Record<Archetype, number> = { candidate: 0, fast: 1, stable
 const KIND_PRIORITY: Record<StreamKind | 'none', number> = { minor: 2, major: 1, none: 0 };
 const KIND_ORDER: Record<StreamKind, number> = { major: 0, minor: 1 };
 
-function byteCompare(a: string, b: string): number {
-  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
 function withoutBuild(v: SemVer): SemVer {
   return { ...v, build: [] };
 }
@@ -391,7 +388,7 @@ export function generateSemverChannels(
   if ((opts.compat ?? DEFAULT_SEMVER_COMPAT) === 'v1.46') linkEachChannel(tuples);
   else linkEntries(tuples);
   return {
-    channels: [...channels.values()].sort((a, b) => byteCompare(a.name, b.name)),
+    channels: [...channels.values()].sort((a, b) => compareUtf8(a.name, b.name)),
     defaultChannel: high.name,
   };
 }
@@ -482,7 +479,7 @@ function linkPartition(part: EntryTuple[]): void {
       cur.entry.replaces = prevHead;
       skips.delete(prevHead);
     }
-    if (skips.size > 0) cur.entry.skips = [...skips].sort(byteCompare);
+    if (skips.size > 0) cur.entry.skips = [...skips].sort(compareUtf8);
     prevHead = cur.entry.name;
   }
 }

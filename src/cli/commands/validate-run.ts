@@ -9,6 +9,7 @@ import { stderrColors } from '../colors.js';
 import { writeAll } from '../output.js';
 import { goStruct, marshalIndent, type GoStruct } from '../../go/json.js';
 import { toYaml } from '../../declcfg/write.js';
+import { compareUtf8 } from '../../go/utf8.js';
 
 export interface ValidateFlags {
   output?: string;
@@ -91,7 +92,7 @@ function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): strin
     if (g === undefined) groups.set(key, (g = []));
     g.push(f);
   }
-  const keys = [...groups.keys()].sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0));
+  const keys = [...groups.keys()].sort((a, b) => (a === '' ? -1 : b === '' ? 1 : compareUtf8(a, b)));
   const errors = r.findings.filter((f) => f.severity === 'error').length;
   const warnings = r.findings.length - errors;
   // A dumb terminal gets the tree in ASCII.
