@@ -195,10 +195,8 @@ export async function planDockerfile(opts: DockerfileOptions): Promise<Dockerfil
     throw new OpmError(`path "${file}": file already exists`, { hint: 'remove it or move it away first' });
   }
   const dir = path.normalize(opts.fbcRootDir);
-  const st = await stat(dir).catch((err: NodeJS.ErrnoException) => {
-    throw new OpmError(
-      `provided root path "${dir}": ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`,
-    );
+  const st = await stat(dir).catch((err: unknown) => {
+    throw new OpmError(`provided root path "${dir}": ${errnoText(err)}`);
   });
   if (!st.isDirectory()) throw new OpmError(`provided root path "${dir}" is not a directory`);
   if (baseImage === '') throw new OpmError('base image is unset');

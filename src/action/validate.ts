@@ -10,6 +10,7 @@ import { OpmError } from '../errors.js';
 import { sortFindings, type Finding } from '../findings.js';
 import { convertToModel } from '../model/convert.js';
 import { schemaFindings } from '../schema/schema.js';
+import { errnoText } from '../go/errno.js';
 
 /** Loads a catalog directory, reporting file problems (syntax errors…) as findings instead of failing. */
 export type CatalogLoader = (dir: string) => Promise<{ cfg: DeclarativeConfig; findings: Finding[] }>;
@@ -40,16 +41,7 @@ async function checkDirectory(dir: string, shown: string): Promise<void> {
   try {
     st = await stat(dir);
   } catch (e) {
-    const code = e instanceof Error && 'code' in e ? e.code : undefined;
-    const reason =
-      code === 'ENOENT'
-        ? 'no such file or directory'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : e instanceof Error
-            ? e.message
-            : String(e);
-    throw new OpmError(`stat ${shown}: ${reason}`, { code: 'E_NOT_FOUND', cause: e });
+    throw new OpmError(`stat ${shown}: ${errnoText(e)}`, { code: 'E_NOT_FOUND', cause: e });
   }
   if (!st.isDirectory()) throw new OpmError(`"${shown}" is not a directory`, { code: 'E_NOT_DIRECTORY' });
 }

@@ -12,6 +12,7 @@ import { csvName } from './csv.js';
 import type { Obj } from '../go/json-decode.js';
 import { isRecord } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { errnoText } from '../go/errno.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
 export const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
@@ -55,10 +56,6 @@ function fail(file: string, message: string, cause?: unknown): never {
   throw new OpmError(`${file}: ${message}`, { code: 'E_BUNDLE', ...(cause === undefined ? {} : { cause }) });
 }
 
-function goErrorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** Entries of a directory that are (or link to) regular files and do not start with `.`, by name bytes. */
 async function listFiles(dir: string): Promise<string[]> {
   const names = (await readdir(dir)).filter((n) => !n.startsWith('.'));
@@ -86,7 +83,7 @@ export async function parseBundleDir(dir: string, opts: ParseOptions = {}): Prom
   try {
     name = csvName(csv.object);
   } catch (err) {
-    return fail(csv.file, goErrorText(err), err);
+    return fail(csv.file, err instanceof Error ? err.message : String(err), err);
   }
   return { dir, objects, csv, name, ...meta };
 }
@@ -132,7 +129,7 @@ async function decodeFile(abs: string, file: string, warn: (m: string) => void):
   try {
     text = await readFile(abs, 'utf8');
   } catch (err) {
-    return fail(file, `cannot read: ${goErrorText(err)}`, err);
+    return fail(file, `cannot read: ${errnoText(err)}`, err);
   }
   try {
     return decodeFirstDocument(text, { onDuplicateKey: duplicateKeyWarning(file, warn) });
