@@ -488,6 +488,12 @@ export interface YamlDocumentText {
   text: string;
   /** 1-based line of the document's first content line (after blank and comment lines). */
   line: number;
+  /**
+   * Its place among the stream's documents, counting those that hold only blank lines and
+   * comments (which are not returned) but not empty ones (consecutive separators), as Go's reader
+   * counts them: a first document of index 1 means the stream's first document was blank.
+   */
+  index: number;
 }
 
 const CONTENT_LINE = /[ \t]*(?:#[^\n]*)?\r?\n/y;
@@ -503,9 +509,12 @@ export function splitYamlDocuments(text: string): YamlDocumentText[] {
   let startLine = 1;
   let lineNo = 1;
   let pos = 0;
+  let index = 0;
   const flush = (end: number): void => {
+    if (end <= start) return;
     const found = firstContent(text, start, end, startLine);
-    if (found) docs.push({ text: text.slice(found.pos, end), line: found.line });
+    if (found) docs.push({ text: text.slice(found.pos, end), line: found.line, index });
+    index++;
   };
   while (pos <= text.length) {
     // pos is at the start of a line numbered lineNo
