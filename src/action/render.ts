@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { isAscii } from 'node:buffer';
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { OpmError, wrapError } from '../errors.js';
+import { OpmError, formatPosition, wrapError } from '../errors.js';
 import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource, PulledImage } from '../oci/image-source.js';
 import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION } from '../bundle/parse.js';
@@ -157,7 +157,7 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
       ? undefined
       : (f: Finding): void =>
           warn(
-            `${f.file === undefined ? display : path.posix.join(display, f.file)}${f.line === undefined ? '' : `:${f.line}`}: ${f.message}`,
+            `${formatPosition({ file: f.file === undefined ? display : path.posix.join(display, f.file), line: f.line })}${f.message}`,
           );
   const load =
     ctx.opts.loadCatalogDir ??

@@ -13,6 +13,7 @@ import type { Obj } from '../go/json-decode.js';
 import { isRecord } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { errnoText } from '../go/errno.js';
+import { duplicateKeyMessage } from '../yaml/yaml11.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
 export const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
@@ -144,10 +145,7 @@ function duplicateKeyWarning(
   file: string,
   warn: (m: string) => void,
 ): (line: number, key: string | undefined) => void {
-  return (line, key) =>
-    warn(
-      `${file}:${line}: key ${key ?? '(unknown)'} is written twice in one mapping; the last value is kept (as in opm)`,
-    );
+  return (line, key) => warn(duplicateKeyMessage({ file, line }, key));
 }
 
 interface MetadataFiles {

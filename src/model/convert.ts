@@ -15,6 +15,7 @@ import { parseRelease, type Release } from './release.js';
 import { parseSemver, SemverError, type SemVer } from './semver.js';
 import { validateModel, type ValidationNode, renderValidationTree } from './validate.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { positionText } from '../errors.js';
 
 export interface ConvertResult {
   model: Model;
@@ -93,7 +94,7 @@ export function convertToModel(cfg: DeclarativeConfig): ConvertResult {
         'package.duplicate',
         `duplicate package ${goQuote(p.name)}`,
         place,
-        `duplicate package ${goQuote(p.name)}${first ? ` (first defined at ${first.file}:${first.line})` : ''}`,
+        `duplicate package ${goQuote(p.name)}${first ? ` (first defined at ${positionText(first)})` : ''}`,
       );
       continue;
     }
@@ -206,7 +207,7 @@ export function convertToModel(cfg: DeclarativeConfig): ConvertResult {
         'bundle.duplicate',
         msg,
         place,
-        earlier.loc ? `${msg} (first defined at ${earlier.loc.file}:${earlier.loc.line})` : msg,
+        earlier.loc ? `${msg} (first defined at ${positionText(earlier.loc)})` : msg,
       );
       continue;
     }

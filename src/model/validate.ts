@@ -12,6 +12,7 @@ import { bundleLocation, bundleVersionString } from './model.js';
 import { formatRelease } from './release.js';
 import { formatSemver, rangeError } from './semver.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { positionText } from '../errors.js';
 
 /** A node of opm's validation error tree; a string child is a leaf error. */
 export interface ValidationNode {
@@ -117,7 +118,7 @@ export function analyzeChain(ch: ModelChannel): ChainAnalysis {
 
 function describeLoc(b: ModelBundle | undefined): string {
   const loc = b?.blob?.loc;
-  return loc ? ` (${loc.file}:${loc.line})` : '';
+  return loc ? ` (${positionText(loc)})` : '';
 }
 
 function validateReplacesChain(ch: ModelChannel, scope: Scope): void {

@@ -10,7 +10,7 @@
 import jsYaml from 'js-yaml';
 import { GO_YAML_TAG_TYPES } from './yaml11-tags.js';
 import type { JsonObject, JsonValue } from '../go/json-value.js';
-import { OpmError } from '../errors.js';
+import { OpmError, formatPosition, type SourcePosition } from '../errors.js';
 import { isJsonObject } from '../go/json-value.js';
 import { readBlockYaml } from './block-reader.js';
 import { excessiveAliasing } from './alias-limit.js';
@@ -30,6 +30,11 @@ export class YamlError extends OpmError {
     this.line = line;
     this.column = column;
   }
+}
+
+/** The warning for a mapping key written twice (readers keep the last value, as opm's does). */
+export function duplicateKeyMessage(at: SourcePosition, key: string | undefined): string {
+  return `${formatPosition(at)}key ${key ?? '(unknown)'} is written twice in one mapping; the last value is kept (as in opm)`;
 }
 
 // ---------------------------------------------------------------------------------------------
