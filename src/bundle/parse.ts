@@ -16,8 +16,8 @@ import { errnoText } from '../go/errno.js';
 import { duplicateKeyMessage } from '../yaml/yaml11.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
-export const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
-export const DEFAULT_CHANNEL_ANNOTATION = 'operators.operatorframework.io.bundle.channel.default.v1';
+const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
+const DEFAULT_CHANNEL_ANNOTATION = 'operators.operatorframework.io.bundle.channel.default.v1';
 
 /** A `{type, value}` entry of a dependencies or properties file, with the value's JSON text as opm keeps it. */
 export interface RawProperty {
@@ -54,7 +54,7 @@ export interface ParseOptions {
 }
 
 function fail(file: string, message: string, cause?: unknown): never {
-  throw new OpmError(`${file}: ${message}`, { code: 'E_BUNDLE', ...(cause === undefined ? {} : { cause }) });
+  throw new OpmError(`${file}: ${message}`, { ...(cause === undefined ? {} : { cause }) });
 }
 
 /** Entries of a directory that are (or link to) regular files and do not start with `.`, by name bytes. */

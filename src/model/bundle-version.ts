@@ -1,6 +1,7 @@
 /**
  * Reading a bundle's version from its single `olm.package` property, with the messages opm's
- * Mermaid writer and semver template use (§5.7 step 2, §9.3 step 2).
+ * Mermaid writer and semver template use (`alpha/declcfg/write.go`,
+ * `alpha/template/semver/semver.go`).
  */
 import { OpmError } from '../errors.js';
 import type { Bundle } from '../declcfg/types.js';
@@ -20,7 +21,7 @@ export function decodePackageProperty(value: JsonValue | undefined, index: numbe
   try {
     return parsePackageProperty(value, index);
   } catch (e) {
-    if (e instanceof PropertyParseError) throw new OpmError(e.message, { code: 'E_PROPERTY' });
+    if (e instanceof PropertyParseError) throw new OpmError(e.message);
     throw e;
   }
 }
@@ -46,7 +47,6 @@ export function bundleVersion(b: Bundle): { pkg: PackageProperty; version: SemVe
   if (found.length !== 1 || pkg === undefined) {
     throw new OpmError(
       `bundle ${goQuote(b.name)} has multiple ${goQuote(TYPE_PACKAGE)} properties, expected exactly 1`,
-      { code: 'E_BUNDLE_VERSION' },
     );
   }
   try {
@@ -55,9 +55,6 @@ export function bundleVersion(b: Bundle): { pkg: PackageProperty; version: SemVe
     if (e instanceof SemverError) {
       throw new OpmError(
         `bundle ${goQuote(b.name)} has invalid version ${goQuote(pkg.version)}: ${e.message}`,
-        {
-          code: 'E_BUNDLE_VERSION',
-        },
       );
     }
     throw e;

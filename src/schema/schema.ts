@@ -20,8 +20,6 @@ import { matchFields, propertyFields, propertyValue } from '../property/property
 import { loadValidators } from './standalone.js';
 import { isRecord, isJsonObject } from '../go/json-value.js';
 
-export { SCHEMA_FILES } from './standalone.js';
-
 /** The directory holding the schema files: `schemas/` at the package root. */
 export function schemasDir(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));

@@ -5,7 +5,7 @@ import type { CliIO } from '../io.js';
 import { errnoText } from '../../go/errno.js';
 
 /** Read all of standard input as UTF-8. */
-export async function readStdin(io: CliIO): Promise<string> {
+async function readStdin(io: CliIO): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
@@ -24,6 +24,6 @@ export async function readInputFile(
   try {
     return { text: await readFile(path.resolve(io.cwd, file), 'utf8'), label: file };
   } catch (e) {
-    throw new OpmError(message(file, errnoText(e)), { code: 'E_INPUT' });
+    throw new OpmError(message(file, errnoText(e)));
   }
 }
