@@ -2,6 +2,7 @@
  * Findings are what validation reports: data, not exceptions. Every finding carries a stable rule id
  * and, where known, the file and line of the blob at fault and the package/channel/bundle it is about.
  */
+import { compareUtf8 } from './go/utf8.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -22,14 +23,12 @@ export function compareFindings(a: Finding, b: Finding): number {
   if (a.file !== b.file) {
     if (a.file === undefined) return 1;
     if (b.file === undefined) return -1;
-    return a.file < b.file ? -1 : 1;
+    return compareUtf8(a.file, b.file);
   }
   const la = a.line ?? 0;
   const lb = b.line ?? 0;
   if (la !== lb) return la - lb;
-  if (a.rule !== b.rule) return a.rule < b.rule ? -1 : 1;
-  if (a.message !== b.message) return a.message < b.message ? -1 : 1;
-  return 0;
+  return compareUtf8(a.rule, b.rule) || compareUtf8(a.message, b.message);
 }
 
 export function sortFindings(findings: Finding[]): Finding[] {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { errnoCode, errnoText } from '../go/errno.js';
 import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js';
+import { compareUtf8 } from '../go/utf8.js';
 import { validateCatalog } from './validate.js';
 
 export const DEFAULT_OPM_IMAGE = 'quay.io/operator-framework/opm:latest';
@@ -162,7 +163,7 @@ export function dockerfileText(
   );
   if (labels.size > 0) {
     lines.push('', '# Set other custom labels');
-    const keys = [...labels.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const keys = [...labels.keys()].sort(compareUtf8);
     // Quoted verbatim, without escaping, as opm writes them.
     for (const k of keys) lines.push(`LABEL "${k}"="${labels.get(k) ?? ''}"`);
   }
@@ -202,10 +203,8 @@ export async function planDockerfile(opts: DockerfileOptions): Promise<Dockerfil
     throw new OpmError(`path "${file}": file already exists`, { hint: 'remove it or move it away first' });
   }
   const dir = path.normalize(opts.fbcRootDir);
-  const st = await stat(dir).catch((err: NodeJS.ErrnoException) => {
-    throw new OpmError(
-      `provided root path "${dir}": ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`,
-    );
+  const st = await stat(dir).catch((err: unknown) => {
+    throw new OpmError(`provided root path "${dir}": ${errnoText(err)}`);
   });
   if (!st.isDirectory()) throw new OpmError(`provided root path "${dir}" is not a directory`);
   if (baseImage === '') throw new OpmError('base image is unset');

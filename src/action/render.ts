@@ -7,12 +7,12 @@ import { Limiter } from '../util/limit.js';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { OpmError, wrapError } from '../errors.js';
+import { OpmError, formatPosition, wrapError } from '../errors.js';
 import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource, PulledImage } from '../oci/image-source.js';
 import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION } from '../bundle/parse.js';
 import { packageVersionOf, toDeclcfgBundle } from '../bundle/convert.js';
-import { compareUtf8 } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
 import { loadCatalogDirOrThrow } from '../declcfg/load.js';
@@ -153,7 +153,7 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
       ? undefined
       : (f: Finding): void =>
           warn(
-            `${f.file === undefined ? display : path.posix.join(display, f.file)}${f.line === undefined ? '' : `:${f.line}`}: ${f.message}`,
+            `${formatPosition({ file: f.file === undefined ? display : path.posix.join(display, f.file), line: f.line })}${f.message}`,
           );
   // Only a local directory is sure to be there still when the payloads are read back.
   const defer = ctx.local === true && !ctx.migrating ? ctx.opts.deferPayloads : undefined;

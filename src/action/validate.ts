@@ -10,6 +10,7 @@ import { OpmError } from '../errors.js';
 import { mergeSortedFindings, sortFindings, type Finding } from '../findings.js';
 import { convertToModel } from '../model/convert.js';
 import { schemaFindings } from '../schema/schema.js';
+import { errnoText } from '../go/errno.js';
 
 /**
  * Loads a catalog directory, reporting file problems (syntax errors…) as findings, sorted, instead of
@@ -41,16 +42,7 @@ const defaultLoader: CatalogLoader = (dir) => loadCatalogDir(dir, { elidePayload
 function directoryError(err: CatalogDirError, shown: string): OpmError {
   const e = err.statError;
   if (e === undefined) return new OpmError(`"${shown}" is not a directory`);
-  const code = e instanceof Error && 'code' in e ? e.code : undefined;
-  const reason =
-    code === 'ENOENT'
-      ? 'no such file or directory'
-      : code === 'EACCES'
-        ? 'permission denied'
-        : e instanceof Error
-          ? e.message
-          : String(e);
-  return new OpmError(`stat ${shown}: ${reason}`, { cause: e });
+  return new OpmError(`stat ${shown}: ${errnoText(e)}`, { cause: e });
 }
 
 export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {

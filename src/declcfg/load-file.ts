@@ -11,6 +11,7 @@ import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type ParsedText } from './parse.js';
 import { emptyConfig, type DeclarativeConfig, type Location } from './types.js';
 import { type JsonObject } from '../go/json-value.js';
+import { errnoCode, errnoText } from '../go/errno.js';
 
 export interface LoadOptions extends DecodeOptions {
   /**
@@ -112,10 +113,7 @@ export async function loadFile(f: WalkedFile, opts: LoadOptions): Promise<LoadRe
 }
 
 function readProblem(err: unknown): string {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
-  if (code === 'ERR_STRING_TOO_LONG') return 'a single blob is too large to parse (over 512 MiB)';
-  if (code === 'EACCES') return 'cannot read file: permission denied';
-  if (code === 'EISDIR') return 'cannot read file: is a directory';
+  if (errnoCode(err) === 'ERR_STRING_TOO_LONG') return 'a single blob is too large to parse (over 512 MiB)';
   if (err instanceof RangeError) return 'file is nested too deeply to parse';
-  return `cannot read file: ${err instanceof Error ? err.message : String(err)}`;
+  return `cannot read file: ${errnoText(err)}`;
 }

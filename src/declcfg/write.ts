@@ -5,7 +5,8 @@
  * blobs at a time), so a large catalog streams out.
  */
 import { InternalError } from '../errors.js';
-import { GoStruct, JsonBytesOut, appendIndented, compareUtf8, marshalIndent } from '../go/json.js';
+import { GoStruct, JsonBytesOut, appendIndented, marshalIndent } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 import { emitYaml } from '../yaml/emit.js';
 import type {
   Bundle,

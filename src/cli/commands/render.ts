@@ -1,6 +1,6 @@
 import { escapeLine } from '../escape.js';
 import { Option, type Command } from 'commander';
-import { UsageError } from '../../errors.js';
+import { UsageError, formatPosition } from '../../errors.js';
 import { ALL_MIGRATIONS, migrationLevelHelp } from '../../action/migration-levels.js';
 import type { DroppedBlob } from '../../declcfg/write.js';
 import type { CliIO } from '../io.js';
@@ -81,7 +81,7 @@ export function registerRender(program: Command, io: CliIO): void {
 
 /** opm leaves blobs without a package name out of its output without a word; we say so. */
 export function droppedMessage(b: DroppedBlob): string {
-  const where = b.loc === undefined ? '' : `${b.loc.file}:${b.loc.line}: `;
+  const where = formatPosition(b.loc);
   const what = b.name === '' ? b.schema : `${b.schema} "${b.name}"`;
   return `${where}${what} has no package name and is left out of the output, as opm does`;
 }
