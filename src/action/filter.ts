@@ -38,12 +38,16 @@ export interface CatalogSourceOptions {
 export type FilterOptions = SelectionOptions & CatalogSourceOptions;
 
 /** Read the selection of the flags and the `--config` file. Throws OpmError naming file and line. */
-export async function readSelection(opts: SelectionOptions & { ref: string; cwd?: string }): Promise<FilterSpec> {
+export async function readSelection(
+  opts: SelectionOptions & { ref: string; cwd?: string },
+): Promise<FilterSpec> {
   const lists: PackageSelection[][] = [packagesFromFlags(opts.packages ?? [])];
   if (opts.configFile !== undefined) {
     const file = path.resolve(opts.cwd ?? process.cwd(), opts.configFile);
     const text = await readFile(file, 'utf8').catch((err: unknown) => {
-      throw new OpmError(`cannot read --config "${opts.configFile}": ${errnoText(err)}`, { code: 'E_FILTER_CONFIG' });
+      throw new OpmError(`cannot read --config "${opts.configFile}": ${errnoText(err)}`, {
+        code: 'E_FILTER_CONFIG',
+      });
     });
     lists.push(parseFilterConfig(text, opts.configFile, opts.ref));
   }

@@ -36,5 +36,12 @@ export async function migrate(opts: MigrateOptions): Promise<void> {
     ...(opts.loadCatalogDir === undefined ? {} : { loadCatalogDir: opts.loadCatalogDir }),
     ...(opts.onWarning === undefined ? {} : { onWarning: opts.onWarning }),
   });
-  await writeCatalogDirStaged(cfg, out, opts.outputDir, existing ? 'empty' : 'absent', opts.format, 'opm-migrate');
+  await writeCatalogDirStaged(
+    cfg,
+    out,
+    opts.outputDir,
+    existing ? 'empty' : 'absent',
+    opts.format,
+    'opm-migrate',
+  );
 }

@@ -7,7 +7,8 @@ import type { Bundle, ChannelEntry } from '../declcfg/types.js';
 import { bundleVersion } from '../model/bundle-version.js';
 import type { ModelBundle, ModelChannel, ModelPackage } from '../model/model.js';
 import { analyzeChain, type ChainAnalysis } from '../model/validate.js';
-import { parseRange, type SemVer, type SemverRange } from '../model/semver.js';
+import { compareSemver, parseRange, type SemVer, type SemverRange } from '../model/semver.js';
+import { compareUtf8 } from '../go/json.js';
 
 /** A model channel holding only the graph of `entries`, so that the validator's analysis applies. */
 function graphChannel(entries: readonly ChannelEntry[]): ModelChannel {
@@ -114,4 +115,31 @@ export function versionLookup(bundles: ReadonlyMap<string, Bundle>): (bundle: st
     cache.set(name, v);
     return v;
   };
+}
+
+/** The name with the highest version (ties, and names without a version: the greatest name). */
+export function highestVersion(
+  names: readonly string[],
+  versionOf: (b: string) => SemVer | undefined,
+): string {
+  let best = names[0] ?? '';
+  for (const n of names.slice(1)) {
+    const a = versionOf(n);
+    const b = versionOf(best);
+    const c = a !== undefined && b !== undefined ? compareSemver(a, b) : 0;
+    if (c > 0 || (c === 0 && compareUtf8(n, best) > 0)) best = n;
+  }
+  return best;
+}
+
+/**
+ * The head users of a channel upgrade to: its only head, or, in a channel with several (which
+ * does not validate), the one with the highest version; undefined when every entry is replaced.
+ */
+export function channelHead(
+  entries: readonly ChannelEntry[],
+  versionOf: (b: string) => SemVer | undefined,
+): string | undefined {
+  const heads = analyzeEntries(entries).heads;
+  return heads.length === 0 ? undefined : highestVersion(heads, versionOf);
 }

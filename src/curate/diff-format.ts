@@ -50,7 +50,7 @@ function impactItems(impacts: readonly UpgradeImpact[]): Item[] {
   const grouped = new Map<string, UpgradeImpact[]>();
   for (const i of impacts) {
     if (i.reason === 'stranded' || i.reason === 'removed') {
-      items.push({ sign: '!', text: () => impactSentence(i) });
+      items.push({ sign: '!', text: (name) => impactSentence(i, name) });
       continue;
     }
     const key = `${i.package}\0${i.channel}`;
@@ -96,8 +96,10 @@ function groups(d: CatalogDiff): Group[] {
   for (const c of d.packagesChanged) {
     add(c.package, { sign: '~', text: () => `package blob changed: ${c.changed.join(', ')}` });
   }
-  for (const c of d.channelsAdded) add(c.package, { sign: '+', text: (name) => `channel ${name(c.channel)}` });
-  for (const c of d.channelsRemoved) add(c.package, { sign: '-', text: (name) => `channel ${name(c.channel)}` });
+  for (const c of d.channelsAdded)
+    add(c.package, { sign: '+', text: (name) => `channel ${name(c.channel)}` });
+  for (const c of d.channelsRemoved)
+    add(c.package, { sign: '-', text: (name) => `channel ${name(c.channel)}` });
   for (const b of d.bundlesAdded) add(b.package, { sign: '+', text: (name) => `bundle ${name(b.bundle)}` });
   for (const b of d.bundlesRemoved) add(b.package, { sign: '-', text: (name) => `bundle ${name(b.bundle)}` });
   for (const b of d.bundlesChanged) {
@@ -122,10 +124,16 @@ function groups(d: CatalogDiff): Group[] {
     });
   }
   for (const x of d.deprecationsAdded) {
-    add(x.package, { sign: '+', text: (name) => `deprecation of ${deprecationWhat(x, name)}: ${JSON.stringify(x.message)}` });
+    add(x.package, {
+      sign: '+',
+      text: (name) => `deprecation of ${deprecationWhat(x, name)}: ${JSON.stringify(x.message)}`,
+    });
   }
   for (const x of d.deprecationsRemoved) {
-    add(x.package, { sign: '-', text: (name) => `deprecation of ${deprecationWhat(x, name)}: ${JSON.stringify(x.message)}` });
+    add(x.package, {
+      sign: '-',
+      text: (name) => `deprecation of ${deprecationWhat(x, name)}: ${JSON.stringify(x.message)}`,
+    });
   }
   for (const x of d.deprecationsChanged) {
     add(x.package, {

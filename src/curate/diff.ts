@@ -5,7 +5,14 @@
  * content changed, and the upgrade impact. Every list is in byte order of package, channel,
  * bundle.
  */
-import type { Bundle, Channel, ChannelEntry, DeclarativeConfig, Deprecation, Package } from '../declcfg/types.js';
+import type {
+  Bundle,
+  Channel,
+  ChannelEntry,
+  DeclarativeConfig,
+  Deprecation,
+  Package,
+} from '../declcfg/types.js';
 import { compareUtf8, marshal } from '../go/json.js';
 import { propertyValue } from '../property/property.js';
 import { versionLookup } from './channel-graph.js';
@@ -122,7 +129,8 @@ interface Side {
 function index(cfg: DeclarativeConfig): Map<string, Side> {
   const out = new Map<string, Side>();
   for (const p of cfg.packages) {
-    if (!out.has(p.name)) out.set(p.name, { pkg: p, channels: new Map(), bundles: new Map(), deprecations: new Map() });
+    if (!out.has(p.name))
+      out.set(p.name, { pkg: p, channels: new Map(), bundles: new Map(), deprecations: new Map() });
   }
   for (const c of cfg.channels) {
     const s = out.get(c.package);
@@ -181,7 +189,11 @@ export function diffCatalogs(before: DeclarativeConfig, after: DeclarativeConfig
 
 function diffPackage(d: CatalogDiff, name: string, o: Side, n: Side): void {
   if (o.pkg.defaultChannel !== n.pkg.defaultChannel) {
-    d.defaultChannelsChanged.push({ package: name, before: o.pkg.defaultChannel, after: n.pkg.defaultChannel });
+    d.defaultChannelsChanged.push({
+      package: name,
+      before: o.pkg.defaultChannel,
+      after: n.pkg.defaultChannel,
+    });
   }
   const pkgChanged: string[] = [];
   if ((o.pkg.description ?? '') !== (n.pkg.description ?? '')) pkgChanged.push('description');
@@ -234,7 +246,12 @@ function diffEntries(
     else {
       const at = { package: pkg, channel, bundle };
       if ((oe.replaces ?? '') !== (ne.replaces ?? '')) {
-        d.edgesChanged.push({ ...at, field: 'replaces', before: oe.replaces ?? '', after: ne.replaces ?? '' });
+        d.edgesChanged.push({
+          ...at,
+          field: 'replaces',
+          before: oe.replaces ?? '',
+          after: ne.replaces ?? '',
+        });
       }
       const os = oe.skips ?? [];
       const ns = ne.skips ?? [];
@@ -242,7 +259,12 @@ function diffEntries(
         d.edgesChanged.push({ ...at, field: 'skips', before: [...os], after: [...ns] });
       }
       if ((oe.skipRange ?? '') !== (ne.skipRange ?? '')) {
-        d.edgesChanged.push({ ...at, field: 'skipRange', before: oe.skipRange ?? '', after: ne.skipRange ?? '' });
+        d.edgesChanged.push({
+          ...at,
+          field: 'skipRange',
+          before: oe.skipRange ?? '',
+          after: ne.skipRange ?? '',
+        });
       }
     }
   }

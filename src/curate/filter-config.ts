@@ -3,7 +3,15 @@
  * write for `mirror.operators[].packages` (an ImageSetConfiguration, a `{packages: [...]}` document,
  * or a bare list of packages); schemas/filter-config.json describes it.
  */
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode, type YAMLMap } from 'yaml';
+import {
+  LineCounter,
+  isMap,
+  isScalar,
+  isSeq,
+  parseDocument,
+  type Node as YamlNode,
+  type YAMLMap,
+} from 'yaml';
 import { OpmError, type SourcePosition } from '../errors.js';
 import { parseSemver, SemverError, compareSemver, type SemVer } from '../model/semver.js';
 
@@ -174,7 +182,11 @@ class ConfigReader {
         throw this.fail(v, `${key} "${text}" of ${what} is not a semantic version: ${err.message}`);
       }
     }
-    if (out.minVersion && out.maxVersion && compareSemver(out.minVersion.version, out.maxVersion.version) > 0) {
+    if (
+      out.minVersion &&
+      out.maxVersion &&
+      compareSemver(out.minVersion.version, out.maxVersion.version) > 0
+    ) {
       throw this.fail(
         node,
         `minVersion ${out.minVersion.text} of ${what} is above its maxVersion ${out.maxVersion.text}`,
@@ -219,7 +231,9 @@ class ConfigReader {
   }
 
   private at(offset: number | undefined): SourcePosition {
-    return offset === undefined ? { file: this.file } : { file: this.file, line: this.counter.linePos(offset).line };
+    return offset === undefined
+      ? { file: this.file }
+      : { file: this.file, line: this.counter.linePos(offset).line };
   }
 
   private fail(node: YamlNode | undefined, message: string, hint?: string): OpmError {

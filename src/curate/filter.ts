@@ -19,7 +19,7 @@ import type {
 import { compareUtf8 } from '../go/json.js';
 import { convertToModel } from '../model/convert.js';
 import { compareSemver, type SemVer } from '../model/semver.js';
-import { analyzeEntries, versionLookup } from './channel-graph.js';
+import { analyzeEntries, highestVersion, versionLookup } from './channel-graph.js';
 import type { FilterSpec, PackageSelection, VersionBound } from './filter-config.js';
 
 export interface FilterResult {
@@ -135,7 +135,9 @@ function chooseChannels(blobs: PackageBlobs, sel: PackageSelection, headsOnly: b
     }
     return [{ channel: find(dc, sel.origin), range: pkgRange, origin: sel.origin }];
   }
-  return [...blobs.channels].sort(byName).map((channel) => ({ channel, range: pkgRange, origin: sel.origin }));
+  return [...blobs.channels]
+    .sort(byName)
+    .map((channel) => ({ channel, range: pkgRange, origin: sel.origin }));
 }
 
 function filterPackage(
@@ -182,7 +184,8 @@ function filterPackage(
   if (droppedChannels.length > 0) {
     edits.push(`package "${name}": dropped channels ${droppedChannels.join(', ')}`);
   }
-  const pkg: Package = defaultChannel === blobs.pkg.defaultChannel ? blobs.pkg : { ...blobs.pkg, defaultChannel };
+  const pkg: Package =
+    defaultChannel === blobs.pkg.defaultChannel ? blobs.pkg : { ...blobs.pkg, defaultChannel };
   out.packages.push(pkg);
 
   const versionOf = versionLookup(blobs.bundles);
@@ -196,10 +199,10 @@ function filterPackage(
     }
     let keep = selectRange(entries, c.range, versionOf, where);
     if (keep.size === 0) {
-      throw new OpmError(
-        `${where}: no bundle is in the version range ${rangeText(c.range)} (${c.origin})`,
-        { code: 'E_FILTER', hint: 'widen minVersion/maxVersion' },
-      );
+      throw new OpmError(`${where}: no bundle is in the version range ${rangeText(c.range)} (${c.origin})`, {
+        code: 'E_FILTER',
+        hint: 'widen minVersion/maxVersion',
+      });
     }
     let repaired = repairChannel(entries, keep, versionOf, where);
     if (headsOnly) {
@@ -278,23 +281,43 @@ function repairChannel(
         edits.push(`${where}: "${e.name}" replaces "${r}" -> "${a}" ("${r}" is not kept)`);
       } else {
         delete copy.replaces;
-        edits.push(`${where}: "${e.name}" no longer replaces "${r}" (neither it nor what it replaced is kept)`);
+        edits.push(
+          `${where}: "${e.name}" no longer replaces "${r}" (neither it nor what it replaced is kept)`,
+        );
       }
     }
     if (copy.skips !== undefined) {
       const removed = copy.skips.filter((s) => !keep.has(s) && original.has(s));
       if (removed.length > 0) {
         copy.skips = copy.skips.filter((s) => keep.has(s) || !original.has(s));
-        edits.push(`${where}: "${e.name}" no longer skips ${removed.map((s) => `"${s}"`).join(', ')} (not kept)`);
+        edits.push(
+          `${where}: "${e.name}" no longer skips ${removed.map((s) => `"${s}"`).join(', ')} (not kept)`,
+        );
         if (copy.skips.length === 0) delete copy.skips;
       }
     }
     out.push(copy);
   }
   const byOutName = new Map(out.map((e) => [e.name, e]));
+  // Whether `to` is on the replaces chain that starts at `from` (a replaces edge back would loop).
+  const chainReaches = (from: string, to: string): boolean => {
+    const seen = new Set<string>();
+    for (let n: string | undefined = from; n !== undefined && n !== '' && !seen.has(n);) {
+      if (n === to) return true;
+      seen.add(n);
+      n = byOutName.get(n)?.replaces;
+    }
+    return false;
+  };
   const linkTo = (from: string, to: string, why: string): void => {
     const target = byOutName.get(to);
     if (target === undefined) return;
+    // A replaces edge carries the chain on to what `from` replaces; a skips edge only takes `from`.
+    if ((target.replaces ?? '') === '' && !chainReaches(from, to)) {
+      target.replaces = from;
+      edits.push(`${where}: "${to}" now replaces "${from}" (${why})`);
+      return;
+    }
     target.skips = [...(target.skips ?? []), from];
     edits.push(`${where}: "${to}" now skips "${from}" (${why})`);
   };
@@ -326,7 +349,7 @@ function repairChannel(
     const originalHead = analyzeEntries(entries).heads;
     const head =
       analysis.heads.find((h) => originalHead.length === 1 && originalHead[0] === h) ??
-      highest(analysis.heads, versionOf);
+      highestVersion(analysis.heads, versionOf);
     for (const other of analysis.heads) {
       if (other === head) continue;
       const to = nearestKeptSuccessor(other) ?? head;
@@ -357,18 +380,6 @@ function repairChannel(
   return { entries: out, edits };
 }
 
-/** The name with the highest version (ties and versionless names: the greatest name). */
-function highest(names: readonly string[], versionOf: (b: string) => SemVer | undefined): string {
-  let best = names[0] ?? '';
-  for (const n of names.slice(1)) {
-    const a = versionOf(n);
-    const b = versionOf(best);
-    const c = a !== undefined && b !== undefined ? compareSemver(a, b) : 0;
-    if (c > 0 || (c === 0 && compareUtf8(n, best) > 0)) best = n;
-  }
-  return best;
-}
-
 function filterDeprecation(d: Deprecation, out: DeclarativeConfig, edits: string[]): Deprecation | undefined {
   const channels = new Set(out.channels.filter((c) => c.package === d.package).map((c) => c.name));
   const bundles = new Set(out.bundles.filter((b) => b.package === d.package).map((b) => b.name));
@@ -383,7 +394,9 @@ function filterDeprecation(d: Deprecation, out: DeclarativeConfig, edits: string
   for (const e of entries) {
     if (!keptEntry(e)) {
       const what = e.reference.schema === 'olm.channel' ? 'channel' : 'bundle';
-      edits.push(`package "${d.package}": deprecation of ${what} "${e.reference.name ?? ''}" dropped (not kept)`);
+      edits.push(
+        `package "${d.package}": deprecation of ${what} "${e.reference.name ?? ''}" dropped (not kept)`,
+      );
     }
   }
   if (keptEntries.length === entries.length) return d;
@@ -399,7 +412,8 @@ function checkValid(cfg: DeclarativeConfig): void {
   const errors = convertToModel(cfg).findings.filter((f) => f.severity === 'error');
   const first = errors[0];
   if (first === undefined) return;
-  const where = first.file === undefined ? undefined : { file: first.file, ...(first.line ? { line: first.line } : {}) };
+  const where =
+    first.file === undefined ? undefined : { file: first.file, ...(first.line ? { line: first.line } : {}) };
   throw new OpmError(
     `the filtered catalog does not validate: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more problems)` : ''}`,
     {

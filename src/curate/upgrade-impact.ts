@@ -3,12 +3,13 @@
  * channel's head in the old catalog and cannot in the new one. OLM upgrades an installed bundle to
  * a channel entry that replaces it, skips it, or whose skipRange matches its version, so a bundle
  * that the new catalog no longer lists still upgrades when some entry on a path to the head names
- * it (or its version). Channels without a single head are judged from every head they have.
+ * it (or its version). In a channel with several heads (which does not validate) the head is the
+ * one with the highest version: bundles that only reach another head are cut off.
  */
 import type { Channel } from '../declcfg/types.js';
 import { compareUtf8 } from '../go/json.js';
 import type { SemVer } from '../model/semver.js';
-import { analyzeEntries, graphEntries, reachingHeads, upgradesFrom } from './channel-graph.js';
+import { channelHead, graphEntries, reachingHeads, upgradesFrom } from './channel-graph.js';
 
 export type ImpactReason = 'stranded' | 'removed' | 'channel-removed' | 'package-removed';
 
@@ -28,7 +29,8 @@ export interface PackageGraph {
 /** Names in the channel from which the head can be reached. */
 function reaching(ch: Channel, versionOf: (b: string) => SemVer | undefined): Set<string> {
   const entries = ch.entries ?? [];
-  return reachingHeads(graphEntries(entries), analyzeEntries(entries).heads, versionOf);
+  const head = channelHead(entries, versionOf);
+  return reachingHeads(graphEntries(entries), head === undefined ? [] : [head], versionOf);
 }
 
 /** The impact on one package; `after` undefined when the package was removed. */
@@ -50,7 +52,7 @@ export function packageImpact(
     }
     const entries = graphEntries(newCh.entries ?? []);
     const inNew = new Set(entries.map((e) => e.name));
-    const newReach = reachingHeads(entries, analyzeEntries(newCh.entries ?? []).heads, after.versionOf);
+    const newReach = reaching(newCh, after.versionOf);
     const reachable = entries.filter((e) => newReach.has(e.name));
     for (const bundle of users) {
       if (inNew.has(bundle)) {
@@ -68,8 +70,8 @@ export function packageImpact(
 }
 
 /** The sentence for one impact, as the text and markdown outputs print it. */
-export function impactSentence(i: UpgradeImpact): string {
-  const who = `users on ${i.bundle} in channel ${i.channel} of package ${i.package} can no longer upgrade`;
+export function impactSentence(i: UpgradeImpact, name: (s: string) => string = (s) => s): string {
+  const who = `users on ${name(i.bundle)} in channel ${name(i.channel)} of package ${name(i.package)} can no longer upgrade`;
   switch (i.reason) {
     case 'stranded':
       return `${who}: it has no upgrade path to the channel head any more`;

@@ -17,9 +17,16 @@ export function registerFilter(parent: Command, io: CliIO): void {
       '--config <file>',
       'YAML or JSON selection: packages with channels and minVersion/maxVersion, as oc-mirror writes under mirror.operators[].packages',
     )
-    .option('--heads-only', "keep only each kept channel's head (the default channel when none is named)", false)
+    .option(
+      '--heads-only',
+      "keep only each kept channel's head (the default channel when none is named)",
+      false,
+    )
     .option('-o, --output <string>', 'Output format (json|yaml)', 'json')
-    .option('--output-dir <dir>', 'write one folder per package into this new or empty directory instead of stdout')
+    .option(
+      '--output-dir <dir>',
+      'write one folder per package into this new or empty directory instead of stdout',
+    )
     .option('--verbose', 'explain on stderr every edit made so that the result validates', false)
     .action(async (ref: string, flags: FilterFlags, cmd: Command) => {
       const { runFilter } = await import('./filter-run.js');

@@ -17,10 +17,17 @@ export interface ListImagesFlags {
 }
 
 /** `opm list images REF`. */
-export async function runListImages(io: CliIO, ref: string, flags: ListImagesFlags, cmd: Command): Promise<void> {
+export async function runListImages(
+  io: CliIO,
+  ref: string,
+  flags: ListImagesFlags,
+  cmd: Command,
+): Promise<void> {
   const format = outputFormat(flags.output, ['text', 'json', 'yaml'] as const);
   if (flags.mapping !== undefined && format !== 'text') {
-    throw new UsageError('--mapping writes source=destination lines: it cannot be combined with -o json|yaml');
+    throw new UsageError(
+      '--mapping writes source=destination lines: it cannot be combined with -o json|yaml',
+    );
   }
   const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
   const result = await withImageSource(cmd, io, (imageSource) =>

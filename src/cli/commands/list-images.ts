@@ -9,7 +9,9 @@ export function registerListImages(list: Command, io: CliIO): void {
   list
     .command('images')
     .argument('<ref>', 'catalog image, FBC directory or bundle directory, as render takes')
-    .description('List every image a catalog needs mirrored: bundle images and related images, once each, sorted')
+    .description(
+      'List every image a catalog needs mirrored: bundle images and related images, once each, sorted',
+    )
     .option('-o, --output <string>', 'Output format (text|json|yaml)', 'text')
     .option('--package <name>', 'only this package (repeatable), as in filter', collect, [])
     .option('--config <file>', 'only what this selection keeps, as in filter')
