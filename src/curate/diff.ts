@@ -270,21 +270,45 @@ function diffEntries(
   }
 }
 
-/** Property values by type, each value as canonical JSON (keys sorted), in a stable order. */
-function propertyTexts(props: Bundle['properties']): Map<string, string> {
-  const byType = new Map<string, string[]>();
+/** Equality of JSON values, objects compared whatever their key order (as JSON's meaning is). */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  return ka.every((k) => Object.hasOwn(rb, k) && jsonEqual(ra[k], rb[k]));
+}
+
+/** Property values by type, in their order. */
+function propertyValues(props: Bundle['properties']): Map<string, unknown[]> {
+  const byType = new Map<string, unknown[]>();
   for (const p of props ?? []) {
     let list = byType.get(p.type);
     if (list === undefined) byType.set(p.type, (list = []));
-    list.push(marshal(propertyValue(p) ?? null));
+    list.push(propertyValue(p) ?? null);
   }
-  return new Map([...byType].map(([t, list]) => [t, list.sort(compareUtf8).join('\n')]));
+  return byType;
 }
 
+/** Whether two lists hold the same values, in any order (the common case, same order, is cheap). */
+function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  if (a.every((x, i) => jsonEqual(x, b[i]))) return true;
+  const canonical = (xs: readonly unknown[]): string => xs.map((x) => marshal(x)).sort(compareUtf8).join('\n');
+  return canonical(a) === canonical(b);
+}
+
+/** The property types whose values differ. */
 function changedProperties(a: Bundle['properties'], b: Bundle['properties']): string[] {
-  const pa = propertyTexts(a);
-  const pb = propertyTexts(b);
-  return union(pa, pb).filter((t) => pa.get(t) !== pb.get(t));
+  const pa = propertyValues(a);
+  const pb = propertyValues(b);
+  return union(pa, pb).filter((t) => !sameValues(pa.get(t) ?? [], pb.get(t) ?? []));
 }
 
 function changedContent(a: Bundle, b: Bundle): string[] {
