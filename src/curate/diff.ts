@@ -300,7 +300,11 @@ function propertyValues(props: Bundle['properties']): Map<string, unknown[]> {
 function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
   if (a.every((x, i) => jsonEqual(x, b[i]))) return true;
-  const canonical = (xs: readonly unknown[]): string => xs.map((x) => marshal(x)).sort(compareUtf8).join('\n');
+  const canonical = (xs: readonly unknown[]): string =>
+    xs
+      .map((x) => marshal(x))
+      .sort(compareUtf8)
+      .join('\n');
   return canonical(a) === canonical(b);
 }
 

@@ -14,9 +14,18 @@ function failure(f: () => unknown): OpmError {
 
 describe('parseFilterConfig', () => {
   it('reads a bare list, a packages document and JSON alike', () => {
-    const list = parseFilterConfig('- name: foo\n  channels:\n  - name: stable\n    minVersion: 1.10.0\n', 'f.yaml');
-    const doc = parseFilterConfig('packages:\n- name: foo\n  channels:\n  - name: stable\n    minVersion: 1.10.0\n', 'f.yaml');
-    const json = parseFilterConfig('{"packages":[{"name":"foo","channels":[{"name":"stable","minVersion":"1.10.0"}]}]}', 'f.json');
+    const list = parseFilterConfig(
+      '- name: foo\n  channels:\n  - name: stable\n    minVersion: 1.10.0\n',
+      'f.yaml',
+    );
+    const doc = parseFilterConfig(
+      'packages:\n- name: foo\n  channels:\n  - name: stable\n    minVersion: 1.10.0\n',
+      'f.yaml',
+    );
+    const json = parseFilterConfig(
+      '{"packages":[{"name":"foo","channels":[{"name":"stable","minVersion":"1.10.0"}]}]}',
+      'f.json',
+    );
     for (const sel of [list, doc, json]) {
       expect(sel).toHaveLength(1);
       expect(sel[0]?.name).toBe('foo');
@@ -52,12 +61,18 @@ describe('parseFilterConfig', () => {
     );
     expect(failure(() => parseFilterConfig('- name: ""\n', 'x')).message).toBe('`name` is empty');
     const reversed = failure(() =>
-      parseFilterConfig('- name: a\n  channels:\n  - name: s\n    minVersion: 2.0.0\n    maxVersion: 1.0.0\n', 'x'),
+      parseFilterConfig(
+        '- name: a\n  channels:\n  - name: s\n    minVersion: 2.0.0\n    maxVersion: 1.0.0\n',
+        'x',
+      ),
     );
-    expect(reversed.message).toBe('minVersion 2.0.0 of channel "s" of package "a" is above its maxVersion 1.0.0');
+    expect(reversed.message).toBe(
+      'minVersion 2.0.0 of channel "s" of package "a" is above its maxVersion 1.0.0',
+    );
     expect(reversed.at?.line).toBe(3);
     expect(
-      failure(() => parseFilterConfig('- name: a\n  defaultChannel: x\n  channels:\n  - name: s\n', 'x')).message,
+      failure(() => parseFilterConfig('- name: a\n  defaultChannel: x\n  channels:\n  - name: s\n', 'x'))
+        .message,
     ).toBe('defaultChannel "x" of package "a" is not one of its listed channels');
     expect(failure(() => parseFilterConfig('', 'x')).message).toBe('the file is empty');
     expect(failure(() => parseFilterConfig('- name: a\n  - b\n', 'x')).at?.file).toBe('x');

@@ -49,8 +49,14 @@ describe('filterCatalog graph repairs', () => {
       { a1: '1.0.0', a2: '2.0.0', b: '2.5.0', a3: '3.0.0', a4: '4.0.0' },
     );
     const r = filterCatalog(cfg, upTo('2.9.0'));
-    expect(entriesOf(r.config)).toEqual([{ name: 'a1' }, { name: 'a2', replaces: 'a1' }, { name: 'b', replaces: 'a2' }]);
-    expect(r.edits).toContain('package "p", channel "c": "b" now replaces "a2" (what upgraded from it in between is not kept)');
+    expect(entriesOf(r.config)).toEqual([
+      { name: 'a1' },
+      { name: 'a2', replaces: 'a1' },
+      { name: 'b', replaces: 'a2' },
+    ]);
+    expect(r.edits).toContain(
+      'package "p", channel "c": "b" now replaces "a2" (what upgraded from it in between is not kept)',
+    );
     expect(convertToModel(r.config).findings).toEqual([]);
   });
 
@@ -84,7 +90,10 @@ describe('filterCatalog graph repairs', () => {
     );
     const r = filterCatalog(cfg, upTo('2.0.0'));
     // A skips entry naming a bundle that was never in the channel is not the filter's to drop.
-    expect(entriesOf(r.config)).toEqual([{ name: 'a1' }, { name: 'a2', replaces: 'a1', skips: ['elsewhere'] }]);
+    expect(entriesOf(r.config)).toEqual([
+      { name: 'a1' },
+      { name: 'a2', replaces: 'a1', skips: ['elsewhere'] },
+    ]);
     expect(r.config.bundles.map((b) => b.name)).toEqual(['a1', 'a2']);
   });
 

@@ -26,7 +26,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const channel = (c: DeclarativeConfig, pkg: string, name: string): Channel =>
   c.channels.find((x) => x.package === pkg && x.name === name) as Channel;
-const bundle = (c: DeclarativeConfig, name: string): Bundle => c.bundles.find((b) => b.name === name) as Bundle;
+const bundle = (c: DeclarativeConfig, name: string): Bundle =>
+  c.bundles.find((b) => b.name === name) as Bundle;
 
 /** Write an edited copy of the catalog and diff the original against it (or it against the original). */
 async function diffEdited(
@@ -101,7 +102,9 @@ describe.sequential('diff on community-catalog-v4.21', () => {
       next.name = 'kube-green.v0.8.0';
       next.image = 'docker.io/kubegreen/kube-green-bundle:0.8.0';
       next.properties = next.properties?.map((p) =>
-        p.type === 'olm.package' ? { type: p.type, value: { packageName: 'kube-green', version: '0.8.0' } } : p,
+        p.type === 'olm.package'
+          ? { type: p.type, value: { packageName: 'kube-green', version: '0.8.0' } }
+          : p,
       );
       c.bundles.push(next);
       const alpha = channel(c, 'kube-green', 'alpha');
@@ -113,8 +116,12 @@ describe.sequential('diff on community-catalog-v4.21', () => {
     });
     expect(r.diff.bundlesAdded).toEqual([{ package: 'kube-green', bundle: 'kube-green.v0.8.0' }]);
     expect(r.diff.bundlesRemoved).toEqual([{ package: 'kube-green', bundle: 'kube-green.v0.3.0' }]);
-    expect(r.diff.entriesAdded).toEqual([{ package: 'kube-green', channel: 'alpha', bundle: 'kube-green.v0.8.0' }]);
-    expect(r.diff.entriesRemoved).toEqual([{ package: 'kube-green', channel: 'alpha', bundle: 'kube-green.v0.3.0' }]);
+    expect(r.diff.entriesAdded).toEqual([
+      { package: 'kube-green', channel: 'alpha', bundle: 'kube-green.v0.8.0' },
+    ]);
+    expect(r.diff.entriesRemoved).toEqual([
+      { package: 'kube-green', channel: 'alpha', bundle: 'kube-green.v0.3.0' },
+    ]);
     // kube-green.v0.3.1 still replaces v0.3.0: clusters running it still upgrade.
     expect(r.diff.upgradeImpact).toEqual([]);
   });
@@ -142,7 +149,13 @@ describe.sequential('diff on community-catalog-v4.21', () => {
     expect(r.text).toContain(
       'users on kube-green.v0.5.2 in channel alpha of package kube-green can no longer upgrade',
     );
-    const onlyImpact = await runOpm(['diff', catalogDir, path.join(tmp, `copy-${copies}`), '--fail-on', 'impact']);
+    const onlyImpact = await runOpm([
+      'diff',
+      catalogDir,
+      path.join(tmp, `copy-${copies}`),
+      '--fail-on',
+      'impact',
+    ]);
     expect(onlyImpact.code).toBe(1);
   });
 
@@ -173,7 +186,12 @@ describe.sequential('diff on community-catalog-v4.21', () => {
       });
     };
     const added = await diffEdited(deprecate);
-    const dep = { package: 'kube-green', schema: 'olm.bundle', name: 'kube-green.v0.4.0', message: 'use 0.4.1' };
+    const dep = {
+      package: 'kube-green',
+      schema: 'olm.bundle',
+      name: 'kube-green.v0.4.0',
+      message: 'use 0.4.1',
+    };
     expect(added.diff.deprecationsAdded).toEqual([dep]);
     expect(kinds(added.diff)).toEqual(['deprecationsAdded']);
     const removed = await diffEdited(deprecate, true);

@@ -64,7 +64,10 @@ describe.sequential('filter on community-catalog-v4.21', () => {
       const out = select(`- name: ${pkg}\n`).config;
       expect(errorsOf(out), pkg).toEqual([]);
       expect(out.packages.map((p) => p.name)).toEqual([pkg]);
-      const all = cfg.bundles.filter((b) => b.package === pkg && channelsOf(pkg).some((c) => (c.entries ?? []).some((e) => e.name === b.name)));
+      const all = cfg.bundles.filter(
+        (b) =>
+          b.package === pkg && channelsOf(pkg).some((c) => (c.entries ?? []).some((e) => e.name === b.name)),
+      );
       expect(bundleNames(out), pkg).toEqual(all.map((b) => b.name).sort());
     }
   });
@@ -73,7 +76,9 @@ describe.sequential('filter on community-catalog-v4.21', () => {
     let channels = 0;
     for (const pkg of packages()) {
       for (const ch of channelsOf(pkg)) {
-        const out = select(`- name: ${pkg}\n  defaultChannel: ${ch.name}\n  channels:\n  - name: ${ch.name}\n`).config;
+        const out = select(
+          `- name: ${pkg}\n  defaultChannel: ${ch.name}\n  channels:\n  - name: ${ch.name}\n`,
+        ).config;
         expect(errorsOf(out), `${pkg}/${ch.name}`).toEqual([]);
         expect(out.channels.map((c) => c.name)).toEqual([ch.name]);
         expect(bundleNames(out)).toEqual([...new Set((ch.entries ?? []).map((e) => e.name))].sort());
@@ -88,9 +93,9 @@ describe.sequential('filter on community-catalog-v4.21', () => {
     for (const pkg of packages()) {
       for (const ch of channelsOf(pkg)) {
         const byName = new Map(cfg.bundles.filter((b) => b.package === pkg).map((b) => [b.name, b]));
-        const versions = [...new Set((ch.entries ?? []).map((e) => versionOf(byName.get(e.name) as Bundle)))].sort(
-          semver.compare,
-        );
+        const versions = [
+          ...new Set((ch.entries ?? []).map((e) => versionOf(byName.get(e.name) as Bundle))),
+        ].sort(semver.compare);
         if (versions.length < 4) continue;
         // From the second lowest to the second highest: the head and the oldest bundle go.
         const min = versions[1] as string;
@@ -125,7 +130,10 @@ describe.sequential('filter on community-catalog-v4.21', () => {
       expect(out.channels).toHaveLength(chs.length);
       for (const c of out.channels) {
         const original = chs.find((x) => x.name === c.name) as Channel;
-        expect(c.entries?.map((e) => e.name), `${pkg}/${c.name}`).toEqual(heads(original));
+        expect(
+          c.entries?.map((e) => e.name),
+          `${pkg}/${c.name}`,
+        ).toEqual(heads(original));
       }
       expect(bundleNames(out)).toEqual([...new Set(chs.flatMap(heads))].sort());
     }
@@ -144,7 +152,9 @@ describe.sequential('filter on community-catalog-v4.21', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect((await runOpm(['validate', out])).code).toBe(0);
-    const rendered = JSON.parse(`[${(await runOpm(['render', out])).stdout.replace(/\n}\n{/g, '\n},\n{')}]`) as {
+    const rendered = JSON.parse(
+      `[${(await runOpm(['render', out])).stdout.replace(/\n}\n{/g, '\n},\n{')}]`,
+    ) as {
       schema: string;
       name: string;
     }[];
@@ -153,7 +163,12 @@ describe.sequential('filter on community-catalog-v4.21', () => {
       .map((e) => e.name)
       .filter((n) => semver.satisfies(versionOf(byName.get(n) as Bundle), '>=3.10.2 <=3.10.6'))
       .sort();
-    expect(rendered.filter((b) => b.schema === 'olm.bundle').map((b) => b.name).sort()).toEqual(expected);
+    expect(
+      rendered
+        .filter((b) => b.schema === 'olm.bundle')
+        .map((b) => b.name)
+        .sort(),
+    ).toEqual(expected);
     expect(expected).toHaveLength(5);
   });
 });

@@ -11,7 +11,8 @@ import { parseFilterConfig } from '../../src/curate/filter-config.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const schema: unknown = JSON.parse(readFileSync(path.join(root, 'schemas/filter-config.json'), 'utf8'));
 const validate = new Ajv({ strict: false }).compile(schema as object);
-const fixture = (name: string): string => readFileSync(path.join(root, 'testdata/curate/filter-graph', name), 'utf8');
+const fixture = (name: string): string =>
+  readFileSync(path.join(root, 'testdata/curate/filter-graph', name), 'utf8');
 // As the reader does: every scalar is text.
 const read = (text: string): unknown => parse(text, { schema: 'failsafe' });
 
@@ -20,7 +21,9 @@ describe('schemas/filter-config.json', () => {
     '%s is accepted by the schema and by the reader',
     (name) => {
       expect(validate(read(fixture(name))), JSON.stringify(validate.errors)).toBe(true);
-      expect(parseFilterConfig(fixture(name), name, 'registry.example.com/catalogs/example:v1').length).toBeGreaterThan(0);
+      expect(
+        parseFilterConfig(fixture(name), name, 'registry.example.com/catalogs/example:v1').length,
+      ).toBeGreaterThan(0);
     },
   );
 

@@ -54,7 +54,17 @@ describe('opm filter failures write nothing', () => {
 
   it('a filter that works writes one folder per package', () => {
     const out = path.join(tmp, 'kept');
-    const r = opm('alpha', 'filter', 'filter-graph/catalog', '--package', 'bar', '--output-dir', out, '-o', 'yaml');
+    const r = opm(
+      'alpha',
+      'filter',
+      'filter-graph/catalog',
+      '--package',
+      'bar',
+      '--output-dir',
+      out,
+      '-o',
+      'yaml',
+    );
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
     expect(readdirSync(out)).toEqual(['bar']);
