@@ -155,18 +155,25 @@ function paintSign(p: Paint, sign: Sign, s: string): string {
   return p.changed(s);
 }
 
-/** Text for a terminal; '' when nothing differs. */
-export function diffText(d: CatalogDiff, paint: Paint = NO_PAINT): string {
+/**
+ * Text for a terminal; '' when nothing differs. `escape` makes each line safe to show (catalog
+ * names may hold control characters) before it is coloured.
+ */
+export function diffText(
+  d: CatalogDiff,
+  paint: Paint = NO_PAINT,
+  escape: (s: string) => string = (s) => s,
+): string {
   const plain = (s: string): string => s;
   let out = '';
   const impacts = impactItems(d.upgradeImpact);
   if (impacts.length > 0) {
     out += `${paint.impact(`upgrade impact: ${d.upgradeImpact.length} bundle${d.upgradeImpact.length === 1 ? '' : 's'} can no longer upgrade`)}\n`;
-    for (const i of impacts) out += `  ${paint.impact(`${i.sign} ${i.text(plain)}`)}\n`;
+    for (const i of impacts) out += `  ${paint.impact(escape(`${i.sign} ${i.text(plain)}`))}\n`;
   }
   for (const g of groups(d)) {
-    out += `${paint.heading(g.title(plain))}\n`;
-    for (const i of g.items) out += `  ${paintSign(paint, i.sign, `${i.sign} ${i.text(plain)}`)}\n`;
+    out += `${paint.heading(escape(g.title(plain)))}\n`;
+    for (const i of g.items) out += `  ${paintSign(paint, i.sign, escape(`${i.sign} ${i.text(plain)}`))}\n`;
   }
   return out;
 }

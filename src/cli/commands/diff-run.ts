@@ -65,10 +65,7 @@ function formatDiff(d: CatalogDiff, format: 'text' | 'markdown' | 'json' | 'yaml
         impact: (s) => c.bold.red(s),
         heading: (s) => c.bold(s),
       };
-      return diffText(d, paint)
-        .split('\n')
-        .map((l) => escapeLine(l))
-        .join('\n');
+      return diffText(d, paint, escapeLine);
     }
   }
 }
