@@ -45,9 +45,7 @@ export async function readSelection(
   if (opts.configFile !== undefined) {
     const file = path.resolve(opts.cwd ?? process.cwd(), opts.configFile);
     const text = await readFile(file, 'utf8').catch((err: unknown) => {
-      throw new OpmError(`cannot read --config "${opts.configFile}": ${errnoText(err)}`, {
-        code: 'E_FILTER_CONFIG',
-      });
+      throw new OpmError(`cannot read --config "${opts.configFile}": ${errnoText(err)}`);
     });
     lists.push(parseFilterConfig(text, opts.configFile, opts.ref));
   }

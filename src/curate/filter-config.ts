@@ -86,7 +86,6 @@ class ConfigReader {
     const first = doc.errors[0];
     if (first !== undefined) {
       throw new OpmError(first.message.split('\n')[0] ?? first.message, {
-        code: 'E_FILTER_CONFIG',
         at: this.at(first.pos[0]),
       });
     }
@@ -238,7 +237,6 @@ class ConfigReader {
 
   private fail(node: YamlNode | undefined, message: string, hint?: string): OpmError {
     return new OpmError(message, {
-      code: 'E_FILTER_CONFIG',
       at: this.at(node?.range?.[0]),
       ...(hint === undefined ? {} : { hint }),
     });

@@ -79,7 +79,6 @@ export function filterCatalog(cfg: DeclarativeConfig, spec: FilterSpec): FilterR
     if (blobs === undefined) {
       const hint = index.size > 0 ? undefined : 'the catalog has no packages';
       throw new OpmError(`package "${sel.name}" (${sel.origin}) is not in the catalog`, {
-        code: 'E_FILTER',
         ...(hint === undefined ? {} : { hint }),
       });
     }
@@ -112,7 +111,6 @@ function chooseChannels(blobs: PackageBlobs, sel: PackageSelection, headsOnly: b
     if (found !== undefined) return found;
     const names = blobs.channels.map((c) => c.name).sort(compareUtf8);
     throw new OpmError(`channel "${channel}" of package "${name}" (${origin}) is not in the catalog`, {
-      code: 'E_FILTER',
       hint: names.length > 0 ? `its channels are ${names.join(', ')}` : 'the package has no channels',
     });
   };
@@ -129,7 +127,6 @@ function chooseChannels(blobs: PackageBlobs, sel: PackageSelection, headsOnly: b
     const dc = blobs.pkg.defaultChannel;
     if (dc === '') {
       throw new OpmError(`package "${name}" has no default channel to filter (${sel.origin})`, {
-        code: 'E_FILTER',
         hint: 'name its channels',
       });
     }
@@ -155,7 +152,7 @@ function filterPackage(
     if (!keptChannels.has(sel.defaultChannel)) {
       throw new OpmError(
         `defaultChannel "${sel.defaultChannel}" of package "${name}" (${sel.origin}) is not a kept channel`,
-        { code: 'E_FILTER', hint: `kept channels: ${[...keptChannels].sort(compareUtf8).join(', ')}` },
+        { hint: `kept channels: ${[...keptChannels].sort(compareUtf8).join(', ')}` },
       );
     }
     if (sel.defaultChannel !== defaultChannel) {
@@ -172,7 +169,6 @@ function filterPackage(
         .sort(compareUtf8)
         .join(', ')}`,
       {
-        code: 'E_FILTER',
         hint: `keep channel "${defaultChannel}" too, or set defaultChannel for package "${name}" in --config`,
       },
     );
@@ -195,19 +191,18 @@ function filterPackage(
     const where = `package "${name}", channel "${ch.name}"`;
     const entries = ch.entries ?? [];
     if (entries.length === 0) {
-      throw new OpmError(`${where} (${c.origin}) has no entries to keep`, { code: 'E_FILTER' });
+      throw new OpmError(`${where} (${c.origin}) has no entries to keep`);
     }
     let keep = selectRange(entries, c.range, versionOf, where);
     if (keep.size === 0) {
       throw new OpmError(`${where}: no bundle is in the version range ${rangeText(c.range)} (${c.origin})`, {
-        code: 'E_FILTER',
         hint: 'widen minVersion/maxVersion',
       });
     }
     let repaired = repairChannel(entries, keep, versionOf, where);
     if (headsOnly) {
       const head = analyzeEntries(repaired.entries).heads[0];
-      if (head === undefined) throw new OpmError(`${where} has no head`, { code: 'E_FILTER' });
+      if (head === undefined) throw new OpmError(`${where} has no head`);
       keep = new Set([head]);
       repaired = repairChannel(entries, keep, versionOf, where);
     }
@@ -240,7 +235,6 @@ function selectRange(
     const v = versionOf(e.name);
     if (v === undefined) {
       throw new OpmError(`${where}: bundle "${e.name}" has no valid version to compare with the range`, {
-        code: 'E_FILTER',
         hint: 'run "opm validate" on the catalog',
       });
     }
@@ -373,7 +367,6 @@ function repairChannel(
           ? `a replaces cycle ${analysis.cycle.join(' -> ')}`
           : `stranded bundles ${analysis.stranded.join(', ')}`;
     throw new OpmError(`${where}: the filtered channel cannot be made valid (${problem})`, {
-      code: 'E_FILTER',
       hint: 'run "opm validate" on the catalog; the channel may be invalid already',
     });
   }
@@ -417,7 +410,6 @@ function checkValid(cfg: DeclarativeConfig): void {
   throw new OpmError(
     `the filtered catalog does not validate: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more problems)` : ''}`,
     {
-      code: 'E_FILTER_INVALID',
       hint: 'run "opm validate" on the input catalog; filter keeps problems of the packages it keeps',
       ...(where === undefined ? {} : { at: where }),
     },

@@ -38,9 +38,7 @@ export function mappingLines(images: readonly CatalogImage[], prefix: string): s
       return `${img.image}=${mirrorDestination(img.image, prefix)}`;
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
-      throw new OpmError(`cannot map the image of bundle "${img.bundles[0] ?? ''}": ${msg}`, {
-        code: 'E_IMAGE_REFERENCE',
-      });
+      throw new OpmError(`cannot map the image of bundle "${img.bundles[0] ?? ''}": ${msg}`, {});
     }
   });
 }
