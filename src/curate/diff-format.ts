@@ -14,7 +14,7 @@ export interface Paint {
   heading(s: string): string;
 }
 
-export const NO_PAINT: Paint = {
+const NO_PAINT: Paint = {
   added: (s) => s,
   removed: (s) => s,
   changed: (s) => s,

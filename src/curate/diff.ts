@@ -93,7 +93,7 @@ export interface CatalogDiff {
   upgradeImpact: UpgradeImpact[];
 }
 
-export function emptyDiff(): CatalogDiff {
+function emptyDiff(): CatalogDiff {
   return {
     packagesAdded: [],
     packagesRemoved: [],

@@ -25,7 +25,7 @@ export function mirrorPrefix(text: string): string {
 }
 
 /** The destination of `image` under `prefix` (from mirrorPrefix). */
-export function mirrorDestination(image: string, prefix: string): string {
+function mirrorDestination(image: string, prefix: string): string {
   const ref = parseReference(image);
   const dest = `${prefix}/${ref.repository}`;
   return ref.digest !== undefined ? `${dest}@${ref.digest}` : `${dest}:${ref.tag ?? 'latest'}`;
