@@ -1,6 +1,7 @@
 // One measured run, in its own process so that peak memory (maxRSS) belongs to it alone.
 //   child <mode> <args...>    modes: floor-parse DIR | floor-render-json DIR | floor-render-yaml DIR |
-//                             parse-ours DIR | load DIR THREADS WORKER_MIN_BYTES | opm ARGS...
+//                             parse-ours DIR | load DIR THREADS WORKER_MIN_BYTES | load-catalog DIR |
+//                             opm ARGS...
 // Prints one JSON line: { "ms": wall time of the work, "maxRssMB": peak resident memory, "code": exit code }.
 import { closeSync, openSync, readFileSync, readdirSync, writeSync, createWriteStream } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import jsYaml from 'js-yaml';
 import { runCli } from '../src/cli/main.js';
 import { parseCatalogBytes } from '../src/declcfg/parse.js';
-import { loadCatalogDir } from '../src/declcfg/load.js';
+import { loadCatalogDir, loadCatalogDirOrThrow } from '../src/declcfg/load.js';
 
 function listFiles(dir: string): string[] {
   const out: string[] = [];
@@ -72,6 +73,10 @@ async function main(): Promise<number> {
       });
       return r.findings.some((f) => f.severity === 'error') ? 1 : 0;
     }
+    case 'load-catalog':
+      // The load floor of commands that read a whole catalog, payloads included, as render does.
+      await loadCatalogDirOrThrow(dir);
+      return 0;
     case 'opm': {
       const devnull = createWriteStream('/dev/null');
       const stderr = new PassThrough();

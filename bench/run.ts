@@ -118,6 +118,17 @@ for (const [label, dir] of inputs) {
   );
 }
 
+// The curating commands on a real catalog, against loading it once (payloads included). diff loads
+// two catalogs (here the same one twice).
+if (corpusDir) {
+  const dir = path.join(corpusDir, 'community-catalog-v4.21');
+  const floor = ['load-catalog', dir];
+  const label = 'community-catalog-v4.21';
+  rows.push(measure(`filter --heads-only ${label}`, floor, ['filter', dir, '--heads-only'], 3));
+  rows.push(measure(`diff ${label} with itself`, floor, ['diff', dir, dir], 4));
+  rows.push(measure(`list images ${label}`, floor, ['list', 'images', dir], 2));
+}
+
 // Side by side with the reference opm, as processes, at one core and at all cores.
 const reference = referenceBinary(root);
 const referenceRows: ReferenceRow[] = [];
