@@ -8,7 +8,7 @@ import { bundleVersion } from '../model/bundle-version.js';
 import type { ModelBundle, ModelChannel, ModelPackage } from '../model/model.js';
 import { analyzeChain, type ChainAnalysis } from '../model/validate.js';
 import { compareSemver, parseRange, type SemVer, type SemverRange } from '../model/semver.js';
-import { compareUtf8 } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 /** A model channel holding only the graph of `entries`, so that the validator's analysis applies. */
 function graphChannel(entries: readonly ChannelEntry[]): ModelChannel {

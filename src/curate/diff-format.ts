@@ -2,7 +2,7 @@
  * The diff for people: text for a terminal (colours through `Paint`, which the command line gives)
  * and Markdown for a pull-request comment. Upgrade impact comes first, then one group per package.
  */
-import { compareUtf8 } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 import type { CatalogDiff, DeprecationRef } from './diff.js';
 import { impactSentence, type UpgradeImpact } from './upgrade-impact.js';
 

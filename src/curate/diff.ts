@@ -13,7 +13,8 @@ import type {
   Deprecation,
   Package,
 } from '../declcfg/types.js';
-import { compareUtf8, marshal } from '../go/json.js';
+import { marshal } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 import { propertyValue } from '../property/property.js';
 import { versionLookup } from './channel-graph.js';
 import { packageImpact, type PackageGraph, type UpgradeImpact } from './upgrade-impact.js';

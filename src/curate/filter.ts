@@ -16,7 +16,7 @@ import type {
   DeprecationEntry,
   Package,
 } from '../declcfg/types.js';
-import { compareUtf8 } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 import { convertToModel } from '../model/convert.js';
 import { compareSemver, type SemVer } from '../model/semver.js';
 import { analyzeEntries, highestVersion, versionLookup } from './channel-graph.js';

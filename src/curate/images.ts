@@ -3,7 +3,7 @@
  * byte order, with the packages and bundles that use it.
  */
 import type { DeclarativeConfig } from '../declcfg/types.js';
-import { compareUtf8 } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 export interface CatalogImage {
   image: string;

@@ -7,7 +7,7 @@
  * one with the highest version: bundles that only reach another head are cut off.
  */
 import type { Channel } from '../declcfg/types.js';
-import { compareUtf8 } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 import type { SemVer } from '../model/semver.js';
 import { channelHead, graphEntries, reachingHeads, upgradesFrom } from './channel-graph.js';
 
