@@ -62,7 +62,7 @@ function versionMap(cfg: DeclarativeConfig): Map<string, SemVer> {
  * Keep only edges at or above the floor version (§5.7 step 8). Returns undefined when nothing is
  * left to draw.
  */
-function filterChannel(
+export function filterChannel(
   c: Channel,
   versions: Map<string, SemVer>,
   opts: { minEdgeName: string; packageName: string; floor: SemVer; floorPackage: string },
