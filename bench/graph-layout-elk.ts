@@ -8,7 +8,7 @@ import type { GraphChannel } from '../src/graph/upgrade-graph.js';
 const elk = new ElkModule.default();
 
 export async function layoutChannelElk(ch: GraphChannel): Promise<ChannelLayout> {
-  if (ch.nodes.length === 0) return { nodes: [], edges: [], width: 0, height: 0 };
+  if (ch.nodes.length === 0) return { nodes: [], edges: [], arcs: [], width: 0, height: 0 };
   const out = await elk.layout({
     id: 'root',
     layoutOptions: {

@@ -55,7 +55,7 @@ export const GRAPH_CSS = `
 .opm-graph .edge { fill: none; stroke-width: 1.6; }
 .opm-graph .edge.replaces { stroke: var(--replaces); }
 .opm-graph .edge.skips { stroke: var(--skips); stroke-dasharray: 7 4; }
-.opm-graph .edge.skipRange { stroke: var(--skipRange); stroke-dasharray: 2 3; stroke-width: 1.2; opacity: 0.75; }
+.opm-graph .edge.skipRange { stroke: var(--skipRange); stroke-dasharray: 2 3; stroke-width: 1.2; opacity: 0.6; }
 .opm-graph .edge.problem { stroke: var(--problem); stroke-width: 3; opacity: 1; }
 .opm-graph .arrow.replaces { fill: var(--replaces); }
 .opm-graph .arrow.skips { fill: var(--skips); }

@@ -92,7 +92,7 @@ function packageSection(p: GraphPackage, pi: number, layouts: ChannelLayout[]): 
     p.deprecation === undefined ? '' : `<p class="note">deprecated: ${esc(p.deprecation)}</p>`,
     problemList(p.problems),
     ...p.channels.map((ch, ci) =>
-      laneSection(ch, layouts[ci] ?? { nodes: [], edges: [], width: 0, height: 0 }, pi, ci),
+      laneSection(ch, layouts[ci] ?? { nodes: [], edges: [], arcs: [], width: 0, height: 0 }, pi, ci),
     ),
     '</section>',
   ].join('\n');

@@ -193,14 +193,31 @@ export const PAGE_SCRIPT = String.raw`
   pickChannel.addEventListener('change', function () { clearSelection(); show(); });
   clearButton.addEventListener('click', clearSelection);
 
+  // The edges of the bundle under the pointer or focus stand out from the rest.
+  var near = [];
+  function emphasize(at) {
+    near.forEach(function (e) { e.classList.remove('near'); });
+    near = [];
+    if (!at) return;
+    data[at.p].channels[at.c].edges.forEach(function (e, k) {
+      if (e[0] !== at.i && e[1] !== at.i) return;
+      var el = document.getElementById(at.lane.id + 'e' + k);
+      el.classList.add('near');
+      near.push(el);
+    });
+  }
+
   function preview(ev) {
     var at = where(ev.target);
-    if (at) describe(at, selected && selected.at.node === at.node ? selected.path : null);
+    if (!at) return;
+    emphasize(at);
+    describe(at, selected && selected.at.node === at.node ? selected.path : null);
   }
   main.addEventListener('mouseover', preview);
   main.addEventListener('focusin', preview);
   main.addEventListener('mouseout', function (ev) {
     if (!where(ev.target) || (ev.relatedTarget && ev.relatedTarget.closest && ev.relatedTarget.closest('.node') === ev.target.closest('.node'))) return;
+    emphasize(null);
     if (selected) describe(selected.at, selected.path);
   });
   main.addEventListener('click', function (ev) {

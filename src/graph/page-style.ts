@@ -43,6 +43,7 @@ section.lane.default { border-color: var(--default); }
 .lane-svg .node.selected rect.box { stroke: var(--path); stroke-width: 3.5; }
 .lane-svg.has-path .node:not(.on-path) { opacity: 0.35; }
 .lane-svg.has-path .edge:not(.on-path) { opacity: 0.15; }
+.lane-svg .edge.near { stroke-width: 3; opacity: 1; }
 .lane-svg .edge.on-path { stroke: var(--path); stroke-width: 3.5; opacity: 1; stroke-dasharray: none; }
 .lane-svg .node.on-path rect.box { stroke: var(--path); stroke-width: 2.5; }
 [hidden] { display: none !important; }

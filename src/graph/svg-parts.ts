@@ -50,6 +50,13 @@ export function curvePath(points: readonly Point[]): string {
   return out.join(' ');
 }
 
+/** One cubic Bézier through the four points of an arc. */
+export function arcPath(points: readonly Point[]): string {
+  const [a, b, c, d] = points;
+  if (a === undefined || b === undefined || c === undefined || d === undefined) return curvePath(points);
+  return `M${num(a.x)},${num(a.y)} C${num(b.x)},${num(b.y)} ${num(c.x)},${num(c.y)} ${num(d.x)},${num(d.y)}`;
+}
+
 export function edgeTitle(ch: GraphChannel, e: GraphEdge): string {
   const from = ch.nodes[e.from]?.name ?? '';
   const to = ch.nodes[e.to]?.name ?? '';
@@ -115,11 +122,12 @@ export function laneBody(ch: GraphChannel, layout: ChannelLayout, ids: LaneIds):
   const out: string[] = ['<g class="edges">'];
   ch.edges.forEach((e, i) => {
     const route = layout.edges[i] ?? [];
+    const d = layout.arcs[i] === true ? arcPath(route) : curvePath(route);
     const look = edgeLook(e);
     const from = ch.nodes[e.from]?.name ?? '';
     const to = ch.nodes[e.to]?.name ?? '';
     out.push(
-      `<path class="${look.classes}" id="${ids.prefix}e${i}" data-kind="${e.kind}" data-from="${esc(from)}" data-to="${esc(to)}" d="${curvePath(route)}" marker-end="url(#${arrowId(look.arrow)})"><title>${esc(edgeTitle(ch, e))}</title></path>`,
+      `<path class="${look.classes}" id="${ids.prefix}e${i}" data-kind="${e.kind}" data-from="${esc(from)}" data-to="${esc(to)}" d="${d}" marker-end="url(#${arrowId(look.arrow)})"><title>${esc(edgeTitle(ch, e))}</title></path>`,
     );
   });
   out.push('</g><g class="nodes">');

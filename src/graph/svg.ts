@@ -103,7 +103,7 @@ function packageBlock(p: GraphPackage, pi: number, layouts: ChannelLayout[], x: 
   cy += probs.height + (probs.height > 0 ? 6 : 0);
   const laneMin = Math.max(...layouts.map((l) => l.width + 2 * LANE_PAD), 0);
   p.channels.forEach((ch, ci) => {
-    const layout = layouts[ci] ?? { nodes: [], edges: [], width: 0, height: 0 };
+    const layout = layouts[ci] ?? { nodes: [], edges: [], arcs: [], width: 0, height: 0 };
     const l = lane(ch, layout, `p${pi}c${ci}`, x, cy, laneMin);
     out.push(l.svg);
     width = Math.max(width, l.width);

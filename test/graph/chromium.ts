@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The real browser for the page tests: Debian's chromium (`.ci/run` installs it), driven by
  * playwright-core over the DevTools protocol. No browser is downloaded; OPM_CHROMIUM may name

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * Checks of a drawn graph in a real browser, shared by the fixture and corpus suites: what is
  * on the screen, not what the markup says.
