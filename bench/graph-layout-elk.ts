@@ -1,7 +1,7 @@
 // The other layered layout measured against dagre: ELK's layered algorithm (elkjs), on the same
 // channels with the same node sizes, so the two cost figures compare like with like.
 import ElkModule, { type ElkExtendedEdge } from 'elkjs/lib/elk.bundled.js';
-import { NODE_HEIGHT, nodeWidth, normalize, type ChannelLayout } from '../src/graph/layout.js';
+import { NODE_HEIGHT, layoutEdges, nodeWidth, normalize, type ChannelLayout } from '../src/graph/layout.js';
 import type { GraphChannel } from '../src/graph/upgrade-graph.js';
 
 // A CommonJS module whose constructor is also its `default` property.
@@ -19,7 +19,8 @@ export async function layoutChannelElk(ch: GraphChannel): Promise<ChannelLayout>
       'elk.edgeRouting': 'SPLINES',
     },
     children: ch.nodes.map((n, i) => ({ id: `n${i}`, width: nodeWidth(n), height: NODE_HEIGHT })),
-    edges: ch.edges.map((e, i) => ({ id: `e${i}`, sources: [`n${e.from}`], targets: [`n${e.to}`] })),
+    // The same edges dagre is given (skipRange reduced to one per range), so the costs compare.
+    edges: layoutEdges(ch).map((e) => ({ id: `e${e.key}`, sources: [`n${e.from}`], targets: [`n${e.to}`] })),
   });
   const nodes = (out.children ?? []).map((c) => ({
     x: c.x ?? 0,
@@ -27,6 +28,7 @@ export async function layoutChannelElk(ch: GraphChannel): Promise<ChannelLayout>
     width: c.width ?? 0,
     height: c.height ?? 0,
   }));
+  // Only the cost is compared: the routes are kept for the bounding box and not drawn.
   const edges = ((out.edges ?? []) as ElkExtendedEdge[]).map((e) =>
     (e.sections ?? []).flatMap((s) => [s.startPoint, ...(s.bendPoints ?? []), s.endPoint]),
   );

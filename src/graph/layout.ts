@@ -62,7 +62,7 @@ export function nodeWidth(n: GraphNode): number {
  * common case, which is n² edges: laid out, they push the nodes apart into a tangle, and cost most
  * of the time. The one kept still puts each bundle after the ones its range covers.
  */
-function layoutEdges(ch: GraphChannel): { from: number; to: number; weight: number; key: string }[] {
+export function layoutEdges(ch: GraphChannel): { from: number; to: number; weight: number; key: string }[] {
   const out: { from: number; to: number; weight: number; key: string }[] = [];
   const nearest = new Map<number, number>();
   ch.edges.forEach((e, i) => {
