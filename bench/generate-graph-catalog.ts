@@ -33,6 +33,9 @@ export function generateGraphCatalog(dir: string, channels = 10, perChannel = 15
     blobs.push({ schema: 'olm.channel', package: pkg, name: `stable-1.${c}`, entries });
   }
   mkdirSync(path.join(dir, pkg), { recursive: true });
-  writeFileSync(path.join(dir, pkg, 'catalog.json'), blobs.map((b) => JSON.stringify(b, null, 2)).join('\n') + '\n');
+  writeFileSync(
+    path.join(dir, pkg, 'catalog.json'),
+    blobs.map((b) => JSON.stringify(b, null, 2)).join('\n') + '\n',
+  );
   return pkg;
 }

@@ -5,7 +5,11 @@ import { layoutGraph } from './layout.js';
 import { writeSvg } from './svg.js';
 import { buildUpgradeGraph, type GraphOptions } from './upgrade-graph.js';
 
-export function drawGraph(cfg: DeclarativeConfig, format: 'svg' | 'html', options: GraphOptions = {}): string {
+export function drawGraph(
+  cfg: DeclarativeConfig,
+  format: 'svg' | 'html',
+  options: GraphOptions = {},
+): string {
   const graph = buildUpgradeGraph(cfg, options);
   const layouts = layoutGraph(graph);
   return format === 'svg' ? writeSvg(graph, layouts) : writeHtml(graph, layouts);

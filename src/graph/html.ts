@@ -67,7 +67,8 @@ function laneSection(ch: GraphChannel, layout: ChannelLayout, pi: number, ci: nu
   const badges: string[] = [];
   if (ch.isDefault) badges.push('<span class="badge default">default</span>');
   if (ch.deprecation !== undefined) badges.push('<span class="badge deprecated">deprecated</span>');
-  if (ch.problems.some((p) => p.severity === 'error')) badges.push('<span class="badge problem">problems</span>');
+  if (ch.problems.some((p) => p.severity === 'error'))
+    badges.push('<span class="badge problem">problems</span>');
   const w = Math.ceil(layout.width) + 4;
   const h = Math.ceil(layout.height) + 4;
   return [
@@ -100,7 +101,10 @@ function packageSection(p: GraphPackage, pi: number, layouts: ChannelLayout[]): 
 
 /** JSON inside a script element: `<` is escaped so no `</script>` or comment can end it early. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** The whole page (UTF-8 text, ending in a newline). */

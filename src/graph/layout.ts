@@ -100,7 +100,8 @@ export function layoutChannel(ch: GraphChannel): ChannelLayout {
   ch.nodes.forEach((n, i) => {
     g.setNode(String(i), { width: nodeWidth(n), height: NODE_HEIGHT });
   });
-  for (const e of layoutEdges(ch)) g.setEdge(String(e.from), String(e.to), { weight: e.weight, minlen: 1 }, e.key);
+  for (const e of layoutEdges(ch))
+    g.setEdge(String(e.from), String(e.to), { weight: e.weight, minlen: 1 }, e.key);
   dagre.layout(g);
   const nodes = ch.nodes.map((_, i) => {
     const l = g.node(String(i));
@@ -118,7 +119,11 @@ export function layoutChannel(ch: GraphChannel): ChannelLayout {
 }
 
 /** Moves a layout so that its top-left corner is at 0,0, and measures it. */
-export function normalize(nodes: Box[], edges: Point[][], arcs: boolean[] = edges.map(() => false)): ChannelLayout {
+export function normalize(
+  nodes: Box[],
+  edges: Point[][],
+  arcs: boolean[] = edges.map(() => false),
+): ChannelLayout {
   let minX = Infinity;
   let minY = Infinity;
   let maxX = -Infinity;

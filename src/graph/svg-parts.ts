@@ -26,7 +26,8 @@ export function markerDefs(): string {
 export function curvePath(points: readonly Point[]): string {
   const first = points[0];
   if (first === undefined) return '';
-  if (points.length < 3) return points.map((p, i) => `${i === 0 ? 'M' : 'L'}${num(p.x)},${num(p.y)}`).join(' ');
+  if (points.length < 3)
+    return points.map((p, i) => `${i === 0 ? 'M' : 'L'}${num(p.x)},${num(p.y)}`).join(' ');
   const out: string[] = [`M${num(first.x)},${num(first.y)}`];
   let x0 = first.x;
   let y0 = first.y;

@@ -1,8 +1,9 @@
 /** Text helpers for writing SVG and HTML: escaping, number formatting, word wrapping. */
 
 /** Characters XML 1.0 does not allow in a document (C0 controls but tab and newline, lone surrogates). */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const NOT_XML =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Escape text for an XML/HTML text node or a double-quoted attribute. */
 export function esc(text: string): string {

@@ -33,7 +33,14 @@ function problemLines(problems: readonly Problem[], x: number, y: number, width:
   return { svg, width: longest, height: lines.length * LINE };
 }
 
-function lane(ch: GraphChannel, layout: ChannelLayout, prefix: string, x: number, y: number, minWidth: number): Block {
+function lane(
+  ch: GraphChannel,
+  layout: ChannelLayout,
+  prefix: string,
+  x: number,
+  y: number,
+  minWidth: number,
+): Block {
   const head: string[] = [];
   const titleY = y + LANE_PAD + 10;
   const title = `channel ${ch.name}`;

@@ -151,7 +151,12 @@ interface ChainMarks {
   cycleEdges: Set<string>;
 }
 
-const GRAPH_RULES = new Set(['channel.multiple-heads', 'channel.cycle', 'channel.stranded', 'channel.no-head']);
+const GRAPH_RULES = new Set([
+  'channel.multiple-heads',
+  'channel.cycle',
+  'channel.stranded',
+  'channel.no-head',
+]);
 
 function buildChannel(
   c: Channel,
@@ -187,7 +192,8 @@ function buildChannel(
     };
     const deprecation = dep?.bundles.get(name);
     if (deprecation !== undefined) node.deprecation = deprecation;
-    if (info?.versionError !== undefined) node.problems.push({ severity: 'error', message: info.versionError });
+    if (info?.versionError !== undefined)
+      node.problems.push({ severity: 'error', message: info.versionError });
     if (marks?.marked.has(name)) node.problems.push(...graphProblems.map(problemOf));
     for (const f of findings) if (f.bundle === name) node.problems.push(problemOf(f));
     if (entry !== undefined) {
@@ -227,7 +233,8 @@ function buildChannel(
         if (!(err instanceof SemverError)) throw err;
       }
       if (range !== undefined) {
-        for (const other of sorted) if (other !== e.name && range(ver(other))) add(other, e.name, 'skipRange', e.skipRange);
+        for (const other of sorted)
+          if (other !== e.name && range(ver(other))) add(other, e.name, 'skipRange', e.skipRange);
       }
     }
   }
@@ -292,7 +299,8 @@ export function buildUpgradeGraph(cfg: DeclarativeConfig, options: GraphOptions 
     else list.push(f);
   }
   // Packages without any channel left are still listed when nothing narrows the view.
-  if (minEdgeName === '') for (const p of scoped.packages) if (!byPackage.has(p.name)) byPackage.set(p.name, []);
+  if (minEdgeName === '')
+    for (const p of scoped.packages) if (!byPackage.has(p.name)) byPackage.set(p.name, []);
 
   const packages: GraphPackage[] = [];
   for (const pkg of [...byPackage.keys()].sort(byteCompare)) {
@@ -310,7 +318,8 @@ export function buildUpgradeGraph(cfg: DeclarativeConfig, options: GraphOptions 
         const cycleEdges = new Set<string>();
         if (a.cycle !== undefined) {
           for (const n of a.cycle) marked.add(n);
-          for (let i = 0; i + 1 < a.cycle.length; i++) cycleEdges.add(`${a.cycle[i] ?? ''} -> ${a.cycle[i + 1] ?? ''}`);
+          for (let i = 0; i + 1 < a.cycle.length; i++)
+            cycleEdges.add(`${a.cycle[i] ?? ''} -> ${a.cycle[i + 1] ?? ''}`);
         }
         marks = { heads: new Set(a.heads), marked, cycleEdges };
       }
@@ -332,7 +341,8 @@ export function buildUpgradeGraph(cfg: DeclarativeConfig, options: GraphOptions 
     // Bundle findings without a channel (duplicate versions, deprecations) go on every node of it.
     for (const f of pkgFindings) {
       if (f.channel !== undefined || f.bundle === undefined) continue;
-      for (const ch of graphChannels) for (const n of ch.nodes) if (n.name === f.bundle) n.problems.push(problemOf(f));
+      for (const ch of graphChannels)
+        for (const n of ch.nodes) if (n.name === f.bundle) n.problems.push(problemOf(f));
     }
     if (dep?.pkg !== undefined) gp.deprecation = dep.pkg;
     packages.push(gp);

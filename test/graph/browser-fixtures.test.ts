@@ -70,12 +70,10 @@ describe('the drawn graph in chromium (testdata/graph)', () => {
 
     // Click: the shortest upgrade path from 1.0.0 to the head lights up, the rest dims.
     await lane.locator('g.node[data-bundle="nimbus-operator.v1.0.0"]').click();
-    const onPath = await lane.locator('g.node.on-path').evaluateAll((ns) => ns.map((n) => n.getAttribute('data-bundle')));
-    expect(onPath).toEqual([
-      'nimbus-operator.v1.0.0',
-      'nimbus-operator.v1.1.0',
-      'nimbus-operator.v1.2.1',
-    ]);
+    const onPath = await lane
+      .locator('g.node.on-path')
+      .evaluateAll((ns) => ns.map((n) => n.getAttribute('data-bundle')));
+    expect(onPath).toEqual(['nimbus-operator.v1.0.0', 'nimbus-operator.v1.1.0', 'nimbus-operator.v1.2.1']);
     expect(await lane.locator('path.edge.on-path').count()).toBe(2);
     expect(await lane.locator('svg.has-path').count()).toBe(1);
     expect(await details(page)).toContain('Upgrade path to the head, 2 steps');
@@ -109,7 +107,9 @@ describe('the drawn graph in chromium (testdata/graph)', () => {
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(bg).toBe('rgb(15, 23, 42)');
     await page.locator('#pick-package').selectOption({ label: 'broken-operator' });
-    const stranded = page.locator('section.lane[data-channel="stable"] g.node[data-bundle="broken-operator.v2.0.0"]');
+    const stranded = page.locator(
+      'section.lane[data-channel="stable"] g.node[data-bundle="broken-operator.v2.0.0"]',
+    );
     await stranded.hover();
     expect(await details(page)).toContain('has stranded bundles');
     const shot = path.join(screenshotDir(), 'problems.html.dark.png');
@@ -118,7 +118,9 @@ describe('the drawn graph in chromium (testdata/graph)', () => {
     await page.emulateMedia({ media: 'print', colorScheme: 'dark' });
     expect(await page.locator('.pickers').isVisible()).toBe(false);
     expect(await page.locator('#details').isVisible()).toBe(false);
-    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(
+      'rgb(255, 255, 255)',
+    );
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -128,7 +130,9 @@ describe('the drawn graph in chromium (testdata/graph)', () => {
     await page.goto(`${await write('problems', 'html')}#tidy-operator`);
     expect(await page.locator('section.package:visible').getAttribute('data-package')).toBe('tidy-operator');
     await page.locator('#pick-package').selectOption({ label: 'broken-operator' });
-    expect(await page.locator('section.package:visible').getAttribute('data-package')).toBe('broken-operator');
+    expect(await page.locator('section.package:visible').getAttribute('data-package')).toBe(
+      'broken-operator',
+    );
     expect(await page.locator('section.lane:visible').count()).toBe(3);
     expect(errors).toEqual([]);
     await page.close();

@@ -12,7 +12,9 @@ import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwrig
 export function chromiumPath(): string {
   const p = process.env.OPM_CHROMIUM ?? '/usr/bin/chromium';
   if (!existsSync(p)) {
-    throw new Error(`no browser at ${p}: install Debian's chromium (apt-get install chromium) or set OPM_CHROMIUM`);
+    throw new Error(
+      `no browser at ${p}: install Debian's chromium (apt-get install chromium) or set OPM_CHROMIUM`,
+    );
   }
   return p;
 }

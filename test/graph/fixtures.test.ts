@@ -72,13 +72,17 @@ describe('render-graph -o svg|html on testdata/graph/<case>: catalog/ and expect
     expect(problems('stable')).toEqual(['broken-operator.v2.0.0']);
     expect(problems('fast')?.sort()).toEqual(['broken-operator.v2.1.0', 'broken-operator.v2.2.0']);
     expect(problems('preview')?.sort()).toEqual(['broken-operator.v2.1.0', 'broken-operator.v2.2.0']);
-    const stranded = bad.find((l) => l.channel === 'stable')?.nodes.find((n) => n.name === 'broken-operator.v2.0.0');
+    const stranded = bad
+      .find((l) => l.channel === 'stable')
+      ?.nodes.find((n) => n.name === 'broken-operator.v2.0.0');
     expect(stranded?.title).toContain('has stranded bundles');
   });
 
   it('draws cycle edges as problems', async () => {
     const svg = await draw(path.join(root, 'problems', 'catalog'), 'svg');
-    const cycle = [...svg.matchAll(/<path class="edge replaces problem"[^>]*data-from="([^"]*)" data-to="([^"]*)"/g)];
+    const cycle = [
+      ...svg.matchAll(/<path class="edge replaces problem"[^>]*data-from="([^"]*)" data-to="([^"]*)"/g),
+    ];
     expect(cycle.map((m) => `${m[1]} -> ${m[2]}`).sort()).toEqual([
       'broken-operator.v2.1.0 -> broken-operator.v2.2.0',
       'broken-operator.v2.2.0 -> broken-operator.v2.1.0',
@@ -93,10 +97,15 @@ describe('render-graph -o svg|html on testdata/graph/<case>: catalog/ and expect
       expect(one).not.toContain('broken-operator');
     }
     const several = path.join(root, 'several-channels', 'catalog');
-    const lanes = drawnChannels(parseSvg(await draw(several, 'svg', '--minimum-edge', 'nimbus-operator.v1.2.0')));
+    const lanes = drawnChannels(
+      parseSvg(await draw(several, 'svg', '--minimum-edge', 'nimbus-operator.v1.2.0')),
+    );
     expect(lanes.map((l) => l.channel)).toEqual(['candidate', 'fast', 'stable']);
     const stable = lanes.find((l) => l.channel === 'stable');
-    expect(stable?.nodes.map((n) => n.name).sort()).toEqual(['nimbus-operator.v1.2.0', 'nimbus-operator.v1.2.1']);
+    expect(stable?.nodes.map((n) => n.name).sort()).toEqual([
+      'nimbus-operator.v1.2.0',
+      'nimbus-operator.v1.2.1',
+    ]);
     // The skipRange of 1.2.1 covers the floor, so it stays (as in the Mermaid writer); 1.1.x are gone.
     expect(stable?.edges).toEqual([
       'replaces nimbus-operator.v1.2.0 -> nimbus-operator.v1.2.1',
@@ -116,6 +125,13 @@ describe('render-graph -o svg|html on testdata/graph/<case>: catalog/ and expect
     expect(m.code).not.toBe(0);
     expect(m.stderr).toContain('unknown minimum edge name: "nope"');
     expect(m.stdout).toBe('');
+  });
+
+  it('README picture (docs/images/upgrade-graph.svg, npm run docs:graph) is what the code draws now', async () => {
+    const picture = path.resolve(root, '../../docs/images/upgrade-graph.svg');
+    expect(readFileSync(picture, 'utf8')).toBe(
+      await draw(path.join(root, 'several-channels', 'catalog'), 'svg'),
+    );
   });
 
   it('keeps mermaid the default', async () => {

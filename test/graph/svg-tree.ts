@@ -77,7 +77,9 @@ export function drawnChannels(root: XmlNode): DrawnChannel[] {
           });
         }
         if (tagOf(n) === 'path' && cls[0] === 'edge') {
-          drawn.edges.push(`${attr(n, 'data-kind') ?? ''} ${attr(n, 'data-from') ?? ''} -> ${attr(n, 'data-to') ?? ''}`);
+          drawn.edges.push(
+            `${attr(n, 'data-kind') ?? ''} ${attr(n, 'data-from') ?? ''} -> ${attr(n, 'data-to') ?? ''}`,
+          );
         }
       }
       drawn.edges.sort();
