@@ -74,7 +74,7 @@ export default defineConfig({
               extends: true as const,
               test: {
                 name: 'reference',
-                include: reference,
+                include: ['test/reference/**/*.test.ts'],
                 testTimeout: 120_000,
                 globalSetup: ['test/build-once.ts'],
               },

@@ -1,7 +1,7 @@
 /**
- * `opm alpha render-graph` (spec §1.9): the upgrade graph of catalogs (FBC directories or catalog
- * images only) as a Mermaid flowchart (opm's output), or drawn: an SVG picture or an HTML page
- * (our extension).
+ * `opm alpha render-graph` (`cmd/opm/alpha/render-graph/cmd.go`): the upgrade graph of catalogs
+ * (FBC directories or catalog images only) as a Mermaid flowchart, as opm writes it, or drawn: an
+ * SVG picture or an HTML page (our extension).
  */
 import { writeMermaid, type MermaidOptions } from '../graph/mermaid.js';
 import { REF_CATALOGS, render, type RenderOptions } from './render.js';

@@ -279,7 +279,7 @@ export function buildUpgradeGraph(cfg: DeclarativeConfig, options: GraphOptions 
   if (minEdgeName !== '') {
     const v = semvers.get(minEdgeName);
     if (v === undefined) {
-      throw new OpmError(`unknown minimum edge name: ${goQuote(minEdgeName)}`, { code: 'E_MERMAID' });
+      throw new OpmError(`unknown minimum edge name: ${goQuote(minEdgeName)}`);
     }
     floor = v;
     floorPackage = channels.find((c) => (c.entries ?? []).some((e) => e.name === minEdgeName))?.package ?? '';
