@@ -1,7 +1,8 @@
 /**
  * The look of the upgrade graph, shared by the SVG file and the HTML page: colours as CSS variables,
  * with a dark set for `prefers-color-scheme: dark` and plain black on white for print.
- * Edge kinds differ by colour and by dash pattern, so they stay apart in grey print too.
+ * Edge kinds differ by colour and by line (solid, dashed, arcs over the lane), so they stay apart in
+ * grey print too.
  */
 
 export const GRAPH_CSS = `
@@ -55,7 +56,9 @@ export const GRAPH_CSS = `
 .opm-graph .edge { fill: none; stroke-width: 1.6; }
 .opm-graph .edge.replaces { stroke: var(--replaces); }
 .opm-graph .edge.skips { stroke: var(--skips); stroke-dasharray: 7 4; }
-.opm-graph .edge.skipRange { stroke: var(--skipRange); stroke-dasharray: 2 3; stroke-width: 1.2; opacity: 0.6; }
+/* skipRange edges are arcs over the lane, solid: a range makes many of them, and dashing each costs
+   the browser most of a large page's first paint. Their shape and colour tell them apart. */
+.opm-graph .edge.skipRange { stroke: var(--skipRange); stroke-width: 1.2; opacity: 0.55; }
 .opm-graph .edge.problem { stroke: var(--problem); stroke-width: 3; opacity: 1; }
 .opm-graph .arrow.replaces { fill: var(--replaces); }
 .opm-graph .arrow.skips { fill: var(--skips); }

@@ -174,8 +174,13 @@ export function legend(x: number, y: number): { svg: string; width: number; heig
   const mid = 22;
   for (const [kind, label] of LEGEND_EDGES) {
     const cls = kind === 'problem' ? 'edge replaces problem' : `edge ${kind}`;
+    // skipRange is shown as the arc it is drawn as.
+    const d =
+      kind === 'skipRange'
+        ? `M${cx},${mid + 6} C${cx + 8},${mid - 10} ${cx + 36},${mid - 10} ${cx + 44},${mid + 6}`
+        : `M${cx},${mid} L${cx + 44},${mid}`;
     out.push(
-      `<path class="${cls}" d="M${cx},${mid} L${cx + 44},${mid}" marker-end="url(#${arrowId(kind)})"/>`,
+      `<path class="${cls}" d="${d}" marker-end="url(#${arrowId(kind)})"/>`,
       `<text class="note" x="${cx + 52}" y="${mid + 4}">${label}</text>`,
     );
     cx += 52 + Math.ceil(textWidth(label, 6.6)) + 22;
