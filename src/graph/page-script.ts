@@ -165,6 +165,13 @@ export const PAGE_SCRIPT = String.raw`
         l.hidden = ci !== '' && l.getAttribute('data-lane') !== pi + '-' + ci;
       });
     });
+    // Heads are on the right of their lanes: a lane first shown starts there, where a maintainer
+    // looks first (a hidden lane has no width to scroll, so this waits until it is shown).
+    Array.prototype.forEach.call(document.querySelectorAll('section.package:not([hidden]) section.lane:not([hidden]) .scroll'), function (s) {
+      if (s.getAttribute('data-scrolled')) return;
+      s.setAttribute('data-scrolled', '1');
+      s.scrollLeft = s.scrollWidth;
+    });
     var p = data[pi];
     if (p && history.replaceState) {
       var c = ci === '' ? '' : '/' + encodeURIComponent(p.channels[+ci].name);
@@ -186,8 +193,6 @@ export const PAGE_SCRIPT = String.raw`
     }
   })();
   show();
-  // Heads are on the right of their lanes: start there, where a maintainer looks first.
-  Array.prototype.forEach.call(document.querySelectorAll('.scroll'), function (s) { s.scrollLeft = s.scrollWidth; });
 
   pickPackage.addEventListener('change', function () { clearSelection(); fillChannels(); show(); });
   pickChannel.addEventListener('change', function () { clearSelection(); show(); });

@@ -47,7 +47,7 @@ section.lane.default { border-color: var(--default); }
 .lane-svg .edge.on-path { stroke: var(--path); stroke-width: 3.5; opacity: 1; stroke-dasharray: none; }
 .lane-svg .node.on-path rect.box { stroke: var(--path); stroke-width: 2.5; }
 [hidden] { display: none !important; }
-@media (max-width: 900px) { .layout { flex-direction: column; } aside#details { position: static; flex-basis: auto; width: 100%; max-height: none; } }
+@media (max-width: 900px) { .layout { flex-direction: column; align-items: stretch; } aside#details { position: static; flex-basis: auto; width: 100%; max-height: none; } }
 @media print {
   header.controls { position: static; border: none; }
   .pickers, .hint, aside#details { display: none; }

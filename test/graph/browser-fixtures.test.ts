@@ -126,13 +126,23 @@ describe('the drawn graph in chromium (testdata/graph)', () => {
   });
 
   it('opens a page of several packages at the package a link names', async () => {
-    const { page, errors } = await openPage(browser);
+    // Narrow, so that lanes are wider than the window and scroll.
+    const { page, errors } = await openPage(browser, { width: 480 });
     await page.goto(`${await write('problems', 'html')}#tidy-operator`);
     expect(await page.locator('section.package:visible').getAttribute('data-package')).toBe('tidy-operator');
     await page.locator('#pick-package').selectOption({ label: 'broken-operator' });
     expect(await page.locator('section.package:visible').getAttribute('data-package')).toBe(
       'broken-operator',
     );
+    // Lanes first shown start scrolled to their heads, on the right.
+    const scrolled = await page.locator('section.package:visible .scroll').evaluateAll((ss) =>
+      ss.map((s) => ({
+        overflows: s.scrollWidth > s.clientWidth,
+        atEnd: s.scrollLeft + s.clientWidth >= s.scrollWidth - 1,
+      })),
+    );
+    expect(scrolled.some((l) => l.overflows)).toBe(true);
+    expect(scrolled.every((l) => l.atEnd)).toBe(true);
     expect(await page.locator('section.lane:visible').count()).toBe(3);
     expect(errors).toEqual([]);
     await page.close();
