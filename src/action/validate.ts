@@ -4,15 +4,18 @@
  * `alpha/model/model.go`), and return all findings in a stable order together with the message opm
  * would have printed.
  */
-import { stat } from 'node:fs/promises';
 import type { DeclarativeConfig } from '../declcfg/types.js';
-import { loadCatalogDir } from '../declcfg/load.js';
+import { CatalogDirError, loadCatalogDir } from '../declcfg/load.js';
 import { OpmError } from '../errors.js';
-import { sortFindings, type Finding } from '../findings.js';
+import { mergeSortedFindings, sortFindings, type Finding } from '../findings.js';
 import { convertToModel } from '../model/convert.js';
 import { schemaFindings } from '../schema/schema.js';
+import { errnoText } from '../go/errno.js';
 
-/** Loads a catalog directory, reporting file problems (syntax errors…) as findings instead of failing. */
+/**
+ * Loads a catalog directory, reporting file problems (syntax errors…) as findings, sorted, instead of
+ * failing; a root that is missing or not a directory throws CatalogDirError (as loadCatalogDir does).
+ */
 export type CatalogLoader = (dir: string) => Promise<{ cfg: DeclarativeConfig; findings: Finding[] }>;
 
 export interface ValidateOptions {
@@ -35,30 +38,23 @@ export interface ValidateResult {
 /** The FBC loader, with bundle manifests dropped once checked: validation needs the graph only. */
 const defaultLoader: CatalogLoader = (dir) => loadCatalogDir(dir, { elidePayloads: true });
 
-/** Go's os.Stat error text for a missing path, or the directory check of opm validate. */
-async function checkDirectory(dir: string, shown: string): Promise<void> {
-  let st;
-  try {
-    st = await stat(dir);
-  } catch (e) {
-    const code = e instanceof Error && 'code' in e ? e.code : undefined;
-    const reason =
-      code === 'ENOENT'
-        ? 'no such file or directory'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : e instanceof Error
-            ? e.message
-            : String(e);
-    throw new OpmError(`stat ${shown}: ${reason}`, { cause: e });
-  }
-  if (!st.isDirectory()) throw new OpmError(`"${shown}" is not a directory`);
+/** opm validate's words for a root that is missing (Go's os.Stat error text) or not a directory. */
+function directoryError(err: CatalogDirError, shown: string): OpmError {
+  const e = err.statError;
+  if (e === undefined) return new OpmError(`"${shown}" is not a directory`);
+  return new OpmError(`stat ${shown}: ${errnoText(e)}`, { cause: e });
 }
 
 export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {
-  await checkDirectory(dir, opts.displayDir ?? dir);
-  const { cfg, findings: loadFindings } = await (opts.load ?? defaultLoader)(dir);
-  const findings: Finding[] = [...loadFindings];
+  let loaded;
+  try {
+    loaded = await (opts.load ?? defaultLoader)(dir);
+  } catch (err) {
+    throw err instanceof CatalogDirError ? directoryError(err, opts.displayDir ?? dir) : err;
+  }
+  const { cfg, findings: loadFindings } = loaded;
+  // Findings of the checks below; the loader's come sorted already.
+  const findings: Finding[] = [];
   const loadFailed = loadFindings.some((f) => f.severity === 'error');
   if (opts.schemas !== false) findings.push(...schemaFindings(cfg));
 
@@ -69,7 +65,7 @@ export async function validateCatalog(dir: string, opts: ValidateOptions = {}): 
     findings.push(...converted.findings);
     opmMessage = converted.opmMessage;
   }
-  const sorted = sortFindings(findings);
+  const sorted = mergeSortedFindings(loadFindings, sortFindings(findings));
   const firstError = sorted.find((f) => f.severity === 'error');
   const passed = firstError === undefined;
   const result: ValidateResult = { passed, findings: sorted };
