@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCatalog } from './generate-catalog.js';
+import { graphBench } from './graph.js';
 import { registryBench } from './registry.js';
 import type { Row } from './row.js';
 import { corpusDir, projectRoot } from '../test/corpus.js';
@@ -151,6 +152,9 @@ if (reference === undefined) {
     }),
   );
 }
+
+// Upgrade-graph pictures: the layout library's cost, render-graph -o svg|html, the page in chromium.
+rows.push(...graphBench());
 
 // Pulling from a real registry on 127.0.0.1: a cold render against `skopeo copy`, warm renders in ms.
 rows.push(...(await registryBench()));
