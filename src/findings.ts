@@ -3,11 +3,13 @@
  * and, where known, the file and line of the blob at fault and the package/channel/bundle it is about.
  */
 
-export type Severity = 'error' | 'warning';
+import type { RuleId, Severity } from './rules.js';
+
+export type { RuleId, Severity };
 
 export interface Finding {
-  /** Stable rule id, e.g. `channel.multiple-heads`, `parse.yaml`, `schema.olm.bundle`. */
-  rule: string;
+  /** Stable rule id, e.g. `channel.multiple-heads`, `parse.yaml`, `schema.olm.bundle` (src/rules.ts). */
+  rule: RuleId;
   severity: Severity;
   message: string;
   file?: string;

@@ -26,9 +26,10 @@ import {
 } from './types.js';
 import { isRecord, isJsonObject } from '../util/guards.js';
 import { goJsonKind } from '../util/go-json.js';
+import type { RuleId } from '../rules.js';
 
 export interface DecodeIssue {
-  rule: string;
+  rule: RuleId;
   severity: 'error' | 'warning';
   message: string;
   package?: string;
@@ -58,7 +59,7 @@ class Ctx {
     this.about = about;
   }
 
-  error(rule: string, message: string): void {
+  error(rule: RuleId, message: string): void {
     this.issues.push({ rule, severity: 'error', message, ...this.about });
   }
 

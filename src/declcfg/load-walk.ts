@@ -8,9 +8,10 @@ import { errnoCode, errnoText } from '../util/errno.js';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { IndexIgnore } from './indexignore.js';
+import type { RuleId } from '../rules.js';
 
 export interface WalkProblem {
-  rule: string;
+  rule: RuleId;
   message: string;
   file: string;
 }

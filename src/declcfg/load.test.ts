@@ -170,13 +170,13 @@ describe('options', () => {
       inspect: (blob, loc) => {
         seen.push(`${loc.file}:${loc.line}:${String(blob.schema)}`);
         return blob.name === 'b'
-          ? [{ rule: 'schema.test', severity: 'error', message: 'inspected', ...loc }]
+          ? [{ rule: 'schema.meta', severity: 'error', message: 'inspected', ...loc }]
           : [];
       },
     });
     expect(seen).toStrictEqual(['a.yaml:1:olm.package', 'a.yaml:4:olm.channel', 'b.json:1:olm.package']);
     expect(r.findings).toStrictEqual([
-      { rule: 'schema.test', severity: 'error', message: 'inspected', file: 'b.json', line: 1 },
+      { rule: 'schema.meta', severity: 'error', message: 'inspected', file: 'b.json', line: 1 },
     ]);
   });
 

@@ -10,6 +10,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
 import { countKeysInText, scanJsonValue } from './parse-json.js';
+import type { RuleId } from '../rules.js';
 import type { JsonObject, JsonValue } from './types.js';
 import { isJsonObject } from '../util/guards.js';
 import { decodeUtf8AsGo, firstInvalidUtf8 } from '../util/utf8.js';
@@ -23,13 +24,7 @@ export interface RawBlob {
   line: number;
 }
 
-export type ParseRule =
-  | 'parse.json'
-  | 'parse.yaml'
-  | 'parse.not-object'
-  | 'parse.binary'
-  | 'parse.encoding'
-  | 'parse.duplicate-key';
+export type ParseRule = Extract<RuleId, `parse.${string}`>;
 
 export interface ParseIssue {
   rule: ParseRule;

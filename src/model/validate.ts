@@ -5,6 +5,7 @@
  */
 import type { Location } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
+import type { RuleId } from '../rules.js';
 import { tryParseProperties } from '../property/property.js';
 import { goQuote } from './go-fmt.js';
 import type { Model, ModelBundle, ModelChannel, ModelPackage } from './model.js';
@@ -63,7 +64,7 @@ function report(scope: Scope, opmText: string | undefined, f: Finding | undefine
   if (f !== undefined) scope.findings.push(f);
 }
 
-function err(rule: string, message: string): Finding {
+function err(rule: RuleId, message: string): Finding {
   return { rule, severity: 'error', message };
 }
 

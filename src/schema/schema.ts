@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { DeclarativeConfig, JsonObject, Location, Property } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
+import type { RuleId } from '../rules.js';
 import { isKnownPropertyType, matchFields, propertyValue } from '../property/property.js';
 import { loadValidators } from './standalone.js';
 import { isRecord, isJsonObject } from '../util/guards.js';
@@ -199,12 +200,16 @@ function describe(e: ErrorObject, data: Data): string {
   return `${field}: ${e.message ?? e.keyword}`;
 }
 
+/** The blob kinds whose schema findings have their own rule id (`schema.<kind>`). */
+type SchemaKind<R> = R extends `schema.${infer K}` ? K : never;
+type SchemaRuleName = SchemaKind<RuleId>;
+
 /** Keywords that only say "a sub-schema failed"; the failure itself is reported on its own. */
 const NOISE = new Set(['if', 'allOf', 'anyOf']);
 
 function check(
   validate: ValidateFunction,
-  schemaName: string,
+  schemaName: SchemaRuleName,
   data: Data,
   loc: Location | undefined,
   scope: { package?: string; channel?: string; bundle?: string },
