@@ -266,6 +266,99 @@ const RULES = {
     'Use one of those three schemas.',
   ),
   'deprecation.message-empty': opmRule('A deprecation entry has no message.', 'Write a message for users.'),
+
+  // Beyond opm: what OLM checks later, when it resolves or installs.
+  'dependency.range-invalid': ourRule(
+    'error',
+    'A versionRange of olm.package.required or of an olm.constraint package is not a range OLM can parse.',
+    'Write the range as blang/semver reads it, e.g. ">=1.0.0 <2.0.0"; comparators are =, !=, >, >=, <, <=.',
+  ),
+  'dependency.package-unsatisfied': ourRule(
+    'warning',
+    'No bundle of the required package, in the required version range, is in the catalog (or a --with catalog).',
+    'Add a bundle that satisfies the requirement, widen the range, or name the catalog that has it with --with.',
+  ),
+  'dependency.gvk-unsatisfied': ourRule(
+    'warning',
+    'No bundle in the catalog (or a --with catalog) provides a required group/version/kind.',
+    'Add the operator that provides the API, or name the catalog that has it with --with.',
+  ),
+  'dependency.deprecated-only': ourRule(
+    'warning',
+    'A dependency is satisfied only by deprecated bundles (or bundles of deprecated packages).',
+    'Point the dependency at a maintained bundle, or un-deprecate the one it needs.',
+  ),
+  'dependency.other-catalog': ourRule(
+    'warning',
+    'A dependency is satisfied only by a catalog named with --with, not by this catalog.',
+    'Make sure the other catalog is installed on the clusters that install this one.',
+  ),
+  'constraint.invalid': ourRule(
+    'error',
+    'An olm.constraint value OLM cannot parse: unknown keys, values of the wrong type, or more than 128 KiB.',
+    'Write the value with the keys OLM knows: failureMessage and one of gvk, package, cel, all, any, not.',
+  ),
+  'constraint.cel-invalid': ourRule(
+    'error',
+    'A cel constraint rule does not compile in OLM’s CEL environment (the properties variable and semver_compare).',
+    'Fix the expression; it must be boolean, e.g. properties.exists(p, p.type == "certified").',
+  ),
+  'upgrade.stranded': ourRule(
+    'warning',
+    'An installed bundle can never upgrade to the channel head: no path through replaces, skips and skipRange leads there.',
+    'Add a replaces, skips or skipRange edge from a newer bundle on the path to the head.',
+  ),
+  'upgrade.downgrade-edge': ourRule(
+    'warning',
+    'A replaces or skips edge points at a higher version: OLM would upgrade to an older bundle.',
+    'Point the edge at an older bundle, or fix the versions.',
+  ),
+  'upgrade.skip-range-unmatched': ourRule(
+    'warning',
+    'A skipRange matches no other bundle of the package.',
+    'Fix the range so it covers the bundles it is meant to skip, or drop it.',
+  ),
+  'upgrade.deprecated-head': ourRule(
+    'warning',
+    'The head of a channel (what new installs get) is deprecated.',
+    'Publish a newer bundle at the head, or deprecate the channel instead.',
+  ),
+  'upgrade.deprecated-default-channel': ourRule(
+    'warning',
+    'The default channel of a package is deprecated: default installs land on a deprecated channel.',
+    'Make another channel the default.',
+  ),
+  'metadata.icon-mediatype': ourRule(
+    'warning',
+    'The bytes of a package icon are not of the declared mediatype (e.g. an SVG labelled image/png).',
+    'Set mediatype to what the icon is (the message says), or replace the icon.',
+  ),
+  'metadata.annotation-key': ourRule(
+    'warning',
+    'A CSV annotation key differs from a key OLM reads only by case or a small misspelling, so OLM ignores it.',
+    'Spell the key exactly as OLM does (the message names it).',
+  ),
+  'metadata.max-openshift-version': ourRule(
+    'error',
+    'An olm.maxOpenShiftVersion value is not a version OpenShift can read (major.minor).',
+    'Write it as "4.18": a string of major and minor version.',
+  ),
+  'policy.image-digest': ourRule(
+    'off',
+    'A bundle image or related image is referenced by tag, not pinned by digest.',
+    'Reference images as name@sha256:<digest>.',
+  ),
+  'policy.package-description': ourRule(
+    'off',
+    'A package has no description.',
+    'Set description on the olm.package blob.',
+  ),
+  'policy.package-icon': ourRule('off', 'A package has no icon.', 'Set icon on the olm.package blob.'),
+  'policy.channel-name': ourRule(
+    'off',
+    'A channel name is not in the configured list (policies.channelNames).',
+    'Rename the channel, or add the name to the list in the configuration file.',
+  ),
 } as const satisfies Record<string, RuleInfo>;
 
 /** The id of a rule: a stable string such as `channel.multiple-heads`. */

@@ -35,7 +35,7 @@ export async function runGenerateDockerfile(
 
 /** Catalogs are validated before a Dockerfile is written for them (opm does not); --skip-validate opts out. */
 async function validateBeforeWriting(dir: string): Promise<void> {
-  const result = await validateCatalog(dir);
+  const result = await validateCatalog(dir, { lint: false });
   const errors = result.findings.filter((f) => f.severity === 'error');
   const first = errors[0];
   if (first === undefined) return;
