@@ -54,36 +54,31 @@ function channelFindings(ch: ModelChannel, out: Finding[]): void {
   const head = a.heads[0];
   const healthy =
     a.heads.length === 1 && a.cycle === undefined && a.stranded.length === 0 && head !== undefined;
+  if (!healthy) return;
   const byName = (n: string): ModelBundle | undefined => ch.bundles.get(n);
 
-  if (healthy) {
-    const reached = reachingHead(ch, head);
-    const stranded = sortedByName(
-      [...ch.bundles.values()].filter((b) => b.blob !== undefined && !reached.has(b.name)),
+  const reached = reachingHead(ch, head);
+  const stranded = sortedByName(
+    [...ch.bundles.values()].filter((b) => b.blob !== undefined && !reached.has(b.name)),
+  );
+  if (stranded.length > 0) {
+    out.push(
+      finding(
+        'upgrade.stranded',
+        `channel ${goQuote(ch.name)}: ${stranded.map((b) => b.name).join(', ')} cannot upgrade to the head ${goQuote(head)}: no chain of replaces, skips or skipRange leads there`,
+        place,
+      ),
     );
-    if (stranded.length > 0) {
-      out.push(
-        finding(
-          'upgrade.stranded',
-          `channel ${goQuote(ch.name)}: ${stranded.map((b) => b.name).join(', ')} cannot upgrade to the head ${goQuote(head)}: no chain of replaces, skips or skipRange leads there`,
-          place,
-        ),
-      );
-    }
-    const h = byName(head);
-    if (
-      h?.deprecation !== undefined &&
-      ch.deprecation === undefined &&
-      ch.package.deprecation === undefined
-    ) {
-      out.push(
-        finding(
-          'upgrade.deprecated-head',
-          `channel ${goQuote(ch.name)}: its head ${goQuote(head)} is deprecated, so new installs get a deprecated bundle`,
-          place,
-        ),
-      );
-    }
+  }
+  const h = byName(head);
+  if (h?.deprecation !== undefined && ch.deprecation === undefined && ch.package.deprecation === undefined) {
+    out.push(
+      finding(
+        'upgrade.deprecated-head',
+        `channel ${goQuote(ch.name)}: its head ${goQuote(head)} is deprecated, so new installs get a deprecated bundle`,
+        place,
+      ),
+    );
   }
 
   for (const y of sortedByName(ch.bundles.values())) {
