@@ -23,6 +23,15 @@ export default tseslint.config(
     },
   },
   {
+    // The dependency checker's configuration is CommonJS, as dependency-cruiser loads it.
+    files: ['.dependency-cruiser.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // bin/ is CommonJS (bin/package.json).
     files: ['bin/**/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },

@@ -4,12 +4,12 @@
 //         Node.js starting (informational);
 //   warm: `opm render REF` with a filled cache, by tag and by digest, wall time of the whole process
 //         (start-up included) against 150 ms; the floor shown is a bare `node -e 0` of the same run.
-// Runs standalone (`node bench/out/build/bench/registry.js`) or from bench/run.ts via registryBench().
+// Runs standalone (`node bench/out/registry.mjs`, from bench/registry-main.ts) or from bench/run.ts
+// via registryBench().
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { corpusDir } from '../test/corpus.js';
 import { startFixture, type Fixture } from '../test/registry/fixture.js';
 import { BUNDLE_LABELS, buildImage, pushImage } from '../test/registry/image-builder.js';
@@ -249,8 +249,4 @@ export function printRows(rows: RegistryRow[]): void {
       `${r.name.padEnd(54)} ${String(r.floorMs).padStart(8)} ${String(r.opmMs).padStart(8)} ${r.ratio.toFixed(2).padStart(7)}  ${r.target.padEnd(10)} ${String(r.floorRssMB).padStart(8)} ${String(r.opmRssMB).padStart(7)}`,
     );
   }
-}
-
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  printRows(await registryBench());
 }

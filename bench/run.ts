@@ -11,9 +11,9 @@ import { corpusDir, projectRoot } from '../test/corpus.js';
 import { printReferenceRows, referenceBench, referenceBinary, type ReferenceRow } from './reference.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const child = path.join(here, 'child.js');
-// Compiled to bench/out/build/bench/: results and generated data live in bench/out/.
-const outDir = path.resolve(here, '../..');
+// Bundled to bench/out/ (scripts/build-bench.js), where results and generated data live too.
+const child = path.join(here, 'child.mjs');
+const outDir = here;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const root = projectRoot();
 

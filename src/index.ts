@@ -3,12 +3,14 @@
  * writers they are built from. Nothing here prints or exits.
  */
 export type * from './declcfg/types.js';
+export type { JsonObject, JsonValue } from './go/json-value.js';
+export type { Property } from './property/types.js';
 export { emptyConfig, mergeConfigs } from './declcfg/types.js';
-export { RawJson } from './declcfg/raw-json.js';
+export { RawJson } from './go/raw-json.js';
 export { loadCatalogDir, loadCatalogDirOrThrow, type LoadOptions, type LoadResult } from './declcfg/load.js';
 export { writeJson, writeYaml, toYaml } from './declcfg/write.js';
 export { writeCatalogDir } from './declcfg/write-fs.js';
-export { writeMermaid } from './declcfg/write-mermaid.js';
+export { writeMermaid } from './graph/mermaid.js';
 export { validateCatalog, type ValidateOptions, type ValidateResult } from './action/validate.js';
 export { render, type RenderOptions } from './action/render.js';
 export { migrate } from './action/migrate.js';

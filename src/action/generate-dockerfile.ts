@@ -2,7 +2,7 @@ import { constants as fsConstants } from 'node:fs';
 import { link, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
-import { errnoCode, errnoText } from '../util/errno.js';
+import { errnoCode, errnoText } from '../go/errno.js';
 import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js';
 
 export const DEFAULT_OPM_IMAGE = 'quay.io/operator-framework/opm:latest';

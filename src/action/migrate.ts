@@ -5,7 +5,7 @@
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
-import { errnoText } from '../util/errno.js';
+import { errnoText } from '../go/errno.js';
 import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
 import type { ImageSource } from '../oci/image-source.js';
 import { writeCatalogDir } from '../declcfg/write-fs.js';

@@ -2,8 +2,10 @@
  * Schema migrations run on rendered catalogs (`--migrate-level`, `--migrate`), in opm's order.
  */
 import { InternalError, OpmError } from '../errors.js';
-import { RawJson } from '../declcfg/raw-json.js';
-import type { Bundle, DeclarativeConfig, JsonValue, Property } from '../declcfg/types.js';
+import { RawJson } from '../go/raw-json.js';
+import type { Bundle, DeclarativeConfig } from '../declcfg/types.js';
+import type { JsonValue } from '../go/json-value.js';
+import type { Property } from '../property/types.js';
 import { parseYaml, DecodeError } from '../bundle/decode.js';
 import {
   asArray,
@@ -16,7 +18,7 @@ import {
   field,
   type Obj,
 } from '../bundle/go-decode.js';
-import { goStruct, marshal } from '../util/go-json.js';
+import { goStruct, marshal } from '../go/json.js';
 import {
   ALL_MIGRATIONS,
   MIGRATION_LEVELS,
@@ -24,7 +26,7 @@ import {
   type MigrationLevel,
 } from './migration-levels.js';
 
-import { isRecord } from '../util/guards.js';
+import { isRecord } from '../go/json-value.js';
 import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';
 
 export interface Migration extends MigrationLevel {

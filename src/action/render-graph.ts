@@ -2,7 +2,7 @@
  * `opm alpha render-graph` (spec §1.9): the upgrade graph of catalogs (FBC directories or catalog
  * images only) as a Mermaid flowchart.
  */
-import { writeMermaid, type MermaidOptions } from '../declcfg/write-mermaid.js';
+import { writeMermaid, type MermaidOptions } from '../graph/mermaid.js';
 import { REF_CATALOGS, render, type RenderOptions } from './render.js';
 
 export type RenderGraphOptions = Omit<RenderOptions, 'refs' | 'allow' | 'migrateLevel'> & MermaidOptions;

@@ -13,7 +13,7 @@ import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '
 import type { ImageSource, PulledImage } from '../oci/image-source.js';
 import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION } from '../bundle/parse.js';
 import { packageVersionOf, toDeclcfgBundle } from '../bundle/convert.js';
-import { compareUtf8 } from '../util/go-json.js';
+import { compareUtf8 } from '../go/json.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
 import { loadCatalogDirOrThrow } from '../declcfg/load.js';

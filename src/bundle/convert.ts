@@ -3,8 +3,10 @@
  * its order, related images, and the bundle objects.
  */
 import { OpmError } from '../errors.js';
-import { RawJson } from '../declcfg/raw-json.js';
-import type { Bundle, JsonObject, Property, RelatedImage } from '../declcfg/types.js';
+import { RawJson } from '../go/raw-json.js';
+import type { Bundle, RelatedImage } from '../declcfg/types.js';
+import type { JsonObject } from '../go/json-value.js';
+import type { Property } from '../property/types.js';
 import {
   csvAnnotations,
   csvRelatedImages,
@@ -19,10 +21,10 @@ import {
   type Gvk,
 } from './csv.js';
 import { asArray, asObject, asString, field, type Obj } from './go-decode.js';
-import { compareUtf8, goStruct, marshal } from '../util/go-json.js';
+import { compareUtf8, goStruct, marshal } from '../go/json.js';
 import { JsonScanError, nodeText, nodeValue, scanJsonDocument } from './json-scan.js';
 import type { RawProperty, RegistryBundle } from './parse.js';
-import { isRecord } from '../util/guards.js';
+import { isRecord } from '../go/json-value.js';
 import {
   TYPE_BUNDLE_OBJECT,
   TYPE_GVK,

@@ -3,7 +3,7 @@
  * are zero values, unknown fields are ignored, field names match exactly or else
  * case-insensitively, and a value of the wrong JSON type is an error.
  */
-import { goJsonKind } from '../util/go-json.js';
+import { goJsonKind } from '../go/json.js';
 
 export class GoTypeError extends Error {
   constructor(message: string) {

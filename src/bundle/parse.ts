@@ -6,11 +6,11 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { decodeFirstDocument, DecodeError, type FirstDocument } from './decode.js';
-import { marshal } from '../util/go-json.js';
+import { marshal } from '../go/json.js';
 import { nodeText, type JsonNode } from './json-scan.js';
 import { csvName } from './csv.js';
 import type { Obj } from './go-decode.js';
-import { isRecord } from '../util/guards.js';
+import { isRecord } from '../go/json-value.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
 export const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';

@@ -4,7 +4,7 @@ import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';
 import { pflagArgs } from './pflag.js';
 import { ExitCode } from './exit-code.js';
-import { errnoText } from '../util/errno.js';
+import { errnoText } from '../go/errno.js';
 import { escapeLine } from './escape.js';
 import { removeOwnedNow } from '../util/owned-temp.js';
 

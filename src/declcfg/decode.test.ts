@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBlob, invalidBase64At } from './decode.js';
-import type { JsonObject } from './types.js';
+import type { JsonObject } from '../go/json-value.js';
 
 describe('decodeBlob', () => {
   it('matches field names case-insensitively and keeps opm output', () => {

@@ -5,7 +5,7 @@
  * and every type error is reported (opm stops at the first).
  */
 
-import { RawJson } from './raw-json.js';
+import { RawJson } from '../go/raw-json.js';
 import {
   SCHEMA_BUNDLE,
   SCHEMA_CHANNEL,
@@ -18,14 +18,13 @@ import {
   type DeprecationEntry,
   type Icon,
   type Blob,
-  type JsonObject,
-  type JsonValue,
   type Package,
-  type Property,
   type RelatedImage,
 } from './types.js';
-import { isRecord, isJsonObject } from '../util/guards.js';
-import { goJsonKind } from '../util/go-json.js';
+import { type JsonObject, type JsonValue } from '../go/json-value.js';
+import { type Property } from '../property/types.js';
+import { isRecord, isJsonObject } from '../go/json-value.js';
+import { goJsonKind } from '../go/json.js';
 import type { RuleId } from '../rules.js';
 
 export interface DecodeIssue {

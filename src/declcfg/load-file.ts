@@ -9,7 +9,8 @@ import { decodeBlob, type DecodeIssue, type DecodeOptions } from './decode.js';
 import { LARGE_FILE_BYTES, readFileParts } from './load-large.js';
 import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type ParsedText } from './parse.js';
-import { emptyConfig, type DeclarativeConfig, type JsonObject, type Location } from './types.js';
+import { emptyConfig, type DeclarativeConfig, type Location } from './types.js';
+import { type JsonObject } from '../go/json-value.js';
 
 export interface LoadOptions extends DecodeOptions {
   /** Called with every raw blob before it is decoded (JSON Schema checks plug in here). */

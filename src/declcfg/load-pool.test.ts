@@ -1,3 +1,4 @@
+// needs-build: the worker threads run dist/load-worker.cjs.
 import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';

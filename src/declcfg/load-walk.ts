@@ -4,7 +4,7 @@
  * ignored. Symlinks to files are followed; symlinks to directories are not walked (opm fails reading
  * them), so the walk cannot loop. Entries that cannot be read become problems, never exceptions.
  */
-import { errnoCode, errnoText } from '../util/errno.js';
+import { errnoCode, errnoText } from '../go/errno.js';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { IndexIgnore } from './indexignore.js';

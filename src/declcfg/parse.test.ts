@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCatalogBytes, parseCatalogText } from './parse.js';
-import { firstInvalidUtf8 } from '../util/utf8.js';
+import { firstInvalidUtf8 } from '../go/utf8.js';
 import { scanJsonValue } from './parse-json.js';
 
 function summary(text: string): unknown {

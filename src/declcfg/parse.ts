@@ -10,10 +10,10 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
 import { countKeysInText, scanJsonValue } from './parse-json.js';
+import type { JsonObject, JsonValue } from '../go/json-value.js';
+import { isJsonObject } from '../go/json-value.js';
+import { decodeUtf8AsGo, firstInvalidUtf8 } from '../go/utf8.js';
 import type { RuleId } from '../rules.js';
-import type { JsonObject, JsonValue } from './types.js';
-import { isJsonObject } from '../util/guards.js';
-import { decodeUtf8AsGo, firstInvalidUtf8 } from '../util/utf8.js';
 
 /** Deepest nesting accepted in a blob (JSON or YAML), so later recursive code cannot overflow. */
 export const MAX_DEPTH = MAX_YAML_DEPTH;

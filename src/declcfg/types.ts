@@ -2,12 +2,8 @@
  * File-Based Catalog wire types (opm's declcfg). Field order of the JSON output is decided by the
  * writers (src/declcfg/write.ts), not by these declarations.
  */
-import type { RawJson } from './raw-json.js';
-
-export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
-export interface JsonObject {
-  [key: string]: JsonValue;
-}
+import type { JsonObject } from '../go/json-value.js';
+import type { Property } from '../property/types.js';
 
 /** File (relative to the catalog root, POSIX separators) and 1-based line where a blob starts. */
 export interface Location {
@@ -19,12 +15,6 @@ export const SCHEMA_PACKAGE = 'olm.package';
 export const SCHEMA_CHANNEL = 'olm.channel';
 export const SCHEMA_BUNDLE = 'olm.bundle';
 export const SCHEMA_DEPRECATIONS = 'olm.deprecations';
-
-/** A property: `value` is a decoded JSON value, or RawJson where its text must be kept verbatim. */
-export interface Property {
-  type: string;
-  value: JsonValue | RawJson;
-}
 
 export interface Icon {
   /** Standard padded base64. */

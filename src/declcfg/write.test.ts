@@ -3,19 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../../test/corpus.js';
 import { emitYaml } from '../yaml/emit.js';
 import { parseYamlDocument } from '../yaml/yaml11.js';
-import { RawJson } from './raw-json.js';
+import { RawJson } from '../go/raw-json.js';
 import type {
   Bundle,
   Channel,
   ChannelEntry,
   DeclarativeConfig,
   Deprecation,
-  JsonObject,
-  JsonValue,
   Meta,
   Package,
-  Property,
 } from './types.js';
+import type { JsonObject, JsonValue } from '../go/json-value.js';
+import type { Property } from '../property/types.js';
 import { emptyConfig } from './types.js';
 import type { DroppedBlob } from './write.js';
 import { droppedBlobs, groupBlobs, toYaml, writeJson, writeJsonBytes, writeYaml } from './write.js';

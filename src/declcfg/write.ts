@@ -5,7 +5,7 @@
  * blobs at a time), so a large catalog streams out.
  */
 import { InternalError } from '../errors.js';
-import { GoStruct, JsonBytesOut, appendIndented, compareUtf8, marshalIndent } from '../util/go-json.js';
+import { GoStruct, JsonBytesOut, appendIndented, compareUtf8, marshalIndent } from '../go/json.js';
 import { emitYaml } from '../yaml/emit.js';
 import type {
   Bundle,
@@ -16,11 +16,11 @@ import type {
   Location,
   Meta,
   Package,
-  Property,
   Blob,
 } from './types.js';
+import type { Property } from '../property/types.js';
 
-export { marshalIndent } from '../util/go-json.js';
+export { marshalIndent } from '../go/json.js';
 
 /** A blob opm leaves out of its output because its package name is empty (§5.1 step 1). */
 export interface DroppedBlob {

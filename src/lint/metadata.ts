@@ -7,13 +7,13 @@
  * CSV annotations are found in the olm.csv.metadata property of a bundle, or, for bundles that
  * carry their manifests, in the ClusterServiceVersion inside olm.bundle.object.
  */
-import { detectMediaType } from '../action/icon-type.js';
+import { detectMediaType } from '../util/icon-type.js';
 import type { Finding } from '../findings.js';
-import type { JsonValue } from '../declcfg/types.js';
-import { goQuote } from '../model/go-fmt.js';
+import type { JsonValue } from '../go/json-value.js';
+import { goQuote } from '../go/fmt.js';
 import type { ModelBundle } from '../model/model.js';
 import { propertyValue } from '../property/property.js';
-import { isRecord } from '../util/guards.js';
+import { isRecord } from '../go/json-value.js';
 import { bundlePlace, finding, packages, uniqueBundles, type LintInput } from './context.js';
 
 /**

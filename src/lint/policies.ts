@@ -3,7 +3,7 @@
  * description and an icon on every package, channel names from an agreed list.
  */
 import type { Finding } from '../findings.js';
-import { goQuote } from '../model/go-fmt.js';
+import { goQuote } from '../go/fmt.js';
 import { bundlePlace, finding, packages, sortedByName, uniqueBundles, type LintInput } from './context.js';
 
 /** `name@algorithm:hex` (the OCI digest form), e.g. `quay.io/x/y@sha256:…`. */

@@ -5,7 +5,7 @@
  * opm's own graph checks (no head, several heads, a cycle, stranded bundles) are left to those.
  */
 import type { Finding } from '../findings.js';
-import { goQuote } from '../model/go-fmt.js';
+import { goQuote } from '../go/fmt.js';
 import type { ModelBundle, ModelChannel } from '../model/model.js';
 import { compareSemver, formatSemver, parseRange, SemverError, type SemverRange } from '../model/semver.js';
 import { analyzeChain } from '../model/validate.js';

@@ -9,7 +9,7 @@ import { OpmError } from '../errors.js';
 import type { Finding } from '../findings.js';
 import type { RuleId } from '../rules.js';
 import { TYPE_BUNDLE_OBJECT, tryParseProperties, type PropertiesParse } from '../property/property.js';
-import { goQuote } from './go-fmt.js';
+import { goQuote } from '../go/fmt.js';
 import type { Model, ModelBundle, ModelChannel, ModelPackage } from './model.js';
 import { dns1123LabelErrors, imageReferenceError } from './names.js';
 import { parseRelease, type Release } from './release.js';

@@ -3,7 +3,8 @@
  * listed in N channels is N model bundles (replaces/skips/skipRange come from each channel's
  * entry; image and properties from the single olm.bundle blob).
  */
-import type { Bundle, Icon, Location, Property, RelatedImage } from '../declcfg/types.js';
+import type { Bundle, Icon, Location, RelatedImage } from '../declcfg/types.js';
+import type { Property } from '../property/types.js';
 import type { PropertiesParse } from '../property/property.js';
 import type { Release } from './release.js';
 import type { SemVer } from './semver.js';

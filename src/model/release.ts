@@ -2,7 +2,7 @@
  * Bundle releases (§3.2): a dot-separated list of semver pre-release identifiers, at most 20
  * characters, that orders bundles sharing one version.
  */
-import { goQuote } from './go-fmt.js';
+import { goQuote } from '../go/fmt.js';
 import { comparePreReleaseId, parsePreReleaseId, SemverError, type PreReleaseId } from './semver.js';
 
 export type Release = PreReleaseId[];

@@ -6,7 +6,7 @@
  *   `includePrerelease`), and wildcard/comparator parsing follows blang's tokeniser, quirks included;
  * - there are no `~` / `^` / hyphen ranges.
  */
-import { goQuote } from './go-fmt.js';
+import { goQuote } from '../go/fmt.js';
 
 const UINT64_MAX = 18446744073709551615n;
 const NUMBERS = /^[0-9]*$/;

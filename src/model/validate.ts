@@ -7,7 +7,7 @@ import type { Location } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
 import type { RuleId } from '../rules.js';
 import { tryParseProperties } from '../property/property.js';
-import { goQuote } from './go-fmt.js';
+import { goQuote } from '../go/fmt.js';
 import type { Model, ModelBundle, ModelChannel, ModelPackage } from './model.js';
 import { bundleLocation, bundleVersionString } from './model.js';
 import { formatRelease } from './release.js';

@@ -1,7 +1,7 @@
-import { goArch } from '../util/go-arch.js';
+import { goArch } from '../go/arch.js';
 import { OpmError } from '../errors.js';
 import { parseDigest } from './digest.js';
-import { isRecord } from '../util/guards.js';
+import { isRecord } from '../go/json-value.js';
 
 export const MEDIA = {
   ociIndex: 'application/vnd.oci.image.index.v1+json',

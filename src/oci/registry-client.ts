@@ -2,7 +2,7 @@ import { constants as fsConstants, createReadStream, rmSync } from 'node:fs';
 import { access, mkdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { errnoText } from '../util/errno.js';
+import { errnoText } from '../go/errno.js';
 import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
 import { OpmError } from '../errors.js';
 import { RegistrySession, registryError } from './auth/session.js';

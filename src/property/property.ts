@@ -4,10 +4,11 @@
  * fields are ignored, `null` leaves a field empty, a wrong JSON type fails with Go's message);
  * every other type is opaque.
  */
-import type { JsonObject, JsonValue, Property } from '../declcfg/types.js';
-import { RawJson } from '../declcfg/raw-json.js';
-import { isJsonObject } from '../util/guards.js';
-import { goJsonKind } from '../util/go-json.js';
+import type { JsonObject, JsonValue } from '../go/json-value.js';
+import type { Property } from './types.js';
+import { RawJson } from '../go/raw-json.js';
+import { isJsonObject } from '../go/json-value.js';
+import { goJsonKind } from '../go/json.js';
 
 export const TYPE_PACKAGE = 'olm.package';
 export const TYPE_PACKAGE_REQUIRED = 'olm.package.required';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyConfig, type DeclarativeConfig, type JsonValue } from '../declcfg/types.js';
+import { emptyConfig, type DeclarativeConfig } from '../declcfg/types.js';
+import { type JsonValue } from '../go/json-value.js';
 import { fieldPath, schemaFindings } from './schema.js';
 
 function withBundleProps(props: { type: string; value: JsonValue }[]): DeclarativeConfig {

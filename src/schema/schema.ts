@@ -12,12 +12,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { DeclarativeConfig, JsonObject, Location, Property } from '../declcfg/types.js';
+import type { DeclarativeConfig, Location } from '../declcfg/types.js';
+import type { JsonObject } from '../go/json-value.js';
+import type { Property } from '../property/types.js';
 import type { Finding } from '../findings.js';
 import type { RuleId } from '../rules.js';
 import { isKnownPropertyType, matchFields, propertyValue } from '../property/property.js';
 import { loadValidators } from './standalone.js';
-import { isRecord, isJsonObject } from '../util/guards.js';
+import { isRecord, isJsonObject } from '../go/json-value.js';
 
 export { SCHEMA_FILES } from './standalone.js';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
 import { loadCatalogDir } from '../declcfg/load.js';
-import type { JsonObject } from '../declcfg/types.js';
+import type { JsonObject } from '../go/json-value.js';
 import { schemasDir } from './schema.js';
 import {
   compileValidators,

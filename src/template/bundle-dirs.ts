@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { readTemplateDocument } from './input.js';
-import { isJsonObject } from '../util/guards.js';
+import { isJsonObject } from '../go/json-value.js';
 
 export interface BundleDirMap {
   /** The map file as named by the user. */

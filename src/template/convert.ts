@@ -4,9 +4,10 @@
  * each bundle shrinks to its schema and image.
  */
 import { OpmError } from '../errors.js';
-import { SCHEMA_BUNDLE, type JsonObject, type JsonValue } from '../declcfg/types.js';
+import { SCHEMA_BUNDLE } from '../declcfg/types.js';
+import { type JsonObject, type JsonValue } from '../go/json-value.js';
 import { parseCatalogText } from '../declcfg/parse.js';
-import { GoStruct, goStruct, marshalIndent } from '../util/go-json.js';
+import { GoStruct, goStruct, marshalIndent } from '../go/json.js';
 import { BASIC_SCHEMA, SUBSTITUTES_SCHEMA } from './detect.js';
 import { stringField } from './entries.js';
 

@@ -4,7 +4,7 @@
  */
 import { OpmError, UsageError } from '../errors.js';
 import { type TemplateDocument } from './input.js';
-import { isJsonObject } from '../util/guards.js';
+import { isJsonObject } from '../go/json-value.js';
 
 export const TEMPLATE_TYPES = ['basic', 'semver', 'substitutes'] as const;
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];

@@ -3,10 +3,10 @@
  * can point at it.
  */
 import { OpmError } from '../errors.js';
-import type { JsonObject } from '../declcfg/types.js';
-import { goQuote } from '../model/go-fmt.js';
+import type { JsonObject } from '../go/json-value.js';
+import { goQuote } from '../go/fmt.js';
 import { getFolded, type TemplateDocument } from './input.js';
-import { isJsonObject } from '../util/guards.js';
+import { isJsonObject } from '../go/json-value.js';
 
 export interface TemplateEntry {
   value: JsonObject;

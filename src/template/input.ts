@@ -5,7 +5,7 @@
  */
 import { LineCounter, isMap, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { OpmError } from '../errors.js';
-import type { JsonValue } from '../declcfg/types.js';
+import type { JsonValue } from '../go/json-value.js';
 import { parseYamlDocument, splitYamlDocuments } from '../yaml/yaml11.js';
 
 /** A path into a decoded document: object keys (matched case-insensitively) and array indexes. */

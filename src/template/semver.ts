@@ -7,7 +7,7 @@
  * bundles before it. Everything here is pure: rendering the images is the caller's job.
  */
 import { OpmError } from '../errors.js';
-import { goQuote } from '../model/go-fmt.js';
+import { goQuote } from '../go/fmt.js';
 import { compareSemver, formatSemver, type SemVer } from '../model/semver.js';
 import {
   SCHEMA_BUNDLE,
@@ -19,13 +19,13 @@ import {
   type ChannelEntry,
   type DeclarativeConfig,
   type Icon,
-  type JsonValue,
   type Package,
 } from '../declcfg/types.js';
-import { bundleVersion } from './bundle-version.js';
-import { goJsonKind } from '../util/go-json.js';
+import { type JsonValue } from '../go/json-value.js';
+import { bundleVersion } from '../model/bundle-version.js';
+import { goJsonKind } from '../go/json.js';
 import { type TemplateDocument } from './input.js';
-import { isJsonObject } from '../util/guards.js';
+import { isJsonObject } from '../go/json-value.js';
 
 export const SEMVER_SCHEMA = 'olm.semver';
 

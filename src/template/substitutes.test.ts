@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  emptyConfig,
-  type Bundle,
-  type ChannelEntry,
-  type DeclarativeConfig,
-  type JsonObject,
-} from '../declcfg/types.js';
+import { emptyConfig, type Bundle, type ChannelEntry, type DeclarativeConfig } from '../declcfg/types.js';
+import { type JsonObject } from '../go/json-value.js';
 import { readTemplateDocument } from './input.js';
 import { errorOf } from '../../test/error-of.js';
 import {

@@ -4,18 +4,18 @@
  * every channel, so that upgrades flow through the substitute.
  */
 import { OpmError } from '../errors.js';
-import { RawJson } from '../declcfg/raw-json.js';
+import { RawJson } from '../go/raw-json.js';
 import type { Bundle, ChannelEntry, DeclarativeConfig } from '../declcfg/types.js';
-import { goQuote } from '../model/go-fmt.js';
+import { goQuote } from '../go/fmt.js';
 import { compareRelease, parseRelease, type Release } from '../model/release.js';
 import { SemverError, compareSemver, parseSemver, type SemVer } from '../model/semver.js';
 import { convertToModelOrThrow } from '../model/convert.js';
-import { decodePackageProperty } from './bundle-version.js';
+import { decodePackageProperty } from '../model/bundle-version.js';
 import { TYPE_PACKAGE, propertyValue } from '../property/property.js';
 import { SUBSTITUTES_SCHEMA } from './detect.js';
 import { type TemplateDocument } from './input.js';
 import { stringField, templateEntries, type TemplateEntry } from './entries.js';
-import { isJsonObject } from '../util/guards.js';
+import { isJsonObject } from '../go/json-value.js';
 
 const PARSE_PREFIX = 'render: unable to parse template: ';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RawJson } from '../declcfg/raw-json.js';
-import { GoStruct, JsonBytesOut, appendIndented, marshalIndent } from './go-json.js';
+import { RawJson } from '../go/raw-json.js';
+import { GoStruct, JsonBytesOut, appendIndented, marshalIndent } from '../go/json.js';
 
 /** What JsonBytesOut writes for `value`, as text. */
 function viaBytes(value: unknown, escapeHTML = false, initialBytes?: number): string {

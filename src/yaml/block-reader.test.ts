@@ -10,7 +10,7 @@ import jsYaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { corpusDir, haveCorpus } from '../../test/corpus.js';
 import { seededRandom } from '../../test/seeded-random.js';
-import type { JsonValue } from '../declcfg/types.js';
+import type { JsonValue } from '../go/json-value.js';
 import { readBlockYaml } from './block-reader.js';
 import { emitYaml } from './emit.js';
 import { resolveYaml11Scalar, splitYamlDocuments, YAML11_SCHEMA } from './yaml11.js';

@@ -3,7 +3,7 @@
  * the value written. Random values drawn from characters that exercise every style rule.
  */
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../declcfg/types.js';
+import type { JsonValue } from '../go/json-value.js';
 import { emitYaml } from './emit.js';
 import { parseYamlDocument } from './yaml11.js';
 import { seededRandom } from '../../test/seeded-random.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RawJson } from '../declcfg/raw-json.js';
-import { GoStruct } from '../util/go-json.js';
+import { RawJson } from '../go/raw-json.js';
+import { GoStruct } from '../go/json.js';
 import { emitYaml } from './emit.js';
 import { compareYamlKeys, sortYamlKeys } from './key-order.js';
 import { plainReadsAsNonString, scalarStyle } from './scalar-style.js';

@@ -8,13 +8,13 @@
  * numbers, strings, arrays, plain objects, GoStruct, RawJson). Numbers go through Go's JSON number
  * text, as in opm, so `1.0` is written `1` and `1e21` `1e+21`.
  */
-import { RawJson } from '../declcfg/raw-json.js';
+import { RawJson } from '../go/raw-json.js';
 import { InternalError } from '../errors.js';
-import { GoStruct } from '../util/go-json.js';
+import { GoStruct } from '../go/json.js';
 import { compareYamlKeys } from './key-order.js';
 import { YamlPlainScalar, rereadRawJson, rereadTypedString, yamlTextOfNumber } from './json-reread.js';
 import { isSimpleKey, plainReadsAsNonString, scalarStyle } from './scalar-style.js';
-import { isPlainObject } from '../util/guards.js';
+import { isPlainObject } from '../go/json-value.js';
 
 const BEST_WIDTH = 80;
 const BEST_INDENT = 2;

@@ -7,7 +7,7 @@
  *   gives the scalar's text as a string, and any tag on a mapping or a sequence is ignored.
  */
 import jsYaml from 'js-yaml';
-import { decodeUtf8AsGo } from '../util/utf8.js';
+import { decodeUtf8AsGo } from '../go/utf8.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

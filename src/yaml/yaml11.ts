@@ -9,9 +9,9 @@
  */
 import jsYaml from 'js-yaml';
 import { GO_YAML_TAG_TYPES } from './yaml11-tags.js';
-import type { JsonObject, JsonValue } from '../declcfg/types.js';
+import type { JsonObject, JsonValue } from '../go/json-value.js';
 import { OpmError } from '../errors.js';
-import { isJsonObject } from '../util/guards.js';
+import { isJsonObject } from '../go/json-value.js';
 import { readBlockYaml } from './block-reader.js';
 import { excessiveAliasing } from './alias-limit.js';
 

@@ -1,3 +1,4 @@
+// needs-build: it runs bin/opm.js over dist/.
 // The launcher (src/cli/launch.ts, run by bin/opm.js over dist/): the bundle is compiled with the
 // build's code cache, or with one the run leaves in the cache folder when Node.js's V8 flags differ.
 import { spawnSync } from 'node:child_process';

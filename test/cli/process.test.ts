@@ -1,4 +1,5 @@
-// A few tests of the real process (bin/opm.js over dist/, built by `npm test`): exit codes and
+// needs-build: it runs bin/opm.js over dist/.
+// A few tests of the real process (bin/opm.js over dist/): exit codes and
 // streams as a shell sees them.
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// needs-build: it runs bin/opm.js over dist/.
 // Hostile input and failing machines, through the real process (bin/opm.js over dist/): bounded
 // memory (a child with a small heap), full disks (a small tmpfs), write errors, signals.
 import { spawn, spawnSync } from 'node:child_process';

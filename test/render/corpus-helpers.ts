@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseYamlDocuments } from '../../src/yaml/yaml11.js';
-import type { JsonObject, JsonValue } from '../../src/declcfg/types.js';
+import type { JsonObject, JsonValue } from '../../src/go/json-value.js';
 import { corpusPath } from '../corpus.js';
 
 export interface CorpusBundleDir {

@@ -7,7 +7,7 @@ import {
   runMigrations,
 } from '../../src/action/migrations.js';
 import { emptyConfig, type Bundle } from '../../src/declcfg/types.js';
-import { RawJson } from '../../src/declcfg/raw-json.js';
+import { RawJson } from '../../src/go/raw-json.js';
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 

@@ -1,3 +1,4 @@
+// needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

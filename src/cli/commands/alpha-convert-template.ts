@@ -12,7 +12,7 @@ export function registerConvertTemplate(alpha: Command, io: CliIO): void {
       .description(`Generate a ${kind} template from an existing FBC file (or - for stdin)`)
       .option('-o, --output <string>', 'Output format (json|yaml)', 'json')
       .action(async (file: string | undefined, flags: { output: string }) => {
-        const { runConvertTemplate } = await import('./alpha-convert-template-action.js');
+        const { runConvertTemplate } = await import('./alpha-convert-template-run.js');
         await runConvertTemplate(io, kind, file, flags);
       });
   }

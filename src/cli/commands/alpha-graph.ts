@@ -1,18 +1,13 @@
 import type { Command } from 'commander';
 import type { ListKind } from '../../action/list.js';
 import type { CliIO } from '../io.js';
-
-export interface GraphFlags {
-  minimumEdge: string;
-  packageName: string;
-  drawV0Semantics: boolean;
-}
+import type { GraphFlags } from './alpha-graph-run.js';
 
 export function registerList(alpha: Command, io: CliIO): void {
   const list = alpha.command('list').description('List contents of an index');
   const table =
     (kind: ListKind) => async (ref: string, pkg: string | undefined, _flags: unknown, cmd: Command) => {
-      const { runList } = await import('./alpha-graph-action.js');
+      const { runList } = await import('./alpha-graph-run.js');
       await runList(io, kind, ref, pkg, cmd);
     };
   list
@@ -20,7 +15,7 @@ export function registerList(alpha: Command, io: CliIO): void {
     .argument('<indexRef>')
     .description('List packages in an index')
     .action(async (ref: string, _flags: unknown, cmd: Command) => {
-      const { runList } = await import('./alpha-graph-action.js');
+      const { runList } = await import('./alpha-graph-run.js');
       await runList(io, 'packages', ref, undefined, cmd);
     });
   list
@@ -50,7 +45,7 @@ export function registerRenderGraph(alpha: Command, io: CliIO): void {
     .option('-p, --package-name <string>', 'a specific package name to filter output', '')
     .option('--draw-v0-semantics', 'visually indicate skipped bundles and their edges', false)
     .action(async (refs: string[], flags: GraphFlags, cmd: Command) => {
-      const { runRenderGraph } = await import('./alpha-graph-action.js');
+      const { runRenderGraph } = await import('./alpha-graph-run.js');
       await runRenderGraph(io, refs, flags, cmd);
     });
 }

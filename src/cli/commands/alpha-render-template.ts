@@ -2,13 +2,7 @@ import { Option, type Command } from 'commander';
 import { migrationLevelHelp } from '../../action/migration-levels.js';
 import type { SemverCompat } from '../../template/semver.js';
 import type { CliIO } from '../io.js';
-
-export interface RenderTemplateFlags {
-  output: string;
-  migrateLevel: string;
-  bundleDirs?: string;
-  semverCompat: string;
-}
+import type { RenderTemplateFlags } from './alpha-render-template-run.js';
 
 /**
  * The template module's SEMVER_COMPAT_LEVELS and DEFAULT_SEMVER_COMPAT, spelled here so that building
@@ -46,7 +40,7 @@ export function registerRenderTemplate(alpha: Command, io: CliIO): void {
         flags: RenderTemplateFlags,
         cmd: Command,
       ) => {
-        const { runRenderTemplate } = await import('./alpha-render-template-action.js');
+        const { runRenderTemplate } = await import('./alpha-render-template-run.js');
         await runRenderTemplate(io, type, file, flags, cmd);
       },
     );

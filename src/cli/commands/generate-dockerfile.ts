@@ -1,14 +1,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_OPM_IMAGE } from '../../action/generate-dockerfile.js';
 import type { CliIO } from '../io.js';
-
-export interface DockerfileFlags {
-  baseImage: string;
-  builderImage: string;
-  binaryImage?: string;
-  extraLabels: string[];
-  skipValidate: boolean;
-}
+import type { DockerfileFlags } from './generate-dockerfile-run.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
@@ -30,7 +23,7 @@ function addDockerfileCommand(parent: Command, name: string, io: CliIO): void {
     )
     .option('--skip-validate', 'Write the Dockerfile without validating the catalog first', false)
     .action(async (dir: string, flags: DockerfileFlags, cmd: Command) => {
-      const { runGenerateDockerfile } = await import('./generate-dockerfile-action.js');
+      const { runGenerateDockerfile } = await import('./generate-dockerfile-run.js');
       await runGenerateDockerfile(io, dir, flags, cmd);
     });
 }

@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
-
-export interface InitFlags {
-  defaultChannel: string;
-  description: string;
-  icon: string;
-  output: string;
-}
+import type { InitFlags } from './init-run.js';
 
 export function registerInit(program: Command, io: CliIO): void {
   program
@@ -22,7 +16,7 @@ export function registerInit(program: Command, io: CliIO): void {
     .option('-i, --icon <string>', "Path to package's icon", '')
     .option('-o, --output <string>', 'Output format (json|yaml)', 'json')
     .action(async (name: string, flags: InitFlags) => {
-      const { runInit } = await import('./init-action.js');
+      const { runInit } = await import('./init-run.js');
       await runInit(io, name, flags);
     });
 }

@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import { migrationLevelHelp } from '../../action/migration-levels.js';
 import type { CliIO } from '../io.js';
-
-export interface MigrateFlags {
-  output: string;
-  migrateLevel: string;
-}
+import type { MigrateFlags } from './migrate-run.js';
 
 export function registerMigrate(program: Command, io: CliIO): void {
   program
@@ -18,7 +14,7 @@ export function registerMigrate(program: Command, io: CliIO): void {
     .option('-o, --output <string>', 'Output format (json|yaml)', 'json')
     .option('--migrate-level <string>', migrationLevelHelp(), '')
     .action(async (ref: string, outputDir: string, flags: MigrateFlags, cmd: Command) => {
-      const { runMigrate } = await import('./migrate-action.js');
+      const { runMigrate } = await import('./migrate-run.js');
       await runMigrate(io, ref, outputDir, flags, cmd);
     });
 }

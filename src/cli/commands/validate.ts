@@ -1,14 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
-
-export interface ValidateFlags {
-  output?: string;
-  warnings: boolean;
-  strict: boolean;
-  rule: string[];
-  config?: string;
-  with: string[];
-}
+import type { ValidateFlags } from './validate-run.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
@@ -41,7 +33,7 @@ export function registerValidate(program: Command, io: CliIO): void {
     )
     .action(async (directory: string, opts: ValidateFlags, cmd: Command) => {
       // The validator (ajv and the schemas) loads only when validate runs.
-      const { runValidate } = await import('./validate-action.js');
+      const { runValidate } = await import('./validate-run.js');
       await runValidate(io, directory, opts, cmd);
     });
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { goArch } from '../../util/go-arch.js';
+import { goArch } from '../../go/arch.js';
 import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { isRecord } from '../../util/guards.js';
+import { isRecord } from '../../go/json-value.js';
 
 /** Credentials for one registry. `source` says where they came from and never holds a secret. */
 export interface Credential {

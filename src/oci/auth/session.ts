@@ -2,7 +2,7 @@ import { OpmError } from '../../errors.js';
 import { isTlsFailure, readBounded, type HttpResponse, type Transport } from '../transport.js';
 import { parseChallenges, type Challenge } from './challenge.js';
 import { findCredentials, type Credential } from './credentials.js';
-import { isRecord } from '../../util/guards.js';
+import { isRecord } from '../../go/json-value.js';
 
 const TOKEN_BODY_LIMIT = 1024 * 1024;
 const ERROR_BODY_LIMIT = 64 * 1024;

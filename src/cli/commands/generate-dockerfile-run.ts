@@ -4,7 +4,14 @@ import { planDockerfile, writeDockerfile } from '../../action/generate-dockerfil
 import { validateCatalog } from '../../action/validate.js';
 import { OpmError, UsageError } from '../../errors.js';
 import type { CliIO } from '../io.js';
-import type { DockerfileFlags } from './generate-dockerfile.js';
+
+export interface DockerfileFlags {
+  baseImage: string;
+  builderImage: string;
+  binaryImage?: string;
+  extraLabels: string[];
+  skipValidate: boolean;
+}
 
 /** `opm generate dockerfile DIR`: loaded only when it runs, since it validates with the schema validator. */
 export async function runGenerateDockerfile(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RawJson } from '../declcfg/raw-json.js';
+import { RawJson } from './raw-json.js';
 import {
   GoStruct,
   compareUtf8,
@@ -8,7 +8,7 @@ import {
   marshal,
   marshalIndent,
   quoteGoString,
-} from './go-json.js';
+} from './json.js';
 
 describe('quoteGoString', () => {
   it('escapes quote, backslash and the short control escapes', () => {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { OpmError } from '../../errors.js';
 import { renderTemplate } from '../../action/render-template.js';
 import { writeJson, writeYaml } from '../../declcfg/write.js';
-import { writeMermaid } from '../../declcfg/write-mermaid.js';
+import { writeMermaid } from '../../graph/mermaid.js';
 import { readBundleDirMap } from '../../template/bundle-dirs.js';
 import { templateArgs } from '../../template/detect.js';
 import { DEFAULT_SEMVER_COMPAT, SEMVER_COMPAT_LEVELS, type SemverCompat } from '../../template/semver.js';
@@ -12,7 +12,13 @@ import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
 import { readInputFile } from './alpha-input.js';
 import { withImageSource } from '../registry.js';
-import type { RenderTemplateFlags } from './alpha-render-template.js';
+
+export interface RenderTemplateFlags {
+  output: string;
+  migrateLevel: string;
+  bundleDirs?: string;
+  semverCompat: string;
+}
 
 /** `opm alpha render-template [TYPE] [FILE]`. */
 export async function runRenderTemplate(

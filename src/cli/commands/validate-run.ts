@@ -13,11 +13,19 @@ import type { CliIO } from '../io.js';
 import { withImageSource } from '../registry.js';
 import type { ImageSource } from '../../oci/image-source.js';
 import { ownPackage } from './version.js';
-import type { ValidateFlags } from './validate.js';
 import { stderrColors } from '../colors.js';
 import { writeAll } from '../output.js';
-import { goStruct, marshalIndent, type GoStruct } from '../../util/go-json.js';
+import { goStruct, marshalIndent, type GoStruct } from '../../go/json.js';
 import { toYaml } from '../../declcfg/write.js';
+
+export interface ValidateFlags {
+  output?: string;
+  warnings: boolean;
+  strict: boolean;
+  rule: string[];
+  config?: string;
+  with: string[];
+}
 
 const FORMATS = ['json', 'yaml', 'github', 'sarif'] as const;
 type Format = (typeof FORMATS)[number];

@@ -8,10 +8,10 @@
  * on the wrong edges.
  */
 import { OpmError } from '../errors.js';
-import { goQuote } from '../model/go-fmt.js';
+import { goQuote } from '../go/fmt.js';
 import { SemverError, compareSemver, parseRange, type SemVer, type SemverRange } from '../model/semver.js';
-import { bundleVersion } from '../template/bundle-version.js';
-import type { Channel, ChannelEntry, DeclarativeConfig } from './types.js';
+import { bundleVersion } from '../model/bundle-version.js';
+import type { Channel, ChannelEntry, DeclarativeConfig } from '../declcfg/types.js';
 
 export interface MermaidOptions {
   /** Bundle name whose version is the lower bound of the drawn edges ('' = none). */

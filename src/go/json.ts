@@ -13,9 +13,9 @@
  * - {@link RawJson}: compacted, then laid out like everything else, keeping its key order, number
  *   text and escapes.
  */
-import { RawJson } from '../declcfg/raw-json.js';
+import { RawJson } from './raw-json.js';
 import { InternalError, OpmError } from '../errors.js';
-import { isPlainObject } from './guards.js';
+import { isPlainObject } from './json-value.js';
 
 /** A Go struct value: fields are written in insertion order; `undefined` fields are left out. */
 export class GoStruct {

@@ -7,8 +7,8 @@ import {
   type Channel,
   type ChannelEntry,
   type DeclarativeConfig,
-} from './types.js';
-import { writeMermaid } from './write-mermaid.js';
+} from '../declcfg/types.js';
+import { writeMermaid } from './mermaid.js';
 
 function bundle(pkg: string, name: string, version: string): Bundle {
   return {

@@ -7,8 +7,14 @@ import { OpmError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { writeChunks } from '../output.js';
-import { decodeUtf8KeepingInvalid } from '../../util/utf8.js';
-import type { InitFlags } from './init.js';
+import { decodeUtf8KeepingInvalid } from '../../go/utf8.js';
+
+export interface InitFlags {
+  defaultChannel: string;
+  description: string;
+  icon: string;
+  output: string;
+}
 
 async function readInput(kind: 'icon' | 'description', file: string, cwd: string): Promise<Buffer> {
   try {

@@ -7,7 +7,12 @@ import type { ImageSource } from '../../oci/image-source.js';
 import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
 import { withImageSource } from '../registry.js';
-import type { GraphFlags } from './alpha-graph.js';
+
+export interface GraphFlags {
+  minimumEdge: string;
+  packageName: string;
+  drawV0Semantics: boolean;
+}
 
 function catalogSources(imageSource: ImageSource, io: CliIO) {
   return {

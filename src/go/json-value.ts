@@ -1,5 +1,9 @@
-/** Type guards for decoded JSON and YAML, shared by every reader. */
-import type { JsonObject } from '../declcfg/types.js';
+/** Decoded JSON values, and the type guards every reader shares. */
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
 
 /** An object that is not an array (a decoded JSON or YAML mapping). */
 export function isRecord(v: unknown): v is Record<string, unknown> {

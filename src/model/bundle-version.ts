@@ -4,10 +4,10 @@
  */
 import { OpmError } from '../errors.js';
 import type { Bundle } from '../declcfg/types.js';
-import { goQuote } from '../model/go-fmt.js';
-import { SemverError, parseSemver, type SemVer } from '../model/semver.js';
-import { isRecord } from '../util/guards.js';
-import { goJsonKind } from '../util/go-json.js';
+import { goQuote } from '../go/fmt.js';
+import { SemverError, parseSemver, type SemVer } from './semver.js';
+import { isRecord } from '../go/json-value.js';
+import { goJsonKind } from '../go/json.js';
 import { TYPE_PACKAGE, propertyValue } from '../property/property.js';
 
 export interface PackageProperty {

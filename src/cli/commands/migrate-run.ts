@@ -4,7 +4,11 @@ import { migrate } from '../../action/migrate.js';
 import type { CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
-import type { MigrateFlags } from './migrate.js';
+
+export interface MigrateFlags {
+  output: string;
+  migrateLevel: string;
+}
 
 /** `opm migrate REF DIR`. */
 export async function runMigrate(

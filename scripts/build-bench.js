@@ -1,0 +1,48 @@
+// Run by `npm run bench` after `npm run build`: bundles bench/run.ts and bench/child.ts into
+// bench/out/*.mjs. Imports of src/ are not compiled again: they point at the modules of the product's
+// build in dist/ (what dist/opm.cjs is bundled from), so the bench measures the code users install.
+import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const src = path.join(root, 'src') + path.sep;
+const out = path.join(root, 'bench', 'out');
+
+const useProductBuild = {
+  name: 'use-product-build',
+  setup(b) {
+    b.onResolve({ filter: /\/src\// }, (args) => {
+      const target = path.resolve(args.resolveDir, args.path);
+      if (!target.startsWith(src)) return undefined;
+      const built = path.join(root, 'dist', path.relative(src, target));
+      if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build first`);
+      return {
+        path: path
+          .relative(out, built)
+          .split(path.sep)
+          .join('/')
+          .replace(/^(?!\.)/, './'),
+        external: true,
+      };
+    });
+  },
+};
+
+await build({
+  entryPoints: {
+    run: path.join(root, 'bench', 'run.ts'),
+    child: path.join(root, 'bench', 'child.ts'),
+    registry: path.join(root, 'bench', 'registry-main.ts'),
+  },
+  outdir: out,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  plugins: [useProductBuild],
+  logLevel: 'warning',
+});

@@ -1,0 +1,1 @@
+export const flagValue = (name: string): string => `--${name}`;
