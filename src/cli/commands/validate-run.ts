@@ -94,7 +94,13 @@ function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): strin
   const warnings = r.findings.length - errors;
   // A dumb terminal gets the tree in ASCII.
   const [tee, corner, bar] = io.env.TERM === 'dumb' ? ['|-- ', '`-- ', '|   '] : ['├── ', '└── ', '│   '];
-  let out = `${r.passed ? 'catalog is valid, with warnings' : c.red('invalid index')}:\n`;
+  // With --strict a catalog can fail on warnings alone; it is not an invalid index then.
+  const verdict = r.passed
+    ? 'catalog is valid, with warnings'
+    : errors === 0
+      ? c.red('catalog has warnings, which --strict makes fail')
+      : c.red('invalid index');
+  let out = `${verdict}:\n`;
   keys.forEach((key, gi) => {
     const lastGroup = gi === keys.length - 1;
     out += `${lastGroup ? corner : tee}${key === '' ? 'catalog' : `package ${escapeLine(JSON.stringify(key))}`}:\n`;
