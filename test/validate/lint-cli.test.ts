@@ -127,9 +127,11 @@ describe('validate --with', () => {
     });
     const both = await runOpm(['validate', 'catalog', '--with', 'other', '-o', 'json'], { cwd: dir });
     expect(JSON.parse(both.stdout)).toMatchObject({ findings: [{ rule: 'dependency.other-catalog' }] });
-    const missing = await runOpm(['validate', 'catalog', '--with', 'nowhere'], { cwd: dir });
+    // A local path (so nothing is pulled) that does not exist: one line naming the reference.
+    const missing = await runOpm(['validate', 'catalog', '--with', './nowhere'], { cwd: dir });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('nowhere');
+    expect(missing.stderr).toMatch(/^error: render reference "\.\/nowhere": cannot read "\.\/nowhere": /);
+    expect(missing.stderr.split('\n')).toHaveLength(2);
   });
 });
 
