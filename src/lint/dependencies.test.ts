@@ -99,9 +99,15 @@ describe('dependencies and olm.constraint', () => {
       ]),
     ).toEqual([]);
     expect(
+      check([{ type: 'olm.package.required', value: { packageName: 'bar', versionRange: '>=3.0.0' } }]),
+    ).toEqual([
+      'dependency.package-unsatisfied: properties[1] olm.package.required: no bundle provides package "bar" in range ">=3.0.0" in this catalog',
+    ]);
+    // blang/semver ranges need whole versions.
+    expect(
       check([{ type: 'olm.package.required', value: { packageName: 'bar', versionRange: '>=3' } }]),
     ).toEqual([
-      'dependency.package-unsatisfied: properties[1] olm.package.required: no bundle provides package "bar" in range ">=3" in this catalog',
+      'dependency.range-invalid: properties[1] olm.package.required: versionRange ">=3" is not a valid range: Could not parse Range ">=3": Could not parse version "3" in ">=3": No Major.Minor.Patch elements found',
     ]);
   });
 });
