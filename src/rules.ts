@@ -340,7 +340,7 @@ const RULES = {
   ),
   'metadata.max-openshift-version': ourRule(
     'error',
-    'An olm.maxOpenShiftVersion value is not a version OpenShift can read (major.minor).',
+    'An olm.maxOpenShiftVersion value OpenShift cannot read as a version; OLM then refuses to install the bundle.',
     'Write it as "4.18": a string of major and minor version.',
   ),
   'policy.image-digest': ourRule(

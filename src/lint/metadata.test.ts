@@ -39,14 +39,18 @@ describe('CSV annotation keys', () => {
 });
 
 describe('olm.maxOpenShiftVersion', () => {
-  it.each(['4.18', '4.8', 'v4.8', '4', '4.18.1', ' 4.9 ', '4.10.0-rc.1'])('accepts %j', (v) => {
+  it.each(['4.18', '4.8', 'v4.8', '4', '4.18.1', ' 4.9 ', '4.10.0-rc.1', '4.08'])('accepts %j', (v) => {
     expect(tolerantVersionError(v)).toBeUndefined();
   });
   it.each([
-    ['4.x', '"4.x" is not a version (major.minor)'],
+    ['4.x', '"4.x" is not a version: Invalid character(s) found in minor number "x"'],
     ['', 'the version is empty'],
-    ['4.1.2.3', '"4.1.2.3" has more than three version parts'],
-    ['four', '"four" is not a version (major.minor)'],
+    ['4.1.2.3', '"4.1.2.3" is not a version: Invalid character(s) found in patch number "2.3"'],
+    [
+      '2.0+123.github',
+      '"2.0+123.github" is not a version: Invalid character(s) found in minor number "0+123"',
+    ],
+    ['four', '"four" is not a version: Invalid character(s) found in major number "four"'],
   ])('refuses %j', (v, message) => {
     expect(tolerantVersionError(v)).toBe(message);
   });

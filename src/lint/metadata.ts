@@ -2,7 +2,8 @@
  * Metadata OLM and the consoles read later: package icons (their bytes against the declared
  * mediatype), CSV annotation keys (a key OLM reads, misspelt, is silently ignored), and
  * olm.maxOpenShiftVersion (which OpenShift reads as a blang/semver version, tolerantly, and uses
- * as major.minor to block cluster upgrades).
+ * as major.minor to block cluster upgrades; OLM's OpenShift constraint provider prohibits
+ * installing a bundle whose value does not parse).
  *
  * CSV annotations are found in the olm.csv.metadata property of a bundle, or, for bundles that
  * carry their manifests, in the ClusterServiceVersion inside olm.bundle.object.
@@ -11,6 +12,7 @@ import { detectMediaType } from '../util/icon-type.js';
 import type { Finding } from '../findings.js';
 import type { JsonValue } from '../go/json-value.js';
 import { goQuote } from '../go/fmt.js';
+import { parseSemver, SemverError } from '../model/semver.js';
 import type { ModelBundle } from '../model/model.js';
 import { propertyValue } from '../property/property.js';
 import { isRecord } from '../go/json-value.js';
@@ -115,23 +117,28 @@ function annotationsOf(b: ModelBundle, input: LintInput): Record<string, unknown
   return b.blob === undefined ? undefined : input.csvAnnotations?.get(b.blob);
 }
 
-/** blang/semver ParseTolerant: spaces and a leading v trimmed, missing minor/patch taken as 0. */
+/**
+ * blang/semver ParseTolerant: spaces and a leading `v` trimmed, `.0` appended while the text has
+ * fewer than three dot-separated parts, leading zeros of those parts dropped, then a strict parse.
+ * Returns the parse problem, or undefined.
+ */
 export function tolerantVersionError(text: string): string | undefined {
   let s = text.trim();
   if (s.startsWith('v')) s = s.slice(1);
-  const core = s.split(/[-+]/, 1)[0] ?? '';
-  const parts = core.split('.');
   if (s === '') return 'the version is empty';
-  if (parts.length > 3) return `${goQuote(text)} has more than three version parts`;
-  if (parts.some((p) => !/^[0-9]+$/.test(p))) return `${goQuote(text)} is not a version (major.minor)`;
-  const rest = s.slice(core.length);
-  if (
-    rest !== '' &&
-    !/^(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/.test(rest)
-  ) {
-    return `${goQuote(text)} has a malformed pre-release or build part`;
+  const parts = s.split('.');
+  while (parts.length < 3) parts.push('0');
+  for (let i = 0; i < 3; i++) {
+    const p = parts[i] ?? '';
+    if (/^0+[0-9]/.test(p)) parts[i] = p.replace(/^0+/, '');
   }
-  return undefined;
+  try {
+    parseSemver(parts.join('.'));
+    return undefined;
+  } catch (e) {
+    if (e instanceof SemverError) return `${goQuote(text)} is not a version: ${e.message}`;
+    throw e;
+  }
 }
 
 /** The maxOpenShiftVersion values of a bundle: its property, and any inside CSV olm.properties. */

@@ -246,6 +246,8 @@ describe('documentation', () => {
       expect(row, id).toBeDefined();
       expect(row).toContain(`\`${id}\``);
       expect(row).toContain(`| ${info.severity} |`);
+      expect(row).toContain(info.description);
+      expect(row).toContain(info.help);
     }
   });
 });

@@ -201,7 +201,7 @@ describe.runIf(haveCorpus())('rules beyond opm on mutations of a real package', 
     [
       'metadata.max-openshift-version',
       addProperty(`- type: olm.maxOpenShiftVersion\n  value: '4.x'\n`),
-      '"4.x" is not a version (major.minor)',
+      '"4.x" is not a version: Invalid character(s) found in minor number "x"',
     ],
   ])('%s', async (rule, mutate, words) => {
     const r = await mutated(mutate);
