@@ -11,7 +11,7 @@ export interface CliResult {
 /** Run the CLI in-process, capturing stdout and stderr. */
 export async function runOpm(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; configRoot?: string } = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -28,6 +28,7 @@ export async function runOpm(
     env: { NO_COLOR: '1', ...options.env },
     cwd: options.cwd ?? process.cwd(),
     stderrIsTTY: false,
+    ...(options.configRoot !== undefined ? { configRoot: options.configRoot } : {}),
   };
   const code = await runCli(args, io);
   return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };

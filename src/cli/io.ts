@@ -9,6 +9,11 @@ export interface CliIO {
   cwd: string;
   /** Whether stderr is a terminal and colours/progress may be shown there. */
   stderrIsTTY: boolean;
+  /**
+   * Prefix for system-wide configuration paths (/etc/containers/registries.conf…); default `/`.
+   * Tests point it at an empty folder so the machine's configuration stays out of them.
+   */
+  configRoot?: string;
 }
 
 export function processIO(): CliIO {

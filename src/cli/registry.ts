@@ -33,6 +33,7 @@ export async function withImageSource<T>(
       io.stderrIsTTY ? (line) => io.stderr.write(`${escapeLine(line)}\n`) : undefined,
     ),
     warn: (line: string) => void io.stderr.write(`${escapeLine(line)}\n`),
+    ...(io.configRoot !== undefined ? { configRoot: io.configRoot } : {}),
   };
   let client: (ImageSource & Closable) | undefined;
   const source: ImageSource = {

@@ -45,4 +45,9 @@ export interface RegistryOptions {
   workDir?: string;
   /** Most bytes an image may unpack to; default 8 GiB. */
   maxUnpackedBytes?: number;
+  /**
+   * Prefix for the system-wide registries.conf paths (/etc/containers/…); default `/`. Tests point
+   * it at an empty folder so the machine's configuration stays out of them.
+   */
+  configRoot?: string;
 }

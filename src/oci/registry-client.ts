@@ -24,7 +24,10 @@ import {
   type ImageManifest,
   type Platform,
 } from './manifest.js';
-import { parseReference, type ImageReference } from './reference.js';
+import { formatReference, type ImageReference } from './reference.js';
+import type { RegistriesConf } from './registries-conf/config.js';
+import { loadRegistriesConf } from './registries-conf/load.js';
+import { planPull, type Source } from './registries-conf/plan.js';
 import { Transport, readBounded, type HttpResponse } from './transport.js';
 import { DEFAULT_LIMITS, Unpacker } from './unpack.js';
 
@@ -68,12 +71,17 @@ export class RegistryClient implements ImageSource {
   private readonly log: (line: string) => void;
 
   private readonly opts: RegistryOptions;
+  /** registries.conf, read once on the first pull. */
+  private conf: Promise<RegistriesConf> | undefined;
+  /** Hosts a registries.conf entry marks `insecure`. */
+  private readonly insecureHosts = new Set<string>();
 
   constructor(opts: RegistryOptions) {
     this.opts = opts;
     this.log = opts.log ?? (() => undefined);
     this.transport = new Transport({
       skipTlsVerify: opts.skipTlsVerify || opts.useHttp,
+      insecureHost: (host) => this.insecureHosts.has(host),
       env: opts.env,
       ...(opts.certDirs !== undefined ? { certDirs: opts.certDirs } : {}),
       log: this.log,
@@ -94,36 +102,103 @@ export class RegistryClient implements ImageSource {
       opts.noCache === true ? undefined : new BlobStore(opts.cacheDir ?? defaultCacheDir(opts.env));
   }
 
-  private session(ref: ImageReference): RegistrySession {
-    let s = this.sessions.get(ref.apiHost);
+  private session(ref: ImageReference, insecure = false): RegistrySession {
+    const key = `${ref.apiHost}|${insecure}`;
+    let s = this.sessions.get(key);
     if (s === undefined) {
+      if (insecure) this.insecureHosts.add(ref.apiHost);
       s = new RegistrySession({
         transport: this.transport,
         host: ref.apiHost,
         registry: ref.registry,
         useHttp: this.opts.useHttp,
-        skipTlsVerify: this.opts.skipTlsVerify,
+        skipTlsVerify: this.opts.skipTlsVerify || insecure,
         env: this.opts.env,
         warn: (line) => (this.opts.warn ?? this.log)(`warning: ${line}`),
       });
-      this.sessions.set(ref.apiHost, s);
+      this.sessions.set(key, s);
     }
     return s;
   }
 
-  async pull(refText: string): Promise<PulledImage> {
-    let ref: ImageReference;
-    try {
-      ref = parseReference(refText);
-    } catch (err) {
-      throw err instanceof OpmError
-        ? new OpmError(`failed to pull image "${refText}": ${err.message}`, { code: err.code, cause: err })
-        : err;
-    }
-    return this.pulls.run(() => this.pullParsed(refText, ref));
+  /** registries.conf (and drop-ins), read once; its warnings said once. */
+  private registriesConf(): Promise<RegistriesConf> {
+    this.conf ??= loadRegistriesConf({
+      env: this.opts.env,
+      ...(this.opts.configRoot !== undefined ? { root: this.opts.configRoot } : {}),
+    }).then((conf) => {
+      for (const w of conf.warnings) (this.opts.warn ?? this.log)(`warning: ${w}`);
+      return conf;
+    });
+    return this.conf;
   }
 
-  private async pullParsed(refText: string, ref: ImageReference): Promise<PulledImage> {
+  async pull(refText: string): Promise<PulledImage> {
+    const conf = await this.registriesConf();
+    let sources: Source[];
+    try {
+      sources = planPull(conf, refText);
+    } catch (err) {
+      throw err instanceof OpmError && err.code !== 'E_REGISTRIES_CONF'
+        ? new OpmError(`failed to pull image "${refText}": ${err.message}`, {
+            code: err.code,
+            ...(err.hint !== undefined ? { hint: err.hint } : {}),
+            cause: err,
+          })
+        : err;
+    }
+    return this.pulls.run(() => this.pullParsed(refText, sources));
+  }
+
+  /**
+   * Fetch the manifest, config and layers from the first source that has them: mirrors in order,
+   * then the source itself. A mirror that fails (unreachable, missing the image, or serving a
+   * manifest that does not hash to the digest asked for) passes the pull on to the next source.
+   */
+  private async fetchImage(
+    refText: string,
+    sources: Source[],
+    store: BlobStore,
+  ): Promise<{
+    session: RegistrySession;
+    ref: ImageReference;
+    digest: string;
+    manifest: ImageManifest;
+    config: Buffer;
+  }> {
+    const failures: Array<{ source: Source; err: unknown }> = [];
+    for (const source of sources) {
+      const { ref } = source;
+      const session = this.session(ref, source.insecure);
+      try {
+        if (ref.original !== refText)
+          this.log(`trying ${formatReference(ref)}${source.mirror ? ' (mirror)' : ''}`);
+        const top = await this.resolveManifest(session, ref, store);
+        // Config and layers are fetched together: nothing about the layers depends on the config.
+        // All are waited for, so a failed pull leaves nothing running; the first failure in order
+        // is reported.
+        const configFetch = this.fetchSmall(session, ref, store, top.manifest.config, 'config', CONFIG_LIMIT);
+        const fetched = await Promise.allSettled([
+          configFetch,
+          ...top.manifest.layers.map((l) => this.ensureBlob(session, ref, store, l)),
+        ]);
+        const failed = fetched.find((r) => r.status === 'rejected');
+        if (failed !== undefined) {
+          const reason: unknown = failed.reason;
+          throw reason;
+        }
+        return { session, ref, ...top, config: await configFetch };
+      } catch (err) {
+        if (sources.length === 1) throw err;
+        failures.push({ source, err });
+        this.log(`${formatReference(ref)}: ${firstLine(err)}`);
+      }
+    }
+    throw new SourcesFailed(failures);
+  }
+
+  private async pullParsed(refText: string, sources: Source[]): Promise<PulledImage> {
+    let ref = (sources.at(-1) as Source).ref;
     const workDir = this.opts.workDir ?? os.tmpdir();
     let scratch: string | undefined;
     let root: string | undefined;
@@ -137,22 +212,10 @@ export class RegistryClient implements ImageSource {
         store = new BlobStore(scratch);
       }
       this.log(`pulling ${refText}`);
-      const session = this.session(ref);
-      const top = await this.resolveManifest(session, ref, store);
-      // Config and layers are fetched together: nothing about the layers depends on the config. All
-      // are waited for, so a failed pull leaves nothing running; the first failure in order is reported.
-      const configFetch = this.fetchSmall(session, ref, store, top.manifest.config, 'config', CONFIG_LIMIT);
-      const fetched = await Promise.allSettled([
-        configFetch,
-        ...top.manifest.layers.map((l) => this.ensureBlob(session, ref, store, l)),
-      ]);
-      const failed = fetched.find((r) => r.status === 'rejected');
-      if (failed !== undefined) {
-        const reason: unknown = failed.reason;
-        throw reason;
-      }
-      const config = await configFetch;
-      const image = parseConfig(config);
+      const top = await this.fetchImage(refText, sources, store);
+      ({ ref } = top);
+      const { session } = top;
+      const image = parseConfig(top.config);
       await mkdir(workDir, { recursive: true });
       root = await makeOwnedDir(workDir, 'opm-unpack-');
       try {
@@ -189,7 +252,7 @@ export class RegistryClient implements ImageSource {
         await rm(root, { recursive: true, force: true });
         releaseOwned(root);
       }
-      throw this.pullError(refText, ref, err);
+      throw err instanceof SourcesFailed ? err.forImage(refText) : this.pullError(refText, ref, err);
     } finally {
       if (scratch !== undefined) {
         await rm(scratch, { recursive: true, force: true });
@@ -496,6 +559,37 @@ export function createImageSource(opts: RegistryOptions): ImageSource {
 /** Unpacked images and scratch blobs that interrupted runs left in the work folder (once per client). */
 async function sweepStale(workDir: string): Promise<void> {
   await Promise.all([removeStale(workDir, 'opm-unpack-'), removeStale(workDir, 'opm-blobs-')]);
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+}
+
+/** Every source of a pull failed: one line naming each source tried and why it failed. */
+class SourcesFailed extends Error {
+  readonly failures: Array<{ source: Source; err: unknown }>;
+  constructor(failures: Array<{ source: Source; err: unknown }>) {
+    super('every source failed');
+    this.failures = failures;
+  }
+
+  forImage(refText: string): OpmError {
+    const parts = this.failures.map(({ source, err }) => {
+      const host = `${source.ref.apiHost}: `;
+      let msg = firstLine(err);
+      if (msg.startsWith(host)) msg = msg.slice(host.length);
+      return `${formatReference(source.ref)}${source.mirror ? ' (mirror)' : ''}: ${msg}`;
+    });
+    const last: unknown = this.failures.at(-1)?.err;
+    return new OpmError(
+      `failed to pull image "${refText}": all ${this.failures.length} sources failed: ${parts.join('; ')}`,
+      {
+        code: last instanceof OpmError ? last.code : 'E_REGISTRY',
+        hint: 'the sources come from registries.conf mirrors and locations; check each one listed',
+        cause: last,
+      },
+    );
+  }
 }
 
 /** A cached layer no longer matched its digest and was removed from the cache. */

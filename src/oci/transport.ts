@@ -43,6 +43,8 @@ export interface HttpRequest {
 
 export interface TransportOptions {
   skipTlsVerify: boolean;
+  /** Hosts (`host[:port]`) whose certificates are not verified (registries.conf `insecure`). */
+  insecureHost?: (host: string) => boolean;
   env: NodeJS.ProcessEnv;
   /** Roots holding `<host[:port]>/` folders of CA (`*.crt`) and client (`*.cert`+`*.key`) files. */
   certDirs?: string[];
@@ -390,7 +392,7 @@ export class Transport {
   private tlsOptions(url: URL): TlsOptions {
     const files = url.protocol === 'https:' ? this.tlsFiles(url.host) : { ca: [] };
     return {
-      rejectUnauthorized: !this.opts.skipTlsVerify,
+      rejectUnauthorized: !this.opts.skipTlsVerify && this.opts.insecureHost?.(url.host) !== true,
       // Passing `ca` replaces Node's roots, so keep them alongside the extra ones.
       ...(files.ca.length > 0
         ? { ca: [...process.getBuiltinModule('node:tls').rootCertificates, ...files.ca] }

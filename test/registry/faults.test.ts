@@ -133,6 +133,7 @@ describe('cache sharing, --no-cache and hostile layers', () => {
       cacheDir: shared.cacheDir,
       workDir: shared.workDir,
       certDirs: [],
+      configRoot: shared.home,
       env: { HOME: shared.home },
     });
     const [a, b] = await Promise.all([shared.client.pull(ref), other.pull(ref)]);
@@ -148,6 +149,7 @@ describe('cache sharing, --no-cache and hostile layers', () => {
       cacheDir: shared.cacheDir,
       workDir: shared.workDir,
       certDirs: [],
+      configRoot: shared.home,
       env: { HOME: shared.home },
     });
     const c = await noCache.pull(ref);
@@ -261,6 +263,7 @@ describe('blob cache', () => {
       cacheDir: first.cacheDir,
       workDir: first.workDir,
       certDirs: [],
+      configRoot: first.home,
       env: { HOME: first.home },
     });
     const b = await second.pull(tagRef);

@@ -95,6 +95,15 @@ async function startRegistry(
   };
 }
 
+/** One anonymous plain-HTTP registry on a free 127.0.0.1 port, with its storage and log in `dir`. */
+export async function startPlainRegistry(dir: string, name: string): Promise<RegistryProcess> {
+  requireTools('docker-registry');
+  const port = await freePort();
+  const storage = path.join(dir, `storage-${name}`);
+  mkdirSync(storage, { recursive: true });
+  return startRegistry(dir, name, yamlConfig({ storage, port }), port);
+}
+
 /** A self-signed certificate and its key, valid for two days. */
 function selfSignedCertificate(subject: string, key: string, crt: string, extra: string[] = []): void {
   run('openssl', [

@@ -36,6 +36,8 @@ export function testClient(base: string, opts: Partial<RegistryOptions> = {}): T
     cacheDir,
     workDir,
     certDirs: [],
+    // No /etc/containers/registries.conf of the machine's.
+    configRoot: root,
     log: (l) => logs.push(l),
     ...opts,
     env: { HOME: home, PATH: process.env.PATH, ...opts.env },

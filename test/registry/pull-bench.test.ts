@@ -73,7 +73,7 @@ function pullInNewProcess(
     'const t0 = performance.now();',
     `const { RegistryClient } = await import(${JSON.stringify(path.join(built, 'oci', 'registry-client.js'))});`,
     'const t1 = performance.now();',
-    `const c = new RegistryClient({ skipTlsVerify: false, useHttp: true, cacheDir: ${JSON.stringify(cacheDir)}, workDir: ${JSON.stringify(workDir)}, certDirs: [], env: { HOME: ${JSON.stringify(tmp.dir)} } });`,
+    `const c = new RegistryClient({ skipTlsVerify: false, useHttp: true, cacheDir: ${JSON.stringify(cacheDir)}, workDir: ${JSON.stringify(workDir)}, certDirs: [], configRoot: ${JSON.stringify(tmp.dir)}, env: { HOME: ${JSON.stringify(tmp.dir)} } });`,
     `const p = await c.pull(${JSON.stringify(image)});`,
     'const t2 = performance.now();',
     `process.stdout.write(p.digest + ' ' + Object.keys(p.labels).length);`,
