@@ -34,6 +34,8 @@ describe('validate --with an image', () => {
     const r = await runOpm(['--use-http', 'validate', 'catalog', '--with', ref, '-o', 'json'], {
       cwd: fixture,
       env,
+      // No registries.conf of the machine's.
+      configRoot: tmp.dir,
     });
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as { findings: { rule: string; message: string }[] };
@@ -44,6 +46,7 @@ describe('validate --with an image', () => {
       {
         cwd: fixture,
         env,
+        configRoot: tmp.dir,
       },
     );
     expect(missing.code).toBe(1);
