@@ -136,6 +136,24 @@ export async function loadSeverityConfig(catalogDir: string, explicit?: string):
   return parseConfig(text, file);
 }
 
+/**
+ * Settings a turned-on rule cannot do without: policy.channel-name needs the list of names. An
+ * OpmError when one is missing (a rule that silently checks nothing would look like a pass).
+ */
+export function checkPolicySettings(
+  levels: ReadonlyMap<RuleId, RuleLevel>,
+  policies: LintPolicies,
+  file?: string,
+): void {
+  const level = levels.get('policy.channel-name') ?? ruleInfo('policy.channel-name').severity;
+  if (level !== 'off' && (policies.channelNames === undefined || policies.channelNames.length === 0)) {
+    throw new OpmError(
+      `policy.channel-name is turned on but no channel names are allowed: set policies.channelNames in ${file ?? 'a .opm-validate.yaml beside or above the catalog'}`,
+      { code: 'E_CONFIG' },
+    );
+  }
+}
+
 /** `--rule id=severity` flags. */
 export function parseRuleFlags(flags: readonly string[]): Map<RuleId, RuleLevel> {
   const out = new Map<RuleId, RuleLevel>();

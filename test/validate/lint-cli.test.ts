@@ -93,6 +93,17 @@ describe('validate: severities', () => {
     ]);
     const flagged = await runOpm(['validate', catalog, '--rule', 'policy.channel-name=warning']);
     expect(flagged.code).toBe(0);
+    // Turned on without a list of names, the rule would check nothing: that is refused.
+    const bare = await runOpm([
+      'validate',
+      path.join(fixtures, 'valid/catalog'),
+      '--rule',
+      'policy.channel-name=error',
+    ]);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toBe(
+      'error: policy.channel-name is turned on but no channel names are allowed: set policies.channelNames in a .opm-validate.yaml beside or above the catalog\n',
+    );
   });
 
   it('names the file and line of a bad configuration', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { validateCatalog, type ValidateResult } from '../../action/validate.js';
 import type { Finding } from '../../findings.js';
-import { loadSeverityConfig, parseRuleFlags } from '../../lint/config.js';
+import { checkPolicySettings, loadSeverityConfig, parseRuleFlags } from '../../lint/config.js';
 import { countFindings, githubAnnotations, markdownSummary, summaryLine } from '../../lint/github.js';
 import { findRepositoryRoot, toSarif } from '../../lint/sarif.js';
 import { ExitCode } from '../exit-code.js';
@@ -137,6 +137,7 @@ export async function runValidate(
     opts.config === undefined ? undefined : path.resolve(io.cwd, opts.config),
   );
   const severities = new Map([...config.rules, ...flagLevels]);
+  checkPolicySettings(severities, config.policies, config.file);
   const run = (imageSource?: ImageSource): Promise<ValidateResult> =>
     validateCatalog(dir, {
       displayDir: directory,
