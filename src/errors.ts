@@ -9,9 +9,60 @@ export interface SourcePosition {
   line?: number;
 }
 
+/**
+ * Why an image pull failed. Only the image client (src/oci/, behind `createImageSource` and every
+ * command that pulls) sets codes: a program pulling images reacts to these differently (ask for
+ * credentials, wait, retry, trust a CA), and the client itself branches on some of them (the
+ * insecure-mode fallback to plain HTTP on `E_REGISTRY_TLS`; layers refused for their content,
+ * `E_UNSAFE_LAYER` and `E_UNPACK_LIMIT`, are not blamed on the blob cache; `E_REGISTRIES_CONF` is
+ * not prefixed with the image). Every other OpmError (bad catalog, template, flag value, file) has
+ * no code: nothing branches on its kind, and its message, position and hint are the whole
+ * contract. A new code belongs here only for a pull failure a caller can act on differently. Codes
+ * are never printed.
+ */
+export type OpmErrorCode =
+  /** Not a valid image reference. */
+  | 'E_IMAGE_REFERENCE'
+  /**
+   * A registries.conf file cannot be read or parsed. The image client passes it on unchanged
+   * instead of naming the image, since the file, not the image, is at fault.
+   */
+  | 'E_REGISTRIES_CONF'
+  /** registries.conf blocks the registry the image would come from. */
+  | 'E_REGISTRY_BLOCKED'
+  /** Credentials missing, refused, or the token exchange failed (HTTP 401/403). */
+  | 'E_REGISTRY_AUTH'
+  /** The TLS handshake failed: an unknown CA, a bad certificate, or a host that does not speak TLS. */
+  | 'E_REGISTRY_TLS'
+  | 'E_REGISTRY_TIMEOUT'
+  /** No connection: DNS, refused, reset. */
+  | 'E_REGISTRY_UNREACHABLE'
+  | 'E_REGISTRY_REDIRECT'
+  /** A response larger than the client accepts. */
+  | 'E_REGISTRY_RESPONSE'
+  /** Repository or tag unknown (HTTP 404). */
+  | 'E_REGISTRY_NOT_FOUND'
+  | 'E_REGISTRY_RATE_LIMIT'
+  /** Any other unexpected HTTP status. */
+  | 'E_REGISTRY_HTTP'
+  /** A blob download broke off after its retries. */
+  | 'E_REGISTRY_TRANSFER'
+  /** Any other failure while pulling. */
+  | 'E_REGISTRY'
+  /** The image index has no manifest for the requested platform. */
+  | 'E_PLATFORM_NOT_FOUND'
+  | 'E_MANIFEST_INVALID'
+  /** Content did not match its digest, or a digest is malformed. */
+  | 'E_DIGEST_MISMATCH'
+  | 'E_CACHE'
+  /** A layer entry escapes the unpack directory or is a device file. */
+  | 'E_UNSAFE_LAYER'
+  /** The image unpacks to more files or bytes than allowed. */
+  | 'E_UNPACK_LIMIT';
+
 export interface OpmErrorOptions {
-  /** Stable machine-readable code, e.g. `E_CATALOG_PARSE`. */
-  code?: string;
+  /** Set by the image client only; see {@link OpmErrorCode}. */
+  code?: OpmErrorCode | undefined;
   /** How to fix it, when known. Printed after the message. */
   hint?: string;
   /** The input position at fault. Printed before the message. */
@@ -21,7 +72,7 @@ export interface OpmErrorOptions {
 
 /** A failure the user can act on: bad input, a missing file, a refused pull. Exit code 1. */
 export class OpmError extends Error {
-  readonly code: string;
+  readonly code: OpmErrorCode | undefined;
   readonly hint: string | undefined;
   readonly at: SourcePosition | undefined;
   readonly exitCode: number = 1;
@@ -29,7 +80,7 @@ export class OpmError extends Error {
   constructor(message: string, options: OpmErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'OpmError';
-    this.code = options.code ?? 'E_OPM';
+    this.code = options.code;
     this.hint = options.hint;
     this.at = options.at;
   }
@@ -39,7 +90,7 @@ export class OpmError extends Error {
 export class UsageError extends OpmError {
   override readonly exitCode = 2;
   constructor(message: string, options: OpmErrorOptions = {}) {
-    super(message, { code: 'E_USAGE', ...options });
+    super(message, options);
     this.name = 'UsageError';
   }
 }

@@ -26,7 +26,7 @@ export { convertToModel, convertToModelOrThrow } from './model/convert.js';
 export { parseSemver, compareSemver, parseRange } from './model/semver.js';
 export { createImageSource } from './oci/registry-client.js';
 export type { ImageSource, PulledImage, RegistryOptions } from './oci/image-source.js';
-export { OpmError, UsageError, InternalError } from './errors.js';
+export { OpmError, UsageError, InternalError, type OpmErrorCode } from './errors.js';
 export { sortFindings, type Finding, type Severity } from './findings.js';
 export {
   RULE_IDS,

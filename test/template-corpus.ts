@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseYamlDocuments } from '../src/yaml/yaml11.js';
+import { parseYamlDocuments } from './yaml-documents.js';
 import { corpusPath } from './corpus.js';
 
 export interface TemplateCase {

@@ -28,7 +28,7 @@ export interface DockerfileOptions {
  * a line break, or a trailing backslash would break the quoted `LABEL "key"="value"` line (opm
  * writes it anyway, or drops what follows a line break), so they are refused.
  */
-export function parseLabels(items: string[]): Map<string, string> {
+function parseLabels(items: string[]): Map<string, string> {
   const labels = new Map<string, string>();
   for (const value of items) {
     for (const item of splitCsv(value)) {
@@ -163,7 +163,7 @@ export function dockerfileText(
 }
 
 /** Where opm writes the Dockerfile: beside the directory, named `<dir>.Dockerfile`. */
-export function dockerfilePath(fbcRootDir: string): string {
+function dockerfilePath(fbcRootDir: string): string {
   const clean = path.normalize(fbcRootDir).replace(/(.)[\\/]+$/, '$1');
   return path.join(path.dirname(clean), `${path.basename(clean)}.Dockerfile`);
 }

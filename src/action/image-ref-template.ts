@@ -21,7 +21,7 @@ export interface ImageRefTemplate {
 const FIELDS: readonly (keyof ImageRefData)[] = ['Package', 'Name', 'Version'];
 
 function invalid(message: string): never {
-  throw new OpmError(`invalid image reference template: ${message}`, { code: 'E_IMAGE_REF_TEMPLATE' });
+  throw new OpmError(`invalid image reference template: ${message}`);
 }
 
 export function parseImageRefTemplate(source: string): ImageRefTemplate {

@@ -1,7 +1,7 @@
 /**
- * `opm alpha list packages|channels|bundles` (spec §1.8): tables over a valid catalog, aligned as
- * Go's text/tabwriter aligns them (each column as wide as its widest cell plus two spaces; the last
- * column unpadded).
+ * `opm alpha list packages|channels|bundles` (`alpha/action/list.go`): tables over a valid catalog,
+ * aligned as Go's text/tabwriter aligns them (each column as wide as its widest cell plus two
+ * spaces; the last column unpadded).
  */
 import { OpmError } from '../errors.js';
 import type { DeclarativeConfig } from '../declcfg/types.js';
@@ -15,7 +15,7 @@ import { NotAllowedError, REF_CATALOGS, render, type RenderOptions } from './ren
 export type ListKind = 'packages' | 'channels' | 'bundles';
 
 /** Lay out rows as tabwriter does with minwidth 0, tabwidth 4, padding 2, space padding. */
-export function formatTable(rows: string[][]): string {
+function formatTable(rows: string[][]): string {
   const width = (cell: string): number => [...cell].length;
   const widths: number[] = [];
   for (const row of rows) {
@@ -42,7 +42,7 @@ function channelHead(ch: ModelChannel): { name: string } | { error: string } {
 function sortedPackages(model: Model, name: string): ModelPackage[] {
   if (name !== '') {
     const p = model.get(name);
-    if (p === undefined) throw new OpmError(`package "${name}" not found`, { code: 'E_NOT_FOUND' });
+    if (p === undefined) throw new OpmError(`package "${name}" not found`);
     return [p];
   }
   return [...model.values()].sort((a, b) => compareGoStrings(a.name, b.name));
@@ -71,14 +71,14 @@ function displayName(p: ModelPackage): string {
   }
 }
 
-export function listPackagesTable(model: Model): string {
+function listPackagesTable(model: Model): string {
   const rows = [['NAME', 'DISPLAY NAME', 'DEFAULT CHANNEL']];
   for (const p of sortedPackages(model, ''))
     rows.push([p.name, displayName(p), p.defaultChannel?.name ?? '']);
   return formatTable(rows);
 }
 
-export function listChannelsTable(model: Model, packageName = ''): string {
+function listChannelsTable(model: Model, packageName = ''): string {
   const rows = [['PACKAGE', 'CHANNEL', 'HEAD']];
   for (const p of sortedPackages(model, packageName)) {
     for (const ch of sortedChannels(p)) {
@@ -89,7 +89,7 @@ export function listChannelsTable(model: Model, packageName = ''): string {
   return formatTable(rows);
 }
 
-export function listBundlesTable(model: Model, packageName = ''): string {
+function listBundlesTable(model: Model, packageName = ''): string {
   const rows = [['PACKAGE', 'CHANNEL', 'BUNDLE', 'REPLACES', 'SKIPS', 'SKIP RANGE', 'IMAGE']];
   for (const p of sortedPackages(model, packageName)) {
     for (const ch of sortedChannels(p)) {
@@ -102,7 +102,7 @@ export function listBundlesTable(model: Model, packageName = ''): string {
 }
 
 /** Render `ref` (an FBC directory or catalog image only) and convert it to a model. */
-export async function loadIndexModel(
+async function loadIndexModel(
   ref: string,
   opts: Omit<RenderOptions, 'refs' | 'allow' | 'migrateLevel'>,
 ): Promise<Model> {
@@ -111,7 +111,7 @@ export async function loadIndexModel(
     cfg = await render({ ...opts, refs: [ref], allow: REF_CATALOGS });
   } catch (e) {
     if (e instanceof OpmError && isNotAllowed(e)) {
-      throw new OpmError(`cannot list non-index "${ref}"`, { code: 'E_NOT_ALLOWED', cause: e });
+      throw new OpmError(`cannot list non-index "${ref}"`, { cause: e });
     }
     throw e;
   }

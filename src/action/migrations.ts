@@ -19,12 +19,7 @@ import {
   type Obj,
 } from '../bundle/go-decode.js';
 import { goStruct, marshal } from '../go/json.js';
-import {
-  ALL_MIGRATIONS,
-  MIGRATION_LEVELS,
-  migrationLevelHelp,
-  type MigrationLevel,
-} from './migration-levels.js';
+import { ALL_MIGRATIONS, MIGRATION_LEVELS, type MigrationLevel } from './migration-levels.js';
 
 import { isRecord } from '../go/json-value.js';
 import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';
@@ -38,7 +33,7 @@ const RUN: Record<string, (cfg: DeclarativeConfig) => void> = {
   'bundle-object-to-csv-metadata': bundleObjectToCsvMetadata,
 };
 
-export const MIGRATIONS: readonly Migration[] = MIGRATION_LEVELS.map((level) => ({
+const MIGRATIONS: readonly Migration[] = MIGRATION_LEVELS.map((level) => ({
   ...level,
   migrate: RUN[level.token] ?? missingMigration(level.token),
 }));
@@ -46,8 +41,6 @@ export const MIGRATIONS: readonly Migration[] = MIGRATION_LEVELS.map((level) => 
 function missingMigration(token: string): never {
   throw new InternalError(`migration level "${token}" has no implementation`);
 }
-
-export { ALL_MIGRATIONS, migrationLevelHelp };
 
 /**
  * The migrations to run for a level: every one up to and including it. '' runs none; an
@@ -57,7 +50,7 @@ export function migrationsUpTo(level: string): Migration[] {
   if (level === '') return [];
   if (level === ALL_MIGRATIONS) return [...MIGRATIONS];
   const i = MIGRATIONS.findIndex((m) => m.token === level);
-  if (i < 0) throw new OpmError(`unknown migration level "${level}"`, { code: 'E_MIGRATION_LEVEL' });
+  if (i < 0) throw new OpmError(`unknown migration level "${level}"`);
   return MIGRATIONS.slice(0, i + 1);
 }
 

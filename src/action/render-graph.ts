@@ -1,6 +1,6 @@
 /**
- * `opm alpha render-graph` (spec §1.9): the upgrade graph of catalogs (FBC directories or catalog
- * images only) as a Mermaid flowchart.
+ * `opm alpha render-graph` (`cmd/opm/alpha/render-graph/cmd.go`): the upgrade graph of catalogs
+ * (FBC directories or catalog images only) as a Mermaid flowchart.
  */
 import { writeMermaid, type MermaidOptions } from '../graph/mermaid.js';
 import { REF_CATALOGS, render, type RenderOptions } from './render.js';

@@ -1,5 +1,6 @@
 /**
- * `opm alpha render-template`: a basic, semver or substitutes template to a catalog (spec §9).
+ * `opm alpha render-template`: a basic, semver or substitutes template to a catalog
+ * (operator-registry `alpha/template/`).
  *
  * Bundle images are rendered concurrently (bounded), each once. An image named in the bundle
  * directory map is read from its directory and keeps the image reference as its `image`; any other
@@ -32,7 +33,7 @@ import { applySubstitutions, parseSubstitutesTemplate } from '../template/substi
 import type { BundleDirMap } from '../template/bundle-dirs.js';
 
 /** Images rendered at once by default: enough to overlap registry round trips, few enough to be polite. */
-export const DEFAULT_TEMPLATE_CONCURRENCY = 4;
+const DEFAULT_TEMPLATE_CONCURRENCY = 4;
 
 export interface RenderTemplateOptions {
   /** The template's text. */
@@ -131,7 +132,6 @@ class ImageRenderer {
       throw new OpmError(
         `bundle image "${u.image}" is not in the bundle directory map and cannot be pulled`,
         {
-          code: 'E_TEMPLATE_IMAGE',
           hint: dirs === undefined ? 'pass --bundle-dirs to render offline' : `add it to ${dirs.file}`,
         },
       );
@@ -146,7 +146,6 @@ class ImageRenderer {
   private async renderDir(image: string, dir: string, mapFile: string): Promise<RenderedBundle> {
     const missing = (why: string): OpmError =>
       new OpmError(`bundle directory "${dir}" for image "${image}" ${why}`, {
-        code: 'E_BUNDLE_DIRS',
         hint: `fix its entry in ${mapFile}`,
       });
     try {
@@ -171,7 +170,6 @@ function addEntry(cfg: DeclarativeConfig, entry: TemplateEntry, label: string, p
   const err = issues.find((i) => i.severity === 'error');
   if (blob === undefined || err !== undefined) {
     throw new OpmError(`${prefix}${err?.message ?? 'invalid entry'}`, {
-      code: 'E_TEMPLATE_ENTRY',
       at: { file: label, line: entry.line },
     });
   }
@@ -231,7 +229,6 @@ async function renderSemver(
   const images = semverTemplateImages(t);
   if (images.length === 0) {
     throw new OpmError('render: no bundles specified or no bundles could be rendered', {
-      code: 'E_TEMPLATE',
       at: { file: opts.label },
     });
   }

@@ -48,7 +48,7 @@ export const DATABASE_LABEL = 'operators.operatorframework.io.index.database.v1'
 /** A ref of a kind the caller does not accept. Messages end in `not allowed`, as opm's do. */
 export class NotAllowedError extends OpmError {
   constructor(what: string) {
-    super(`${what}: not allowed`, { code: 'E_NOT_ALLOWED' });
+    super(`${what}: not allowed`);
     this.name = 'NotAllowedError';
   }
 }
@@ -210,12 +210,11 @@ async function renderImage(ref: string, ctx: Context, statError: unknown): Promi
   const source = ctx.opts.imageSource;
   if (looksLikePath(ref)) {
     const why = statError instanceof Error ? statError.message : 'not found';
-    throw new OpmError(`cannot read "${ref}": ${why}`, { code: 'E_NOT_FOUND' });
+    throw new OpmError(`cannot read "${ref}": ${why}`);
   }
   if (source === undefined) {
     throw new OpmError(
       `"${ref}" is not a file or directory, and pulling images is not available in this version of opm-ts`,
-      { code: 'E_NOT_SUPPORTED' },
     );
   }
   // Sources name the image in their errors (`failed to pull image "<ref>": …`), as opm does.
@@ -350,7 +349,6 @@ export class DeferredPayloads {
     if (full === undefined || full.name !== b.name || full.package !== b.package) {
       throw new OpmError(
         `catalog file "${file}" changed while rendering: bundle "${b.name}" is no longer at line ${line}`,
-        { code: 'E_CATALOG_CHANGED' },
       );
     }
     const lines = this.waiting.get(file);

@@ -1,7 +1,8 @@
 /**
  * `opm validate` as a library call: load a catalog directory, check every blob against the schemas,
- * convert it to the model with every check of opm, run the rules beyond opm (src/lint), apply the
- * configured severities, and return all findings in a stable order together with the message opm
+ * convert it to the model with every check of opm (`alpha/declcfg/declcfg_to_model.go`,
+ * `alpha/model/model.go`), run the rules beyond opm (src/lint), apply the configured severities,
+ * and return all findings in a stable order together with the message opm
  * would have printed.
  */
 import { stat } from 'node:fs/promises';
@@ -90,9 +91,9 @@ async function checkDirectory(dir: string, shown: string): Promise<void> {
           : e instanceof Error
             ? e.message
             : String(e);
-    throw new OpmError(`stat ${shown}: ${reason}`, { code: 'E_NOT_FOUND', cause: e });
+    throw new OpmError(`stat ${shown}: ${reason}`, { cause: e });
   }
-  if (!st.isDirectory()) throw new OpmError(`"${shown}" is not a directory`, { code: 'E_NOT_DIRECTORY' });
+  if (!st.isDirectory()) throw new OpmError(`"${shown}" is not a directory`);
 }
 
 /** Load the `--with` catalogs as render does (errors name the reference). */

@@ -46,7 +46,7 @@ interface Keyed {
 }
 
 function bundleError(file: string, message: string, cause?: unknown): never {
-  throw new OpmError(`${file}: ${message}`, { code: 'E_BUNDLE', ...(cause === undefined ? {} : { cause }) });
+  throw new OpmError(`${file}: ${message}`, { ...(cause === undefined ? {} : { cause }) });
 }
 
 function errText(err: unknown): string {
@@ -72,7 +72,7 @@ function gvkValue(g: Gvk): JsonObject {
 }
 
 /** The base64 JSON of an object as opm stores it in `olm.bundle.object` (Go json.Marshal). */
-export function bundleObjectData(object: Obj): string {
+function bundleObjectData(object: Obj): string {
   return Buffer.from(marshal(object, true), 'utf8').toString('base64');
 }
 
@@ -226,7 +226,7 @@ function packageValue(packageName: string, version: string, release: string): Js
  * de-duplicated; GVKs gathered into sets; the last `olm.package` wins; dependencies become
  * `olm.gvk.required` / `olm.package.required` / themselves; one `olm.bundle.object` per manifest.
  */
-export function bundleProperties(b: RegistryBundle, opts: ConvertOptions = {}): Property[] {
+function bundleProperties(b: RegistryBundle, opts: ConvertOptions = {}): Property[] {
   const warn = opts.onWarning ?? (() => undefined);
   const csv = b.csv.object;
   let version: string;
@@ -326,7 +326,7 @@ export function bundleProperties(b: RegistryBundle, opts: ConvertOptions = {}): 
  * relatedImages as opm builds them: the CSV's list; the bundle image (if any and not listed);
  * each distinct container/init-container image of the install deployments not already listed.
  */
-export function bundleRelatedImages(b: RegistryBundle, image: string): RelatedImage[] {
+function bundleRelatedImages(b: RegistryBundle, image: string): RelatedImage[] {
   const csvImages = csvRelatedImages(b.csv.object);
   const out: RelatedImage[] = csvImages.map((r) => ({ name: r.name, image: r.image }));
   const listed = new Set(csvImages.map((r) => r.image));

@@ -13,8 +13,8 @@ import type { Obj } from './go-decode.js';
 import { isRecord } from '../go/json-value.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
-export const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
-export const DEFAULT_CHANNEL_ANNOTATION = 'operators.operatorframework.io.bundle.channel.default.v1';
+const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
+const DEFAULT_CHANNEL_ANNOTATION = 'operators.operatorframework.io.bundle.channel.default.v1';
 
 /** A `{type, value}` entry of a dependencies or properties file, with the value's JSON text as opm keeps it. */
 export interface RawProperty {
@@ -51,7 +51,7 @@ export interface ParseOptions {
 }
 
 function fail(file: string, message: string, cause?: unknown): never {
-  throw new OpmError(`${file}: ${message}`, { code: 'E_BUNDLE', ...(cause === undefined ? {} : { cause }) });
+  throw new OpmError(`${file}: ${message}`, { ...(cause === undefined ? {} : { cause }) });
 }
 
 function goErrorText(err: unknown): string {

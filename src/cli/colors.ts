@@ -6,7 +6,7 @@ import type { CliIO } from './io.js';
  * as CI logs want; otherwise only on a terminal, and not with NO_COLOR set to a non-empty value
  * (no-color.org), TERM=dumb or FORCE_COLOR=0.
  */
-export function colorsEnabled(io: CliIO): boolean {
+function colorsEnabled(io: CliIO): boolean {
   const force = io.env.FORCE_COLOR;
   if (force !== undefined && force !== '0' && force !== 'false') return true;
   const noColor = io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '';

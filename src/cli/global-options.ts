@@ -8,8 +8,9 @@ export interface RegistryFlags {
 }
 
 /**
- * opm's flag-combination rules (§0.2): --skip-tls is the deprecated spelling of --use-http and may
- * not be combined with either new flag; --use-http and --skip-tls-verify may not both be set.
+ * opm's flag-combination rules (`cmd/opm/internal/util/util.go`): --skip-tls is the deprecated
+ * spelling of --use-http and may not be combined with either new flag; --use-http and
+ * --skip-tls-verify may not both be set.
  */
 export function registryFlags(cmd: Command): RegistryFlags {
   const o = cmd.optsWithGlobals<{ skipTlsVerify?: boolean; useHttp?: boolean; skipTls?: boolean }>();

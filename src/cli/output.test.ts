@@ -84,8 +84,8 @@ describe('colours and terminals', () => {
     [{ FORCE_COLOR: '0' }, true, false],
     [{ FORCE_COLOR: '1', NO_COLOR: '1' }, false, true],
   ])('%j on a terminal: %s → colours %s', async (env, tty, want) => {
-    const { colorsEnabled } = await import('./colors.js');
-    expect(colorsEnabled(io(env, tty))).toBe(want);
+    const { stderrColors } = await import('./colors.js');
+    expect(stderrColors(io(env, tty)).level > 0).toBe(want);
   });
 
   it('TERM=dumb gets the validate tree in ASCII', async () => {

@@ -1,8 +1,9 @@
 /**
- * Raw blob → typed FBC value (opm-behavior.md §2.6, §2.7). `schema`, `package` and `name` are read
- * case-insensitively; typed fields match JSON keys case-insensitively, as Go's encoding/json does.
- * Output is what opm produces; in addition, fields opm would drop silently are reported as warnings
- * and every type error is reported (opm stops at the first).
+ * Raw blob → typed FBC value (opm's Meta in `alpha/declcfg/declcfg.go` and the routing by schema in
+ * `alpha/declcfg/load.go`). `schema`, `package` and `name` are read case-insensitively; typed
+ * fields match JSON keys case-insensitively, as Go's encoding/json does. Output is what opm
+ * produces; in addition, fields opm would drop silently are reported as warnings and every type
+ * error is reported (opm stops at the first).
  */
 
 import { RawJson } from '../go/raw-json.js';
@@ -337,8 +338,9 @@ function decodeBundle(obj: JsonObject, ctx: Ctx, opts: DecodeOptions): Bundle {
 }
 
 /**
- * olm.bundle.object values must hold base64 `data` (opm fails the load otherwise, §3.4). With
- * elidePayloads the checked values are replaced by `{}`. Returns whether anything was elided.
+ * olm.bundle.object values must hold base64 `data` (opm's readBundleObjects in
+ * `alpha/declcfg/load.go` fails the load otherwise). With elidePayloads the checked values are
+ * replaced by `{}`. Returns whether anything was elided.
  */
 function checkBundleObjects(b: Bundle, props: Property[], ctx: Ctx, opts: DecodeOptions): boolean {
   let elided = false;

@@ -1,8 +1,8 @@
 /**
- * `.indexignore` files (opm-behavior.md §2.3): gitignore-style patterns whose domain is the directory
- * holding the file. Patterns of all files are combined in discovery order and the last pattern that
- * matches a path decides. Only file paths are ever tested, so a negation can re-include a file under
- * an ignored directory.
+ * `.indexignore` files (opm reads them with github.com/joelanford/ignore): gitignore-style patterns
+ * whose domain is the directory holding the file. Patterns of all files are combined in discovery
+ * order and the last pattern that matches a path decides. Only file paths are ever tested, so a
+ * negation can re-include a file under an ignored directory.
  */
 
 type Segment = ComponentGlob | '**' | '';
@@ -46,7 +46,7 @@ function matchesOne(t: Token, cp: number): boolean {
  * the last `*` to fall back to, so it takes at most (name length × pattern length) steps whatever
  * the pattern: a crafted `.indexignore` (from a pulled catalog image) cannot make it backtrack.
  */
-export class ComponentGlob {
+class ComponentGlob {
   private readonly tokens: Token[];
   constructor(tokens: Token[]) {
     this.tokens = tokens;

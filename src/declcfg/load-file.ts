@@ -13,8 +13,6 @@ import { emptyConfig, type DeclarativeConfig, type Location } from './types.js';
 import { type JsonObject } from '../go/json-value.js';
 
 export interface LoadOptions extends DecodeOptions {
-  /** Called with every raw blob before it is decoded (JSON Schema checks plug in here). */
-  inspect?: (blob: JsonObject, loc: Location) => Finding[];
   /**
    * Threads that read and parse files: 1 loads in this thread; the default is OPM_THREADS from the
    * environment, else the available parallelism (see load-pool.ts).
@@ -48,7 +46,6 @@ export function addBlobs(
   findings: Finding[],
 ): void {
   for (const { value, loc } of objects) {
-    if (opts.inspect) findings.push(...opts.inspect(value, loc));
     let decoded;
     try {
       decoded = decodeBlob(value, opts);

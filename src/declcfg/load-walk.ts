@@ -1,8 +1,9 @@
 /**
- * The directory walk of a catalog load (opm-behavior.md §2.2): every entry in lexical order, every
- * `.indexignore` read (even in directories its own patterns ignore), then the files that are not
- * ignored. Symlinks to files are followed; symlinks to directories are not walked (opm fails reading
- * them), so the walk cannot loop. Entries that cannot be read become problems, never exceptions.
+ * The directory walk of a catalog load (opm's WalkMetasFS, operator-registry
+ * `alpha/declcfg/load.go`): every entry in lexical order, every `.indexignore` read (even in
+ * directories its own patterns ignore), then the files that are not ignored. Symlinks to files are
+ * followed; symlinks to directories are not walked (opm fails reading them), so the walk cannot
+ * loop. Entries that cannot be read become problems, never exceptions.
  */
 import { errnoCode, errnoText } from '../go/errno.js';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';

@@ -160,27 +160,6 @@ describe('input that could crash or hang a parser', () => {
 });
 
 describe('options', () => {
-  it('inspect sees every raw blob with its location before decoding', async () => {
-    const dir = tempCatalog({
-      'a.yaml': 'schema: olm.package\nname: a\n---\nschema: olm.channel\npackage: a\nname: stable\n',
-      'b.json': '{"schema": "olm.package", "name": "b"}',
-    });
-    const seen: string[] = [];
-    const r = await loadCatalogDir(dir, {
-      threads: 1,
-      inspect: (blob, loc) => {
-        seen.push(`${loc.file}:${loc.line}:${String(blob.schema)}`);
-        return blob.name === 'b'
-          ? [{ rule: 'schema.meta', severity: 'error', message: 'inspected', ...loc }]
-          : [];
-      },
-    });
-    expect(seen).toStrictEqual(['a.yaml:1:olm.package', 'a.yaml:4:olm.channel', 'b.json:1:olm.package']);
-    expect(r.findings).toStrictEqual([
-      { rule: 'schema.meta', severity: 'error', message: 'inspected', file: 'b.json', line: 1 },
-    ]);
-  });
-
   it('the result does not depend on the number of threads', async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 40; i++)

@@ -1,5 +1,5 @@
 /**
- * Loading a File-Based Catalog directory (opm's LoadFS, opm-behavior.md §2): walk, honour
+ * Loading a File-Based Catalog directory (opm's LoadFS, `alpha/declcfg/load.go`): walk, honour
  * `.indexignore`, parse every other file whatever its name, decode blobs by schema. Unlike opm, the
  * result is deterministic (blobs in walk order) and every problem is reported as a finding with its
  * file and line instead of the first error aborting the load.
@@ -29,14 +29,10 @@ async function requireDir(dir: string): Promise<void> {
   try {
     st = await stat(dir);
   } catch {
-    throw new OpmError(`catalog directory "${dir}" does not exist or cannot be read`, {
-      code: 'E_CATALOG_DIR',
-    });
+    throw new OpmError(`catalog directory "${dir}" does not exist or cannot be read`);
   }
   if (!st.isDirectory()) {
-    throw new OpmError(`"${dir}" is not a directory; a catalog is a directory of FBC files`, {
-      code: 'E_CATALOG_DIR',
-    });
+    throw new OpmError(`"${dir}" is not a directory; a catalog is a directory of FBC files`);
   }
 }
 
@@ -48,15 +44,13 @@ async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promi
   const threads = threadCount(opts.threads);
   let bytes = 0;
   for (const f of files) bytes += f.size;
-  // An inspect callback cannot run in another thread.
   const script =
-    threads > 1 && files.length > 1 && bytes >= (opts.workerMinBytes ?? IN_THREAD_BYTES) && !opts.inspect
+    threads > 1 && files.length > 1 && bytes >= (opts.workerMinBytes ?? IN_THREAD_BYTES)
       ? workerScript()
       : null;
   if (script !== null) return loadFilesInWorkers(files, opts, threads, script);
-  // Reading a few files at once overlaps their reads with parsing; an inspect callback sees the
-  // blobs in walk order, so then files are loaded one after the other.
-  const limiter = new Limiter(opts.inspect ? 1 : 4);
+  // Reading a few files at once overlaps their reads with parsing.
+  const limiter = new Limiter(4);
   return Promise.all(files.map((f) => limiter.run(() => loadFile(f, opts))));
 }
 
@@ -77,7 +71,6 @@ export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promi
 function toError(f: Finding, context?: string): OpmError {
   const message = context === undefined ? f.message : `${context}: ${f.message}`;
   return new OpmError(message, {
-    code: 'E_CATALOG_PARSE',
     ...(f.file === undefined
       ? {}
       : { at: { file: f.file, ...(f.line === undefined ? {} : { line: f.line }) } }),

@@ -1,11 +1,13 @@
 /**
- * Split one catalog file into blobs (opm-behavior.md §2.5): a file whose first non-space character is
- * `{` is a stream of JSON values, anything else is YAML documents separated by `---` lines. Each
- * blob keeps the 1-based line it starts on; problems are reported with their line, not thrown.
+ * Split one catalog file into blobs (as k8s.io/apimachinery's YAMLOrJSONDecoder does for opm): a
+ * file whose first non-space character is `{` is a stream of JSON values, anything else is YAML
+ * documents separated by `---` lines. Each blob keeps the 1-based line it starts on; problems are
+ * reported with their line, not thrown.
  *
  * Deliberate differences from opm: documents holding only comments or blank lines (including the
- * text before a first `---`) are skipped instead of failing (§12 item 13); duplicate keys, invalid
- * UTF-8, NUL bytes and nesting deeper than MAX_DEPTH are errors.
+ * text before a first `---`) are skipped instead of failing; a duplicate key among a blob's own
+ * keys, invalid UTF-8, NUL bytes and nesting deeper than MAX_DEPTH are errors; a duplicate key
+ * nested in a value keeps the last value, as in opm, with a warning.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeclarativeConfig } from './types.js';
 import { emptyConfig } from './types.js';
-import { isLocalPath, writeCatalogDir } from './write-fs.js';
+import { writeCatalogDir } from './write-fs.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -32,12 +32,27 @@ function sample(): DeclarativeConfig {
   return cfg;
 }
 
-describe('isLocalPath (Go filepath.IsLocal)', () => {
-  it('accepts relative paths that stay inside', () => {
-    for (const p of ['a', 'a/b', 'a/../b', '.', 'a/.']) expect(isLocalPath(p), p).toBe(true);
+describe('writeCatalogDir package folders (Go filepath.IsLocal)', () => {
+  const onePackage = (name: string): DeclarativeConfig => {
+    const cfg = emptyConfig();
+    cfg.packages.push({ schema: 'olm.package', name, defaultChannel: '' });
+    return cfg;
+  };
+  it('accepts package names that stay inside the root', async () => {
+    for (const p of ['a/b', 'a/../b', 'a/.']) {
+      const root = path.join(dir, 'ok');
+      await writeCatalogDir(onePackage(p), root, 'yaml');
+      expect(await tree(root), p).toEqual([path.join(path.normalize(p), 'catalog.yaml')]);
+      await rm(root, { recursive: true });
+    }
   });
-  it('refuses empty, absolute and escaping paths', () => {
-    for (const p of ['', '/a', '..', '../a', 'a/../..', './..']) expect(isLocalPath(p), p).toBe(false);
+  it('refuses absolute and escaping package names, writing nothing', async () => {
+    for (const p of ['/a', '..', '../a', 'a/../..', './..']) {
+      await expect(writeCatalogDir(onePackage(p), path.join(dir, 'out'), 'yaml'), p).rejects.toThrow(
+        `invalid package name "${p}": must be a single local path element`,
+      );
+      expect(await readdir(dir), p).toEqual([]);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * opm's WriteFS (opm-behavior.md §5.5, used by `migrate`): one `<root>/<package>/catalog.<ext>` per
- * package, package-less blobs in `<root>/catalog.<ext>`. Every file is first written under a
+ * opm's WriteFS (`alpha/declcfg/write.go`, used by `migrate`): one `<root>/<package>/catalog.<ext>`
+ * per package, package-less blobs in `<root>/catalog.<ext>`. Every file is first written under a
  * temporary name and renamed into place only once all of them are complete, so a failure (a blob
  * the YAML step refuses, a full disk) leaves no partial catalog behind.
  */
@@ -16,7 +16,7 @@ import type { Blob } from './types.js';
 export type CatalogFormat = 'json' | 'yaml';
 
 /** Go filepath.IsLocal on Unix: relative, non-empty, and not escaping upwards (`a/b` is local). */
-export function isLocalPath(p: string): boolean {
+function isLocalPath(p: string): boolean {
   if (p === '' || p.startsWith('/')) return false;
   let clean = p;
   if (p.split('/').some((part) => part === '.' || part === '..')) {
@@ -88,9 +88,7 @@ export async function writeCatalogDir(
   const groups = groupBlobs(cfg, options);
   for (const g of groups) {
     if (g.package !== '' && !isLocalPath(g.package)) {
-      throw new OpmError(`invalid package name "${g.package}": must be a single local path element`, {
-        code: 'E_PACKAGE_NAME',
-      });
+      throw new OpmError(`invalid package name "${g.package}": must be a single local path element`);
     }
   }
   const ext = format === 'json' ? 'json' : 'yaml';

@@ -1,5 +1,5 @@
 /**
- * opm's catalog writers (alpha/declcfg/write.go; opm-behavior.md §5.1–§5.4): blobs grouped by
+ * opm's catalog writers (operator-registry `alpha/declcfg/write.go`): blobs grouped by
  * package in a fixed order, each written as 4-space indented JSON or as a `---` YAML document.
  * The writers are generators yielding one chunk per blob (writeJsonBytes: a megabyte of whole
  * blobs at a time), so a large catalog streams out.
@@ -22,7 +22,10 @@ import type { Property } from '../property/types.js';
 
 export { marshalIndent } from '../go/json.js';
 
-/** A blob opm leaves out of its output because its package name is empty (§5.1 step 1). */
+/**
+ * A blob opm leaves out of its output because its package name is empty (a package, channel,
+ * bundle or deprecation without one).
+ */
 export interface DroppedBlob {
   schema: string;
   /** The blob's own name ('' for deprecations, which have none). */
@@ -123,7 +126,7 @@ export function droppedBlobs(cfg: DeclarativeConfig): DroppedBlob[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Blob encoding: Go struct field order and omitempty rules (§3.1)
+// Blob encoding: Go struct field order and omitempty rules (`alpha/declcfg/declcfg.go`)
 
 function properties(props: readonly Property[] | undefined): GoStruct[] | undefined {
   if (props === undefined || props.length === 0) return undefined;

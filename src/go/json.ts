@@ -1,7 +1,8 @@
 /**
- * Go encoding/json output, reproduced byte for byte (opm-behavior.md §5.2, §5.4): string escaping
- * with and without HTML escaping, float64 number text, map keys in UTF-8 byte order, struct fields
- * in declaration order, json.RawMessage kept as its text, and MarshalIndent's layout.
+ * Go encoding/json output, reproduced byte for byte (as opm's WriteJSON in `alpha/declcfg/write.go`
+ * and its other JSON output use it): string escaping with and without HTML escaping, float64 number
+ * text, map keys in UTF-8 byte order, struct fields in declaration order, json.RawMessage kept as
+ * its text, and MarshalIndent's layout.
  *
  * Values accepted by the marshallers:
  * - `null`, booleans, finite numbers (float64, as Go's interface{} holds JSON numbers), strings;
@@ -147,7 +148,7 @@ export function quoteGoString(s: string, escapeHTML: boolean): string {
  */
 export function formatGoJsonNumber(x: number): string {
   if (!Number.isFinite(x)) {
-    throw new OpmError(`json: unsupported value: ${goFloatWord(x)}`, { code: 'E_JSON_VALUE' });
+    throw new OpmError(`json: unsupported value: ${goFloatWord(x)}`);
   }
   if (x === 0) return Object.is(x, -0) ? '-0' : '0';
   return String(x);

@@ -1,6 +1,6 @@
 /**
- * Mermaid flowchart of a catalog's upgrade graph (opm's MermaidWriter, spec §5.7), used by
- * `alpha render-graph` and `alpha render-template -o mermaid`.
+ * Mermaid flowchart of a catalog's upgrade graph (opm's MermaidWriter, `alpha/declcfg/write.go`),
+ * used by `alpha render-graph` and `alpha render-template -o mermaid`.
  *
  * One deliberate difference: `linkStyle` ids are counted in the order edges are written (packages
  * sorted, then channels by name), which is how Mermaid numbers links. opm counts them in
@@ -59,8 +59,10 @@ function versionMap(cfg: DeclarativeConfig): Map<string, SemVer> {
 }
 
 /**
- * Keep only edges at or above the floor version (§5.7 step 8). Returns undefined when nothing is
- * left to draw.
+ * Keep only edges at or above the floor version: the floor entry loses its edges; other entries
+ * keep a replaces or skip at or above the floor and a skipRange that includes it; an entry left
+ * without edges stays only if it never had any and is itself at or above the floor. Returns
+ * undefined when nothing is left to draw.
  */
 function filterChannel(
   c: Channel,
@@ -113,7 +115,7 @@ export function writeMermaid(cfg: DeclarativeConfig, options: MermaidOptions = {
   if (minEdgeName !== '') {
     const v = versions.get(minEdgeName);
     if (v === undefined) {
-      throw new OpmError(`unknown minimum edge name: ${goQuote(minEdgeName)}`, { code: 'E_MERMAID' });
+      throw new OpmError(`unknown minimum edge name: ${goQuote(minEdgeName)}`);
     }
     floor = v;
     const owner = channels.find((c) => (c.entries ?? []).some((e) => e.name === minEdgeName));

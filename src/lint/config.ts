@@ -20,7 +20,7 @@ import type { Finding } from '../findings.js';
 import { isRuleId, ruleInfo, type RuleId, type RuleLevel } from '../rules.js';
 import type { LintPolicies } from './context.js';
 
-export const CONFIG_FILE_NAMES = ['.opm-validate.yaml', '.opm-validate.yml', '.opm-validate.json'] as const;
+const CONFIG_FILE_NAMES = ['.opm-validate.yaml', '.opm-validate.yml', '.opm-validate.json'] as const;
 
 export interface SeverityConfig {
   /** The configuration file read, if any. */
@@ -32,7 +32,7 @@ export interface SeverityConfig {
 const LEVELS: readonly RuleLevel[] = ['error', 'warning', 'off'];
 
 /** The nearest configuration file in `dir` or above it. */
-export async function findConfigFile(dir: string): Promise<string | undefined> {
+async function findConfigFile(dir: string): Promise<string | undefined> {
   let cur = path.resolve(dir);
   for (;;) {
     for (const name of CONFIG_FILE_NAMES) {
@@ -66,16 +66,13 @@ export function parseConfig(text: string, file: string): SeverityConfig {
   const fail = (message: string, node?: YamlNode | null): never => {
     const offset = node?.range?.[0];
     const line = offset === undefined ? undefined : counter.linePos(offset).line;
-    throw new OpmError(`${file}${line === undefined ? '' : `:${line}`}: ${message}`, { code: 'E_CONFIG' });
+    throw new OpmError(`${file}${line === undefined ? '' : `:${line}`}: ${message}`);
   };
   const firstError = doc.errors[0];
   if (firstError !== undefined) {
     const line = firstError.linePos?.[0].line;
     throw new OpmError(
       `${file}${line === undefined ? '' : `:${line}`}: ${firstError.message.split('\n')[0] ?? ''}`,
-      {
-        code: 'E_CONFIG',
-      },
     );
   }
   const out: SeverityConfig = { file, rules: new Map(), policies: {} };
@@ -131,7 +128,7 @@ export async function loadSeverityConfig(catalogDir: string, explicit?: string):
     text = await readFile(file, 'utf8');
   } catch (e) {
     const reason = e instanceof Error && 'code' in e && e.code === 'ENOENT' ? 'no such file' : String(e);
-    throw new OpmError(`${file}: cannot read the configuration file: ${reason}`, { code: 'E_CONFIG' });
+    throw new OpmError(`${file}: cannot read the configuration file: ${reason}`);
   }
   return parseConfig(text, file);
 }
@@ -149,7 +146,6 @@ export function checkPolicySettings(
   if (level !== 'off' && (policies.channelNames === undefined || policies.channelNames.length === 0)) {
     throw new OpmError(
       `policy.channel-name is turned on but no channel names are allowed: set policies.channelNames in ${file ?? 'a .opm-validate.yaml beside or above the catalog'}`,
-      { code: 'E_CONFIG' },
     );
   }
 }

@@ -16,7 +16,7 @@ function ghProperty(s: string): string {
 }
 
 /** `file` of a finding (relative to the catalog) as a path relative to `base`, with `/`. */
-export function pathFrom(base: string, catalogDir: string, file: string): string {
+function pathFrom(base: string, catalogDir: string, file: string): string {
   return path.relative(base, path.resolve(catalogDir, file)).split(path.sep).join('/');
 }
 

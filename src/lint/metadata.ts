@@ -22,7 +22,7 @@ import { bundlePlace, finding, packages, uniqueBundles, type LintInput } from '.
  * Annotation keys OLM, OperatorHub and the OpenShift console read from a CSV (OLM docs; the
  * operator-framework/api validators; OpenShift's "Operator metadata" documentation).
  */
-export const KNOWN_ANNOTATION_KEYS: readonly string[] = [
+const KNOWN_ANNOTATION_KEYS: readonly string[] = [
   'alm-examples',
   'capabilities',
   'categories',

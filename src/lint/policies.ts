@@ -9,7 +9,7 @@ import { bundlePlace, finding, packages, sortedByName, uniqueBundles, type LintI
 /** `name@algorithm:hex` (the OCI digest form), e.g. `quay.io/x/y@sha256:…`. */
 const DIGEST = /@[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$/;
 
-export function isPinned(image: string): boolean {
+function isPinned(image: string): boolean {
   return DIGEST.test(image);
 }
 

@@ -1,6 +1,7 @@
 /**
  * Reading a bundle's version from its single `olm.package` property, with the messages opm's
- * Mermaid writer and semver template use (§5.7 step 2, §9.3 step 2).
+ * Mermaid writer and semver template use (`alpha/declcfg/write.go`,
+ * `alpha/template/semver/semver.go`).
  */
 import { OpmError } from '../errors.js';
 import type { Bundle } from '../declcfg/types.js';
@@ -19,9 +20,7 @@ export interface PackageProperty {
 /** Decode an `olm.package` value the way Go's typed decode would (wrong types are errors). */
 export function decodePackageProperty(value: unknown, index: number): PackageProperty {
   const fail = (msg: string): never => {
-    throw new OpmError(`parse property[${index}] of type "${TYPE_PACKAGE}": ${msg}`, {
-      code: 'E_PROPERTY',
-    });
+    throw new OpmError(`parse property[${index}] of type "${TYPE_PACKAGE}": ${msg}`);
   };
   if (!isRecord(value))
     return fail(`json: cannot unmarshal ${goJsonKind(value)} into Go value of type property.Package`);
@@ -63,7 +62,6 @@ export function bundleVersion(b: Bundle): { pkg: PackageProperty; version: SemVe
   if (found.length !== 1 || pkg === undefined) {
     throw new OpmError(
       `bundle ${goQuote(b.name)} has multiple ${goQuote(TYPE_PACKAGE)} properties, expected exactly 1`,
-      { code: 'E_BUNDLE_VERSION' },
     );
   }
   try {
@@ -72,9 +70,6 @@ export function bundleVersion(b: Bundle): { pkg: PackageProperty; version: SemVe
     if (e instanceof SemverError) {
       throw new OpmError(
         `bundle ${goQuote(b.name)} has invalid version ${goQuote(pkg.version)}: ${e.message}`,
-        {
-          code: 'E_BUNDLE_VERSION',
-        },
       );
     }
     throw e;

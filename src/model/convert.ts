@@ -1,7 +1,8 @@
 /**
- * declcfg → model conversion with every check of §4.1. opm stops at the first failed check; here
- * every check runs and each problem becomes a finding, and the text opm would have printed is
- * kept as well (`opmMessage`), so commands that must fail like opm still can.
+ * declcfg → model conversion with every check of opm's ConvertToModel (operator-registry
+ * `alpha/declcfg/declcfg_to_model.go`). opm stops at the first failed check; here every check runs
+ * and each problem becomes a finding, and the text opm would have printed is kept as well
+ * (`opmMessage`), so commands that must fail like opm still can.
  */
 import type { Bundle, DeclarativeConfig, Location } from '../declcfg/types.js';
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE } from '../declcfg/types.js';
@@ -75,13 +76,47 @@ function bundleHasObjects(b: Bundle): boolean {
   return (b.properties ?? []).some((p) => p.type === TYPE_BUNDLE_OBJECT);
 }
 
-/** Convert and validate. Never throws on catalog problems: they are returned as findings. */
-export function convertToModel(cfg: DeclarativeConfig): ConvertResult {
-  const c = new Collector();
-  const model: Model = new Map();
+/** What the phases of a conversion build and hand on to the next. */
+interface Conversion {
+  readonly c: Collector;
+  readonly model: Model;
+  /**
+   * Entries of the last olm.channel of each package that no olm.bundle has matched yet: opm
+   * overwrites its tracking set per channel, so only these decide its error.
+   */
+  readonly lastChannelEntries: Map<string, Set<string>>;
+  /** Entries of every channel that no olm.bundle has matched yet. */
+  readonly channelEntries: { ch: ModelChannel; entries: Set<string> }[];
+  /** The olm.bundle blobs of each package by name (the first of duplicates). */
+  readonly packageBundles: Map<string, Map<string, Bundle>>;
+}
 
-  // Packages (§4.1 1-3).
-  for (const p of cfg.packages) {
+/**
+ * Convert and validate. Never throws on catalog problems: they are returned as findings. The
+ * phases run in opm's order (operator-registry `alpha/declcfg/declcfg_to_model.go`), so the first
+ * problem recorded is the one opm stops at.
+ */
+export function convertToModel(cfg: DeclarativeConfig): ConvertResult {
+  const s: Conversion = {
+    c: new Collector(),
+    model: new Map(),
+    lastChannelEntries: new Map(),
+    channelEntries: [],
+    packageBundles: new Map(),
+  };
+  convertPackages(cfg.packages, s);
+  convertChannels(cfg.channels, s);
+  for (const b of cfg.bundles) convertBundle(b, s);
+  reportMissingBundles(s);
+  synthesizeDefaultChannels(s.model);
+  convertDeprecations(cfg, s.model, s.packageBundles, s.c);
+  return validated(s);
+}
+
+/** olm.package blobs: a name, no duplicate, a DNS-1123 label. */
+function convertPackages(packages: DeclarativeConfig['packages'], s: Conversion): void {
+  const { c, model } = s;
+  for (const p of packages) {
     const place: Place = { loc: p.loc, package: p.name };
     if (p.name === '') {
       c.opm('package.name-empty', 'config contains package with no name', place);
@@ -110,11 +145,15 @@ export function convertToModel(cfg: DeclarativeConfig): ConvertResult {
     if (p.loc !== undefined) mp.loc = p.loc;
     model.set(p.name, mp);
   }
+}
 
-  // Channels (§4.1 4-7). opm remembers the entries of only the last channel of each package.
-  const lastChannelEntries = new Map<string, Set<string>>();
-  const channelEntries: { ch: ModelChannel; entries: Set<string> }[] = [];
-  for (const ch of cfg.channels) {
+/**
+ * olm.channel blobs: a known package, a name, no duplicate channel or entry. Each entry becomes a
+ * bundle without its blob yet. opm remembers the entries of only the last channel of each package.
+ */
+function convertChannels(channels: DeclarativeConfig['channels'], s: Conversion): void {
+  const { c, model } = s;
+  for (const ch of channels) {
     const place: Place = { loc: ch.loc, package: ch.package, channel: ch.name };
     const mp = model.get(ch.package);
     if (mp === undefined) {
@@ -171,166 +210,195 @@ export function convertToModel(cfg: DeclarativeConfig): ConvertResult {
         blobReported: false,
       });
     }
-    lastChannelEntries.set(ch.package, new Set(entries));
-    channelEntries.push({ ch: mc, entries });
+    s.lastChannelEntries.set(ch.package, new Set(entries));
+    s.channelEntries.push({ ch: mc, entries });
     mp.channels.set(ch.name, mc);
     if (mp.defaultChannelName === ch.name) mp.defaultChannel = mc;
   }
+}
 
-  // Bundles (§4.1 8-18).
-  const packageBundles = new Map<string, Map<string, Bundle>>();
-  for (const b of cfg.bundles) {
-    const place: Place = { loc: b.loc, package: b.package, bundle: b.name };
-    if (b.package === '') {
-      c.opm('bundle.package-empty', `package name must be set for bundle ${goQuote(b.name)}`, place);
-      continue;
-    }
-    const mp = model.get(b.package);
-    if (mp === undefined) {
-      c.opm(
-        'bundle.unknown-package',
-        `unknown package ${goQuote(b.package)} for bundle ${goQuote(b.name)}`,
-        place,
-      );
-      continue;
-    }
-    let seen = packageBundles.get(b.package);
-    if (seen === undefined) {
-      seen = new Map();
-      packageBundles.set(b.package, seen);
-    }
-    const earlier = seen.get(b.name);
-    if (earlier !== undefined) {
-      const msg = `package ${goQuote(b.package)} has duplicate bundle ${goQuote(b.name)}`;
-      c.opm(
-        'bundle.duplicate',
-        msg,
-        place,
-        earlier.loc ? `${msg} (first defined at ${earlier.loc.file}:${earlier.loc.line})` : msg,
-      );
-      continue;
-    }
-    seen.set(b.name, b);
-    lastChannelEntries.get(b.package)?.delete(b.name);
-    for (const e of channelEntries) if (e.ch.package === mp) e.entries.delete(b.name);
+/**
+ * One olm.bundle blob: a known package, no duplicate, then its properties; the blob is attached to
+ * the entry of that name in every channel, and a blob no channel lists is a problem.
+ */
+function convertBundle(b: Bundle, s: Conversion): void {
+  const { c } = s;
+  const place: Place = { loc: b.loc, package: b.package, bundle: b.name };
+  if (b.package === '') {
+    c.opm('bundle.package-empty', `package name must be set for bundle ${goQuote(b.name)}`, place);
+    return;
+  }
+  const mp = s.model.get(b.package);
+  if (mp === undefined) {
+    c.opm(
+      'bundle.unknown-package',
+      `unknown package ${goQuote(b.package)} for bundle ${goQuote(b.name)}`,
+      place,
+    );
+    return;
+  }
+  let seen = s.packageBundles.get(b.package);
+  if (seen === undefined) {
+    seen = new Map();
+    s.packageBundles.set(b.package, seen);
+  }
+  const earlier = seen.get(b.name);
+  if (earlier !== undefined) {
+    const msg = `package ${goQuote(b.package)} has duplicate bundle ${goQuote(b.name)}`;
+    c.opm(
+      'bundle.duplicate',
+      msg,
+      place,
+      earlier.loc ? `${msg} (first defined at ${earlier.loc.file}:${earlier.loc.line})` : msg,
+    );
+    return;
+  }
+  seen.set(b.name, b);
+  s.lastChannelEntries.get(b.package)?.delete(b.name);
+  for (const e of s.channelEntries) if (e.ch.package === mp) e.entries.delete(b.name);
 
-    let reported = false;
-    let version: SemVer | undefined;
-    let release: Release = [];
-    const parsed = tryParseProperties(b.properties);
-    if (!parsed.ok) {
+  const checked = checkBundleBlob(b, place, c);
+  let found = false;
+  for (const mc of mp.channels.values()) {
+    const mb = mc.bundles.get(b.name);
+    if (mb === undefined) continue;
+    found = true;
+    attachBlob(mb, b, checked.version, checked.release, checked.reported, checked.parsed);
+  }
+  if (!found) {
+    c.opm(
+      'bundle.not-in-channel',
+      `package ${goQuote(b.package)}, bundle ${goQuote(b.name)} not found in any channel entries`,
+      place,
+      `package ${goQuote(b.package)}, bundle ${goQuote(b.name)} not found in any channel entries (no olm.channel of the package lists it)`,
+    );
+  }
+}
+
+interface CheckedBundle {
+  parsed: PropertiesParse;
+  version: SemVer | undefined;
+  release: Release;
+  /** Whether a problem of this blob was recorded (model validation then says less about it). */
+  reported: boolean;
+}
+
+/**
+ * The checks of one olm.bundle blob's content, in opm's order: properties parse, exactly one
+ * olm.package naming the blob's package, image references, version and release.
+ */
+function checkBundleBlob(b: Bundle, place: Place, c: Collector): CheckedBundle {
+  let reported = false;
+  let version: SemVer | undefined;
+  let release: Release = [];
+  const parsed = tryParseProperties(b.properties);
+  if (!parsed.ok) {
+    reported = true;
+    c.opm(
+      'bundle.property-invalid',
+      `parse properties for bundle ${goQuote(b.name)}: ${parsed.error.message}`,
+      place,
+    );
+  } else {
+    const pkgs = parsed.value.packages;
+    const only = pkgs[0];
+    if (pkgs.length !== 1 || only === undefined) {
       reported = true;
       c.opm(
-        'bundle.property-invalid',
-        `parse properties for bundle ${goQuote(b.name)}: ${parsed.error.message}`,
+        'bundle.package-property-count',
+        `package ${goQuote(b.package)} bundle ${goQuote(b.name)} must have exactly 1 "olm.package" property, found ${pkgs.length}`,
         place,
       );
     } else {
-      const pkgs = parsed.value.packages;
-      const only = pkgs[0];
-      if (pkgs.length !== 1 || only === undefined) {
+      if (only.packageName !== b.package) {
         reported = true;
         c.opm(
-          'bundle.package-property-count',
-          `package ${goQuote(b.package)} bundle ${goQuote(b.name)} must have exactly 1 "olm.package" property, found ${pkgs.length}`,
+          'bundle.package-property-mismatch',
+          `package ${goQuote(b.package)} does not match "olm.package" property ${goQuote(only.packageName)}`,
           place,
         );
-      } else {
-        if (only.packageName !== b.package) {
-          reported = true;
-          c.opm(
-            'bundle.package-property-mismatch',
-            `package ${goQuote(b.package)} does not match "olm.package" property ${goQuote(only.packageName)}`,
-            place,
-          );
-        }
-      }
-      if (b.image !== '') {
-        const err = imageReferenceError(b.image);
-        if (err !== undefined) {
-          reported = true;
-          c.opm(
-            'bundle.image-invalid',
-            `package ${goQuote(b.package)} bundle ${goQuote(b.name)} image: invalid image pull spec ${goQuote(b.image)}: ${err}`,
-            place,
-          );
-        }
-      }
-      (b.relatedImages ?? []).forEach((ri, i) => {
-        if (ri.image === '') return;
-        const err = imageReferenceError(ri.image);
-        if (err !== undefined) {
-          reported = true;
-          c.opm(
-            'bundle.related-image-invalid',
-            `package ${goQuote(b.package)} bundle ${goQuote(b.name)} relatedImages[${i}].image: invalid image pull spec ${goQuote(ri.image)}: ${err}`,
-            place,
-          );
-        }
-      });
-      if (only !== undefined && pkgs.length === 1) {
-        try {
-          version = parseSemver(only.version);
-        } catch (e) {
-          if (!(e instanceof SemverError)) throw e;
-          reported = true;
-          c.opm(
-            'bundle.version-invalid',
-            `error parsing bundle ${goQuote(b.name)} version ${goQuote(only.version)}: ${e.message}`,
-            place,
-          );
-        }
-        try {
-          release = parseRelease(only.release);
-        } catch (e) {
-          if (!(e instanceof SemverError)) throw e;
-          reported = true;
-          c.opm(
-            'bundle.release-invalid',
-            `error parsing bundle ${goQuote(b.name)} release version ${goQuote(only.release)}: ${e.message}`,
-            place,
-          );
-        }
       }
     }
-
-    let found = false;
-    for (const mc of mp.channels.values()) {
-      const mb = mc.bundles.get(b.name);
-      if (mb === undefined) continue;
-      found = true;
-      attachBlob(mb, b, version, release, reported, parsed);
+    if (b.image !== '') {
+      const err = imageReferenceError(b.image);
+      if (err !== undefined) {
+        reported = true;
+        c.opm(
+          'bundle.image-invalid',
+          `package ${goQuote(b.package)} bundle ${goQuote(b.name)} image: invalid image pull spec ${goQuote(b.image)}: ${err}`,
+          place,
+        );
+      }
     }
-    if (!found) {
-      c.opm(
-        'bundle.not-in-channel',
-        `package ${goQuote(b.package)}, bundle ${goQuote(b.name)} not found in any channel entries`,
-        place,
-        `package ${goQuote(b.package)}, bundle ${goQuote(b.name)} not found in any channel entries (no olm.channel of the package lists it)`,
-      );
+    (b.relatedImages ?? []).forEach((ri, i) => {
+      if (ri.image === '') return;
+      const err = imageReferenceError(ri.image);
+      if (err !== undefined) {
+        reported = true;
+        c.opm(
+          'bundle.related-image-invalid',
+          `package ${goQuote(b.package)} bundle ${goQuote(b.name)} relatedImages[${i}].image: invalid image pull spec ${goQuote(ri.image)}: ${err}`,
+          place,
+        );
+      }
+    });
+    if (only !== undefined && pkgs.length === 1) {
+      try {
+        version = parseSemver(only.version);
+      } catch (e) {
+        if (!(e instanceof SemverError)) throw e;
+        reported = true;
+        c.opm(
+          'bundle.version-invalid',
+          `error parsing bundle ${goQuote(b.name)} version ${goQuote(only.version)}: ${e.message}`,
+          place,
+        );
+      }
+      try {
+        release = parseRelease(only.release);
+      } catch (e) {
+        if (!(e instanceof SemverError)) throw e;
+        reported = true;
+        c.opm(
+          'bundle.release-invalid',
+          `error parsing bundle ${goQuote(b.name)} release version ${goQuote(only.release)}: ${e.message}`,
+          place,
+        );
+      }
     }
   }
+  return { parsed, version, release, reported };
+}
 
-  // §4.1 19: channel entries without an olm.bundle blob. opm checks only the last channel of each
-  // package; every channel is checked here, and each missing bundle is its own finding.
-  const opmMissing = [...lastChannelEntries.entries()]
-    .filter(([, s]) => s.size > 0)
+/**
+ * Channel entries without an olm.bundle blob. opm checks only the last channel of each package
+ * (its tracking set is overwritten per channel) and names the first package in byte order; every
+ * channel is checked here, and each missing bundle is its own finding.
+ */
+function reportMissingBundles(s: Conversion): void {
+  const opmMissing = [...s.lastChannelEntries.entries()]
+    .filter(([, set]) => set.size > 0)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const firstMissing = opmMissing[0];
   if (firstMissing !== undefined) {
-    c.opmMessage ??= `no olm.bundle blobs found in package ${goQuote(firstMissing[0])} for olm.channel entries ${goList([...firstMissing[1]].sort())}`;
+    s.c.opmMessage ??= `no olm.bundle blobs found in package ${goQuote(firstMissing[0])} for olm.channel entries ${goList([...firstMissing[1]].sort())}`;
   }
-  for (const { ch, entries } of channelEntries) {
+  for (const { ch, entries } of s.channelEntries) {
     for (const name of [...entries].sort()) {
-      c.extra(
+      s.c.extra(
         'channel.entry-bundle-missing',
         `channel ${goQuote(ch.name)} lists bundle ${goQuote(name)}, but package ${goQuote(ch.package.name)} has no olm.bundle blob of that name`,
         { loc: ch.loc, package: ch.package.name, channel: ch.name, bundle: name },
       );
     }
   }
+}
 
-  // §4.1 20: a default channel without an olm.channel blob is made up (empty).
+/**
+ * A default channel without an olm.channel blob is made up, empty, as opm does; model validation
+ * then reports it as a channel without bundles.
+ */
+function synthesizeDefaultChannels(model: Model): void {
   for (const mp of model.values()) {
     if (mp.defaultChannelName !== '' && mp.defaultChannel === undefined) {
       const dc: ModelChannel = {
@@ -345,16 +413,20 @@ export function convertToModel(cfg: DeclarativeConfig): ConvertResult {
       mp.channels.set(dc.name, dc);
     }
   }
+}
 
-  convertDeprecations(cfg, model, packageBundles, c);
-
-  const result: ConvertResult = { model, findings: c.findings };
-  const validated = validateModel(model);
-  result.findings.push(...validated.findings);
-  if (c.opmMessage !== undefined) result.opmMessage = c.opmMessage;
-  else if (validated.tree !== undefined) {
-    result.tree = validated.tree;
-    result.opmMessage = renderValidationTree(validated.tree);
+/**
+ * Model validation after conversion. opm validates the model only when conversion passed, so its
+ * message is the first conversion problem if there was one, else the validation tree.
+ */
+function validated(s: Conversion): ConvertResult {
+  const result: ConvertResult = { model: s.model, findings: s.c.findings };
+  const v = validateModel(s.model);
+  result.findings.push(...v.findings);
+  if (s.c.opmMessage !== undefined) result.opmMessage = s.c.opmMessage;
+  else if (v.tree !== undefined) {
+    result.tree = v.tree;
+    result.opmMessage = renderValidationTree(v.tree);
   }
   return result;
 }
@@ -485,6 +557,6 @@ function convertDeprecations(
 /** opm's ConvertToModel: the model, or an OpmError with exactly opm's message. */
 export function convertToModelOrThrow(cfg: DeclarativeConfig): Model {
   const r = convertToModel(cfg);
-  if (r.opmMessage !== undefined) throw new OpmError(r.opmMessage, { code: 'E_INVALID_CATALOG' });
+  if (r.opmMessage !== undefined) throw new OpmError(r.opmMessage);
   return r.model;
 }

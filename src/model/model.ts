@@ -1,7 +1,8 @@
 /**
- * The semantic model of a catalog (§3.2): packages own channels, channels own bundles. A bundle
- * listed in N channels is N model bundles (replaces/skips/skipRange come from each channel's
- * entry; image and properties from the single olm.bundle blob).
+ * The semantic model of a catalog (operator-registry `alpha/model/model.go`): packages own
+ * channels, channels own bundles. A bundle listed in N channels is N model bundles
+ * (replaces/skips/skipRange come from each channel's entry; image and properties from the single
+ * olm.bundle blob).
  */
 import type { Bundle, Icon, Location, RelatedImage } from '../declcfg/types.js';
 import type { Property } from '../property/types.js';

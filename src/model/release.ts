@@ -1,6 +1,6 @@
 /**
- * Bundle releases (§3.2): a dot-separated list of semver pre-release identifiers, at most 20
- * characters, that orders bundles sharing one version.
+ * Bundle releases (operator-registry `alpha/model/versionrelease.go`): a dot-separated list of
+ * semver pre-release identifiers, at most 20 characters, that orders bundles sharing one version.
  */
 import { goQuote } from '../go/fmt.js';
 import { comparePreReleaseId, parsePreReleaseId, SemverError, type PreReleaseId } from './semver.js';

@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import npmSemver from 'semver';
-import {
-  compareSemver,
-  formatSemver,
-  parseRange,
-  parseSemver,
-  rangeError,
-  tryParseSemver,
-} from './semver.js';
+import { compareSemver, formatSemver, parseRange, parseSemver, rangeError } from './semver.js';
 
 function v(s: string) {
   return parseSemver(s);
@@ -54,7 +46,6 @@ describe('parseSemver', () => {
     [' 1.2.3', 'Invalid character(s) found in major number " 1"'],
   ])('rejects %j with blang message', (input, message) => {
     expect(() => parseSemver(input)).toThrow(message);
-    expect(tryParseSemver(input)).toBeUndefined();
   });
 
   it('accepts build metadata with leading zeroes and a hyphen after the plus', () => {
@@ -135,40 +126,31 @@ describe('parseRange', () => {
   it('does not exclude pre-releases, unlike npm semver', () => {
     // opm: a skipRange `<0.2.0` covers `0.2.0-alpha`; npm needs includePrerelease for that.
     expect(inRange('<0.2.0', '0.2.0-alpha')).toBe(true);
-    expect(npmSemver.satisfies('0.2.0-alpha', '<0.2.0')).toBe(false);
 
     expect(inRange('>=4.8.0 <4.9.0', '4.8.1-rc.1')).toBe(true);
-    expect(npmSemver.satisfies('4.8.1-rc.1', '>=4.8.0 <4.9.0')).toBe(false);
 
     // `<1.0.0` includes `1.0.0-rc.1` in both, but only opm lets `0.9.0-beta` in by plain range.
     expect(inRange('>=0.1.0 <1.0.0', '0.9.0-beta')).toBe(true);
-    expect(npmSemver.satisfies('0.9.0-beta', '>=0.1.0 <1.0.0')).toBe(false);
   });
 
   it('differs from npm semver in syntax it accepts', () => {
-    // npm accepts a v prefix, tilde/caret and hyphen ranges; blang does not.
-    expect(npmSemver.validRange('>=v1.0.0')).not.toBeNull();
+    // npm semver accepts a v prefix, tilde/caret and hyphen ranges; blang does not.
     expect(rangeError('>=v1.0.0')).toBe(
       'Could not parse Range ">=v1.0.0": Could not parse comparator ">=v" in ">=v1.0.0"',
     );
-    expect(npmSemver.validRange('~1.2.3')).not.toBeNull();
     expect(rangeError('~1.2.3')).toBe(
       'Could not parse Range "~1.2.3": Could not parse comparator "~" in "~1.2.3"',
     );
-    expect(npmSemver.validRange('^1.2.3')).not.toBeNull();
     expect(rangeError('^1.2.3')).toBe(
       'Could not parse Range "^1.2.3": Could not parse comparator "^" in "^1.2.3"',
     );
-    // npm reads a partial version `1.2` as a range; blang needs three parts.
-    expect(npmSemver.validRange('>=1.2')).not.toBeNull();
+    // npm semver reads a partial version `1.2` as a range; blang needs three parts.
     expect(rangeError('>=1.2')).toBe(
       'Could not parse Range ">=1.2": Could not parse version "1.2" in ">=1.2": No Major.Minor.Patch elements found',
     );
-    // npm parses `1.2.3 - 2.0.0` as a hyphen range; blang sees `-` as a comparator-less token.
-    expect(npmSemver.validRange('1.2.3 - 2.0.0')).not.toBeNull();
+    // npm semver parses `1.2.3 - 2.0.0` as a hyphen range; blang sees `-` as a comparator-less token.
     expect(rangeError('1.2.3 - 2.0.0')).toBeUndefined();
-    expect(npmSemver.valid('v1.2.3')).toBe('1.2.3');
-    expect(tryParseSemver('v1.2.3')).toBeUndefined();
+    expect(() => parseSemver('v1.2.3')).toThrow('Invalid character(s) found in major number "v1"');
   });
 
   it.each([

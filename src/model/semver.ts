@@ -97,16 +97,6 @@ export function parseSemver(s: string): SemVer {
   return { major, minor, patch, pre, build };
 }
 
-/** Parse, or undefined when the string is not a valid version. */
-export function tryParseSemver(s: string): SemVer | undefined {
-  try {
-    return parseSemver(s);
-  } catch (e) {
-    if (e instanceof SemverError) return undefined;
-    throw e;
-  }
-}
-
 export function comparePreReleaseId(a: PreReleaseId, b: PreReleaseId): number {
   if ('num' in a) {
     if ('num' in b) return a.num === b.num ? 0 : a.num < b.num ? -1 : 1;
@@ -139,7 +129,7 @@ export function compareSemver(a: SemVer, b: SemVer): number {
   return a.pre.length === b.pre.length ? 0 : a.pre.length < b.pre.length ? -1 : 1;
 }
 
-export function formatPreReleaseId(p: PreReleaseId): string {
+function formatPreReleaseId(p: PreReleaseId): string {
   return 'num' in p ? p.num.toString() : p.str;
 }
 

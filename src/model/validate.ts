@@ -1,7 +1,8 @@
 /**
- * Model validation (§4.2, §4.3): small named rules, each with a stable rule id. Every rule feeds
- * two outputs: opm's error tree (`invalid index` → package → channel → bundle, rendered as opm
- * does, §4.4) and flat findings with locations and plainer words for graph problems.
+ * Model validation (opm's Model.Validate, operator-registry `alpha/model/model.go`): small named
+ * rules, each with a stable rule id. Every rule feeds two outputs: opm's error tree (`invalid
+ * index` → package → channel → bundle, rendered as opm does in `alpha/model/error.go`) and flat
+ * findings with locations and plainer words for graph problems.
  */
 import type { Location } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
@@ -80,7 +81,10 @@ export interface ChainAnalysis {
   tail?: { name: string; replaces: string };
 }
 
-/** §4.3: heads (no incoming replaces/skips edge), the walk along replaces, cycles and strandings. */
+/**
+ * opm's Channel.Head and validateReplacesChain: heads (no incoming replaces/skips edge), the walk
+ * along replaces, cycles and strandings.
+ */
 export function analyzeChain(ch: ModelChannel): ChainAnalysis {
   const incoming = new Set<string>();
   const skipped = new Set<string>();
@@ -331,7 +335,10 @@ function validateChannel(ch: ModelChannel): Scope {
   return scope;
 }
 
-/** Duplicate versions across all channels of a package, keyed by version string (§4.2). */
+/**
+ * Duplicate versions across all channels of a package, keyed by version string (build metadata and
+ * release count; one bundle name in several channels is not a duplicate).
+ */
 function duplicateVersions(p: ModelPackage): Map<string, ModelBundle[]> {
   const byVersion = new Map<string, Map<string, ModelBundle>>();
   for (const ch of p.channels.values()) {

@@ -3,7 +3,7 @@ import { OpmError } from '../errors.js';
 import { parseDigest } from './digest.js';
 import { isRecord } from '../go/json-value.js';
 
-export const MEDIA = {
+const MEDIA = {
   ociIndex: 'application/vnd.oci.image.index.v1+json',
   dockerList: 'application/vnd.docker.distribution.manifest.list.v2+json',
   ociManifest: 'application/vnd.oci.image.manifest.v1+json',

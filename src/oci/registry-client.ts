@@ -90,7 +90,6 @@ export class RegistryClient implements ImageSource {
       const p = parsePlatformString(opts.platform);
       if (p === undefined) {
         throw new OpmError(`invalid platform "${opts.platform}"`, {
-          code: 'E_USAGE',
           hint: 'expected os/arch[/variant], e.g. linux/arm64',
         });
       }

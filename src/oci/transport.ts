@@ -110,7 +110,7 @@ const RETRYABLE_NET_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-export function defaultCertDirs(env: NodeJS.ProcessEnv): string[] {
+function defaultCertDirs(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
   return [
     '/etc/containers/certs.d',
@@ -157,7 +157,7 @@ function tlsProblem(code: string): string {
 }
 
 /** Turn a network failure into a one-line user error naming the host. */
-export function describeNetworkError(err: unknown, host: string): OpmError {
+function describeNetworkError(err: unknown, host: string): OpmError {
   if (err instanceof OpmError) return err;
   const code = networkCode(err) ?? 'unknown';
   if (isTlsFailure(err)) {

@@ -82,7 +82,7 @@ async function* chunksOf(data: Buffer): AsyncGenerator<Buffer> {
 }
 
 /** Decompress a layer stream, whatever its compression. */
-export function decompress(source: AsyncIterable<unknown>): Readable {
+function decompress(source: AsyncIterable<unknown>): Readable {
   async function* gen(): AsyncGenerator<Buffer> {
     const it = source[Symbol.asyncIterator]();
     const head: Buffer[] = [];
@@ -127,7 +127,7 @@ export function decompress(source: AsyncIterable<unknown>): Readable {
 }
 
 /** Split an entry name into safe components, or throw. `./` prefixes and empty parts are dropped. */
-export function safeComponents(name: string, what: string, kind = 'path'): string[] {
+function safeComponents(name: string, what: string, kind = 'path'): string[] {
   if (name.includes('\0')) throw unsafe(what, `${kind} contains a NUL byte`);
   if (name.startsWith('/')) throw unsafe(what, `absolute ${kind} "${name}"`);
   const parts = name.split('/').filter((p) => p !== '' && p !== '.');

@@ -1,8 +1,8 @@
 /**
- * Parsing of bundle properties the way opm reads them (§3.3): known property types are decoded
- * into fixed shapes, with Go encoding/json's rules (field names match case-insensitively, unknown
- * fields are ignored, `null` leaves a field empty, a wrong JSON type fails with Go's message);
- * every other type is opaque.
+ * Parsing of bundle properties the way opm reads them (`alpha/property/property.go`): known
+ * property types are decoded into fixed shapes, with Go encoding/json's rules (field names match
+ * case-insensitively, unknown fields are ignored, `null` leaves a field empty, a wrong JSON type
+ * fails with Go's message); every other type is opaque.
  */
 import type { JsonObject, JsonValue } from '../go/json-value.js';
 import type { Property } from './types.js';

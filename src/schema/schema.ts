@@ -21,8 +21,6 @@ import { isKnownPropertyType, matchFields, propertyValue } from '../property/pro
 import { loadValidators } from './standalone.js';
 import { isRecord, isJsonObject } from '../go/json-value.js';
 
-export { SCHEMA_FILES } from './standalone.js';
-
 /** The fields each known property value has, for case-insensitive key matching (as Go does). */
 const PROPERTY_FIELDS: Record<string, readonly string[]> = {
   'olm.package': ['packageName', 'version', 'release'],

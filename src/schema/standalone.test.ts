@@ -1,9 +1,10 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
-import { loadCatalogDir } from '../declcfg/load.js';
+import { walkCatalogDir } from '../declcfg/load-walk.js';
+import { parseCatalogBytes } from '../declcfg/parse.js';
 import type { JsonObject } from '../go/json-value.js';
 import { schemasDir } from './schema.js';
 import {
@@ -66,12 +67,10 @@ async function samples(): Promise<JsonObject[]> {
   for (const group of ['validate', 'load']) {
     for (const name of readdirSync(path.join(root, group))) {
       const dir = path.join(root, group, name, 'catalog');
-      await loadCatalogDir(dir, {
-        inspect: (blob) => {
-          blobs.push(blob);
-          return [];
-        },
-      }).catch(() => undefined);
+      const walked = await walkCatalogDir(dir).catch(() => undefined);
+      for (const f of walked?.files ?? []) {
+        for (const b of parseCatalogBytes(readFileSync(f.abs)).blobs) blobs.push(b.value);
+      }
     }
   }
   return blobs;

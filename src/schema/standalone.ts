@@ -13,7 +13,7 @@ import type * as AjvModule from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import type StandaloneCode from 'ajv/dist/standalone/index.js';
 
-export const SCHEMA_FILES = [
+const SCHEMA_FILES = [
   'properties.json',
   'meta.json',
   'olm.package.json',

@@ -1,6 +1,6 @@
 /**
- * The basic template (`schema: olm.template.basic`, spec §9.2): FBC blobs where each `olm.bundle`
- * is just an image to render; every other blob passes through.
+ * The basic template (`schema: olm.template.basic`, `alpha/template/basic/basic.go`): FBC blobs
+ * where each `olm.bundle` is just an image to render; every other blob passes through.
  */
 import { OpmError } from '../errors.js';
 import { SCHEMA_BUNDLE } from '../declcfg/types.js';
@@ -31,7 +31,6 @@ export function parseBasicTemplate(doc: TemplateDocument): BasicTemplate {
     const image = stringField(entry.value, 'image');
     if (extra.length > 0 || image === '') {
       throw new OpmError('unexpected fields present in basic template bundle', {
-        code: 'E_TEMPLATE_BUNDLE',
         at: { file: doc.label, line: entry.line },
         hint:
           extra.length > 0

@@ -17,12 +17,11 @@ export interface BundleDirMap {
 }
 
 /** Parse the map's text. `file` names it in errors; `baseDir` anchors relative directories. */
-export function parseBundleDirMap(text: string, file: string, baseDir: string): BundleDirMap {
+function parseBundleDirMap(text: string, file: string, baseDir: string): BundleDirMap {
   const doc = readTemplateDocument(text, file);
   const v = doc.value;
   if (!isJsonObject(v)) {
     throw new OpmError('bundle directory map must be an object of image reference: directory', {
-      code: 'E_BUNDLE_DIRS',
       at: { file, line: doc.line },
     });
   }
@@ -30,7 +29,6 @@ export function parseBundleDirMap(text: string, file: string, baseDir: string): 
   for (const [image, dir] of Object.entries(v)) {
     if (typeof dir !== 'string' || dir === '') {
       throw new OpmError(`bundle directory for image ${JSON.stringify(image)} must be a non-empty string`, {
-        code: 'E_BUNDLE_DIRS',
         at: { file, line: doc.lineOf([image]) },
       });
     }
@@ -48,7 +46,6 @@ export async function readBundleDirMap(file: string, cwd: string): Promise<Bundl
   } catch (e) {
     const reason = e instanceof Error && 'code' in e && e.code === 'ENOENT' ? 'no such file' : String(e);
     throw new OpmError(`unable to read bundle directory map: ${reason}`, {
-      code: 'E_BUNDLE_DIRS',
       at: { file },
     });
   }

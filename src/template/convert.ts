@@ -1,7 +1,7 @@
 /**
- * `opm alpha convert-template basic|substitutes` (spec §9.5): turn an FBC file into a template.
- * Every blob is kept as opm's generic decode leaves it (keys sorted at every depth); for `basic`,
- * each bundle shrinks to its schema and image.
+ * `opm alpha convert-template basic|substitutes` (`alpha/template/converter/converter.go`): turn an
+ * FBC file into a template. Every blob is kept as opm's generic decode leaves it (keys sorted at
+ * every depth); for `basic`, each bundle shrinks to its schema and image.
  */
 import { OpmError } from '../errors.js';
 import { SCHEMA_BUNDLE } from '../declcfg/types.js';
@@ -27,7 +27,6 @@ export function convertFbcToTemplate(kind: ConvertKind, text: string, label: str
   const issue = parsed.issues[0];
   if (issue !== undefined) {
     throw new OpmError(`converting: ${issue.message}`, {
-      code: 'E_CATALOG_PARSE',
       at: { file: label, line: issue.line },
     });
   }
@@ -38,7 +37,6 @@ export function convertFbcToTemplate(kind: ConvertKind, text: string, label: str
       throw new OpmError(
         `converting: object '${JSON.stringify(blob.value)}\n' is missing root schema field`,
         {
-          code: 'E_CATALOG_PARSE',
           at: { file: label, line: blob.line },
         },
       );

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { OpmError, UsageError } from '../errors.js';
-import { parseBundleDirMap } from './bundle-dirs.js';
+import { readBundleDirMap } from './bundle-dirs.js';
 import { detectTemplateType, templateArgs } from './detect.js';
 import { readTemplateDocument } from './input.js';
 
@@ -46,30 +49,29 @@ describe('detectTemplateType', () => {
   });
 });
 
-describe('parseBundleDirMap', () => {
-  it('YAML or JSON; directories relative to the map', () => {
-    const y = parseBundleDirMap(
-      'quay.io/a/b:1.0.0: ./one\n"quay.io/a/b@sha256:00": /abs/two\n',
-      'm.yaml',
-      '/base',
-    );
+describe('readBundleDirMap', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'opm-bundle-dirs-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const map = async (name: string, text: string) => {
+    writeFileSync(path.join(dir, name), text);
+    return readBundleDirMap(name, dir);
+  };
+
+  it('YAML or JSON; directories relative to the map', async () => {
+    const y = await map('m.yaml', 'quay.io/a/b:1.0.0: ./one\n"quay.io/a/b@sha256:00": /abs/two\n');
     expect([...y.dirs]).toEqual([
-      ['quay.io/a/b:1.0.0', '/base/one'],
+      ['quay.io/a/b:1.0.0', path.join(dir, 'one')],
       ['quay.io/a/b@sha256:00', '/abs/two'],
     ]);
-    const j = parseBundleDirMap('{"quay.io/a/b:1.0.0": "x/y"}', 'm.json', '/base');
-    expect(j.dirs.get('quay.io/a/b:1.0.0')).toBe('/base/x/y');
+    const j = await map('m.json', '{"quay.io/a/b:1.0.0": "x/y"}');
+    expect(j.dirs.get('quay.io/a/b:1.0.0')).toBe(path.join(dir, 'x/y'));
   });
 
-  it('error/not a map of strings, at the entry', () => {
-    expect(() => parseBundleDirMap('- a\n', 'm.yaml', '/')).toThrow('bundle directory map must be an object');
-    try {
-      parseBundleDirMap('a: x\nb: 3\n', 'm.yaml', '/');
-      throw new Error('expected an error');
-    } catch (e) {
-      if (!(e instanceof OpmError)) throw e;
-      expect(e.message).toBe('bundle directory for image "b" must be a non-empty string');
-      expect(e.at).toEqual({ file: 'm.yaml', line: 2 });
-    }
+  it('error/not a map of strings, at the entry', async () => {
+    await expect(map('list.yaml', '- a\n')).rejects.toThrow('bundle directory map must be an object');
+    const err: unknown = await map('m.yaml', 'a: x\nb: 3\n').catch((e: unknown) => e);
+    if (!(err instanceof OpmError)) throw err;
+    expect(err.message).toBe('bundle directory for image "b" must be a non-empty string');
+    expect(err.at).toEqual({ file: 'm.yaml', line: 2 });
   });
 });

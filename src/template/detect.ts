@@ -1,6 +1,6 @@
 /**
  * Template types and choosing one: from the command line, or from the `schema` of the template's
- * first document (spec §9.1).
+ * first document, as opm does (operator-registry `alpha/template/registry.go`).
  */
 import { OpmError, UsageError } from '../errors.js';
 import { type TemplateDocument } from './input.js';
@@ -13,13 +13,13 @@ export const BASIC_SCHEMA = 'olm.template.basic';
 export const SUBSTITUTES_SCHEMA = 'olm.template.substitutes';
 
 /** The schema each template type declares. */
-export const TEMPLATE_SCHEMAS: Record<TemplateType, string> = {
+const TEMPLATE_SCHEMAS: Record<TemplateType, string> = {
   basic: BASIC_SCHEMA,
   semver: 'olm.semver',
   substitutes: SUBSTITUTES_SCHEMA,
 };
 
-export function isTemplateType(s: string): s is TemplateType {
+function isTemplateType(s: string): s is TemplateType {
   return TEMPLATE_TYPES.some((t) => t === s);
 }
 
@@ -47,7 +47,6 @@ export function detectTemplateType(doc: TemplateDocument): TemplateType {
   const schema = key === undefined || !isJsonObject(v) ? undefined : v[key];
   if (schema === undefined || schema === null || schema === '') {
     throw new OpmError("auto-detecting template type: template input missing required 'schema' field", {
-      code: 'E_TEMPLATE_SCHEMA',
       at,
     });
   }
@@ -56,7 +55,6 @@ export function detectTemplateType(doc: TemplateDocument): TemplateType {
     throw new OpmError(
       `auto-detecting template type: unknown template schema: ${typeof schema === 'string' ? schema : JSON.stringify(schema)}`,
       {
-        code: 'E_TEMPLATE_SCHEMA',
         at: { file: doc.label, line: key === undefined ? doc.line : doc.lineOf([key]) },
         hint: `known schemas: ${TEMPLATE_TYPES.map((t) => TEMPLATE_SCHEMAS[t]).join(', ')}`,
       },

@@ -27,7 +27,7 @@ export function stringField(obj: JsonObject, key: string): string {
  */
 export function templateEntries(doc: TemplateDocument, schema: string, prefix: string): TemplateEntry[] {
   const fail = (msg: string, path: (string | number)[] = []): never => {
-    throw new OpmError(prefix + msg, { code: 'E_TEMPLATE', at: { file: doc.label, line: doc.lineOf(path) } });
+    throw new OpmError(prefix + msg, { at: { file: doc.label, line: doc.lineOf(path) } });
   };
   const v = doc.value;
   if (!isJsonObject(v)) return fail(`template must be an object with "schema" and "entries"`);

@@ -130,7 +130,7 @@ export function readTemplateDocument(
     return { value, label, line: first.line, lineOf: makeLocator(first.text, first.line) };
   } catch (e) {
     if (e instanceof SyntaxError) {
-      throw new OpmError(`invalid JSON: ${e.message}`, { code: 'E_TEMPLATE_PARSE', at: { file: label } });
+      throw new OpmError(`invalid JSON: ${e.message}`, { at: { file: label } });
     }
     if (e instanceof OpmError) {
       throw new OpmError(e.message, { code: e.code, at: { file: label }, cause: e });

@@ -38,7 +38,7 @@ function shape(
   versions: Record<Archetype, { name: string; version: ReturnType<typeof parseSemver> }[]>,
   opts: { major: boolean; minor: boolean; preference: StreamKind; compat?: SemverCompat },
 ) {
-  // §9.3 describes opm 1.73's rules; cases that do not name a level test those.
+  // Cases that do not name a level test opm 1.73's rules, the default.
   const { channels, defaultChannel } = generateSemverChannels('testoperator', versions, {
     ...opts,
     compat: opts.compat ?? 'current',
@@ -111,7 +111,7 @@ describe('generateSemverChannels', () => {
     );
   });
 
-  it('success/skip-patch rules with pre-releases (spec §9.3 example)', () => {
+  it('success/skip-patch rules with pre-releases (example of the semver template README)', () => {
     const versions = {
       candidate: [],
       fast: [],
@@ -167,7 +167,7 @@ describe('generateSemverChannels', () => {
     });
   });
 
-  it('success/v1.46 skip-patch rules with pre-releases (major channel of the §9.3 versions)', () => {
+  it('success/v1.46 skip-patch rules with pre-releases (major channel of the README versions)', () => {
     const stable = [
       '1.1.0',
       '1.2.1',

@@ -1,10 +1,13 @@
 /**
- * The semver template (`schema: olm.semver`, spec §9.3): channels generated from bundle versions.
+ * The semver template (`schema: olm.semver`, `alpha/template/semver/semver.go` and its README):
+ * channels generated from bundle versions.
  *
  * Bundles listed under Candidate, Fast and Stable go into `<archetype>-v<major>` and/or
  * `<archetype>-v<major>.<minor>` channels; within each (archetype, kind, major) run of versions, the
  * last bundle of each minor version (its "Y-stream head") replaces the previous head and skips the
- * bundles before it. Everything here is pure: rendering the images is the caller's job.
+ * bundles before it. These are opm 1.73's rules and the default; `--semver-compat v1.46` (see
+ * SemverCompat) links each channel on its own, as opm 1.46 did. Everything here is pure: rendering
+ * the images is the caller's job.
  */
 import { OpmError } from '../errors.js';
 import { goQuote } from '../go/fmt.js';
@@ -27,11 +30,11 @@ import { goJsonKind } from '../go/json.js';
 import { type TemplateDocument } from './input.js';
 import { isJsonObject } from '../go/json-value.js';
 
-export const SEMVER_SCHEMA = 'olm.semver';
+const SEMVER_SCHEMA = 'olm.semver';
 
 export type Archetype = 'candidate' | 'fast' | 'stable';
 /** In increasing stability, which is also the order channels are generated and linked in. */
-export const ARCHETYPES: readonly Archetype[] = ['candidate', 'fast', 'stable'];
+const ARCHETYPES: readonly Archetype[] = ['candidate', 'fast', 'stable'];
 export type StreamKind = 'major' | 'minor';
 
 /**
@@ -72,7 +75,6 @@ const POST_PREFIX = 'render: unable to post-process bundle info: ';
 
 function readError(message: string, label: string, line?: number): OpmError {
   return new OpmError(READ_PREFIX + message, {
-    code: 'E_TEMPLATE',
     at: line === undefined ? { file: label } : { file: label, line },
   });
 }
@@ -261,7 +263,10 @@ function aggregate(items: string[]): string {
   return items.length === 1 ? (items[0] ?? '') : `[${items.join(', ')}]`;
 }
 
-/** Versions per archetype, with the checks of §9.3 step 2. */
+/**
+ * Versions per archetype, with opm's checks: each image is a rendered bundle of the one package,
+ * listed once per archetype, and no two versions differ only by build metadata.
+ */
 function collectVersions(
   t: SemverTemplate,
   byImage: Map<string, RenderedBundle>,
@@ -269,7 +274,7 @@ function collectVersions(
   let pkg: string | undefined;
   const versions: Record<Archetype, VersionedBundle[]> = { candidate: [], fast: [], stable: [] };
   const post = (msg: string, line: number): OpmError =>
-    new OpmError(POST_PREFIX + msg, { code: 'E_TEMPLATE', at: { file: t.label, line } });
+    new OpmError(POST_PREFIX + msg, { at: { file: t.label, line } });
   for (const arch of ARCHETYPES) {
     const seen = new Set<string>();
     for (const img of t.bundles[arch]) {
@@ -331,7 +336,10 @@ interface HighWater {
   name: string;
 }
 
-/** Whether a newly created channel becomes the default-channel candidate (§9.3 step 6). */
+/**
+ * Whether a newly created channel becomes the default-channel candidate (opm's "high-water mark"):
+ * a more stable archetype wins, else a higher version, else the preferred kind, else minor.
+ */
 function outranks(c: HighWater, cur: HighWater, pref: StreamKind): boolean {
   if (ARCH_PRIORITY[c.arch] !== ARCH_PRIORITY[cur.arch])
     return ARCH_PRIORITY[c.arch] > ARCH_PRIORITY[cur.arch];
@@ -349,7 +357,7 @@ export interface GeneratedChannels {
 }
 
 /**
- * Generate the channels and their edges from bundle versions per archetype (§9.3 steps 3–6).
+ * Generate the channels, their edges and the default channel from bundle versions per archetype.
  * Versions must already be free of build-metadata ties.
  */
 export function generateSemverChannels(
@@ -432,7 +440,7 @@ function sameMinor(a: SemVer, b: SemVer): boolean {
   return a.major === b.major && a.minor === b.minor;
 }
 
-/** opm 1.73: Y-stream heads linked across the channels of one archetype, kind and major (§9.3 step 4). */
+/** opm 1.73: Y-stream heads linked across the channels of one archetype, kind and major. */
 function linkEntries(tuples: EntryTuple[]): void {
   const sorted = tuples
     .map((t, i) => ({ t, i }))
@@ -486,7 +494,10 @@ function linkPartition(part: EntryTuple[]): void {
   }
 }
 
-/** Description and icon of the package, from the CSV of the default channel's head (§9.3 step 7). */
+/**
+ * Description and icon of the package, from the CSV of the default channel's head (opm 1.73; a CSV
+ * without them, or one that does not parse, leaves them out).
+ */
 function packageMetadata(csv: RenderedBundle['csv']): { description?: string; icon?: Icon } {
   const spec = csv?.['spec'];
   if (!isJsonObject(spec)) return {};
@@ -523,7 +534,7 @@ export function buildSemverCatalog(
     if (r.bundles.length !== 1) {
       throw new OpmError(
         `bundle reference ${goQuote(r.image)} resulted in ${r.bundles.length} bundles, expected 1`,
-        { code: 'E_TEMPLATE', at: { file: t.label, line: images.get(r.image) ?? 1 } },
+        { at: { file: t.label, line: images.get(r.image) ?? 1 } },
       );
     }
     for (const rb of r.bundles) byImage.set(rb.bundle.image, rb);

@@ -1,7 +1,8 @@
 /**
- * The substitutes template (`schema: olm.template.substitutes`, spec §9.4): a valid catalog plus
- * a list of substitutions, each putting a newly rendered bundle in place of an existing one in
- * every channel, so that upgrades flow through the substitute.
+ * The substitutes template (`schema: olm.template.substitutes`,
+ * `alpha/template/substitutes/substitutes.go`): a valid catalog plus a list of substitutions, each
+ * putting a newly rendered bundle in place of an existing one in every channel, so that upgrades
+ * flow through the substitute.
  */
 import { OpmError } from '../errors.js';
 import { RawJson } from '../go/raw-json.js';
@@ -40,7 +41,6 @@ export function parseSubstitutesTemplate(doc: TemplateDocument): SubstitutesTemp
   const list = key === undefined || !isJsonObject(v) ? null : v[key];
   const fail = (msg: string, path: (string | number)[]): never => {
     throw new OpmError(PARSE_PREFIX + msg, {
-      code: 'E_TEMPLATE',
       at: { file: doc.label, line: doc.lineOf(path) },
     });
   };
@@ -85,8 +85,9 @@ function csvHasSubstitutesFor(csv: Record<string, unknown> | undefined, b: Bundl
 }
 
 /**
- * A bundle's version and release (opm's Bundle.VersionRelease, §3.1): build metadata of a bundle
- * that substitutes for another (CSV annotation `olm.substitutesFor`) is its release.
+ * A bundle's version and release (opm's Bundle.VersionRelease, `alpha/declcfg/declcfg.go`): build
+ * metadata of a bundle that substitutes for another (CSV annotation `olm.substitutesFor`) is its
+ * release.
  */
 export function bundleVersionRelease(b: Bundle, csv?: Record<string, unknown>): VersionRelease {
   const props = (b.properties ?? []).map((p, i) => ({ p, i })).filter(({ p }) => p.type === TYPE_PACKAGE);
@@ -121,7 +122,11 @@ export interface RenderedSubstitute {
   csvs: Map<Bundle, Record<string, unknown>>;
 }
 
-/** Rewrite every channel so `sub` takes `base`'s place (§9.4). */
+/**
+ * Rewrite every channel so `sub` takes `base`'s place: `sub` is added with `base`'s edges plus a
+ * skip of `base`, `base` loses its edges, and entries that replaced or skipped `base` now point at
+ * `sub` (a replacer also skips `base`).
+ */
 function substituteInChannels(cfg: DeclarativeConfig, base: string, sub: string): void {
   for (const ch of cfg.channels) {
     const entries = ch.entries ?? [];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RawJson } from '../go/raw-json.js';
 import { GoStruct } from '../go/json.js';
 import { emitYaml } from './emit.js';
-import { compareYamlKeys, sortYamlKeys } from './key-order.js';
+import { compareYamlKeys } from './key-order.js';
 import { plainReadsAsNonString, scalarStyle } from './scalar-style.js';
 
 /** The line a string value is written on, as `v: <scalar>`. */
@@ -88,6 +88,8 @@ describe('layout', () => {
 });
 
 describe('key order', () => {
+  const sortYamlKeys = (keys: string[]): string[] => [...keys].sort(compareYamlKeys);
+
   it('orders the FBC keys as opm writes them', () => {
     expect(sortYamlKeys(['schema', 'name', 'defaultChannel', 'icon', 'description', 'properties'])).toEqual([
       'defaultChannel',
@@ -178,7 +180,7 @@ describe('scalar style requests', () => {
     }
   });
 
-  it('writes the examples of the spec', () => {
+  it('single-quotes strings that would not read back as plain strings', () => {
     expect(value('>=0.9.0 <=0.9.1')).toBe("v: '>=0.9.0 <=0.9.1'\n");
     expect(value('Hive: Cluster-as-a-Service')).toBe("v: 'Hive: Cluster-as-a-Service'\n");
     expect(value('[{"apiVersion":"v1"}]')).toBe('v: \'[{"apiVersion":"v1"}]\'\n');

@@ -1,8 +1,9 @@
 /**
  * A YAML writer producing, byte for byte, what opm's YAML output holds for a value: the value
  * encoded as Go JSON, re-read by go-yaml v2 and marshalled again by go-yaml v2's block emitter
- * (sigs.k8s.io/yaml JSONToYAML; opm-behavior.md §5.3). Indent 2, line width 80, block style, keys
- * in go-yaml's order, each string in the style go-yaml picks for it.
+ * (sigs.k8s.io/yaml JSONToYAML, called by WriteYAML in operator-registry `alpha/declcfg/write.go`).
+ * Indent 2, line width 80, block style, keys in go-yaml's order, each string in the style go-yaml
+ * picks for it.
  *
  * Input values: what the Go JSON marshaller in src/util/go-json.ts accepts (null, booleans, finite
  * numbers, strings, arrays, plain objects, GoStruct, RawJson). Numbers go through Go's JSON number

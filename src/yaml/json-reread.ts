@@ -1,8 +1,8 @@
 /**
  * What go-yaml v2 makes of opm's compact JSON when sigs.k8s.io/yaml's JSONToYAML re-reads it
- * (opm-behavior.md §5.3 "Values as go-yaml sees them"): number text becomes an int, a uint or a
- * float64; strings come back as written, except that raw line-break characters inside them are
- * folded as in any double-quoted YAML scalar and some raw control characters are refused.
+ * (go-yaml v2 `resolve.go`): number text becomes an int, a uint or a float64; strings come back as
+ * written, except that raw line-break characters inside them are folded as in any double-quoted
+ * YAML scalar and some raw control characters are refused.
  */
 import { formatGoFloatG, formatGoJsonNumber } from '../go/json.js';
 import { OpmError } from '../errors.js';
@@ -24,7 +24,7 @@ const JSON_INT = /^-?(?:0|[1-9][0-9]*)$/;
  * float64 written by Go's FormatFloat 'g'. A number beyond float64 range fails Go's ParseFloat and
  * stays a string; `undefined` is returned then and the caller writes the text as a string.
  */
-export function yamlNumberText(jsonText: string): string | undefined {
+function yamlNumberText(jsonText: string): string | undefined {
   if (JSON_INT.test(jsonText)) {
     if (jsonText.length < 16) return String(Number(jsonText)); // normalises -0
     const b = BigInt(jsonText);
@@ -45,10 +45,10 @@ export function yamlTextOfNumber(x: number): string {
   return yamlNumberText(String(x)) ?? formatGoFloatG(x);
 }
 
-export const CONTROL_CHARACTERS_MESSAGE = 'yaml: control characters are not allowed';
+const CONTROL_CHARACTERS_MESSAGE = 'yaml: control characters are not allowed';
 
 function controlCharacterError(): OpmError {
-  return new OpmError(CONTROL_CHARACTERS_MESSAGE, { code: 'E_YAML_CONTROL_CHARACTERS' });
+  return new OpmError(CONTROL_CHARACTERS_MESSAGE);
 }
 
 // Characters Go's JSON encoder writes raw that the YAML reader refuses.
@@ -76,7 +76,7 @@ export function rereadTypedString(s: string): string {
  * breaks (NEL reads as `\n`; U+2028/U+2029 are kept). With `raw` false the text is a string Go's
  * encoder wrote, where only NEL and the space are still raw; with `raw` true it is raw JSON text.
  */
-export function foldFlowBreaks(s: string, raw: boolean): string {
+function foldFlowBreaks(s: string, raw: boolean): string {
   const out: string[] = [];
   const n = s.length;
   let i = 0;
@@ -134,9 +134,7 @@ const FALSE = new YamlPlainScalar('false');
 const NULL = new YamlPlainScalar('null');
 
 function rawError(text: string): OpmError {
-  return new OpmError(`malformed raw JSON value: ${text.length > 80 ? text.slice(0, 80) + '…' : text}`, {
-    code: 'E_RAW_JSON',
-  });
+  return new OpmError(`malformed raw JSON value: ${text.length > 80 ? text.slice(0, 80) + '…' : text}`);
 }
 
 /**
@@ -270,7 +268,7 @@ function decodeEscapes(body: string, whole: string): string {
       if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw rawError(whole);
       const cp = parseInt(hex, 16);
       if (cp >= 0xd800 && cp <= 0xdfff) {
-        throw new OpmError('yaml: found invalid Unicode character escape code', { code: 'E_YAML_ESCAPE' });
+        throw new OpmError('yaml: found invalid Unicode character escape code');
       }
       out.push(String.fromCharCode(cp));
       start = i + 6;

@@ -1,5 +1,5 @@
 /**
- * The order go-yaml v2 writes mapping keys in (opm-behavior.md §5.3 "Key order"): rune by rune;
+ * The order go-yaml v2 writes mapping keys in (`keyList.Less` in its `sorter.go`): rune by rune;
  * letters by code point; a non-letter before a letter; runs of digits compared by value (so `a9`
  * before `a10`), a run with a non-zero digit before it counting leading zeros; a prefix first.
  */
@@ -106,7 +106,12 @@ function less(ar: ArrayLike<number>, br: ArrayLike<number>): boolean {
   return ar.length < br.length;
 }
 
-/** Comparator for go-yaml v2's key order (for string keys). */
+/**
+ * Comparator for go-yaml v2's key order (for string keys). Go sorts with an unstable sort; for the
+ * key sets where this comparison is not a consistent order (some sets mixing digit runs, such as
+ * `99/`, `9É1` and `36`) Go's own output varies between runs, so any deterministic result is as
+ * good as another there.
+ */
 export function compareYamlKeys(a: string, b: string): number {
   if (a === b) return 0;
   const ar = toRunes(a);
@@ -114,18 +119,4 @@ export function compareYamlKeys(a: string, b: string): number {
   if (less(ar, br)) return -1;
   if (less(br, ar)) return 1;
   return 0;
-}
-
-/**
- * Sort keys in go-yaml v2's order. Go sorts with an unstable sort; for the key sets where the
- * comparison is not a consistent order (§5.3) Go's own output varies between runs, so any
- * deterministic result is as good as another there.
- */
-export function sortYamlKeys(keys: string[]): string[] {
-  if (keys.length < 2) return keys;
-  if (keys.length === 2) {
-    const [a, b] = keys as [string, string];
-    return compareYamlKeys(a, b) <= 0 ? keys : [b, a];
-  }
-  return keys.sort(compareYamlKeys);
 }

@@ -1,6 +1,6 @@
 /**
  * Which style go-yaml v2 (the version opm links) writes a string scalar in: plain, single-quoted,
- * double-quoted or literal block (opm-behavior.md §5.3 "Scalar style of a string"). Two steps: the
+ * double-quoted or literal block (go-yaml v2 `encode.go` and `emitterc.go`). Two steps: the
  * encoder's request (literal for text with `\n`, double-quoted for text that would read back as
  * another type, else plain), then the emitter's overrides from what the text contains.
  */
@@ -146,7 +146,7 @@ function hasBlockIndicators(s: string): boolean {
 }
 
 /** What go-yaml's emitter allows for a (non-empty) text in block context. */
-export function analyzeScalar(s: string): ScalarAnalysis {
+function analyzeScalar(s: string): ScalarAnalysis {
   const n = s.length;
   if (n === 0) return { lineBreaks: false, plainAllowed: true, singleAllowed: true, literalAllowed: false };
   const special = SPECIAL.test(s);

@@ -1,12 +1,7 @@
 import jsYaml from 'js-yaml';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  goFloat32Key,
-  parseYamlDocument,
-  parseYamlDocuments,
-  splitYamlDocuments,
-  YamlError,
-} from './yaml11.js';
+import { parseYamlDocuments } from '../../test/yaml-documents.js';
+import { goFloat32Key, parseYamlDocument, splitYamlDocuments, YamlError } from './yaml11.js';
 
 function value(yaml: string): unknown {
   const doc = parseYamlDocument(`v: ${yaml}\n`);

@@ -1,11 +1,14 @@
 /**
- * YAML reading with the scalar resolution opm applies (go-yaml v2, YAML 1.1; opm-behavior.md §2.5):
- * `yes`/`on`/`y` are booleans, `~` is null, integers follow Go's base-0 syntax after `_` removal,
- * `1.10` is the number 1.1, timestamps and base-60 numbers stay strings, non-string map keys are
- * stringified as Go does. Unlike opm, duplicate keys are an error (with their line).
+ * YAML reading with the scalar resolution opm applies (go-yaml v2, YAML 1.1, under
+ * k8s.io/apimachinery's YAML decoder): `yes`/`on`/`y` are booleans, `~` is null, integers follow
+ * Go's base-0 syntax after `_` removal, `1.10` is the number 1.1, timestamps and base-60 numbers
+ * stay strings, non-string map keys are stringified as Go does. A duplicate key is an error with
+ * its line, unless the caller passes `onDuplicateKey`: then the last value wins, as in opm, and the
+ * caller decides what to report.
  *
  * Documents are split at `---` lines the way opm's stream decoder splits them; empty documents are
- * skipped (opm fails on them, §12 item 13).
+ * skipped (opm 1.73 fails on most with `object '' is missing root schema field`; see
+ * docs/compatibility.md).
  */
 import jsYaml from 'js-yaml';
 import { GO_YAML_TAG_TYPES } from './yaml11-tags.js';
@@ -24,7 +27,7 @@ export class YamlError extends OpmError {
   readonly column: number | undefined;
   readonly reason: string;
   constructor(reason: string, line: number, column?: number) {
-    super(`line ${line}: ${reason}`, { code: 'E_YAML' });
+    super(`line ${line}: ${reason}`);
     this.name = 'YamlError';
     this.reason = reason;
     this.line = line;
@@ -556,20 +559,4 @@ function firstContent(
   // A last line without a newline may still be blank or a comment.
   if ((nl === -1 || nl >= to) && /^[ \t]*(?:#.*)?\r?$/.test(text.slice(pos, to))) return undefined;
   return { pos, line };
-}
-
-/** A parsed document with the line it starts on. */
-export interface YamlDocument {
-  value: JsonValue;
-  line: number;
-}
-
-/** Split a YAML stream into documents (see splitYamlDocuments) and parse each. Throws YamlError. */
-export function parseYamlDocuments(text: string): YamlDocument[] {
-  const out: YamlDocument[] = [];
-  for (const d of splitYamlDocuments(text)) {
-    const value = parseYamlDocument(d.text, d.line);
-    if (value !== undefined) out.push({ value, line: d.line });
-  }
-  return out;
 }

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseYamlDocuments } from '../../src/yaml/yaml11.js';
+import { parseYamlDocuments } from '../yaml-documents.js';
 import type { JsonObject, JsonValue } from '../../src/go/json-value.js';
 import { corpusPath } from '../corpus.js';
 

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MIGRATIONS,
-  migrationLevelHelp,
-  migrationsUpTo,
-  csvMetadata,
-  runMigrations,
-} from '../../src/action/migrations.js';
+import { MIGRATION_LEVELS, migrationLevelHelp } from '../../src/action/migration-levels.js';
+import { migrationsUpTo, csvMetadata, runMigrations } from '../../src/action/migrations.js';
 import { emptyConfig, type Bundle } from '../../src/declcfg/types.js';
 import { RawJson } from '../../src/go/raw-json.js';
 
@@ -19,7 +14,7 @@ describe('migration levels', () => {
       'none',
       'bundle-object-to-csv-metadata',
     ]);
-    expect(migrationsUpTo('all').map((m) => m.token)).toEqual(MIGRATIONS.map((m) => m.token));
+    expect(migrationsUpTo('all').map((m) => m.token)).toEqual(MIGRATION_LEVELS.map((m) => m.token));
   });
 
   it('refuses an unknown level', () => {

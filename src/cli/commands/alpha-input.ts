@@ -4,7 +4,7 @@ import { OpmError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 
 /** Read all of standard input as UTF-8. */
-export async function readStdin(io: CliIO): Promise<string> {
+async function readStdin(io: CliIO): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
@@ -26,6 +26,6 @@ export async function readInputFile(
     const code = e instanceof Error && 'code' in e ? String(e.code) : '';
     const reason =
       code === 'ENOENT' ? 'no such file or directory' : code === 'EISDIR' ? 'is a directory' : String(e);
-    throw new OpmError(message(file, reason), { code: 'E_INPUT' });
+    throw new OpmError(message(file, reason));
   }
 }

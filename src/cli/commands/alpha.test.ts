@@ -45,7 +45,7 @@ describe.runIf(haveCorpus())('alpha render-template: community catalogs v4.21, b
     expect(r.stdout).toBe(readFileSync(c.catalogFile, 'utf8'));
   });
 
-  it('clusterpulse with current semver edges: §9.3 skips, package description and icon', async () => {
+  it('clusterpulse with current semver edges: opm 1.73 skips, package description and icon', async () => {
     const c = cases.find((x) => x.pkg === 'clusterpulse');
     if (c === undefined) throw new Error('clusterpulse case missing');
     const dir = mkdtempSync(path.join(tmp, 'clusterpulse-current-'));

@@ -48,7 +48,6 @@ async function validateBeforeWriting(dir: string): Promise<void> {
   if (first === undefined) return;
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
   throw new OpmError(`catalog "${dir}" is not valid: ${first.message}${more}`, {
-    code: 'E_INVALID_CATALOG',
     ...(first.file === undefined
       ? {}
       : {

@@ -14,7 +14,7 @@ function notProvided(parent: Command, name: string, what: string, instead: strin
     .description(`(not provided by opm-ts) ${what}: ${instead}`)
     .action(() => {
       const full = [...ancestors(parent), name].join(' ');
-      throw new OpmError(`${full} is not provided by opm-ts`, { code: 'E_NOT_SUPPORTED', hint: instead });
+      throw new OpmError(`${full} is not provided by opm-ts`, { hint: instead });
     });
 }
 

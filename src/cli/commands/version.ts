@@ -29,14 +29,14 @@ export function ownPackage(): { version: string } {
 }
 
 /** The opm release whose behaviour opm-ts matches (commands, flags, output). */
-export const MATCHES_OPM = 'v1.73.0';
+const MATCHES_OPM = 'v1.73.0';
 
 /**
  * opm prints Go's %#v of its version struct; scripts grep it, so the shape is kept. OpmVersion is the
  * opm release whose behaviour opm-ts matches, with opm-ts's own version as semver build metadata
  * (`v1.73.0+opm-ts.0.1.0`), which version comparisons ignore: a check for opm >= 1.x still passes.
  */
-export function versionLine(): string {
+function versionLine(): string {
   const pkg = ownPackage();
   const fields = [
     `OpmVersion:"${MATCHES_OPM}+opm-ts.${pkg.version}"`,

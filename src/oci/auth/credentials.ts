@@ -111,7 +111,7 @@ function decodeAuthEntry(entry: unknown, where: string, warn: Warn): Credential 
 }
 
 /** Run `docker-credential-<name> get`; undefined when it has nothing for the server. */
-export async function runCredentialHelper(
+async function runCredentialHelper(
   name: string,
   registry: string,
   env: NodeJS.ProcessEnv,
