@@ -48,6 +48,12 @@ function reachingHead(ch: ModelChannel, head: string): Set<string> {
   return reached;
 }
 
+/** Names, the first 20 of them: a channel of hundreds of bundles must not make a page-long line. */
+function listed(names: string[]): string {
+  const shown = names.slice(0, 20).join(', ');
+  return names.length > 20 ? `${shown} and ${names.length - 20} more` : shown;
+}
+
 function channelFindings(ch: ModelChannel, out: Finding[]): void {
   const place = { loc: ch.loc, package: ch.package.name, channel: ch.name };
   const a = analyzeChain(ch);
@@ -65,7 +71,7 @@ function channelFindings(ch: ModelChannel, out: Finding[]): void {
     out.push(
       finding(
         'upgrade.stranded',
-        `channel ${goQuote(ch.name)}: ${stranded.map((b) => b.name).join(', ')} cannot upgrade to the head ${goQuote(head)}: no chain of replaces, skips or skipRange leads there`,
+        `channel ${goQuote(ch.name)}: ${listed(stranded.map((b) => b.name))} cannot upgrade to the head ${goQuote(head)}: no chain of replaces, skips or skipRange leads there`,
         place,
       ),
     );
