@@ -269,7 +269,7 @@ const RULES = {
 
   // Beyond opm: what OLM checks later, when it resolves or installs.
   'dependency.range-invalid': ourRule(
-    'error',
+    'warning',
     'A versionRange of olm.package.required or of an olm.constraint package is not a range OLM can parse.',
     'Write the range as blang/semver reads it, e.g. ">=1.0.0 <2.0.0"; comparators are =, !=, >, >=, <, <=.',
   ),
@@ -294,12 +294,12 @@ const RULES = {
     'Make sure the other catalog is installed on the clusters that install this one.',
   ),
   'constraint.invalid': ourRule(
-    'error',
+    'warning',
     'An olm.constraint value OLM cannot parse: unknown keys, values of the wrong type, or more than 128 KiB.',
     'Write the value with the keys OLM knows: failureMessage and one of gvk, package, cel, all, any, not.',
   ),
   'constraint.cel-invalid': ourRule(
-    'error',
+    'warning',
     'A cel constraint rule does not compile in OLM’s CEL environment (the properties variable and semver_compare).',
     'Fix the expression; it must be boolean, e.g. properties.exists(p, p.type == "certified").',
   ),
@@ -339,7 +339,7 @@ const RULES = {
     'Spell the key exactly as OLM does (the message names it).',
   ),
   'metadata.max-openshift-version': ourRule(
-    'error',
+    'warning',
     'An olm.maxOpenShiftVersion value OpenShift cannot read as a version; OLM then refuses to install the bundle.',
     'Write it as "4.18": a string of major and minor version.',
   ),

@@ -80,6 +80,20 @@ class Ctx {
     });
   }
 
+  /**
+   * A channel entry field written as an empty string, which opm reads as absent but the schema (as
+   * the CUE definition) rejects. The typed blob cannot show it to the schema checks, so it is said
+   * here, in their words.
+   */
+  emptyChannelField(path: string): void {
+    this.issues.push({
+      rule: 'schema.olm.channel',
+      severity: 'warning',
+      message: `${path}: must NOT have fewer than 1 characters (leave the field out instead)`,
+      ...this.about,
+    });
+  }
+
   get failed(): boolean {
     return this.issues.some((i) => i.severity === 'error');
   }
@@ -280,10 +294,12 @@ function decodeChannel(obj: JsonObject, ctx: Ctx): Channel {
       const entry: ChannelEntry = { name: str(e.get('name'), ctx, child(ea, 'name')) };
       const replaces = str(e.get('replaces'), ctx, child(ea, 'replaces'));
       if (replaces !== '') entry.replaces = replaces;
+      else if (e.get('replaces') === '') ctx.emptyChannelField(child(ea, 'replaces').path);
       const skips = strings(e.get('skips'), ctx, child(ea, 'skips'));
       if (skips && skips.length > 0) entry.skips = skips;
       const skipRange = str(e.get('skipRange'), ctx, child(ea, 'skipRange'));
       if (skipRange !== '') entry.skipRange = skipRange;
+      else if (e.get('skipRange') === '') ctx.emptyChannelField(child(ea, 'skipRange').path);
       return entry;
     },
     'ChannelEntry',

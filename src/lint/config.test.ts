@@ -70,13 +70,13 @@ describe('severity configuration', () => {
     const findings = [
       f('channel.cycle', 'error'),
       f('policy.image-digest', 'warning'),
-      f('dependency.range-invalid', 'warning'),
+      f('dependency.range-invalid', 'error'),
       f('parse.duplicate-key', 'error'),
       f('upgrade.stranded', 'warning'),
     ];
     expect(applySeverities(findings, new Map()).map((x) => `${x.rule}:${x.severity}`)).toEqual([
       'channel.cycle:error',
-      'dependency.range-invalid:error',
+      'dependency.range-invalid:warning',
       'parse.duplicate-key:error',
       'upgrade.stranded:warning',
     ]);
@@ -88,7 +88,7 @@ describe('severity configuration', () => {
     expect(applySeverities(findings, levels).map((x) => `${x.rule}:${x.severity}`)).toEqual([
       'channel.cycle:error',
       'policy.image-digest:error',
-      'dependency.range-invalid:error',
+      'dependency.range-invalid:warning',
       'parse.duplicate-key:warning',
     ]);
   });

@@ -3,10 +3,12 @@
  * The validators are loaded (precompiled by the build) or compiled once, on first use, so commands
  * that never validate pay nothing (see standalone.ts).
  *
- * The CUE definitions are stricter than opm in places (e.g. non-empty GVK kinds, the shape of
+ * The schemas are the ones editors use, at least as strict as the CUE definitions of the FBC
+ * documentation, and so stricter than opm in places (e.g. non-empty GVK groups, the shape of
  * olm.constraint values, which opm never reads). A catalog opm accepts must still pass, so schema
  * findings are warnings: errors come from the opm rules (src/model), which also cover every type
- * mismatch opm itself rejects.
+ * mismatch opm itself rejects. Where a schema constraint is one of opm's own checks, the finding is
+ * left to the model (see OPM_ENFORCED), so that one problem is not reported twice.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -185,13 +187,14 @@ function describe(e: ErrorObject, data: Data): string {
   if (m !== null) {
     const props = data.properties;
     const p = Array.isArray(props) ? props[Number(m[1])] : undefined;
-    if (isRecord(p) && typeof p.type === 'string') field += ` (${p.type})`;
+    if (isRecord(p) && typeof p.type === 'string' && p.type !== '') field += ` (${p.type})`;
   }
   if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) {
     return `${field}: must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   }
+  if (e.keyword === 'not' && e.schemaPath.endsWith('/value/not')) return `${field}.value: must not be null`;
   if (e.keyword === 'not') {
-    // The only `not` in the schemas: a package reference carries no name.
+    // The other `not`: a package reference carries no name.
     return `${field}.name: must be empty when the reference schema is olm.package`;
   }
   if (e.keyword === 'oneOf') {
@@ -203,6 +206,37 @@ function describe(e: ErrorObject, data: Data): string {
 /** The blob kinds whose schema findings have their own rule id (`schema.<kind>`). */
 type SchemaKind<R> = R extends `schema.${infer K}` ? K : never;
 type SchemaRuleName = SchemaKind<RuleId>;
+
+/**
+ * Schema constraints that opm checks itself (src/model reports them as errors, in opm's words):
+ * by rule, the failing field (instance path, array indexes as `N`) and the keyword. Unknown fields
+ * never reach the schemas here: the decoder drops them and reports `decode.unknown-field`.
+ */
+const OPM_ENFORCED: Partial<Record<string, readonly string[]>> = {
+  'olm.package': ['/name minLength', '/defaultChannel minLength'],
+  'olm.channel': [
+    '/name minLength',
+    '/package minLength',
+    '/entries type',
+    '/entries minItems',
+    '/entries/N/name minLength',
+    '/entries/N/skips/N minLength',
+  ],
+  'olm.bundle': ['/name minLength', '/package minLength'],
+  'olm.deprecations': ['/package minLength'],
+};
+
+function opmEnforced(schemaName: string, e: ErrorObject, data: Data): boolean {
+  const key = `${e.instancePath.replace(/\/[0-9]+(?=\/|$)/g, '/N')} ${e.keyword}`;
+  if (OPM_ENFORCED[schemaName]?.includes(key) === true) return true;
+  // opm requires an image only of bundles without olm.bundle.object properties (`bundle image
+  // must be set`); with them, an empty image is tolerated and stays a warning here.
+  if (schemaName === 'olm.bundle' && key === '/image minLength') {
+    const props = data.properties;
+    return !(Array.isArray(props) && props.some((p) => isRecord(p) && p.type === 'olm.bundle.object'));
+  }
+  return false;
+}
 
 /** Keywords that only say "a sub-schema failed"; the failure itself is reported on its own. */
 const NOISE = new Set(['if', 'allOf', 'anyOf']);
@@ -218,7 +252,7 @@ function check(
   if (validate(data)) return;
   const seen = new Set<string>();
   for (const e of validate.errors ?? []) {
-    if (NOISE.has(e.keyword)) continue;
+    if (NOISE.has(e.keyword) || opmEnforced(schemaName, e, data)) continue;
     // `oneOf` failures inside a constraint are reported once, not per alternative.
     if (e.keyword === 'required' && e.schemaPath.includes('/oneOf/')) continue;
     const message = describe(e, data);

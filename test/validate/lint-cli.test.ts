@@ -226,7 +226,14 @@ describe('validate -o github', () => {
     const summary = path.join(ws, 'summary.md');
     await writeFile(summary, '# earlier step\n');
     const r = await runOpm(
-      ['validate', path.join(fixtures, 'lint-dependency-range-invalid/catalog'), '-o', 'github'],
+      [
+        'validate',
+        path.join(fixtures, 'lint-dependency-range-invalid/catalog'),
+        '--rule',
+        'dependency.range-invalid=error',
+        '-o',
+        'github',
+      ],
       {
         cwd: ws,
         env: { GITHUB_WORKSPACE: root, GITHUB_STEP_SUMMARY: summary },
