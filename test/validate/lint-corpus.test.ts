@@ -14,6 +14,8 @@ describe.runIf(haveCorpus())('rules beyond opm on the corpus', () => {
     const dirs = [
       corpusPath('community-catalog-v4.21'),
       corpusPath('cool-catalog', 'catalog'),
+      corpusPath('opm-testdata', 'list-index'),
+      corpusPath('opm-testdata', 'foo-index-v0.2.0-declcfg'),
       ...(await readdir(decl)).sort().map((d) => path.join(decl, d)),
     ];
     const counts = new Map<string, number>();
