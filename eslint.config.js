@@ -23,6 +23,25 @@ export default tseslint.config(
     },
   },
   {
+    // Output is sorted as Go sorts strings, by UTF-8 bytes: JavaScript's default sort and `<` use
+    // UTF-16 order, and localeCompare the locale's.
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(sort|toSorted)$/][arguments.length=0]',
+          message: 'Pass a comparator: compareUtf8 (src/go/utf8.ts) for strings, as Go sorts them.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='localeCompare']",
+          message: 'Use compareUtf8 (src/go/utf8.ts): Go compares strings by their bytes.',
+        },
+      ],
+    },
+  },
+  {
     // The dependency checker's configuration is CommonJS, as dependency-cruiser loads it.
     files: ['.dependency-cruiser.cjs'],
     languageOptions: {

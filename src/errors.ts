@@ -103,10 +103,14 @@ export class InternalError extends Error {
   }
 }
 
+/** `file:line`, or `file` when the line is unknown. */
+export function positionText(at: SourcePosition): string {
+  return at.line === undefined ? at.file : `${at.file}:${at.line}`;
+}
+
 /** `file:line: ` prefix for a position, or '' when there is none. */
 export function formatPosition(at: SourcePosition | undefined): string {
-  if (!at) return '';
-  return at.line === undefined ? `${at.file}: ` : `${at.file}:${at.line}: `;
+  return at ? `${positionText(at)}: ` : '';
 }
 
 /** Prefix an error's message with context, keeping its type, position and hint. */

@@ -2,6 +2,7 @@
  * Findings are what validation reports: data, not exceptions. Every finding carries a stable rule id
  * and, where known, the file and line of the blob at fault and the package/channel/bundle it is about.
  */
+import { compareUtf8 } from './go/utf8.js';
 
 import type { RuleId, Severity } from './rules.js';
 
@@ -24,16 +25,38 @@ export function compareFindings(a: Finding, b: Finding): number {
   if (a.file !== b.file) {
     if (a.file === undefined) return 1;
     if (b.file === undefined) return -1;
-    return a.file < b.file ? -1 : 1;
+    return compareUtf8(a.file, b.file);
   }
   const la = a.line ?? 0;
   const lb = b.line ?? 0;
   if (la !== lb) return la - lb;
-  if (a.rule !== b.rule) return a.rule < b.rule ? -1 : 1;
-  if (a.message !== b.message) return a.message < b.message ? -1 : 1;
-  return 0;
+  return compareUtf8(a.rule, b.rule) || compareUtf8(a.message, b.message);
 }
 
 export function sortFindings(findings: Finding[]): Finding[] {
   return [...findings].sort(compareFindings);
+}
+
+/**
+ * Two sorted lists as one, as sortFindings would sort them one after the other (on a tie, `a`'s
+ * first), without sorting again.
+ */
+export function mergeSortedFindings(a: readonly Finding[], b: readonly Finding[]): Finding[] {
+  const out: Finding[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as Finding;
+    const y = b[j] as Finding;
+    if (compareFindings(y, x) < 0) {
+      out.push(y);
+      j++;
+    } else {
+      out.push(x);
+      i++;
+    }
+  }
+  while (i < a.length) out.push(a[i++] as Finding);
+  while (j < b.length) out.push(b[j++] as Finding);
+  return out;
 }

@@ -16,6 +16,7 @@ export { render, type RenderOptions } from './action/render.js';
 export { migrate } from './action/migrate.js';
 export { initPackage, type InitOptions } from './action/init.js';
 export {
+  generateDockerfile,
   planDockerfile,
   writeDockerfile,
   dockerfileText,

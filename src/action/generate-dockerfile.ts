@@ -4,6 +4,8 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { errnoCode, errnoText } from '../go/errno.js';
 import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js';
+import { compareUtf8 } from '../go/utf8.js';
+import { validateCatalog } from './validate.js';
 
 export const DEFAULT_OPM_IMAGE = 'quay.io/operator-framework/opm:latest';
 
@@ -21,6 +23,12 @@ export interface DockerfileOptions {
   binaryImage?: string;
   /** `key=value` items; each may hold several comma-separated items, as opm's flag does. */
   extraLabels: string[];
+  /**
+   * Write the Dockerfile without validating the catalog first. By default the catalog is validated
+   * (opm does not) and an invalid one is refused, so an image that cannot serve is caught before
+   * its build.
+   */
+  skipValidate?: boolean;
 }
 
 /**
@@ -155,7 +163,7 @@ export function dockerfileText(
   );
   if (labels.size > 0) {
     lines.push('', '# Set other custom labels');
-    const keys = [...labels.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const keys = [...labels.keys()].sort(compareUtf8);
     // Quoted verbatim, without escaping, as opm writes them.
     for (const k of keys) lines.push(`LABEL "${k}"="${labels.get(k) ?? ''}"`);
   }
@@ -174,8 +182,9 @@ export interface DockerfilePlan {
 }
 
 /**
- * Check the settings and the directory and compute the Dockerfile, in opm's order of checks.
- * Nothing is written here, so a failing check never leaves a file behind.
+ * Check the settings and the directory and compute the Dockerfile, in opm's order of checks, then
+ * validate the catalog (unless `skipValidate`). Nothing is written here, so a failing check never
+ * leaves a file behind.
  */
 export async function planDockerfile(opts: DockerfileOptions): Promise<DockerfilePlan> {
   if (opts.builderImage === 'scratch') {
@@ -194,15 +203,39 @@ export async function planDockerfile(opts: DockerfileOptions): Promise<Dockerfil
     throw new OpmError(`path "${file}": file already exists`, { hint: 'remove it or move it away first' });
   }
   const dir = path.normalize(opts.fbcRootDir);
-  const st = await stat(dir).catch((err: NodeJS.ErrnoException) => {
-    throw new OpmError(
-      `provided root path "${dir}": ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`,
-    );
+  const st = await stat(dir).catch((err: unknown) => {
+    throw new OpmError(`provided root path "${dir}": ${errnoText(err)}`);
   });
   if (!st.isDirectory()) throw new OpmError(`provided root path "${dir}" is not a directory`);
   if (baseImage === '') throw new OpmError('base image is unset');
   const base = path.basename(dir.replace(/(.)[\\/]+$/, '$1'));
-  return { file, text: dockerfileText(base, baseImage, builderImage, labels) };
+  const text = dockerfileText(base, baseImage, builderImage, labels);
+  if (opts.skipValidate !== true) await requireValidCatalog(opts.fbcRootDir);
+  return { file, text };
+}
+
+/** Refuse a catalog that does not validate, naming its first error and how many more there are. */
+async function requireValidCatalog(dir: string): Promise<void> {
+  const result = await validateCatalog(dir, { lint: false });
+  const errors = result.findings.filter((f) => f.severity === 'error');
+  const first = errors[0];
+  if (first === undefined) return;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  throw new OpmError(`catalog "${dir}" is not valid: ${first.message}${more}`, {
+    ...(first.file === undefined
+      ? {}
+      : {
+          at: { file: path.join(dir, first.file), ...(first.line === undefined ? {} : { line: first.line }) },
+        }),
+    hint: `see 'opm validate ${dir}', or pass --skip-validate to write the Dockerfile anyway`,
+  });
+}
+
+/** Plan (checks and validation included) and write the Dockerfile: `opm generate dockerfile`. */
+export async function generateDockerfile(opts: DockerfileOptions): Promise<DockerfilePlan> {
+  const plan = await planDockerfile(opts);
+  await writeDockerfile(plan);
+  return plan;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { OpmError } from '../errors.js';
 import type { DeclarativeConfig } from '../declcfg/types.js';
-import { compareUtf8 as compareGoStrings } from '../go/json.js';
+import { compareUtf8 as compareGoStrings } from '../go/utf8.js';
 import { convertToModelOrThrow } from '../model/convert.js';
 import type { Model, ModelChannel, ModelPackage } from '../model/model.js';
 import { analyzeChain } from '../model/validate.js';

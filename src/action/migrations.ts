@@ -17,7 +17,7 @@ import {
   asStringMap,
   field,
   type Obj,
-} from '../bundle/go-decode.js';
+} from '../go/json-decode.js';
 import { goStruct, marshal } from '../go/json.js';
 import { ALL_MIGRATIONS, MIGRATION_LEVELS, type MigrationLevel } from './migration-levels.js';
 

@@ -5,22 +5,17 @@
 import type { Finding } from '../findings.js';
 import { Limiter } from '../util/limit.js';
 import { stat } from 'node:fs/promises';
-import { isAscii } from 'node:buffer';
-import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { OpmError, wrapError } from '../errors.js';
+import { OpmError, formatPosition, wrapError } from '../errors.js';
 import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource, PulledImage } from '../oci/image-source.js';
 import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION } from '../bundle/parse.js';
 import { packageVersionOf, toDeclcfgBundle } from '../bundle/convert.js';
-import { compareUtf8 } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
 import { loadCatalogDirOrThrow } from '../declcfg/load.js';
-import { LARGE_FILE_BYTES } from '../declcfg/load-large.js';
-import { walkCatalogDir } from '../declcfg/load-walk.js';
-import { parseCatalogBytes, parseCatalogText } from '../declcfg/parse.js';
-import { decodeBlob } from '../declcfg/decode.js';
 import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';
 
 /** Kinds of input render accepts; masks combine them. */
@@ -73,11 +68,11 @@ export interface RenderOptions {
   /** Input problems opm tolerates silently. */
   onWarning?: (message: string) => void;
   /**
-   * Leave the olm.bundle.object payloads of large local catalog directories on disk, to be read
-   * back as each bundle is written (see DeferredPayloads). Not used with migrations, which may
-   * need the payloads.
+   * Leave the olm.bundle.object payloads of large local catalog directories on disk (the loader's
+   * `deferPayloads`): the returned config's `payloads` gives them back to the writers as each bundle
+   * is written. For output only; not done with migrations, which may need the payloads.
    */
-  deferPayloads?: DeferredPayloads;
+  deferPayloads?: boolean | { minBytes: number };
 }
 
 /** How many refs are rendered at once. */
@@ -92,7 +87,7 @@ export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
         ? undefined
         : parseImageRefTemplate(opts.imageRefTemplate)
       : opts.imageRefTemplate;
-  const ctx: Context = { opts, template, allow: opts.allow ?? REF_ALL };
+  const ctx: Context = { opts, template, allow: opts.allow ?? REF_ALL, migrating: migrations.length > 0 };
   const warn = opts.onWarning;
   // Refs are rendered concurrently (image pulls dominate), and concatenated in argument order.
   const limiter = new Limiter(RENDER_CONCURRENCY);
@@ -126,6 +121,8 @@ interface Context {
   warn?: (message: string) => void;
   template: ImageRefTemplate | undefined;
   allow: RefMask;
+  /** Whether migrations run on the result (they may read payloads, so none are deferred). */
+  migrating: boolean;
 }
 
 async function renderReference(ref: string, ctx: Context): Promise<DeclarativeConfig> {
@@ -149,7 +146,6 @@ async function renderReference(ref: string, ctx: Context): Promise<DeclarativeCo
 }
 
 async function loadCatalog(dir: string, display: string, ctx: Context): Promise<DeclarativeConfig> {
-  const deferred = ctx.opts.deferPayloads;
   const warn = ctx.opts.onWarning;
   // Problems opm reads past (a nested key written twice, invalid UTF-8 in JSON) are said, under the ref.
   const onLoadWarning =
@@ -157,13 +153,17 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
       ? undefined
       : (f: Finding): void =>
           warn(
-            `${f.file === undefined ? display : path.posix.join(display, f.file)}${f.line === undefined ? '' : `:${f.line}`}: ${f.message}`,
+            `${formatPosition({ file: f.file === undefined ? display : path.posix.join(display, f.file), line: f.line })}${f.message}`,
           );
+  // Only a local directory is sure to be there still when the payloads are read back.
+  const defer = ctx.local === true && !ctx.migrating ? ctx.opts.deferPayloads : undefined;
   const load =
     ctx.opts.loadCatalogDir ??
-    (deferred !== undefined && ctx.local && migrationsUpTo(ctx.opts.migrateLevel ?? '').length === 0
-      ? (d: string) => deferred.load(d, onLoadWarning)
-      : (d: string) => loadCatalogDirOrThrow(d, { onWarning: onLoadWarning }));
+    ((d: string) =>
+      loadCatalogDirOrThrow(d, {
+        ...(onLoadWarning === undefined ? {} : { onWarning: onLoadWarning }),
+        ...(defer === undefined ? {} : { deferPayloads: defer }),
+      }));
   try {
     return await load(dir);
   } catch (err) {
@@ -272,140 +272,4 @@ export function moveObjectPropertiesToEnd(b: Bundle): void {
 /** relatedImages sorted by image (byte order; equal images keep their order). */
 export function sortRelatedImages(b: Bundle): void {
   b.relatedImages?.sort((x, y) => compareUtf8(x.image, y.image));
-}
-
-/** Catalogs at least this large (all files together) have their payloads deferred. */
-const DEFER_PAYLOADS_BYTES = 128 * 1024 * 1024;
-
-/**
- * The olm.bundle.object payloads of large local catalogs, left on disk while the catalog is
- * sorted for output and read back, a file at a time, as each bundle is written. Payloads are
- * nearly all of a large catalog's size and are only copied to the output, so a render then
- * holds the catalog without them. A bundle's file is parsed again when its first deferred
- * bundle is written, and its payloads are let go once the last one is; opm's output groups
- * bundles by package, and packages usually have files of their own, so few files are held.
- */
-export class DeferredPayloads {
-  /** Catalog file (absolute) of each bundle whose payloads were left out. */
-  private readonly fileOf = new Map<Bundle, string>();
-  /**
-   * Per file, per line where a deferred bundle starts, how many bundles still wait for it: the
-   * same directory given twice loads the same blobs twice.
-   */
-  private readonly waiting = new Map<string, Map<number, number>>();
-  /** Per file read back, its waited-for bundles in full, by line. */
-  private readonly restored = new Map<string, Map<number, Bundle>>();
-  private readonly minBytes: number;
-  /** Files are read back into one reused buffer: fresh memory for every file costs more than reading it. */
-  private readBuffer: Buffer = Buffer.alloc(0);
-
-  constructor(minBytes = DEFER_PAYLOADS_BYTES) {
-    this.minBytes = minBytes;
-  }
-
-  /** Load a catalog directory, deferring its payloads when it is large enough and safe to reread. */
-  async load(dir: string, onWarning?: (f: Finding) => void): Promise<DeclarativeConfig> {
-    const warnings = onWarning === undefined ? {} : { onWarning };
-    const walked = await walkCatalogDir(dir);
-    let total = 0;
-    let rereadable = true;
-    for (const f of walked.files) {
-      total += f.size;
-      // The loader reads larger files in parts; reading them back whole is not worth the risk.
-      if (f.size > LARGE_FILE_BYTES) rereadable = false;
-    }
-    if (!rereadable || total < this.minBytes) return loadCatalogDirOrThrow(dir, warnings);
-    const cfg = await loadCatalogDirOrThrow(dir, { elidePayloads: true, ...warnings });
-    for (const b of cfg.bundles) {
-      // Bundles without a package are left out of the output, so they are never read back.
-      if (b.payloadsElided !== true || b.loc === undefined || b.package === '') continue;
-      const file = path.join(dir, b.loc.file);
-      this.fileOf.set(b, file);
-      let lines = this.waiting.get(file);
-      if (lines === undefined) {
-        lines = new Map();
-        this.waiting.set(file, lines);
-      }
-      lines.set(b.loc.line, (lines.get(b.loc.line) ?? 0) + 1);
-    }
-    return cfg;
-  }
-
-  /**
-   * `b` with its payloads back (as render leaves a bundle: object properties last), or `b` itself
-   * when nothing of it was deferred. Throws when the file no longer holds the bundle.
-   */
-  restore(b: Bundle): Bundle {
-    const file = this.fileOf.get(b);
-    const line = b.loc?.line;
-    if (file === undefined || line === undefined) return b;
-    this.fileOf.delete(b);
-    let bundles = this.restored.get(file);
-    if (bundles === undefined) {
-      bundles = this.reread(file);
-      this.restored.set(file, bundles);
-    }
-    const full = bundles.get(line);
-    if (full === undefined || full.name !== b.name || full.package !== b.package) {
-      throw new OpmError(
-        `catalog file "${file}" changed while rendering: bundle "${b.name}" is no longer at line ${line}`,
-      );
-    }
-    const lines = this.waiting.get(file);
-    const left = (lines?.get(line) ?? 1) - 1;
-    if (left > 0) lines?.set(line, left);
-    else {
-      lines?.delete(line);
-      bundles.delete(line);
-    }
-    if (lines === undefined || lines.size === 0) {
-      this.waiting.delete(file);
-      this.restored.delete(file);
-    }
-    const out: Bundle = { ...b };
-    delete out.payloadsElided;
-    if (full.properties === undefined) delete out.properties;
-    else out.properties = full.properties;
-    return out;
-  }
-
-  private reread(file: string): Map<number, Bundle> {
-    const lines = this.waiting.get(file);
-    const out = new Map<number, Bundle>();
-    let bytes: Buffer;
-    try {
-      bytes = this.read(file);
-    } catch (err) {
-      throw wrapError(`catalog file "${file}" cannot be read again while rendering`, err);
-    }
-    // The loader has checked the file's encoding; ASCII text (the usual) is taken as it is.
-    const parsed = isAscii(bytes) ? parseCatalogText(bytes.toString('latin1')) : parseCatalogBytes(bytes);
-    for (const raw of parsed.blobs) {
-      if (lines?.has(raw.line) !== true) continue;
-      const decoded = decodeBlob(raw.value).blob;
-      if (decoded?.kind !== 'bundle') continue;
-      // As render leaves every bundle (relatedImages are the elided bundle's, sorted already).
-      moveObjectPropertiesToEnd(decoded.value);
-      out.set(raw.line, decoded.value);
-    }
-    return out;
-  }
-
-  /** The file's bytes, in the reused buffer (valid until the next read). */
-  private read(file: string): Buffer {
-    const fd = openSync(file, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      if (this.readBuffer.length < size) this.readBuffer = Buffer.allocUnsafe(size);
-      let n = 0;
-      while (n < size) {
-        const got = readSync(fd, this.readBuffer, n, size - n, n);
-        if (got === 0) break;
-        n += got;
-      }
-      return this.readBuffer.subarray(0, n);
-    } finally {
-      closeSync(fd);
-    }
-  }
 }

@@ -5,20 +5,23 @@
  * and return all findings in a stable order together with the message opm
  * would have printed.
  */
-import { stat } from 'node:fs/promises';
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource } from '../oci/image-source.js';
-import { loadCatalogDir } from '../declcfg/load.js';
+import { CatalogDirError, loadCatalogDir } from '../declcfg/load.js';
 import { OpmError } from '../errors.js';
-import { sortFindings, type Finding } from '../findings.js';
+import { mergeSortedFindings, sortFindings, type Finding } from '../findings.js';
 import { convertToModel } from '../model/convert.js';
 import type { Model } from '../model/model.js';
 import { lintFindings, type LintPolicies } from '../lint/index.js';
 import { applySeverities } from '../lint/config.js';
 import type { RuleId, RuleLevel } from '../rules.js';
 import { schemaFindings } from '../schema/schema.js';
+import { errnoText } from '../go/errno.js';
 
-/** Loads a catalog directory, reporting file problems (syntax errors…) as findings instead of failing. */
+/**
+ * Loads a catalog directory, reporting file problems (syntax errors…) as findings, sorted, instead of
+ * failing; a root that is missing or not a directory throws CatalogDirError (as loadCatalogDir does).
+ */
 export type CatalogLoader = (dir: string) => Promise<{ cfg: DeclarativeConfig; findings: Finding[] }>;
 
 export interface ValidateOptions {
@@ -76,24 +79,11 @@ function takeCsvAnnotations(cfg: DeclarativeConfig): Map<object, Record<string, 
   return out;
 }
 
-/** Go's os.Stat error text for a missing path, or the directory check of opm validate. */
-async function checkDirectory(dir: string, shown: string): Promise<void> {
-  let st;
-  try {
-    st = await stat(dir);
-  } catch (e) {
-    const code = e instanceof Error && 'code' in e ? e.code : undefined;
-    const reason =
-      code === 'ENOENT'
-        ? 'no such file or directory'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : e instanceof Error
-            ? e.message
-            : String(e);
-    throw new OpmError(`stat ${shown}: ${reason}`, { cause: e });
-  }
-  if (!st.isDirectory()) throw new OpmError(`"${shown}" is not a directory`);
+/** opm validate's words for a root that is missing (Go's os.Stat error text) or not a directory. */
+function directoryError(err: CatalogDirError, shown: string): OpmError {
+  const e = err.statError;
+  if (e === undefined) return new OpmError(`"${shown}" is not a directory`);
+  return new OpmError(`stat ${shown}: ${errnoText(e)}`, { cause: e });
 }
 
 /** Load the `--with` catalogs as render does (errors name the reference). */
@@ -115,11 +105,17 @@ async function loadOthers(opts: ValidateOptions): Promise<DeclarativeConfig[]> {
 }
 
 export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {
-  await checkDirectory(dir, opts.displayDir ?? dir);
+  let loaded;
+  try {
+    loaded = await (opts.load ?? defaultLoader)(dir);
+  } catch (err) {
+    throw err instanceof CatalogDirError ? directoryError(err, opts.displayDir ?? dir) : err;
+  }
+  const { cfg, findings: loadFindings } = loaded;
+  // Findings of the checks below; the loader's come sorted already.
+  const findings: Finding[] = [];
   const otherConfigs = opts.lint === false ? [] : await loadOthers(opts);
-  const { cfg, findings: loadFindings } = await (opts.load ?? defaultLoader)(dir);
   const annotations = takeCsvAnnotations(cfg);
-  const findings: Finding[] = [...loadFindings];
   const loadFailed = loadFindings.some((f) => f.severity === 'error');
   if (opts.schemas !== false) findings.push(...schemaFindings(cfg));
 
@@ -141,7 +137,11 @@ export async function validateCatalog(dir: string, opts: ValidateOptions = {}): 
       );
     }
   }
-  const sorted = sortFindings(applySeverities(findings, opts.severities ?? new Map()));
+  const levels = opts.severities ?? new Map<RuleId, RuleLevel>();
+  const sorted = mergeSortedFindings(
+    applySeverities(loadFindings, levels),
+    sortFindings(applySeverities(findings, levels)),
+  );
   const firstError = sorted.find((f) => f.severity === 'error');
   const firstWarning = opts.strict === true ? sorted.find((f) => f.severity === 'warning') : undefined;
   const firstFailure = firstError ?? firstWarning;

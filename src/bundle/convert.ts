@@ -20,8 +20,9 @@ import {
   splitCrdName,
   type Gvk,
 } from './csv.js';
-import { asArray, asObject, asString, field, type Obj } from './go-decode.js';
-import { compareUtf8, goStruct, marshal } from '../go/json.js';
+import { asArray, asObject, asString, field, type Obj } from '../go/json-decode.js';
+import { goStruct, marshal } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 import { JsonScanError, nodeText, nodeValue, scanJsonDocument } from './json-scan.js';
 import type { RawProperty, RegistryBundle } from './parse.js';
 import { isRecord } from '../go/json-value.js';

@@ -2,7 +2,15 @@
  * Accessors on a decoded ClusterServiceVersion, with the zero-value and type rules of the Go
  * types opm decodes it into.
  */
-import { asArray, asObject, asString, field, GoTypeError, type Obj } from './go-decode.js';
+import {
+  asArray,
+  asObject,
+  asString,
+  field,
+  GoTypeError,
+  unmarshalValueError,
+  type Obj,
+} from '../go/json-decode.js';
 
 export interface Gvk {
   group: string;
@@ -40,7 +48,7 @@ export function csvVersion(csv: Obj): string {
   const v = field(spec(csv), 'version');
   if (v === undefined || v === null) return '';
   if (typeof v === 'string') return v;
-  throw new GoTypeError(`spec.version: json: cannot unmarshal ${typeof v} into Go value of type string`);
+  throw new GoTypeError(`spec.version: ${unmarshalValueError(v, 'string')}`);
 }
 
 /** `spec.release`: a string, or a number printed as an integer when integral, else as Go's %g. */

@@ -3,7 +3,7 @@
  * first non-blank character is `{`, else a stream of YAML documents split on `---` lines, of
  * which only the first document counts.
  */
-import { parseYamlDocument } from '../yaml/yaml11.js';
+import { parseYamlDocument, splitYamlDocuments, type YamlDocumentText } from '../yaml/yaml11.js';
 import { scanJson, nodeValue, type JsonNode } from './json-scan.js';
 
 export interface FirstDocument {
@@ -46,50 +46,19 @@ export function decodeFirstDocument(text: string, opts: DecodeFileOptions = {}):
     const rest = body.slice(node.end).trim();
     return { value: nodeValue(node), moreDocuments: rest !== '', json: { text: body, node } };
   }
-  const docs = splitYamlDocuments(body);
-  const first = docs[0] ?? '';
-  const more = docs.slice(1).some((d) => !isBlankYaml(d));
-  if (isBlankYaml(first)) return { value: undefined, moreDocuments: more, blankFirstDocument: more };
-  const firstLine = lineCount(body.slice(0, Math.max(0, body.indexOf(first)))) + 1;
-  return { value: parseYaml(first, opts, firstLine), moreDocuments: more };
-}
-
-/**
- * Split a YAML stream into document texts on lines starting with `---` (only blanks or a comment
- * may follow on that line). Empty documents before the first content are dropped, as the
- * reader opm uses does.
- */
-export function splitYamlDocuments(text: string): string[] {
-  const lines = text.split(/(?<=\n)/);
-  const docs: string[] = [];
-  let buf = '';
-  for (const line of lines) {
-    if (line.startsWith('---')) {
-      const after = line.slice(3).trim();
-      if (after !== '' && !after.startsWith('#')) {
-        throw new DecodeError(`invalid YAML document separator: ${line.trimEnd()}`);
-      }
-      if (buf !== '') docs.push(buf);
-      buf = '';
-      continue;
-    }
-    buf += line;
+  let docs: YamlDocumentText[];
+  try {
+    docs = splitYamlDocuments(body);
+  } catch (err) {
+    throw new DecodeError(err instanceof Error ? err.message : String(err));
   }
-  if (buf !== '') docs.push(buf);
-  return docs;
-}
-
-function lineCount(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
-
-function isBlankYaml(doc: string): boolean {
-  return doc.split('\n').every((l) => {
-    const t = l.trim();
-    return t === '' || t.startsWith('#');
-  });
+  const first = docs[0];
+  if (first === undefined || first.index !== 0) {
+    // The first document is blank (or there is none): opm reads nothing from the file.
+    const more = docs.length > 0;
+    return { value: undefined, moreDocuments: more, blankFirstDocument: more };
+  }
+  return { value: parseYaml(first.text, opts, first.line), moreDocuments: docs.length > 1 };
 }
 
 /** Parse one YAML document with opm's YAML 1.1 scalar rules (timestamps stay strings). */

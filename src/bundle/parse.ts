@@ -9,8 +9,11 @@ import { decodeFirstDocument, DecodeError, type FirstDocument } from './decode.j
 import { marshal } from '../go/json.js';
 import { nodeText, type JsonNode } from './json-scan.js';
 import { csvName } from './csv.js';
-import type { Obj } from './go-decode.js';
+import type { Obj } from '../go/json-decode.js';
 import { isRecord } from '../go/json-value.js';
+import { compareUtf8 } from '../go/utf8.js';
+import { errnoText } from '../go/errno.js';
+import { duplicateKeyMessage } from '../yaml/yaml11.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
 const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
@@ -54,14 +57,10 @@ function fail(file: string, message: string, cause?: unknown): never {
   throw new OpmError(`${file}: ${message}`, { ...(cause === undefined ? {} : { cause }) });
 }
 
-function goErrorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** Entries of a directory that are (or link to) regular files and do not start with `.`, by name bytes. */
 async function listFiles(dir: string): Promise<string[]> {
   const names = (await readdir(dir)).filter((n) => !n.startsWith('.'));
-  names.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  names.sort(compareUtf8);
   const out: string[] = [];
   for (const n of names) {
     const st = await stat(path.join(dir, n)).catch(() => undefined);
@@ -85,7 +84,7 @@ export async function parseBundleDir(dir: string, opts: ParseOptions = {}): Prom
   try {
     name = csvName(csv.object);
   } catch (err) {
-    return fail(csv.file, goErrorText(err), err);
+    return fail(csv.file, err instanceof Error ? err.message : String(err), err);
   }
   return { dir, objects, csv, name, ...meta };
 }
@@ -131,7 +130,7 @@ async function decodeFile(abs: string, file: string, warn: (m: string) => void):
   try {
     text = await readFile(abs, 'utf8');
   } catch (err) {
-    return fail(file, `cannot read: ${goErrorText(err)}`, err);
+    return fail(file, `cannot read: ${errnoText(err)}`, err);
   }
   try {
     return decodeFirstDocument(text, { onDuplicateKey: duplicateKeyWarning(file, warn) });
@@ -146,10 +145,7 @@ function duplicateKeyWarning(
   file: string,
   warn: (m: string) => void,
 ): (line: number, key: string | undefined) => void {
-  return (line, key) =>
-    warn(
-      `${file}:${line}: key ${key ?? '(unknown)'} is written twice in one mapping; the last value is kept (as in opm)`,
-    );
+  return (line, key) => warn(duplicateKeyMessage({ file, line }, key));
 }
 
 interface MetadataFiles {

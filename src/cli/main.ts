@@ -4,7 +4,7 @@ import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';
 import { pflagArgs } from './pflag.js';
 import { ExitCode } from './exit-code.js';
-import { errnoText } from '../go/errno.js';
+import { errnoCode, errnoText } from '../go/errno.js';
 import { escapeLine } from './escape.js';
 import { removeOwnedNow } from '../util/owned-temp.js';
 
@@ -28,7 +28,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
 const BROKEN_PIPE_STATUS = 141;
 
 function isBrokenPipe(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && err.code === 'EPIPE';
+  return errnoCode(err) === 'EPIPE';
 }
 
 async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<number> {

@@ -25,7 +25,9 @@ import {
 import { type JsonObject, type JsonValue } from '../go/json-value.js';
 import { type Property } from '../property/types.js';
 import { isRecord, isJsonObject } from '../go/json-value.js';
-import { goJsonKind } from '../go/json.js';
+import { goFieldFor, goJsonKind, unmarshalFieldError } from '../go/json-decode.js';
+import { base64ErrorAt } from '../go/base64.js';
+import { compareUtf8 } from '../go/utf8.js';
 import type { RuleId } from '../rules.js';
 
 export interface DecodeIssue {
@@ -67,7 +69,7 @@ class Ctx {
 
   /** Go's UnmarshalTypeError text, followed by the exact path. */
   typeError(v: JsonValue, struct: string, goPath: string, goType: string, path: string): void {
-    const go = `json: cannot unmarshal ${goJsonKind(v)} into Go struct field ${struct}.${goPath} of type ${goType}`;
+    const go = unmarshalFieldError(v, `${struct}.${goPath}`, goType);
     this.error('decode.field-type', `${this.prefix}: ${go} (at ${path})`);
   }
 
@@ -125,9 +127,7 @@ function element(at: At, i: number, struct: string): At {
 function fields<K extends string>(obj: JsonObject, known: readonly K[], ctx: Ctx, at: At): Map<K, JsonValue> {
   const out = new Map<K, JsonValue>();
   for (const [k, v] of Object.entries(obj)) {
-    const exact = known.find((f) => f === k);
-    const lower = k.toLowerCase();
-    const name = exact ?? known.find((f) => f.toLowerCase() === lower);
+    const name = goFieldFor(k, known);
     if (name === undefined) ctx.unknown(at.path === '' ? k : `${at.path}.${k}`);
     else out.set(name, v);
   }
@@ -170,53 +170,6 @@ function strings(v: JsonValue | undefined, ctx: Ctx, at: At): string[] | undefin
   return list(v, ctx, at, '[]string', (x, a) => str(x, ctx, a));
 }
 
-/** Largest scratch buffer kept between checks; longer strings are decoded into a fresh buffer. */
-const SCRATCH_MAX = 16 * 1024 * 1024;
-let scratch = Buffer.alloc(0);
-
-/**
- * Whether `s` is padded standard base64 without line breaks: the common case, checked at native
- * speed (bundle objects are most of a catalog's bytes). Node's decoder skips characters outside the
- * alphabet, so a string it decodes to fewer bytes than its length implies holds one; it also takes
- * the URL-safe `-` and `_`, which standard base64 refuses. The bytes are decoded into a reused
- * buffer: a fresh one per payload costs as much again in allocation and collection.
- */
-function isCleanBase64(s: string): boolean {
-  if (s.length % 4 !== 0) return false;
-  const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
-  const full = (s.length / 4) * 3;
-  let written: number;
-  if (full <= SCRATCH_MAX) {
-    if (scratch.length < full) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(full, 64 * 1024)));
-    written = scratch.write(s, 'base64');
-  } else {
-    written = Buffer.from(s, 'base64').length;
-  }
-  return written === full - pad && !s.includes('-') && !s.includes('_');
-}
-
-/** Offset of the first byte Go's standard base64 decoder refuses, or -1 when `s` is valid. */
-export function invalidBase64At(s: string): number {
-  if (isCleanBase64(s)) return -1;
-  // Go skips line breaks; anything else outside the alphabet, or bad padding, is refused.
-  let n = 0;
-  let pad = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i] ?? '';
-    if (c === '\n' || c === '\r') continue;
-    if (c === '=') {
-      if (n % 4 < 2) return i;
-      pad++;
-      n++;
-      continue;
-    }
-    if (pad > 0 || !/[A-Za-z0-9+/]/.test(c)) return i;
-    n++;
-  }
-  if (n % 4 !== 0) return s.length;
-  return -1;
-}
-
 function properties(v: JsonValue | undefined, ctx: Ctx, at: At): Property[] | undefined {
   const a = child(at, 'properties');
   return list(
@@ -247,8 +200,8 @@ function icon(v: JsonValue | undefined, ctx: Ctx, at: At): Icon | undefined {
     if (typeof raw !== 'string') {
       ctx.typeError(raw, 'Icon', `${a.goPath}.base64data`, '[]uint8', `${a.path}.base64data`);
     } else {
-      const bad = invalidBase64At(raw);
-      if (bad !== -1)
+      const bad = base64ErrorAt(raw);
+      if (bad !== undefined)
         ctx.error('decode.field-type', `${ctx.prefix}: illegal base64 data at input byte ${bad}`);
       // Go decodes the bytes and writes them back as padded standard base64.
       else
@@ -376,8 +329,8 @@ function checkBundleObjects(b: Bundle, props: Property[], ctx: Ctx, opts: Decode
       if (data !== undefined && data !== null && typeof data !== 'string') {
         problem = `data is ${Array.isArray(data) ? 'array' : typeof data}, not a base64 string`;
       } else if (typeof data === 'string') {
-        const bad = invalidBase64At(data);
-        if (bad !== -1) problem = `illegal base64 data at input byte ${bad}`;
+        const bad = base64ErrorAt(data);
+        if (bad !== undefined) problem = `illegal base64 data at input byte ${bad}`;
       }
     }
     if (problem !== undefined) {
@@ -467,8 +420,8 @@ function readMeta(obj: JsonObject): {
   }
   const dups = [...byFold]
     .filter(([, ks]) => ks.length > 1)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([fold, ks]) => `duplicate keys for key "${fold}": [${[...ks].sort().join(' ')}]`);
+    .sort(([a], [b]) => compareUtf8(a, b))
+    .map(([fold, ks]) => `duplicate keys for key "${fold}": [${[...ks].sort(compareUtf8).join(' ')}]`);
   if (dups.length > 0) {
     const message = dups.length === 1 ? (dups[0] ?? '') : `[${dups.join(', ')}]`;
     return { issue: { rule: 'decode.duplicate-key', severity: 'error', message } };

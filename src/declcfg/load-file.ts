@@ -11,6 +11,7 @@ import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type ParsedText } from './parse.js';
 import { emptyConfig, type DeclarativeConfig, type Location } from './types.js';
 import { type JsonObject } from '../go/json-value.js';
+import { errnoCode, errnoText } from '../go/errno.js';
 
 export interface LoadOptions extends DecodeOptions {
   /**
@@ -20,6 +21,13 @@ export interface LoadOptions extends DecodeOptions {
   threads?: number;
   /** Catalogs with fewer bytes are loaded in this thread (default IN_THREAD_BYTES of load-pool.ts). */
   workerMinBytes?: number;
+  /**
+   * Leave the olm.bundle.object payloads on disk when the catalog holds at least `minBytes` (true:
+   * DEFER_PAYLOADS_BYTES of payloads.ts) and no file is read in parts: the bundles are loaded with
+   * `payloadsElided`, and the config's `payloads` gives them back whole to the writers. For output
+   * only: migrations and anything reading the manifests need the payloads loaded.
+   */
+  deferPayloads?: boolean | { minBytes: number };
 }
 
 export interface LoadResult {
@@ -105,10 +113,7 @@ export async function loadFile(f: WalkedFile, opts: LoadOptions): Promise<LoadRe
 }
 
 function readProblem(err: unknown): string {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
-  if (code === 'ERR_STRING_TOO_LONG') return 'a single blob is too large to parse (over 512 MiB)';
-  if (code === 'EACCES') return 'cannot read file: permission denied';
-  if (code === 'EISDIR') return 'cannot read file: is a directory';
+  if (errnoCode(err) === 'ERR_STRING_TOO_LONG') return 'a single blob is too large to parse (over 512 MiB)';
   if (err instanceof RangeError) return 'file is nested too deeply to parse';
-  return `cannot read file: ${err instanceof Error ? err.message : String(err)}`;
+  return `cannot read file: ${errnoText(err)}`;
 }

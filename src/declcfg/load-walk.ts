@@ -9,6 +9,7 @@ import { errnoCode, errnoText } from '../go/errno.js';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { IndexIgnore } from './indexignore.js';
+import { compareUtf8 } from '../go/utf8.js';
 import type { RuleId } from '../rules.js';
 
 export interface WalkProblem {
@@ -27,11 +28,6 @@ export interface WalkedFile {
 export interface WalkResult {
   files: WalkedFile[];
   problems: WalkProblem[];
-}
-
-/** Byte order of the UTF-8 names, as Go sorts directory entries. */
-export function compareNames(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 interface Entry {
@@ -55,7 +51,7 @@ async function listEntries(root: string, problems: WalkProblem[]): Promise<Entry
       });
       return;
     }
-    names.sort((a, b) => compareNames(a.name, b.name));
+    names.sort((a, b) => compareUtf8(a.name, b.name));
     for (const d of names) {
       const rel = dirRel === '' ? d.name : `${dirRel}/${d.name}`;
       const abs = path.join(dirAbs, d.name);

@@ -20,19 +20,37 @@ import {
 import { IN_THREAD_BYTES, loadFilesInWorkers, threadCount, workerScript } from './load-pool.js';
 import { walkCatalogDir, type WalkedFile } from './load-walk.js';
 import { parseCatalogText } from './parse.js';
+import { defersPayloads, FilePayloads } from './payloads.js';
 import { emptyConfig, mergeConfigs, type DeclarativeConfig } from './types.js';
 
 export type { LoadOptions, LoadResult, LocatedObject } from './load-file.js';
+
+/**
+ * The root of a load is missing, unreadable or not a directory. `statError` is the error of stat,
+ * undefined when the root is there but not a directory. A type of its own so that `validate` can
+ * say it in opm's words without a second stat.
+ */
+export class CatalogDirError extends OpmError {
+  readonly statError: unknown;
+  constructor(message: string, statError: unknown) {
+    super(message, statError === undefined ? {} : { cause: statError });
+    this.name = 'CatalogDirError';
+    this.statError = statError;
+  }
+}
 
 async function requireDir(dir: string): Promise<void> {
   let st;
   try {
     st = await stat(dir);
-  } catch {
-    throw new OpmError(`catalog directory "${dir}" does not exist or cannot be read`);
+  } catch (err) {
+    throw new CatalogDirError(`catalog directory "${dir}" does not exist or cannot be read`, err);
   }
   if (!st.isDirectory()) {
-    throw new OpmError(`"${dir}" is not a directory; a catalog is a directory of FBC files`);
+    throw new CatalogDirError(
+      `"${dir}" is not a directory; a catalog is a directory of FBC files`,
+      undefined,
+    );
   }
 }
 
@@ -56,15 +74,22 @@ async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promi
 
 /**
  * Load a catalog directory. Never throws for bad content: parse, decode and file problems are
- * findings (sorted); only a missing root or a root that is not a directory throws an OpmError.
+ * findings (sorted); only a missing root or a root that is not a directory throws (CatalogDirError).
+ * The directory is walked once; with `deferPayloads` the walk's sizes decide whether payloads stay
+ * on disk (payloads.ts).
  */
 export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promise<LoadResult> {
   await requireDir(dir);
   const walked = await walkCatalogDir(dir);
   const findings: Finding[] = walked.problems.map((p) => ({ ...p, severity: 'error' }));
-  const perFile = await loadFiles(walked.files, opts);
+  const defer = defersPayloads(walked.files, opts.deferPayloads);
+  const perFile = await loadFiles(walked.files, defer ? { ...opts, elidePayloads: true } : opts);
   const cfg = mergeConfigs(perFile.map((r) => r.cfg));
   for (const r of perFile) findings.push(...r.findings);
+  if (defer) {
+    const payloads = FilePayloads.track(dir, cfg.bundles);
+    if (payloads !== undefined) cfg.payloads = payloads;
+  }
   return { cfg, findings: sortFindings(findings) };
 }
 

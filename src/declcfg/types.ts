@@ -111,19 +111,33 @@ export type Blob =
   | { kind: 'deprecation'; value: Deprecation }
   | { kind: 'other'; value: Meta };
 
+/**
+ * Where the bundles a loader left without their olm.bundle.object payloads (`payloadsElided`) get
+ * them back (LoadOptions.deferPayloads; payloads.ts reads them from the catalog files). The writers
+ * call `restore` as each bundle's turn comes.
+ */
+export interface DeferredPayloads {
+  /** `bundle` whole, or `bundle` itself when its payloads were not deferred here. */
+  restore(bundle: Bundle): Bundle;
+  /** This and `other` as one, for a merged config (before anything is restored). */
+  merge(other: DeferredPayloads): DeferredPayloads;
+}
+
 export interface DeclarativeConfig {
   packages: Package[];
   channels: Channel[];
   bundles: Bundle[];
   deprecations: Deprecation[];
   others: Meta[];
+  /** Set when bundles were loaded without their payloads; the writers read them back through it. */
+  payloads?: DeferredPayloads;
 }
 
 export function emptyConfig(): DeclarativeConfig {
   return { packages: [], channels: [], bundles: [], deprecations: [], others: [] };
 }
 
-/** opm's DeclarativeConfig.Merge: plain concatenation. */
+/** opm's DeclarativeConfig.Merge: plain concatenation (deferred payloads merged too). */
 export function mergeConfigs(configs: DeclarativeConfig[]): DeclarativeConfig {
   const out = emptyConfig();
   for (const c of configs) {
@@ -132,6 +146,9 @@ export function mergeConfigs(configs: DeclarativeConfig[]): DeclarativeConfig {
     out.bundles.push(...c.bundles);
     out.deprecations.push(...c.deprecations);
     out.others.push(...c.others);
+    if (c.payloads !== undefined) {
+      out.payloads = out.payloads === undefined ? c.payloads : out.payloads.merge(c.payloads);
+    }
   }
   return out;
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { randomHex } from '../util/random-hex.js';
 import type { DeclarativeConfig } from './types.js';
-import { blobJson, blobYaml, groupBlobs } from './write.js';
+import { blobJson, blobYaml, groupBlobs, restoredBlobs } from './write.js';
 import type { WriteOptions } from './write.js';
 import type { Blob } from './types.js';
 
@@ -28,7 +28,7 @@ function isLocalPath(p: string): boolean {
 // Chunks are gathered up to this size before each write call.
 const FLUSH_BYTES = 1 << 20;
 
-async function writeBlobs(file: string, blobs: readonly Blob[], format: CatalogFormat): Promise<void> {
+async function writeBlobs(file: string, blobs: Iterable<Blob>, format: CatalogFormat): Promise<void> {
   const fh = await open(file, 'wx', 0o666).catch((err: unknown) => {
     throw fileError(file, err);
   });
@@ -103,7 +103,7 @@ export async function writeCatalogDir(
       const file = path.join(dir, `catalog.${ext}`);
       const temp = path.join(dir, `.catalog.${ext}.${randomHex(8)}.tmp`);
       temps.push({ temp, file });
-      await writeBlobs(temp, g.blobs, format);
+      await writeBlobs(temp, restoredBlobs(cfg, g.blobs), format);
     }
     for (const t of temps) {
       await rename(t.temp, t.file).catch((err: unknown) => {

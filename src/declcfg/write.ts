@@ -5,7 +5,8 @@
  * blobs at a time), so a large catalog streams out.
  */
 import { InternalError } from '../errors.js';
-import { GoStruct, JsonBytesOut, appendIndented, compareUtf8, marshalIndent } from '../go/json.js';
+import { GoStruct, JsonBytesOut, appendIndented, marshalIndent } from '../go/json.js';
+import { compareUtf8 } from '../go/utf8.js';
 import { emitYaml } from '../yaml/emit.js';
 import type {
   Bundle,
@@ -36,8 +37,6 @@ export interface DroppedBlob {
 export interface WriteOptions {
   /** Told about each blob left out because its package name is empty (opm drops them silently). */
   onDropped?: (blob: DroppedBlob) => void;
-  /** Gives each bundle back whole just before it is written (payloads left on disk until then). */
-  restoreBundle?: (bundle: Bundle) => Bundle;
 }
 
 /** The blobs of one package in output order; `package` '' holds the package-less others. */
@@ -224,14 +223,22 @@ export function blobYaml(blob: Blob): string {
   return '---\n' + emitYaml(blobValue(blob));
 }
 
-/** The blobs of `cfg` in output order, each bundle restored (if asked) only when its turn comes. */
-function* outputBlobs(cfg: DeclarativeConfig, options: WriteOptions): Generator<Blob> {
-  const restore = options.restoreBundle;
-  for (const g of groupBlobs(cfg, options)) {
-    for (const b of g.blobs) {
-      yield restore !== undefined && b.kind === 'bundle' ? { kind: 'bundle', value: restore(b.value) } : b;
-    }
+/**
+ * `blobs` as written: a bundle loaded without its payloads gets them back from `cfg.payloads` only
+ * when its turn comes, so a large catalog's payloads are never all in memory at once.
+ */
+export function* restoredBlobs(cfg: DeclarativeConfig, blobs: Iterable<Blob>): Generator<Blob> {
+  const payloads = cfg.payloads;
+  for (const b of blobs) {
+    yield payloads !== undefined && b.kind === 'bundle'
+      ? { kind: 'bundle', value: payloads.restore(b.value) }
+      : b;
   }
+}
+
+/** The blobs of `cfg` in output order, payloads restored. */
+function* outputBlobs(cfg: DeclarativeConfig, options: WriteOptions): Generator<Blob> {
+  for (const g of groupBlobs(cfg, options)) yield* restoredBlobs(cfg, g.blobs);
 }
 
 /** opm's WriteJSON, one chunk per blob. */

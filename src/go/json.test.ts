@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { RawJson } from './raw-json.js';
 import {
   GoStruct,
-  compareUtf8,
   formatGoFloatG,
   formatGoJsonNumber,
   marshal,
   marshalIndent,
   quoteGoString,
 } from './json.js';
+import { compareUtf8 } from './utf8.js';
 
 describe('quoteGoString', () => {
   it('escapes quote, backslash and the short control escapes', () => {

@@ -17,6 +17,7 @@
 import { RawJson } from './raw-json.js';
 import { InternalError, OpmError } from '../errors.js';
 import { isPlainObject } from './json-value.js';
+import { compareUtf8 } from './utf8.js';
 
 /** A Go struct value: fields are written in insertion order; `undefined` fields are left out. */
 export class GoStruct {
@@ -32,40 +33,6 @@ export function goStruct(fields: Readonly<Record<string, unknown>>): GoStruct {
 
 // ---------------------------------------------------------------------------------------------
 // Ordering
-
-/**
- * Compare two strings in UTF-8 byte order, which is Go's string order. UTF-16 code unit order
- * agrees except between surrogates (code points above U+FFFF) and U+E000–U+FFFF, where UTF-8 puts
- * the astral characters last.
- */
-/** Go's name for the JSON type of a decoded value, as in `json: cannot unmarshal <kind> into …`. */
-export function goJsonKind(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
-  if (typeof v === 'string') return 'string';
-  return 'object';
-}
-
-export function compareUtf8(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) {
-      if (x >= 0xd800 && y >= 0xd800) return utf8Rank(x) - utf8Rank(y);
-      return x - y;
-    }
-  }
-  return a.length - b.length;
-}
-
-function utf8Rank(c: number): number {
-  if (c >= 0xe000) return c - 0x800;
-  if (c >= 0xd800) return c + 0x2000;
-  return c;
-}
 
 /** Keys of a Go map, sorted as encoding/json sorts them. */
 export function sortedMapKeys(obj: Readonly<Record<string, unknown>>): string[] {

@@ -1,4 +1,32 @@
-/** UTF-8 as Go reads it: which bytes are invalid, and what a Go string of such bytes becomes. */
+/**
+ * UTF-8 as Go reads it: Go's string order (byte order), which bytes are invalid, and what a Go
+ * string of such bytes becomes.
+ */
+
+/**
+ * Compare two strings in UTF-8 byte order, which is Go's string order (sort.Strings, map keys in
+ * encoding/json, os.ReadDir). UTF-16 code unit order, JavaScript's `<` and default `sort()`, agrees
+ * except between surrogates (code points above U+FFFF) and U+E000–U+FFFF, where UTF-8 puts the
+ * astral characters last. Every sort whose result is output uses this.
+ */
+export function compareUtf8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) {
+      if (x >= 0xd800 && y >= 0xd800) return utf8Rank(x) - utf8Rank(y);
+      return x - y;
+    }
+  }
+  return a.length - b.length;
+}
+
+function utf8Rank(c: number): number {
+  if (c >= 0xe000) return c - 0x800;
+  if (c >= 0xd800) return c + 0x2000;
+  return c;
+}
 
 /** Offset of the first byte that does not belong to a valid UTF-8 sequence. */
 export function firstInvalidUtf8(buf: Uint8Array, from = 0): number {

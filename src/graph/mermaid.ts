@@ -12,6 +12,7 @@ import { goQuote } from '../go/fmt.js';
 import { SemverError, compareSemver, parseRange, type SemVer, type SemverRange } from '../model/semver.js';
 import { bundleVersion } from '../model/bundle-version.js';
 import type { Channel, ChannelEntry, DeclarativeConfig } from '../declcfg/types.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 export interface MermaidOptions {
   /** Bundle name whose version is the lower bound of the drawn edges ('' = none). */
@@ -34,10 +35,6 @@ const HEADER = [
 ];
 
 type Decoration = 'deprecated' | 'deprecatedskipped' | 'skipped';
-
-function byteCompare(a: string, b: string): number {
-  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
 
 function tryRange(s: string): SemverRange | undefined {
   try {
@@ -107,7 +104,7 @@ export function writeMermaid(cfg: DeclarativeConfig, options: MermaidOptions = {
   const v0 = options.drawV0Semantics ?? true;
   const warn = options.warn ?? (() => undefined);
 
-  const channels = [...cfg.channels].sort((a, b) => byteCompare(a.name, b.name));
+  const channels = [...cfg.channels].sort((a, b) => compareUtf8(a.name, b.name));
   const versions = versionMap(cfg);
 
   let floor = ZERO;
@@ -152,7 +149,7 @@ export function writeMermaid(cfg: DeclarativeConfig, options: MermaidOptions = {
 
   const ver = (name: string): SemVer => versions.get(name) ?? ZERO;
 
-  for (const pkg of [...byPackage.keys()].sort(byteCompare)) {
+  for (const pkg of [...byPackage.keys()].sort(compareUtf8)) {
     out.push(`  %% package ${goQuote(pkg)}`, `  subgraph ${goQuote(pkg)}`);
     for (const c of byPackage.get(pkg) ?? []) {
       const chanId = `${pkg}-${c.name}`;
@@ -228,7 +225,7 @@ export function writeMermaid(cfg: DeclarativeConfig, options: MermaidOptions = {
   for (const key of ['deprecated', 'deprecatedskipped', 'skipped'] as const) {
     const ids = decorated.get(key);
     if (ids === undefined || ids.length === 0) continue;
-    out.push(`class ${[...ids].sort(byteCompare).join(',')} ${key}`);
+    out.push(`class ${[...ids].sort(compareUtf8).join(',')} ${key}`);
   }
   if (skippedLinkIds.length > 0) {
     out.push(`linkStyle ${skippedLinkIds.join(',')} stroke:#FF0000,stroke-width:3px,stroke-dasharray:5;`);

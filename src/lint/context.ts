@@ -4,6 +4,7 @@
  */
 import type { Location } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
+import { compareUtf8 } from '../go/utf8.js';
 import type { Model, ModelBundle, ModelPackage } from '../model/model.js';
 import type { RuleId } from '../rules.js';
 
@@ -69,7 +70,7 @@ export function uniqueBundles(model: Model): ModelBundle[] {
 }
 
 export function sortedByName<T extends { name: string }>(items: Iterable<T>): T[] {
-  return [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...items].sort((a, b) => compareUtf8(a.name, b.name));
 }
 
 /** A bundle counts as deprecated when it, or its whole package, is. */

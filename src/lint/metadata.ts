@@ -12,6 +12,7 @@ import { detectMediaType } from '../util/icon-type.js';
 import type { Finding } from '../findings.js';
 import type { JsonValue } from '../go/json-value.js';
 import { goQuote } from '../go/fmt.js';
+import { compareUtf8 } from '../go/utf8.js';
 import { parseSemver, SemverError } from '../model/semver.js';
 import type { ModelBundle } from '../model/model.js';
 import { propertyValue } from '../property/property.js';
@@ -203,7 +204,7 @@ export function metadataFindings(input: LintInput): Finding[] {
   for (const b of uniqueBundles(input.model)) {
     const place = bundlePlace(b);
     const annotations = annotationsOf(b, input);
-    for (const key of Object.keys(annotations ?? {}).sort()) {
+    for (const key of Object.keys(annotations ?? {}).sort(compareUtf8)) {
       const meant = intendedKey(key);
       if (meant === undefined) continue;
       const how =

@@ -7,38 +7,23 @@ import { OpmError } from '../errors.js';
 import type { Bundle } from '../declcfg/types.js';
 import { goQuote } from '../go/fmt.js';
 import { SemverError, parseSemver, type SemVer } from './semver.js';
-import { isRecord } from '../go/json-value.js';
-import { goJsonKind } from '../go/json.js';
-import { TYPE_PACKAGE, propertyValue } from '../property/property.js';
+import type { JsonValue } from '../go/json-value.js';
+import {
+  PropertyParseError,
+  TYPE_PACKAGE,
+  parsePackageProperty,
+  propertyValue,
+  type PackageProperty,
+} from '../property/property.js';
 
-export interface PackageProperty {
-  packageName: string;
-  version: string;
-  release?: string;
-}
-
-/** Decode an `olm.package` value the way Go's typed decode would (wrong types are errors). */
-export function decodePackageProperty(value: unknown, index: number): PackageProperty {
-  const fail = (msg: string): never => {
-    throw new OpmError(`parse property[${index}] of type "${TYPE_PACKAGE}": ${msg}`);
-  };
-  if (!isRecord(value))
-    return fail(`json: cannot unmarshal ${goJsonKind(value)} into Go value of type property.Package`);
-  const out: PackageProperty = { packageName: '', version: '' };
-  for (const [k, v] of Object.entries(value)) {
-    const key = k.toLowerCase();
-    if (key !== 'packagename' && key !== 'version' && key !== 'release') continue;
-    if (typeof v !== 'string') {
-      const field = key === 'packagename' ? 'packageName' : key;
-      return fail(
-        `json: cannot unmarshal ${goJsonKind(v)} into Go struct field Package.${field} of type string`,
-      );
-    }
-    if (key === 'packagename') out.packageName = v;
-    else if (key === 'version') out.version = v;
-    else out.release = v;
+/** Decode an `olm.package` value as opm's property.Parse does; a failure is an OpmError. */
+export function decodePackageProperty(value: JsonValue | undefined, index: number): PackageProperty {
+  try {
+    return parsePackageProperty(value, index);
+  } catch (e) {
+    if (e instanceof PropertyParseError) throw new OpmError(e.message);
+    throw e;
   }
-  return out;
 }
 
 /**

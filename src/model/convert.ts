@@ -6,7 +6,7 @@
  */
 import type { Bundle, DeclarativeConfig, Location } from '../declcfg/types.js';
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE } from '../declcfg/types.js';
-import { OpmError } from '../errors.js';
+import { OpmError, positionText } from '../errors.js';
 import type { Finding } from '../findings.js';
 import type { RuleId } from '../rules.js';
 import { TYPE_BUNDLE_OBJECT, tryParseProperties, type PropertiesParse } from '../property/property.js';
@@ -16,6 +16,7 @@ import { dns1123LabelErrors, imageReferenceError } from './names.js';
 import { parseRelease, type Release } from './release.js';
 import { parseSemver, SemverError, type SemVer } from './semver.js';
 import { validateModel, type ValidationNode, renderValidationTree } from './validate.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 export interface ConvertResult {
   model: Model;
@@ -128,7 +129,7 @@ function convertPackages(packages: DeclarativeConfig['packages'], s: Conversion)
         'package.duplicate',
         `duplicate package ${goQuote(p.name)}`,
         place,
-        `duplicate package ${goQuote(p.name)}${first ? ` (first defined at ${first.file}:${first.line})` : ''}`,
+        `duplicate package ${goQuote(p.name)}${first ? ` (first defined at ${positionText(first)})` : ''}`,
       );
       continue;
     }
@@ -249,7 +250,7 @@ function convertBundle(b: Bundle, s: Conversion): void {
       'bundle.duplicate',
       msg,
       place,
-      earlier.loc ? `${msg} (first defined at ${earlier.loc.file}:${earlier.loc.line})` : msg,
+      earlier.loc ? `${msg} (first defined at ${positionText(earlier.loc)})` : msg,
     );
     return;
   }
@@ -378,13 +379,13 @@ function checkBundleBlob(b: Bundle, place: Place, c: Collector): CheckedBundle {
 function reportMissingBundles(s: Conversion): void {
   const opmMissing = [...s.lastChannelEntries.entries()]
     .filter(([, set]) => set.size > 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    .sort(([a], [b]) => compareUtf8(a, b));
   const firstMissing = opmMissing[0];
   if (firstMissing !== undefined) {
-    s.c.opmMessage ??= `no olm.bundle blobs found in package ${goQuote(firstMissing[0])} for olm.channel entries ${goList([...firstMissing[1]].sort())}`;
+    s.c.opmMessage ??= `no olm.bundle blobs found in package ${goQuote(firstMissing[0])} for olm.channel entries ${goList([...firstMissing[1]].sort(compareUtf8))}`;
   }
   for (const { ch, entries } of s.channelEntries) {
-    for (const name of [...entries].sort()) {
+    for (const name of [...entries].sort(compareUtf8)) {
       s.c.extra(
         'channel.entry-bundle-missing',
         `channel ${goQuote(ch.name)} lists bundle ${goQuote(name)}, but package ${goQuote(ch.package.name)} has no olm.bundle blob of that name`,

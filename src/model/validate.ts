@@ -13,6 +13,8 @@ import type { Model, ModelBundle, ModelChannel, ModelPackage } from './model.js'
 import { bundleLocation, bundleVersionString } from './model.js';
 import { formatRelease } from './release.js';
 import { formatSemver, rangeError } from './semver.js';
+import { compareUtf8 } from '../go/utf8.js';
+import { positionText } from '../errors.js';
 
 /** A node of opm's validation error tree; a string child is a leaf error. */
 export interface ValidationNode {
@@ -95,7 +97,7 @@ export function analyzeChain(ch: ModelChannel): ChainAnalysis {
       skipped.add(s);
     }
   }
-  const heads = [...ch.bundles.keys()].filter((n) => !incoming.has(n)).sort();
+  const heads = [...ch.bundles.keys()].filter((n) => !incoming.has(n)).sort(compareUtf8);
   const onlyHead = heads[0];
   if (heads.length !== 1 || onlyHead === undefined) return { heads, stranded: [] };
   const path: string[] = [onlyHead];
@@ -115,13 +117,13 @@ export function analyzeChain(ch: ModelChannel): ChainAnalysis {
     if (skipped.has(next)) break;
     cur = ch.bundles.get(next);
   }
-  const stranded = [...ch.bundles.keys()].filter((n) => !reached.has(n) && !skipped.has(n)).sort();
+  const stranded = [...ch.bundles.keys()].filter((n) => !reached.has(n) && !skipped.has(n)).sort(compareUtf8);
   return tail === undefined ? { heads, stranded } : { heads, stranded, tail };
 }
 
 function describeLoc(b: ModelBundle | undefined): string {
   const loc = b?.blob?.loc;
-  return loc ? ` (${loc.file}:${loc.line})` : '';
+  return loc ? ` (${positionText(loc)})` : '';
 }
 
 function validateReplacesChain(ch: ModelChannel, scope: Scope): void {
@@ -293,7 +295,7 @@ function validateBundle(b: ModelBundle): { node: ValidationNode; findings: Findi
 // Channels and packages
 
 function byName<T extends { name: string }>(items: Iterable<T>): T[] {
-  return [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...items].sort((a, b) => compareUtf8(a.name, b.name));
 }
 
 function validateChannel(ch: ModelChannel): Scope {
@@ -350,7 +352,7 @@ function duplicateVersions(p: ModelPackage): Map<string, ModelBundle[]> {
     }
   }
   const out = new Map<string, ModelBundle[]>();
-  for (const v of [...byVersion.keys()].sort()) {
+  for (const v of [...byVersion.keys()].sort(compareUtf8)) {
     const m = byVersion.get(v);
     if (m !== undefined && m.size > 1) out.set(v, byName(m.values()));
   }

@@ -5,6 +5,7 @@ import type * as Http from 'node:http';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { OpmError } from '../errors.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 /** A response body: read it to the end, `dump()` it, or `destroy()` it. */
 export interface Body extends AsyncIterable<Buffer> {
@@ -369,7 +370,7 @@ export class Transport {
       const dir = path.join(root, host);
       let names: string[];
       try {
-        names = readdirSync(dir).sort();
+        names = readdirSync(dir).sort(compareUtf8);
       } catch {
         continue;
       }

@@ -8,7 +8,9 @@ import type { JsonObject, JsonValue } from '../go/json-value.js';
 import type { Property } from './types.js';
 import { RawJson } from '../go/raw-json.js';
 import { isJsonObject } from '../go/json-value.js';
-import { goJsonKind } from '../go/json.js';
+import { goFieldKeys, unmarshalFieldError, unmarshalValueError } from '../go/json-decode.js';
+import { base64ErrorAt } from '../go/base64.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 export const TYPE_PACKAGE = 'olm.package';
 export const TYPE_PACKAGE_REQUIRED = 'olm.package.required';
@@ -96,8 +98,10 @@ interface StructSpec {
 
 const S = (json: string): FieldSpec => ({ json, kind: 'string', goType: 'string' });
 
+const PACKAGE: StructSpec = { goName: 'Package', fields: [S('packageName'), S('version'), S('release')] };
+
 const STRUCTS: Record<string, StructSpec> = {
-  [TYPE_PACKAGE]: { goName: 'Package', fields: [S('packageName'), S('version'), S('release')] },
+  [TYPE_PACKAGE]: PACKAGE,
   [TYPE_PACKAGE_REQUIRED]: { goName: 'PackageRequired', fields: [S('packageName'), S('versionRange')] },
   [TYPE_GVK]: { goName: 'GVK', fields: [S('group'), S('kind'), S('version')] },
   [TYPE_GVK_REQUIRED]: { goName: 'GVKRequired', fields: [S('group'), S('kind'), S('version')] },
@@ -209,55 +213,21 @@ export function isKnownPropertyType(type: string): boolean {
   return STRUCTS[type] !== undefined;
 }
 
+/** The JSON field names of a known property type's value, and the same lower-cased; else undefined. */
+export function propertyFields(
+  type: string,
+): { names: readonly string[]; lower: ReadonlySet<string> } | undefined {
+  const spec = STRUCTS[type];
+  return spec === undefined ? undefined : indexOf(spec);
+}
+
 /**
  * Map each key of `obj` to the struct field it fills under Go's rules: an exact name match wins,
  * else a case-insensitive one. Keys are visited in sorted order (the order of opm's normalized
  * blobs), so with several spellings of one field the last in that order wins.
  */
 export function matchFields(obj: JsonObject, names: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const key of Object.keys(obj).sort()) {
-    const field = names.includes(key) ? key : names.find((n) => n.toLowerCase() === key.toLowerCase());
-    if (field !== undefined) out.set(field, key);
-  }
-  return out;
-}
-
-const B64_ALPHABET = /[A-Za-z0-9+/]/;
-
-/**
- * Go's base64.StdEncoding error offset for an invalid string (byte offset, as in
- * `illegal base64 data at input byte N`), or undefined when it decodes. Line breaks are skipped.
- */
-export function base64ErrorAt(text: string): number | undefined {
-  const src = Buffer.from(text, 'utf8');
-  const isNl = (b: number | undefined): boolean => b === 0x0a || b === 0x0d;
-  let si = 0;
-  for (;;) {
-    let j = 0;
-    while (j < 4) {
-      if (si === src.length) {
-        if (j === 0) return undefined;
-        return si - j;
-      }
-      const b = src[si] ?? 0;
-      si++;
-      if (isNl(b)) continue;
-      if (b === 0x3d) {
-        if (j < 2) return si - 1;
-        if (j === 2) {
-          while (si < src.length && isNl(src[si])) si++;
-          if (si === src.length) return src.length;
-          if (src[si] !== 0x3d) return si - 1;
-          si++;
-        }
-        while (si < src.length && isNl(src[si])) si++;
-        return si < src.length ? si : undefined;
-      }
-      if (!B64_ALPHABET.test(String.fromCharCode(b)) || b > 0x7f) return si - 1;
-      j++;
-    }
-  }
+  return goFieldKeys(Object.keys(obj).sort(compareUtf8), names);
 }
 
 /** Decode one known property value; returns Go's error text or the decoded string fields. */
@@ -270,7 +240,7 @@ function decodeStruct(
   if (value === null) return { fields };
   if (!isJsonObject(value)) {
     return {
-      error: `json: cannot unmarshal ${goJsonKind(value)} into Go value of type property.${spec.goName}`,
+      error: unmarshalValueError(value, `property.${spec.goName}`),
       fields,
     };
   }
@@ -282,14 +252,13 @@ function decodeStruct(
     if (error === undefined) error = msg;
   };
   // Go reports the first type error met while reading the object, in key order.
-  const order = [...matched.entries()].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  const order = [...matched.entries()].sort((a, b) => compareUtf8(a[1], b[1]));
   for (const [field, key] of order) {
     const spec2 = spec.fields.find((f) => f.json === field);
     const v = value[key];
     if (spec2 === undefined || v === undefined || v === null) continue;
     // Only built for a failure: most values have none, and csv metadata has many fields.
-    const typeErr = (): string =>
-      `json: cannot unmarshal ${goJsonKind(v)} into Go struct field ${spec.goName}.${field} of type ${spec2.goType}`;
+    const typeErr = (): string => unmarshalFieldError(v, `${spec.goName}.${field}`, spec2.goType);
     switch (spec2.kind) {
       case 'string':
         if (typeof v === 'string') fields.set(field, v);
@@ -308,9 +277,7 @@ function decodeStruct(
         else
           for (const [k, x] of Object.entries(v)) {
             if (x !== null && typeof x !== 'string')
-              fail(
-                `json: cannot unmarshal ${goJsonKind(x)} into Go struct field ${spec.goName}.${field}.${k} of type string`,
-              );
+              fail(unmarshalFieldError(x, `${spec.goName}.${field}.${k}`, 'string'));
           }
         break;
       case 'stringList':
@@ -318,9 +285,7 @@ function decodeStruct(
         else
           for (const x of v) {
             if (x !== null && typeof x !== 'string')
-              fail(
-                `json: cannot unmarshal ${goJsonKind(x)} into Go struct field ${spec.goName}.${field} of type string`,
-              );
+              fail(unmarshalFieldError(x, `${spec.goName}.${field}`, 'string'));
           }
         break;
       case 'list':
@@ -383,6 +348,17 @@ export function parseProperties(props: readonly Property[] | undefined): ParsedP
     }
   });
   return out;
+}
+
+/**
+ * One `olm.package` value decoded as property.Parse decodes it (`index` is its place among the
+ * bundle's properties, for the message). Throws PropertyParseError.
+ */
+export function parsePackageProperty(value: JsonValue | undefined, index: number): PackageProperty {
+  const { error, fields } = decodeStruct(value, PACKAGE);
+  if (error !== undefined) throw new PropertyParseError(index, TYPE_PACKAGE, error);
+  const f = (name: string): string => fields.get(name) ?? '';
+  return { packageName: f('packageName'), version: f('version'), release: f('release') };
 }
 
 export type PropertiesParse =

@@ -19,34 +19,9 @@ import type { JsonObject } from '../go/json-value.js';
 import type { Property } from '../property/types.js';
 import type { Finding } from '../findings.js';
 import type { RuleId } from '../rules.js';
-import { isKnownPropertyType, matchFields, propertyValue } from '../property/property.js';
+import { matchFields, propertyFields, propertyValue } from '../property/property.js';
 import { loadValidators } from './standalone.js';
 import { isRecord, isJsonObject } from '../go/json-value.js';
-
-/** The fields each known property value has, for case-insensitive key matching (as Go does). */
-const PROPERTY_FIELDS: Record<string, readonly string[]> = {
-  'olm.package': ['packageName', 'version', 'release'],
-  'olm.package.required': ['packageName', 'versionRange'],
-  'olm.gvk': ['group', 'kind', 'version'],
-  'olm.gvk.required': ['group', 'kind', 'version'],
-  'olm.bundle.object': ['data'],
-  'olm.csv.metadata': [
-    'annotations',
-    'apiServiceDefinitions',
-    'crdDescriptions',
-    'description',
-    'displayName',
-    'installModes',
-    'keywords',
-    'labels',
-    'links',
-    'maintainers',
-    'maturity',
-    'minKubeVersion',
-    'nativeAPIs',
-    'provider',
-  ],
-};
 
 /** The directory holding the schema files: `schemas/` at the package root. */
 export function schemasDir(): string {
@@ -82,14 +57,6 @@ function validators(): Validators {
   return compiled;
 }
 
-/** Lower-cased field names of each known property value, to spot keys spelled in another case. */
-const PROPERTY_FIELDS_LOWER = new Map(
-  Object.entries(PROPERTY_FIELDS).map(([type, fields]) => [
-    type,
-    new Set(fields.map((f) => f.toLowerCase())),
-  ]),
-);
-
 /** Whether some key of `value` fills a field under another spelling (so the keys must be renamed). */
 function needsRename(value: JsonObject, fields: readonly string[], lower: ReadonlySet<string>): boolean {
   for (const k in value) {
@@ -106,17 +73,11 @@ function needsRename(value: JsonObject, fields: readonly string[], lower: Readon
 function propertyJson(p: Property): JsonObject {
   const out: JsonObject = { type: p.type };
   let value = propertyValue(p);
-  const fields = PROPERTY_FIELDS[p.type];
-  const lower = PROPERTY_FIELDS_LOWER.get(p.type);
-  if (
-    fields !== undefined &&
-    lower !== undefined &&
-    isKnownPropertyType(p.type) &&
-    isJsonObject(value) &&
-    needsRename(value, fields, lower)
-  ) {
+  // Known types only (olm.channel, also known, has no schema to check).
+  const fields = propertyFields(p.type);
+  if (fields !== undefined && isJsonObject(value) && needsRename(value, fields.names, fields.lower)) {
     const renamed: JsonObject = {};
-    const matched = matchFields(value, fields);
+    const matched = matchFields(value, fields.names);
     const used = new Set(matched.values());
     for (const [field, key] of matched) {
       const v = value[key];

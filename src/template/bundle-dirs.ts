@@ -8,6 +8,7 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { readTemplateDocument } from './input.js';
 import { isJsonObject } from '../go/json-value.js';
+import { errnoText } from '../go/errno.js';
 
 export interface BundleDirMap {
   /** The map file as named by the user. */
@@ -44,8 +45,7 @@ export async function readBundleDirMap(file: string, cwd: string): Promise<Bundl
   try {
     text = await readFile(full, 'utf8');
   } catch (e) {
-    const reason = e instanceof Error && 'code' in e && e.code === 'ENOENT' ? 'no such file' : String(e);
-    throw new OpmError(`unable to read bundle directory map: ${reason}`, {
+    throw new OpmError(`unable to read bundle directory map: ${errnoText(e)}`, {
       at: { file },
     });
   }

@@ -6,7 +6,7 @@
 import { LineCounter, isMap, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { OpmError } from '../errors.js';
 import type { JsonValue } from '../go/json-value.js';
-import { parseYamlDocument, splitYamlDocuments } from '../yaml/yaml11.js';
+import { duplicateKeyMessage, parseYamlDocument, splitYamlDocuments } from '../yaml/yaml11.js';
 
 /** A path into a decoded document: object keys (matched case-insensitively) and array indexes. */
 export type NodePath = (string | number)[];
@@ -122,10 +122,7 @@ export function readTemplateDocument(
     // A key written twice keeps its last value, as in opm; said when the caller listens.
     const value =
       parseYamlDocument(first.text, first.line, {
-        onDuplicateKey: (line, key) =>
-          onWarning?.(
-            `${label}:${line}: key ${key ?? '(unknown)'} is written twice in one mapping; the last value is kept (as in opm)`,
-          ),
+        onDuplicateKey: (line, key) => onWarning?.(duplicateKeyMessage({ file: label, line }, key)),
       }) ?? null;
     return { value, label, line: first.line, lineOf: makeLocator(first.text, first.line) };
   } catch (e) {

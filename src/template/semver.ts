@@ -26,9 +26,10 @@ import {
 } from '../declcfg/types.js';
 import { type JsonValue } from '../go/json-value.js';
 import { bundleVersion } from '../model/bundle-version.js';
-import { goJsonKind } from '../go/json.js';
+import { unmarshalFieldError, unmarshalValueError } from '../go/json-decode.js';
 import { type TemplateDocument } from './input.js';
 import { isJsonObject } from '../go/json-value.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 const SEMVER_SCHEMA = 'olm.semver';
 
@@ -79,13 +80,16 @@ function readError(message: string, label: string, line?: number): OpmError {
   });
 }
 
+/** The prefix sigs.k8s.io/yaml puts before the decoder's errors. */
+const DECODING = 'error unmarshaling JSON: while decoding JSON: ';
+
 /** Go's error text for an unknown key under DisallowUnknownFields. */
 function unknownField(key: string): string {
-  return `error unmarshaling JSON: while decoding JSON: json: unknown field ${goQuote(key)}`;
+  return `${DECODING}json: unknown field ${goQuote(key)}`;
 }
 
 function typeError(v: JsonValue, struct: string, path: string, goType: string): string {
-  return `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonKind(v)} into Go struct field ${struct}.${path} of type ${goType}`;
+  return DECODING + unmarshalFieldError(v, `${struct}.${path}`, goType);
 }
 
 /** Strict, case-insensitive decode of the template (Go's UnmarshalStrict on the typed struct). */
@@ -95,9 +99,7 @@ export function parseSemverTemplate(doc: TemplateDocument): SemverTemplate {
     throw readError(msg, label, doc.lineOf(path));
   };
   if (!isJsonObject(value)) {
-    return fail(
-      `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonKind(value)} into Go value of type semver.semverTemplate`,
-    );
+    return fail(DECODING + unmarshalValueError(value, 'semver.semverTemplate'));
   }
   let schema = '';
   let major = false;
@@ -250,10 +252,6 @@ const ARCH_PRIORITY: Record<Archetype, number> = { candidate: 0, fast: 1, stable
 const KIND_PRIORITY: Record<StreamKind | 'none', number> = { minor: 2, major: 1, none: 0 };
 const KIND_ORDER: Record<StreamKind, number> = { major: 0, minor: 1 };
 
-function byteCompare(a: string, b: string): number {
-  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
 function withoutBuild(v: SemVer): SemVer {
   return { ...v, build: [] };
 }
@@ -398,7 +396,7 @@ export function generateSemverChannels(
   if ((opts.compat ?? DEFAULT_SEMVER_COMPAT) === 'v1.46') linkEachChannel(tuples);
   else linkEntries(tuples);
   return {
-    channels: [...channels.values()].sort((a, b) => byteCompare(a.name, b.name)),
+    channels: [...channels.values()].sort((a, b) => compareUtf8(a.name, b.name)),
     defaultChannel: high.name,
   };
 }
@@ -489,7 +487,7 @@ function linkPartition(part: EntryTuple[]): void {
       cur.entry.replaces = prevHead;
       skips.delete(prevHead);
     }
-    if (skips.size > 0) cur.entry.skips = [...skips].sort(byteCompare);
+    if (skips.size > 0) cur.entry.skips = [...skips].sort(compareUtf8);
     prevHead = cur.entry.name;
   }
 }

@@ -100,7 +100,7 @@ export function bundleVersionRelease(b: Bundle, csv?: Record<string, unknown>): 
   const pkg = decodePackageProperty(propertyValue(first.p), first.i);
   try {
     let version = parseSemver(pkg.version);
-    let release = parseRelease(pkg.release ?? '');
+    let release = parseRelease(pkg.release);
     if (release.length === 0 && version.build.length > 0 && csvHasSubstitutesFor(csv, b)) {
       release = parseRelease(version.build.join('.'));
       version = { ...version, build: [] };

@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { randomHex } from './random-hex.js';
+import { errnoCode } from '../go/errno.js';
 
 const owned = new Set<string>();
 
@@ -48,7 +49,7 @@ function alive(pid: number): boolean {
     return true;
   } catch (err) {
     // EPERM: the process exists but belongs to someone else.
-    return typeof err === 'object' && err !== null && 'code' in err && err.code === 'EPERM';
+    return errnoCode(err) === 'EPERM';
   }
 }
 

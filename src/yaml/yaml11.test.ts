@@ -213,13 +213,18 @@ describe('document splitting', () => {
   it('splits at --- lines and gives each document its first content line', () => {
     const text = '# head\n\n---\na: 1\n---   # note\n# only a comment\n---\n\nb: 2\nc: 3\n---\n';
     expect(splitYamlDocuments(text)).toStrictEqual([
-      { text: 'a: 1\n', line: 4 },
-      { text: 'b: 2\nc: 3\n', line: 9 },
+      { text: 'a: 1\n', line: 4, index: 1 },
+      { text: 'b: 2\nc: 3\n', line: 9, index: 3 },
     ]);
     expect(parseYamlDocuments(text)).toStrictEqual([
       { value: { a: 1 }, line: 4 },
       { value: { b: 2, c: 3 }, line: 9 },
     ]);
+  });
+
+  it('counts blank documents but not empty ones, as Go reads the stream', () => {
+    expect(splitYamlDocuments('---\n---\na: 1\n')).toStrictEqual([{ text: 'a: 1\n', line: 3, index: 0 }]);
+    expect(splitYamlDocuments('\n---\na: 1\n')).toStrictEqual([{ text: 'a: 1\n', line: 3, index: 1 }]);
   });
 
   it('handles CRLF, a missing final newline and a leading byte-order mark', () => {

@@ -13,7 +13,7 @@
 import jsYaml from 'js-yaml';
 import { GO_YAML_TAG_TYPES } from './yaml11-tags.js';
 import type { JsonObject, JsonValue } from '../go/json-value.js';
-import { OpmError } from '../errors.js';
+import { OpmError, formatPosition, type SourcePosition } from '../errors.js';
 import { isJsonObject } from '../go/json-value.js';
 import { readBlockYaml } from './block-reader.js';
 import { excessiveAliasing } from './alias-limit.js';
@@ -33,6 +33,11 @@ export class YamlError extends OpmError {
     this.line = line;
     this.column = column;
   }
+}
+
+/** The warning for a mapping key written twice (readers keep the last value, as opm's does). */
+export function duplicateKeyMessage(at: SourcePosition, key: string | undefined): string {
+  return `${formatPosition(at)}key ${key ?? '(unknown)'} is written twice in one mapping; the last value is kept (as in opm)`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -491,6 +496,12 @@ export interface YamlDocumentText {
   text: string;
   /** 1-based line of the document's first content line (after blank and comment lines). */
   line: number;
+  /**
+   * Its place among the stream's documents, counting those that hold only blank lines and
+   * comments (which are not returned) but not empty ones (consecutive separators), as Go's reader
+   * counts them: a first document of index 1 means the stream's first document was blank.
+   */
+  index: number;
 }
 
 const CONTENT_LINE = /[ \t]*(?:#[^\n]*)?\r?\n/y;
@@ -506,9 +517,12 @@ export function splitYamlDocuments(text: string): YamlDocumentText[] {
   let startLine = 1;
   let lineNo = 1;
   let pos = 0;
+  let index = 0;
   const flush = (end: number): void => {
+    if (end <= start) return;
     const found = firstContent(text, start, end, startLine);
-    if (found) docs.push({ text: text.slice(found.pos, end), line: found.line });
+    if (found) docs.push({ text: text.slice(found.pos, end), line: found.line, index });
+    index++;
   };
   while (pos <= text.length) {
     // pos is at the start of a line numbered lineNo

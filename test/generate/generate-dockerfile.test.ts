@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_OPM_IMAGE, generateDockerfile } from '../../src/action/generate-dockerfile.js';
 import { runOpm } from '../run-cli.js';
 
 const fixtures = path.resolve('testdata/generate-dockerfile');
@@ -102,5 +103,24 @@ describe('generate dockerfile on an invalid catalog', () => {
     const r = await runOpm(['generate', 'dockerfile', dir, '--skip-validate']);
     expect(r.code).toBe(0);
     expect(existsSync(`${dir}.Dockerfile`)).toBe(true);
+  });
+});
+
+describe('generateDockerfile as a library call', () => {
+  const options = (dir: string) => ({
+    fbcRootDir: dir,
+    baseImage: DEFAULT_OPM_IMAGE,
+    builderImage: DEFAULT_OPM_IMAGE,
+    extraLabels: [],
+  });
+
+  it('validates the catalog before writing, as the command does', async () => {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'opm-gen-lib-'));
+    const dir = path.join(tmp, 'catalog');
+    cpSync(path.join(fixtures, 'invalid-catalog', 'catalog'), dir, { recursive: true });
+    await expect(generateDockerfile(options(dir))).rejects.toThrow(/is not valid: .*example\.v0\.2\.0/);
+    expect(existsSync(`${dir}.Dockerfile`)).toBe(false);
+    const plan = await generateDockerfile({ ...options(dir), skipValidate: true });
+    expect(readFileSync(plan.file, 'utf8')).toBe(plan.text);
   });
 });

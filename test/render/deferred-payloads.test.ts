@@ -1,15 +1,16 @@
 /**
- * Deferred payloads (render of large local catalogs): the olm.bundle.object payloads are read back
- * from the files as each bundle is written, and the output is byte for byte what a render that
- * held them writes.
+ * Deferred payloads (render of large local catalogs): the loader leaves the olm.bundle.object
+ * payloads on disk, the writers read them back from the files as each bundle is written, and the
+ * output is byte for byte what a render that held them writes.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DeferredPayloads, render } from '../../src/action/render.js';
-import type { Bundle } from '../../src/declcfg/types.js';
-import { writeJsonBytes, writeYaml, type WriteOptions } from '../../src/declcfg/write.js';
+import { render } from '../../src/action/render.js';
+import { loadCatalogDir } from '../../src/declcfg/load.js';
+import { writeCatalogDir } from '../../src/declcfg/write-fs.js';
+import { writeJsonBytes, writeYaml } from '../../src/declcfg/write.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'opm-deferred-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,21 +72,20 @@ function jsonText(chunks: Iterable<Uint8Array>): string {
   return parts.join('');
 }
 
-async function outputs(refs: string[], deferred?: DeferredPayloads): Promise<{ json: string; yaml: string }> {
-  const cfgJson = await render({ refs, ...(deferred ? { deferPayloads: deferred } : {}) });
-  const opts: WriteOptions = deferred ? { restoreBundle: (b: Bundle) => deferred.restore(b) } : {};
-  const json = jsonText(writeJsonBytes(cfgJson, opts));
-  const again = deferred ? new DeferredPayloads(0) : undefined;
-  const cfgYaml = await render({ refs, ...(again ? { deferPayloads: again } : {}) });
-  const yamlOpts: WriteOptions = again ? { restoreBundle: (b: Bundle) => again.restore(b) } : {};
-  const yaml = [...writeYaml(cfgYaml, yamlOpts)].join('');
+/** Defer whatever the size. */
+const always = { minBytes: 0 };
+
+async function outputs(refs: string[], defer?: typeof always): Promise<{ json: string; yaml: string }> {
+  const json = jsonText(writeJsonBytes(await render({ refs, ...(defer ? { deferPayloads: defer } : {}) })));
+  // Each write reads the payloads back once, so the YAML gets a render of its own.
+  const yaml = [...writeYaml(await render({ refs, ...(defer ? { deferPayloads: defer } : {}) }))].join('');
   return { json, yaml };
 }
 
 describe('deferred payloads', () => {
   it('leaves payloads out of the loaded catalog and writes them back byte for byte', async () => {
-    const deferred = new DeferredPayloads(0);
-    const cfg = await render({ refs: [catalog], deferPayloads: deferred });
+    const cfg = await render({ refs: [catalog], deferPayloads: always });
+    expect(cfg.payloads).toBeDefined();
     const elided = cfg.bundles.filter((b) => b.payloadsElided === true).map((b) => b.name);
     expect(elided.sort()).toEqual([
       'a-pkg.v0.1.0',
@@ -97,33 +97,47 @@ describe('deferred payloads', () => {
     ]);
     const held = await outputs([catalog]);
     expect(held.json).toContain(payload(3));
-    expect(await outputs([catalog], new DeferredPayloads(0))).toEqual(held);
+    expect(await outputs([catalog], always)).toEqual(held);
   });
 
   it('writes a directory given twice', async () => {
     const held = await outputs([catalog, catalog]);
-    expect(await outputs([catalog, catalog], new DeferredPayloads(0))).toEqual(held);
+    expect(await outputs([catalog, catalog], always)).toEqual(held);
   });
 
   it('holds small catalogs and catalogs being migrated as before', async () => {
-    const deferred = new DeferredPayloads();
-    const small = await render({ refs: [catalog], deferPayloads: deferred });
+    const small = await render({ refs: [catalog], deferPayloads: true });
     expect(small.bundles.some((b) => b.payloadsElided === true)).toBe(false);
-    const migrated = await render({
-      refs: [catalog],
-      deferPayloads: new DeferredPayloads(0),
-      migrateLevel: 'all',
-    });
+    expect(small.payloads).toBeUndefined();
+    const migrated = await render({ refs: [catalog], deferPayloads: always, migrateLevel: 'all' });
     expect(migrated.bundles.some((b) => b.payloadsElided === true)).toBe(false);
+  });
+
+  it('gives the payloads back through the loaded config, in file order', async () => {
+    const held = (await loadCatalogDir(catalog)).cfg;
+    const deferred = (await loadCatalogDir(catalog, { deferPayloads: always })).cfg;
+    const payloads = deferred.payloads;
+    if (payloads === undefined) throw new Error('no deferred payloads');
+    expect(deferred.bundles.map((b) => payloads.restore(b))).toEqual(held.bundles);
+  });
+
+  it('writes a catalog directory with its payloads read back', async () => {
+    const out = path.join(dir, 'written');
+    const deferred = (await loadCatalogDir(catalog, { deferPayloads: always })).cfg;
+    await writeCatalogDir(deferred, path.join(out, 'deferred'), 'json');
+    await writeCatalogDir((await loadCatalogDir(catalog)).cfg, path.join(out, 'held'), 'json');
+    const read = (which: string): string =>
+      readFileSync(path.join(out, which, 'b-pkg', 'catalog.json'), 'utf8');
+    expect(read('deferred')).toContain(payload(3));
+    expect(read('deferred')).toEqual(read('held'));
   });
 
   it('fails when a file no longer holds a bundle where it was', async () => {
     const copy = path.join(dir, 'changing');
     writeCatalog(copy);
-    const deferred = new DeferredPayloads(0);
-    const cfg = await render({ refs: [copy], deferPayloads: deferred });
+    const cfg = await render({ refs: [copy], deferPayloads: always });
     writeFileSync(path.join(copy, 'mixed', 'catalog.json'), '{"schema": "olm.package", "name": "b-pkg"}\n');
-    expect(() => jsonText(writeJsonBytes(cfg, { restoreBundle: (b) => deferred.restore(b) }))).toThrow(
+    expect(() => jsonText(writeJsonBytes(cfg))).toThrow(
       /changed while rendering: bundle "a-pkg\.v0\.1\.0" is no longer at line \d+/,
     );
   });

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../../errors.js';
 import type { CliIO } from '../io.js';
+import { errnoText } from '../../go/errno.js';
 
 /** Read all of standard input as UTF-8. */
 async function readStdin(io: CliIO): Promise<string> {
@@ -23,9 +24,6 @@ export async function readInputFile(
   try {
     return { text: await readFile(path.resolve(io.cwd, file), 'utf8'), label: file };
   } catch (e) {
-    const code = e instanceof Error && 'code' in e ? String(e.code) : '';
-    const reason =
-      code === 'ENOENT' ? 'no such file or directory' : code === 'EISDIR' ? 'is a directory' : String(e);
-    throw new OpmError(message(file, reason));
+    throw new OpmError(message(file, errnoText(e)));
   }
 }

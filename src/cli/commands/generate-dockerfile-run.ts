@@ -1,8 +1,6 @@
-import path from 'node:path';
 import type { Command } from 'commander';
-import { planDockerfile, writeDockerfile } from '../../action/generate-dockerfile.js';
-import { validateCatalog } from '../../action/validate.js';
-import { OpmError, UsageError } from '../../errors.js';
+import { generateDockerfile } from '../../action/generate-dockerfile.js';
+import { UsageError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 
 export interface DockerfileFlags {
@@ -28,31 +26,13 @@ export async function runGenerateDockerfile(
     }
     io.stderr.write('Flag --binary-image has been deprecated, use --base-image instead\n');
   }
-  const plan = await planDockerfile({
+  await generateDockerfile({
     fbcRootDir: dir,
     baseImage: flags.baseImage,
     builderImage: flags.builderImage,
     builderImageExplicit: cmd.getOptionValueSource('builderImage') === 'cli',
     ...(flags.binaryImage === undefined ? {} : { binaryImage: flags.binaryImage }),
     extraLabels: flags.extraLabels,
-  });
-  if (!flags.skipValidate) await validateBeforeWriting(dir);
-  await writeDockerfile(plan);
-}
-
-/** Catalogs are validated before a Dockerfile is written for them (opm does not); --skip-validate opts out. */
-async function validateBeforeWriting(dir: string): Promise<void> {
-  const result = await validateCatalog(dir, { lint: false });
-  const errors = result.findings.filter((f) => f.severity === 'error');
-  const first = errors[0];
-  if (first === undefined) return;
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  throw new OpmError(`catalog "${dir}" is not valid: ${first.message}${more}`, {
-    ...(first.file === undefined
-      ? {}
-      : {
-          at: { file: path.join(dir, first.file), ...(first.line === undefined ? {} : { line: first.line }) },
-        }),
-    hint: `see 'opm validate ${dir}', or pass --skip-validate to write the Dockerfile anyway`,
+    skipValidate: flags.skipValidate,
   });
 }

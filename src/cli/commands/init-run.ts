@@ -8,6 +8,7 @@ import type { CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { writeChunks } from '../output.js';
 import { decodeUtf8KeepingInvalid } from '../../go/utf8.js';
+import { errnoText } from '../../go/errno.js';
 
 export interface InitFlags {
   defaultChannel: string;
@@ -20,10 +21,7 @@ async function readInput(kind: 'icon' | 'description', file: string, cwd: string
   try {
     return await readFile(path.resolve(cwd, file));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' ? 'no such file or directory' : code === 'EISDIR' ? 'is a directory' : String(err);
-    throw new OpmError(`open ${kind} file "${file}": ${why}`);
+    throw new OpmError(`open ${kind} file "${file}": ${errnoText(err)}`);
   }
 }
 

@@ -1,10 +1,9 @@
 import { escapeLine } from '../escape.js';
 import { Option, type Command } from 'commander';
-import { UsageError } from '../../errors.js';
+import { UsageError, formatPosition } from '../../errors.js';
 import { ALL_MIGRATIONS, migrationLevelHelp } from '../../action/migration-levels.js';
 import type { DroppedBlob } from '../../declcfg/write.js';
 import type { CliIO } from '../io.js';
-import type { Bundle } from '../../declcfg/types.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
 import { writeChunks } from '../output.js';
@@ -56,11 +55,10 @@ export function registerRender(program: Command, io: CliIO): void {
       const migrateLevel = migrateLevelFromFlags(flags);
       const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
       // Loaded when the command runs, so that other commands do not pay for them at start-up.
-      const [{ DeferredPayloads, render }, { writeJsonBytes, writeYaml }] = await Promise.all([
+      const [{ render }, { writeJsonBytes, writeYaml }] = await Promise.all([
         import('../../action/render.js'),
         import('../../declcfg/write.js'),
       ]);
-      const deferPayloads = new DeferredPayloads();
       const cfg = await withImageSource(cmd, io, (imageSource) =>
         render({
           refs,
@@ -69,13 +67,11 @@ export function registerRender(program: Command, io: CliIO): void {
           imageSource,
           cwd: io.cwd,
           onWarning: warn,
-          deferPayloads,
+          // Output only: large local catalogs keep their payloads on disk until written.
+          deferPayloads: true,
         }),
       );
-      const options = {
-        onDropped: (b: DroppedBlob) => warn(droppedMessage(b)),
-        restoreBundle: (b: Bundle) => deferPayloads.restore(b),
-      };
+      const options = { onDropped: (b: DroppedBlob) => warn(droppedMessage(b)) };
       await writeChunks(
         io.stdout,
         format === 'json' ? writeJsonBytes(cfg, options) : writeYaml(cfg, options),
@@ -85,7 +81,7 @@ export function registerRender(program: Command, io: CliIO): void {
 
 /** opm leaves blobs without a package name out of its output without a word; we say so. */
 export function droppedMessage(b: DroppedBlob): string {
-  const where = b.loc === undefined ? '' : `${b.loc.file}:${b.loc.line}: `;
+  const where = formatPosition(b.loc);
   const what = b.name === '' ? b.schema : `${b.schema} "${b.name}"`;
   return `${where}${what} has no package name and is left out of the output, as opm does`;
 }

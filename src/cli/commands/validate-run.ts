@@ -17,6 +17,8 @@ import { stderrColors } from '../colors.js';
 import { writeAll } from '../output.js';
 import { goStruct, marshalIndent, type GoStruct } from '../../go/json.js';
 import { toYaml } from '../../declcfg/write.js';
+import { compareUtf8 } from '../../go/utf8.js';
+import { formatPosition } from '../../errors.js';
 
 export interface ValidateFlags {
   output?: string;
@@ -89,7 +91,7 @@ function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): strin
     if (g === undefined) groups.set(key, (g = []));
     g.push(f);
   }
-  const keys = [...groups.keys()].sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0));
+  const keys = [...groups.keys()].sort((a, b) => (a === '' ? -1 : b === '' ? 1 : compareUtf8(a, b)));
   const errors = r.findings.filter((f) => f.severity === 'error').length;
   const warnings = r.findings.length - errors;
   // A dumb terminal gets the tree in ASCII.
@@ -108,8 +110,7 @@ function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): strin
     items.forEach((f, i) => {
       const branch = (lastGroup ? '    ' : bar) + (i === items.length - 1 ? corner : tee);
       const file = f.file === undefined ? undefined : escapeLine(f.file);
-      const loc =
-        file === undefined ? '' : c.cyan(f.line === undefined ? `${file}: ` : `${file}:${f.line}: `);
+      const loc = file === undefined ? '' : c.cyan(formatPosition({ file, line: f.line }));
       const sev = f.severity === 'error' ? c.red('error') : c.yellow('warning');
       const msg = escapeKeepingLines(f.message).replace(/\n/g, `\n${lastGroup ? '    ' : bar}    `);
       // Messages name their channel and bundle themselves.

@@ -3,6 +3,7 @@ import { isTlsFailure, readBounded, type HttpResponse, type Transport } from '..
 import { parseChallenges, type Challenge } from './challenge.js';
 import { findCredentials, type Credential } from './credentials.js';
 import { isRecord } from '../../go/json-value.js';
+import { compareUtf8 } from '../../go/utf8.js';
 
 const TOKEN_BODY_LIMIT = 1024 * 1024;
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -118,7 +119,7 @@ export class RegistrySession {
   }
 
   private tokenKey(c: Challenge, scopes: string[]): string {
-    return `${c.params.realm ?? ''}|${c.params.service ?? ''}|${[...scopes].sort().join(' ')}`;
+    return `${c.params.realm ?? ''}|${c.params.service ?? ''}|${[...scopes].sort(compareUtf8).join(' ')}`;
   }
 
   private async fetchToken(c: Challenge, scopes: string[], repository: string): Promise<string> {

@@ -3,6 +3,7 @@
  * `[[registry]]` tables (prefix, location, insecure, blocked, mirrors) and short-name `[aliases]`.
  * The shapes here are the result of parsing and merging; `parse.ts` builds them from TOML.
  */
+import { compareUtf8 } from '../../go/utf8.js';
 
 export type PullFromMirror = 'all' | 'digest-only' | 'tag-only';
 
@@ -84,5 +85,5 @@ export function mergeConf(base: RegistriesConf, later: RegistriesConf): Registri
 }
 
 export function sortByPrefix(entries: RegistryEntry[]): RegistryEntry[] {
-  return entries.sort((a, b) => (a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : 0));
+  return entries.sort((a, b) => compareUtf8(a.prefix, b.prefix));
 }

@@ -2,7 +2,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { OpmError } from '../../errors.js';
-import { errnoText } from '../../go/errno.js';
+import { errnoCode, errnoText } from '../../go/errno.js';
+import { compareUtf8 } from '../../go/utf8.js';
 import { emptyConf, mergeConf, type RegistriesConf } from './config.js';
 import { parseRegistriesConf } from './parse.js';
 
@@ -73,7 +74,7 @@ async function dropIns(dir: string): Promise<string[]> {
     throw readError(dir, err);
   }
   const files: string[] = [];
-  for (const n of names.filter((x) => x.endsWith('.conf')).sort()) {
+  for (const n of names.filter((x) => x.endsWith('.conf')).sort(compareUtf8)) {
     const f = path.join(dir, n);
     try {
       if ((await stat(f)).isFile()) files.push(f);
@@ -85,7 +86,7 @@ async function dropIns(dir: string): Promise<string[]> {
 }
 
 function isMissing(err: unknown): boolean {
-  const code: unknown = err instanceof Error ? Reflect.get(err, 'code') : undefined;
+  const code = errnoCode(err);
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
