@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCatalog } from './generate-catalog.js';
+import { graphBench } from './graph.js';
 import { registryBench } from './registry.js';
 import type { Row } from './row.js';
 import { corpusDir, projectRoot } from '../test/corpus.js';
@@ -118,6 +119,17 @@ for (const [label, dir] of inputs) {
   );
 }
 
+// The curating commands on a real catalog, against loading it once (payloads included). diff loads
+// two catalogs (here the same one twice).
+if (corpusDir) {
+  const dir = path.join(corpusDir, 'community-catalog-v4.21');
+  const floor = ['load-catalog', dir];
+  const label = 'community-catalog-v4.21';
+  rows.push(measure(`filter --heads-only ${label}`, floor, ['filter', dir, '--heads-only'], 3));
+  rows.push(measure(`diff ${label} with itself`, floor, ['diff', dir, dir], 4));
+  rows.push(measure(`list images ${label}`, floor, ['list', 'images', dir], 2));
+}
+
 // Side by side with the reference opm, as processes, at one core and at all cores.
 const reference = referenceBinary(root);
 const referenceRows: ReferenceRow[] = [];
@@ -140,6 +152,9 @@ if (reference === undefined) {
     }),
   );
 }
+
+// Upgrade-graph pictures: the layout library's cost, render-graph -o svg|html, the page in chromium.
+rows.push(...graphBench());
 
 // Pulling from a real registry on 127.0.0.1: a cold render against `skopeo copy`, warm renders in ms.
 rows.push(...(await registryBench()));

@@ -35,6 +35,7 @@ await build({
     run: path.join(root, 'bench', 'run.ts'),
     child: path.join(root, 'bench', 'child.ts'),
     registry: path.join(root, 'bench', 'registry-main.ts'),
+    graph: path.join(root, 'bench', 'graph-main.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },

@@ -3,8 +3,8 @@
 // requires (src/cli/launch.ts) into dist/launch.cjs, then has scripts/build-code-cache.js write the
 // V8 code cache the launcher loads the bundle with. Two files and a code cache instead of a hundred
 // ES modules: start-up is most of the time of a short command.
-// Left outside: ajv (the precompiled validators require its runtime by path) and undici (loaded
-// only when a proxy is configured).
+// Left outside: ajv (the precompiled validators require its runtime by path), undici (loaded
+// only when a proxy is configured) and dagre (loaded only to draw `render-graph -o svg|html`).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,7 +40,7 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  external: ['ajv', 'ajv/*', 'undici'],
+  external: ['ajv', 'ajv/*', 'undici', '@dagrejs/dagre'],
   plugins: [lazyChildProcess],
   // import() becomes require(): the bundle is compiled through node:vm, where a dynamic import
   // has no loader to call.

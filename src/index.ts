@@ -23,6 +23,14 @@ export {
   type DockerfileOptions,
 } from './action/generate-dockerfile.js';
 export { renderTemplate } from './action/render-template.js';
+export { filter, filterToDir, type FilterOptions } from './action/filter.js';
+export { diff, type DiffOptions } from './action/diff.js';
+export { listImages, type ListImagesOptions, type ListImagesResult } from './action/list-images.js';
+export { filterCatalog, type FilterResult } from './curate/filter.js';
+export type { FilterSpec, PackageSelection } from './curate/filter-config.js';
+export { diffCatalogs, isEmptyDiff, type CatalogDiff } from './curate/diff.js';
+export type { UpgradeImpact } from './curate/upgrade-impact.js';
+export { catalogImages, type CatalogImage } from './curate/images.js';
 export { convertToModel, convertToModelOrThrow } from './model/convert.js';
 export { parseSemver, compareSemver, parseRange } from './model/semver.js';
 export { createImageSource } from './oci/registry-client.js';

@@ -1,15 +1,27 @@
 /**
  * `opm alpha render-graph` (`cmd/opm/alpha/render-graph/cmd.go`): the upgrade graph of catalogs
- * (FBC directories or catalog images only) as a Mermaid flowchart.
+ * (FBC directories or catalog images only) as a Mermaid flowchart, as opm writes it, or drawn: an
+ * SVG picture or an HTML page (our extension).
  */
 import { writeMermaid, type MermaidOptions } from '../graph/mermaid.js';
 import { REF_CATALOGS, render, type RenderOptions } from './render.js';
 
-export type RenderGraphOptions = Omit<RenderOptions, 'refs' | 'allow' | 'migrateLevel'> & MermaidOptions;
+export type GraphFormat = 'mermaid' | 'svg' | 'html';
+
+export type RenderGraphOptions = Omit<RenderOptions, 'refs' | 'allow' | 'migrateLevel'> &
+  MermaidOptions & { format?: GraphFormat };
 
 export async function renderGraph(refs: readonly string[], opts: RenderGraphOptions): Promise<string> {
-  const { minEdgeName, packageName, drawV0Semantics, warn, ...renderOpts } = opts;
+  const { minEdgeName, packageName, drawV0Semantics, warn, format, ...renderOpts } = opts;
   const cfg = await render({ ...renderOpts, refs, allow: REF_CATALOGS });
+  if (format === 'svg' || format === 'html') {
+    // Loaded only for pictures: the layout library is not needed for Mermaid text.
+    const { drawGraph } = await import('../graph/draw.js');
+    return drawGraph(cfg, format, {
+      ...(minEdgeName === undefined ? {} : { minEdgeName }),
+      ...(packageName === undefined ? {} : { packageName }),
+    });
+  }
   return writeMermaid(cfg, {
     ...(minEdgeName === undefined ? {} : { minEdgeName }),
     ...(packageName === undefined ? {} : { packageName }),

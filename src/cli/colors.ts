@@ -6,11 +6,11 @@ import type { CliIO } from './io.js';
  * as CI logs want; otherwise only on a terminal, and not with NO_COLOR set to a non-empty value
  * (no-color.org), TERM=dumb or FORCE_COLOR=0.
  */
-function colorsEnabled(io: CliIO): boolean {
+function colorsEnabled(io: CliIO, isTTY: boolean = io.stderrIsTTY): boolean {
   const force = io.env.FORCE_COLOR;
   if (force !== undefined && force !== '0' && force !== 'false') return true;
   const noColor = io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '';
-  return io.stderrIsTTY && !noColor && io.env.TERM !== 'dumb' && force === undefined;
+  return isTTY && !noColor && io.env.TERM !== 'dumb' && force === undefined;
 }
 
 /**
@@ -20,4 +20,10 @@ function colorsEnabled(io: CliIO): boolean {
  */
 export function stderrColors(io: CliIO): ChalkInstance {
   return new Chalk({ level: colorsEnabled(io) ? 1 : 0 });
+}
+
+/** Colours for human output on stdout (`diff`'s text), by the same rules with stdout's terminal. */
+export function stdoutColors(io: CliIO): ChalkInstance {
+  const tty = (io.stdout as { isTTY?: unknown }).isTTY === true;
+  return new Chalk({ level: colorsEnabled(io, tty) ? 1 : 0 });
 }

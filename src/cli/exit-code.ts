@@ -7,3 +7,19 @@ export class ExitCode extends Error {
     this.name = 'ExitCode';
   }
 }
+
+/**
+ * A failure of a command whose failures exit with their own code (`diff` exits 2, as diff(1) does,
+ * because 1 means "different"). main.ts reports `failure` as any other error, then exits with `code`
+ * where the failure would have exited 1.
+ */
+export class FailureExitCode extends Error {
+  readonly code: number;
+  readonly failure: unknown;
+  constructor(code: number, failure: unknown) {
+    super(`exit ${code}`, { cause: failure });
+    this.code = code;
+    this.failure = failure;
+    this.name = 'FailureExitCode';
+  }
+}

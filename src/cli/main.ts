@@ -3,7 +3,7 @@ import { InternalError, OpmError, UsageError, formatPosition } from '../errors.j
 import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';
 import { pflagArgs } from './pflag.js';
-import { ExitCode } from './exit-code.js';
+import { ExitCode, FailureExitCode } from './exit-code.js';
 import { errnoCode, errnoText } from '../go/errno.js';
 import { escapeLine } from './escape.js';
 import { removeOwnedNow } from '../util/owned-temp.js';
@@ -34,6 +34,10 @@ function isBrokenPipe(err: unknown): boolean {
 async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<number> {
   // The reader went away (`opm render … | head`): nothing to report, stop quietly.
   if (isBrokenPipe(err)) return BROKEN_PIPE_STATUS;
+  if (err instanceof FailureExitCode) {
+    const code = await reportError(err.failure, io, debug);
+    return code === 1 ? err.code : code;
+  }
   // Colours (chalk) are loaded only when there is an error to colour.
   const { stderrColors } = await import('./colors.js');
   const c = stderrColors(io);

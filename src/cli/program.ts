@@ -11,6 +11,9 @@ import { registerMigrate } from './commands/migrate.js';
 import { registerVersion } from './commands/version.js';
 import { registerServe } from './commands/serve.js';
 import { registerAlpha } from './commands/alpha.js';
+import { registerFilter } from './commands/filter.js';
+import { registerDiff } from './commands/diff.js';
+import { registerList } from './commands/list-images.js';
 
 /** Build the command tree. Nothing here touches `process`: tests run it in-process with their own IO. */
 export function createProgram(io: CliIO): Command {
@@ -50,6 +53,9 @@ export function createProgram(io: CliIO): Command {
   registerVersion(program, io);
   registerServe(program);
   registerAlpha(program, io);
+  registerFilter(program, io);
+  registerDiff(program, io);
+  registerList(program, io);
   program
     .command('completion')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))

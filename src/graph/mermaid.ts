@@ -61,7 +61,7 @@ function versionMap(cfg: DeclarativeConfig): Map<string, SemVer> {
  * without edges stays only if it never had any and is itself at or above the floor. Returns
  * undefined when nothing is left to draw.
  */
-function filterChannel(
+export function filterChannel(
   c: Channel,
   versions: Map<string, SemVer>,
   opts: { minEdgeName: string; packageName: string; floor: SemVer; floorPackage: string },

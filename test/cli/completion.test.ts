@@ -32,11 +32,15 @@ describe('opm completion bash', () => {
     [['opm', 'alpha', 'l'], ['list']],
     [
       ['opm', 'alpha', 'list', ''],
-      ['packages', 'channels', 'bundles'],
+      ['packages', 'channels', 'bundles', 'images'],
     ],
     [
       ['opm', 'render', 'dir', '-o', ''],
       ['json', 'yaml'],
+    ],
+    [
+      ['opm', 'diff', 'a', 'b', '-o', ''],
+      ['text', 'markdown', 'json', 'yaml'],
     ],
     [
       ['opm', 'alpha', 'render-template', '-o', ''],

@@ -6,12 +6,14 @@ import { renderGraph } from '../../action/render-graph.js';
 import type { ImageSource } from '../../oci/image-source.js';
 import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
+import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
 
 export interface GraphFlags {
   minimumEdge: string;
   packageName: string;
   drawV0Semantics: boolean;
+  output: string;
 }
 
 function catalogSources(imageSource: ImageSource, io: CliIO) {
@@ -46,12 +48,14 @@ export async function runRenderGraph(
   flags: GraphFlags,
   cmd: Command,
 ): Promise<void> {
+  const format = outputFormat(flags.output, ['mermaid', 'svg', 'html'] as const);
   const text = await withImageSource(cmd, io, (src) =>
     renderGraph(refs, {
       ...catalogSources(src, io),
       minEdgeName: flags.minimumEdge,
       packageName: flags.packageName,
       drawV0Semantics: flags.drawV0Semantics,
+      format,
       warn: (l) => io.stderr.write(`${escapeLine(l)}\n`),
     }),
   );

@@ -44,6 +44,11 @@ export function registerRenderGraph(alpha: Command, io: CliIO): void {
     )
     .option('-p, --package-name <string>', 'a specific package name to filter output', '')
     .option('--draw-v0-semantics', 'visually indicate skipped bundles and their edges', false)
+    .option(
+      '-o, --output <string>',
+      'Output format: mermaid (text, as opm), svg (a picture) or html (a page to explore it) (mermaid|svg|html)',
+      'mermaid',
+    )
     .action(async (refs: string[], flags: GraphFlags, cmd: Command) => {
       const { runRenderGraph } = await import('./alpha-graph-run.js');
       await runRenderGraph(io, refs, flags, cmd);

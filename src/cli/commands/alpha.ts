@@ -4,6 +4,8 @@ import type { CliIO } from '../io.js';
 import { registerConvertTemplate } from './alpha-convert-template.js';
 import { registerList, registerRenderGraph } from './alpha-graph.js';
 import { registerRenderTemplate } from './alpha-render-template.js';
+import { registerFilter } from './filter.js';
+import { registerListImages } from './list-images.js';
 
 /** The `alpha` group: hidden from help unless HELP_ALPHA=true, as in opm, but always usable. */
 export function registerAlpha(program: Command, io: CliIO): void {
@@ -14,6 +16,8 @@ export function registerAlpha(program: Command, io: CliIO): void {
   registerRenderTemplate(alpha, io);
   registerConvertTemplate(alpha, io);
   registerList(alpha, io);
+  registerListImages(alpha.commands.find((c) => c.name() === 'list') ?? alpha, io);
   registerRenderGraph(alpha, io);
   registerAlphaBundle(alpha);
+  registerFilter(alpha, io);
 }

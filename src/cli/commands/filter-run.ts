@@ -1,0 +1,40 @@
+import type { Command } from 'commander';
+import { filter, filterToDir } from '../../action/filter.js';
+import { writeJsonBytes, writeYaml } from '../../declcfg/write.js';
+import { escapeLine } from '../escape.js';
+import { outputFormat } from '../global-options.js';
+import type { CliIO } from '../io.js';
+import { writeChunks } from '../output.js';
+import { withImageSource } from '../registry.js';
+
+export interface FilterFlags {
+  package: string[];
+  config?: string;
+  headsOnly: boolean;
+  output: string;
+  outputDir?: string;
+  verbose: boolean;
+}
+
+/** `opm filter REF`. */
+export async function runFilter(io: CliIO, ref: string, flags: FilterFlags, cmd: Command): Promise<void> {
+  const format = outputFormat(flags.output, ['json', 'yaml'] as const);
+  const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
+  const options = {
+    ref,
+    packages: flags.package,
+    headsOnly: flags.headsOnly,
+    cwd: io.cwd,
+    onWarning: warn,
+    ...(flags.config === undefined ? {} : { configFile: flags.config }),
+  };
+  const outputDir = flags.outputDir;
+  const result = await withImageSource(cmd, io, (imageSource) =>
+    outputDir === undefined
+      ? filter({ ...options, imageSource })
+      : filterToDir({ ...options, imageSource, outputDir, format }),
+  );
+  if (flags.verbose) for (const e of result.edits) io.stderr.write(`filter: ${escapeLine(e)}\n`);
+  if (outputDir !== undefined) return;
+  await writeChunks(io.stdout, format === 'json' ? writeJsonBytes(result.config) : writeYaml(result.config));
+}
