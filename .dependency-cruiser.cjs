@@ -7,7 +7,7 @@ const path = require('node:path');
 
 /** Lowest first. Each entry is a module of src/ (`errors.ts`) or a folder (`go/`). */
 const LAYERS = [
-  ['errors.ts'],
+  ['errors.ts', 'rules.ts'],
   ['go/'],
   ['findings.ts', 'util/'],
   ['yaml/'],

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { sortFindings, type Finding } from './findings.js';
 
-const at = (file: string, line = 1): Finding => ({ rule: 'r', severity: 'error', message: 'm', file, line });
+const at = (file: string, line = 1): Finding => ({
+  rule: 'parse.yaml',
+  severity: 'error',
+  message: 'm',
+  file,
+  line,
+});
 
 describe('sortFindings', () => {
   it('orders files by UTF-8 bytes, as Go sorts strings, then by line', () => {

@@ -4,11 +4,13 @@
  */
 import { compareUtf8 } from './go/utf8.js';
 
-export type Severity = 'error' | 'warning';
+import type { RuleId, Severity } from './rules.js';
+
+export type { RuleId, Severity };
 
 export interface Finding {
-  /** Stable rule id, e.g. `channel.multiple-heads`, `parse.yaml`, `schema.olm.bundle`. */
-  rule: string;
+  /** Stable rule id, e.g. `channel.multiple-heads`, `parse.yaml`, `schema.olm.bundle` (src/rules.ts). */
+  rule: RuleId;
   severity: Severity;
   message: string;
   file?: string;

@@ -37,3 +37,12 @@ export { createImageSource } from './oci/registry-client.js';
 export type { ImageSource, PulledImage, RegistryOptions } from './oci/image-source.js';
 export { OpmError, UsageError, InternalError, type OpmErrorCode } from './errors.js';
 export { sortFindings, type Finding, type Severity } from './findings.js';
+export {
+  RULE_IDS,
+  isRuleId,
+  ruleInfo,
+  ruleHelpUri,
+  type RuleId,
+  type RuleInfo,
+  type RuleLevel,
+} from './rules.js';

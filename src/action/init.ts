@@ -1,7 +1,7 @@
 import { OpmError } from '../errors.js';
 import { SCHEMA_PACKAGE, type Package } from '../declcfg/types.js';
 import { dns1123LabelErrors } from '../model/names.js';
-import { detectMediaType } from './icon-type.js';
+import { detectMediaType } from '../util/icon-type.js';
 
 export interface InitOptions {
   package: string;

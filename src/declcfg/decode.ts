@@ -28,9 +28,10 @@ import { isRecord, isJsonObject } from '../go/json-value.js';
 import { goFieldFor, goJsonKind, unmarshalFieldError } from '../go/json-decode.js';
 import { base64ErrorAt } from '../go/base64.js';
 import { compareUtf8 } from '../go/utf8.js';
+import type { RuleId } from '../rules.js';
 
 export interface DecodeIssue {
-  rule: string;
+  rule: RuleId;
   severity: 'error' | 'warning';
   message: string;
   package?: string;
@@ -41,6 +42,8 @@ export interface DecodeIssue {
 export interface DecodeOptions {
   /** Replace olm.bundle.object property values by `{}` once their data is checked (saves memory). */
   elidePayloads?: boolean;
+  /** When eliding payloads, keep the annotations of the bundle's CSV (`Bundle.csvAnnotations`). */
+  keepCsvAnnotations?: boolean;
 }
 
 export interface DecodeResult {
@@ -60,7 +63,7 @@ class Ctx {
     this.about = about;
   }
 
-  error(rule: string, message: string): void {
+  error(rule: RuleId, message: string): void {
     this.issues.push({ rule, severity: 'error', message, ...this.about });
   }
 
@@ -333,11 +336,36 @@ function checkBundleObjects(b: Bundle, props: Property[], ctx: Ctx, opts: Decode
     if (problem !== undefined) {
       ctx.error('decode.bundle-object', `${where}: ${problem}`);
     } else if (opts.elidePayloads) {
+      if (opts.keepCsvAnnotations === true && isRecord(v)) {
+        const annotations = csvAnnotations(v);
+        if (annotations !== undefined) b.csvAnnotations = annotations;
+      }
       p.value = {};
       elided = true;
     }
   });
   return elided;
+}
+
+/**
+ * The metadata.annotations of a bundle object that is a ClusterServiceVersion (JSON, as opm
+ * renders bundles), or undefined. Only the first bytes are decoded to tell a CSV from the rest.
+ */
+function csvAnnotations(v: Record<string, unknown>): Record<string, string> | undefined {
+  const data: unknown = Object.entries(v).find(([k]) => k.toLowerCase() === 'data')?.[1];
+  if (typeof data !== 'string') return undefined;
+  const head = Buffer.from(data.slice(0, 400), 'base64').toString('utf8');
+  if (!head.includes('ClusterServiceVersion')) return undefined;
+  let csv: unknown;
+  try {
+    csv = JSON.parse(Buffer.from(data, 'base64').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(csv) || !isRecord(csv.metadata) || !isRecord(csv.metadata.annotations)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, a] of Object.entries(csv.metadata.annotations)) if (typeof a === 'string') out[k] = a;
+  return out;
 }
 
 function decodeDeprecation(obj: JsonObject, ctx: Ctx): Deprecation {

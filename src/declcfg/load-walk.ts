@@ -10,9 +10,10 @@ import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { IndexIgnore } from './indexignore.js';
 import { compareUtf8 } from '../go/utf8.js';
+import type { RuleId } from '../rules.js';
 
 export interface WalkProblem {
-  rule: string;
+  rule: RuleId;
   message: string;
   file: string;
 }

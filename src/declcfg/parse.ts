@@ -15,6 +15,7 @@ import { countKeysInText, scanJsonValue } from './parse-json.js';
 import type { JsonObject, JsonValue } from '../go/json-value.js';
 import { isJsonObject } from '../go/json-value.js';
 import { decodeUtf8AsGo, firstInvalidUtf8 } from '../go/utf8.js';
+import type { RuleId } from '../rules.js';
 
 /** Deepest nesting accepted in a blob (JSON or YAML), so later recursive code cannot overflow. */
 export const MAX_DEPTH = MAX_YAML_DEPTH;
@@ -25,13 +26,7 @@ export interface RawBlob {
   line: number;
 }
 
-export type ParseRule =
-  | 'parse.json'
-  | 'parse.yaml'
-  | 'parse.not-object'
-  | 'parse.binary'
-  | 'parse.encoding'
-  | 'parse.duplicate-key';
+export type ParseRule = Extract<RuleId, `parse.${string}`>;
 
 export interface ParseIssue {
   rule: ParseRule;

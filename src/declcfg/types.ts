@@ -69,6 +69,11 @@ export interface Bundle {
    * (validation needs the graph, not the payloads): the properties stay, with `value` `{}`.
    */
   payloadsElided?: boolean;
+  /**
+   * With `keepCsvAnnotations`, the metadata.annotations of the ClusterServiceVersion among the
+   * elided payloads (validation reads them; the rest of the CSV is not kept).
+   */
+  csvAnnotations?: Record<string, string>;
 }
 
 export interface PackageScopedReference {

@@ -8,6 +8,7 @@ import type { Bundle, DeclarativeConfig, Location } from '../declcfg/types.js';
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE } from '../declcfg/types.js';
 import { OpmError, positionText } from '../errors.js';
 import type { Finding } from '../findings.js';
+import type { RuleId } from '../rules.js';
 import { TYPE_BUNDLE_OBJECT, tryParseProperties, type PropertiesParse } from '../property/property.js';
 import { goQuote } from '../go/fmt.js';
 import type { Model, ModelBundle, ModelChannel, ModelPackage } from './model.js';
@@ -34,7 +35,7 @@ interface Place {
   bundle?: string | undefined;
 }
 
-function finding(rule: string, message: string, place: Place): Finding {
+function finding(rule: RuleId, message: string, place: Place): Finding {
   const f: Finding = { rule, severity: 'error', message };
   if (place.loc !== undefined) {
     f.file = place.loc.file;
@@ -61,13 +62,13 @@ class Collector {
   opmMessage: string | undefined;
 
   /** A problem opm reports too (its first one ends opm's run). */
-  opm(rule: string, message: string, place: Place, findingMessage: string = message): void {
+  opm(rule: RuleId, message: string, place: Place, findingMessage: string = message): void {
     this.opmMessage ??= message;
     this.findings.push(finding(rule, findingMessage, place));
   }
 
   /** A problem opm does not see at this point (our stricter check). */
-  extra(rule: string, message: string, place: Place): void {
+  extra(rule: RuleId, message: string, place: Place): void {
     this.findings.push(finding(rule, message, place));
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { Location } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
+import type { RuleId } from '../rules.js';
 import { tryParseProperties } from '../property/property.js';
 import { goQuote } from '../go/fmt.js';
 import type { Model, ModelBundle, ModelChannel, ModelPackage } from './model.js';
@@ -66,7 +67,7 @@ function report(scope: Scope, opmText: string | undefined, f: Finding | undefine
   if (f !== undefined) scope.findings.push(f);
 }
 
-function err(rule: string, message: string): Finding {
+function err(rule: RuleId, message: string): Finding {
   return { rule, severity: 'error', message };
 }
 
@@ -142,16 +143,21 @@ function validateReplacesChain(ch: ModelChannel, scope: Scope): void {
     return;
   }
   if (a.heads.length > 1) {
-    const names = a.heads.map((n) => `${n}${describeLoc(ch.bundles.get(n))}`).join(', ');
+    // A listed bundle without a blob is reported as a missing entry (channel.entry-bundle-missing);
+    // counting it as a head too would report one mistake twice.
+    const real = a.heads.filter((n) => ch.bundles.get(n)?.blob !== undefined);
+    const names = real.map((n) => `${n}${describeLoc(ch.bundles.get(n))}`).join(', ');
     report(
       scope,
       `multiple channel heads found in graph: ${a.heads.join(', ')}`,
-      where(
-        err(
-          'channel.multiple-heads',
-          `channel ${goQuote(ch.name)} has ${a.heads.length} heads (bundles nothing replaces or skips): ${names}; exactly one is allowed — link the others with replaces or skips`,
-        ),
-      ),
+      real.length < 2
+        ? undefined
+        : where(
+            err(
+              'channel.multiple-heads',
+              `channel ${goQuote(ch.name)} has ${real.length} heads (bundles nothing replaces or skips): ${names}; exactly one is allowed — link the others with replaces or skips`,
+            ),
+          ),
     );
     return;
   }

@@ -18,6 +18,7 @@ import type { DeclarativeConfig, Location } from '../declcfg/types.js';
 import type { JsonObject } from '../go/json-value.js';
 import type { Property } from '../property/types.js';
 import type { Finding } from '../findings.js';
+import type { RuleId } from '../rules.js';
 import { matchFields, propertyFields, propertyValue } from '../property/property.js';
 import { loadValidators } from './standalone.js';
 import { isRecord, isJsonObject } from '../go/json-value.js';
@@ -163,6 +164,10 @@ function describe(e: ErrorObject, data: Data): string {
   return `${field}: ${e.message ?? e.keyword}`;
 }
 
+/** The blob kinds whose schema findings have their own rule id (`schema.<kind>`). */
+type SchemaKind<R> = R extends `schema.${infer K}` ? K : never;
+type SchemaRuleName = SchemaKind<RuleId>;
+
 /**
  * Schema constraints that opm checks itself (src/model reports them as errors, in opm's words):
  * by rule, the failing field (instance path, array indexes as `N`) and the keyword. Unknown fields
@@ -199,7 +204,7 @@ const NOISE = new Set(['if', 'allOf', 'anyOf']);
 
 function check(
   validate: ValidateFunction,
-  schemaName: string,
+  schemaName: SchemaRuleName,
   data: Data,
   loc: Location | undefined,
   scope: { package?: string; channel?: string; bundle?: string },

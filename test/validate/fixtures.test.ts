@@ -2,7 +2,37 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { validateCatalog } from '../../src/action/validate.js';
+import { validateCatalog, type ValidateOptions } from '../../src/action/validate.js';
+import { isRuleId, type RuleId, type RuleLevel } from '../../src/rules.js';
+
+/** options.json beside a fixture: severities, policies and --with catalogs (relative to it). */
+interface FixtureOptions {
+  severities?: Record<string, RuleLevel>;
+  policies?: { channelNames?: string[] };
+  with?: string[];
+}
+
+function fixtureOptions(dir: string): ValidateOptions {
+  const file = path.join(dir, 'options.json');
+  if (!existsSync(file)) return {};
+  const o = JSON.parse(readFileSync(file, 'utf8')) as FixtureOptions;
+  const severities = new Map<RuleId, RuleLevel>();
+  for (const [id, level] of Object.entries(o.severities ?? {})) if (isRuleId(id)) severities.set(id, level);
+  return {
+    severities,
+    ...(o.policies === undefined ? {} : { policies: o.policies }),
+    ...(o.with === undefined ? {} : { with: o.with, cwd: dir }),
+  };
+}
+
+/** `lint-<rule with dashes>[-ok]` names the rule a fixture triggers (or must not). */
+function lintRuleOf(name: string): RuleId | undefined {
+  const m = /^lint-([a-z]+)-(.*?)(-ok)?$/.exec(name);
+  if (m === null) return undefined;
+  const id = `${m[1] ?? ''}.${m[2] ?? ''}`;
+  if (!isRuleId(id)) throw new Error(`fixture ${name} names no rule (${id})`);
+  return id;
+}
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../testdata/validate');
 const cases = readdirSync(root).sort();
@@ -13,7 +43,10 @@ describe('validate fixtures (testdata/validate/<case>: catalog/ and expected.jso
   });
 
   it.each(cases)('%s', async (name) => {
-    const result = await validateCatalog(path.join(root, name, 'catalog'));
+    const result = await validateCatalog(
+      path.join(root, name, 'catalog'),
+      fixtureOptions(path.join(root, name)),
+    );
     const expectedFile = path.join(root, name, 'expected.json');
     // Regenerate with UPDATE_FIXTURES=1, then review the diff.
     if (process.env.UPDATE_FIXTURES === '1' || !existsSync(expectedFile)) {
@@ -21,7 +54,20 @@ describe('validate fixtures (testdata/validate/<case>: catalog/ and expected.jso
     }
     const expected: unknown = JSON.parse(readFileSync(expectedFile, 'utf8'));
     expect(result).toEqual(expected);
-    // Every case is named after what it shows: all but `valid` and warning-only cases fail.
+    const rule = lintRuleOf(name);
+    if (rule !== undefined) {
+      // `lint-<rule>` triggers the rule (and fails only when it is an error); `-ok` does not.
+      const hits = result.findings.filter((f) => f.rule === rule);
+      if (name.endsWith('-ok')) {
+        expect(hits).toEqual([]);
+        expect(result.findings.filter((f) => f.severity === 'error')).toEqual([]);
+      } else {
+        expect(hits.length).toBeGreaterThan(0);
+      }
+      expect(result.passed).toBe(!result.findings.some((f) => f.severity === 'error'));
+      return;
+    }
+    // Every other case is named after what it shows: all but `valid` and warning-only cases fail.
     expect(result.passed).toBe(name === 'valid' || name === 'schema-warning');
   });
 });

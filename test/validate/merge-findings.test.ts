@@ -11,7 +11,7 @@ function randomFindings(rand: () => number, n: number, tag: string): Finding[] {
   const out: Finding[] = [];
   for (let i = 0; i < n; i++) {
     const f: Finding = {
-      rule: pick(['a.rule', 'b.rule']),
+      rule: pick(['channel.cycle', 'bundle.duplicate'] as const),
       severity: pick(['error', 'warning'] as const),
       // Few distinct messages, so that ties happen; the tag and index tell equal findings apart.
       message: pick(['m1', 'm2']),

@@ -1,10 +1,18 @@
 import { escapeKeepingLines, escapeLine } from '../escape.js';
+import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Command } from 'commander';
 import { validateCatalog, type ValidateResult } from '../../action/validate.js';
 import type { Finding } from '../../findings.js';
+import { checkPolicySettings, loadSeverityConfig, parseRuleFlags } from '../../lint/config.js';
+import { countFindings, githubAnnotations, markdownSummary, summaryLine } from '../../lint/github.js';
+import { findRepositoryRoot, toSarif } from '../../lint/sarif.js';
 import { ExitCode } from '../exit-code.js';
 import { outputFormat } from '../global-options.js';
 import type { CliIO } from '../io.js';
+import { withImageSource } from '../registry.js';
+import type { ImageSource } from '../../oci/image-source.js';
+import { ownPackage } from './version.js';
 import { stderrColors } from '../colors.js';
 import { writeAll } from '../output.js';
 import { goStruct, marshalIndent, type GoStruct } from '../../go/json.js';
@@ -15,15 +23,26 @@ import { formatPosition } from '../../errors.js';
 export interface ValidateFlags {
   output?: string;
   warnings: boolean;
+  strict: boolean;
+  rule: string[];
+  config?: string;
+  with: string[];
 }
 
-const FORMATS = ['json', 'yaml', 'github'] as const;
+const FORMATS = ['json', 'yaml', 'github', 'sarif'] as const;
 type Format = (typeof FORMATS)[number];
 
-/** The machine-readable document: opm's `{passed, error: {message}}` plus the findings. */
-function resultDocument(r: ValidateResult): Record<string, unknown> {
+/**
+ * The machine-readable document: opm's `{passed, error: {message}}`, then the tool and its version,
+ * the directory finding paths are relative to (`base`, the catalog directory as given), the counts,
+ * and the findings.
+ */
+function resultDocument(r: ValidateResult, base: string): Record<string, unknown> {
   const doc: Record<string, unknown> = { passed: r.passed };
   if (!r.passed && r.message !== undefined) doc.error = { message: r.message };
+  doc.tool = { name: 'opm-ts', version: ownPackage().version };
+  doc.base = base;
+  doc.counts = countFindings(r.findings);
   doc.findings = r.findings.map((f) => {
     // Fixed key order, empty fields left out.
     const o: Record<string, unknown> = { rule: f.rule, severity: f.severity, message: f.message };
@@ -46,6 +65,10 @@ function goJsonIndent(v: Record<string, unknown>): string {
   const err = v.error;
   const top: Record<string, unknown> = { passed: v.passed };
   if (typeof err === 'object' && err !== null) top.error = struct({ ...err });
+  for (const key of ['tool', 'base', 'counts'] as const) {
+    const x = v[key];
+    top[key] = typeof x === 'object' && x !== null ? struct({ ...x }) : x;
+  }
   top.findings = findings;
   return marshalIndent(struct(top), '', '  ');
 }
@@ -53,31 +76,6 @@ function goJsonIndent(v: Record<string, unknown>): string {
 /** YAML as opm prints it (sigs.k8s.io/yaml: keys sorted, go-yaml v2 styles), then a blank line. */
 function yamlDocument(v: unknown): string {
   return toYaml(v) + '\n';
-}
-
-/** GitHub Actions workflow-command escaping. */
-function ghData(s: string): string {
-  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-function ghProperty(s: string): string {
-  return ghData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-
-function githubAnnotations(r: ValidateResult, dir: string, cwd: string): string {
-  let out = '';
-  for (const f of r.findings) {
-    const props: string[] = [];
-    if (f.file !== undefined) {
-      const abs = path.resolve(cwd, dir, f.file);
-      props.push(`file=${ghProperty(path.relative(cwd, abs).split(path.sep).join('/'))}`);
-    }
-    if (f.line !== undefined) props.push(`line=${f.line}`);
-    props.push(`title=${ghProperty(f.rule)}`);
-    const scope = [f.package, f.channel, f.bundle].filter((x) => x !== undefined).join('/');
-    const msg = scope === '' ? f.message : `${scope}: ${f.message}`;
-    out += `::${f.severity} ${props.join(',')}::${ghData(msg)}\n`;
-  }
-  return out;
 }
 
 /** Human output: findings grouped per package, tree-shaped like opm's, each with its location. */
@@ -98,7 +96,13 @@ function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): strin
   const warnings = r.findings.length - errors;
   // A dumb terminal gets the tree in ASCII.
   const [tee, corner, bar] = io.env.TERM === 'dumb' ? ['|-- ', '`-- ', '|   '] : ['├── ', '└── ', '│   '];
-  let out = `${r.passed ? 'catalog is valid, with warnings' : c.red('invalid index')}:\n`;
+  // With --strict a catalog can fail on warnings alone; it is not an invalid index then.
+  const verdict = r.passed
+    ? 'catalog is valid, with warnings'
+    : errors === 0
+      ? c.red('catalog has warnings, which --strict makes fail')
+      : c.red('invalid index');
+  let out = `${verdict}:\n`;
   keys.forEach((key, gi) => {
     const lastGroup = gi === keys.length - 1;
     out += `${lastGroup ? corner : tee}${key === '' ? 'catalog' : `package ${escapeLine(JSON.stringify(key))}`}:\n`;
@@ -119,23 +123,66 @@ function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): strin
 }
 
 /** `opm validate DIR`: loaded only when the command runs (it brings the schema validator). */
-export async function runValidate(io: CliIO, directory: string, opts: ValidateFlags): Promise<void> {
+export async function runValidate(
+  io: CliIO,
+  directory: string,
+  opts: ValidateFlags,
+  cmd: Command,
+): Promise<void> {
   const format: Format | undefined =
     opts.output === undefined ? undefined : outputFormat(opts.output, FORMATS);
   const dir = path.resolve(io.cwd, directory);
-  const result = await validateCatalog(dir, { displayDir: directory });
+  const flagLevels = parseRuleFlags(opts.rule);
+  const config = await loadSeverityConfig(
+    dir,
+    opts.config === undefined ? undefined : path.resolve(io.cwd, opts.config),
+  );
+  const severities = new Map([...config.rules, ...flagLevels]);
+  checkPolicySettings(severities, config.policies, config.file);
+  const run = (imageSource?: ImageSource): Promise<ValidateResult> =>
+    validateCatalog(dir, {
+      displayDir: directory,
+      severities,
+      policies: config.policies,
+      strict: opts.strict,
+      with: opts.with,
+      cwd: io.cwd,
+      ...(imageSource === undefined ? {} : { imageSource }),
+    });
+  // A registry client is set up only when --with names something to pull.
+  const result = opts.with.length > 0 ? await withImageSource(cmd, io, run) : await run();
   switch (format) {
     case 'json':
-      await writeAll(io.stdout, goJsonIndent(resultDocument(result)) + '\n');
+      await writeAll(io.stdout, goJsonIndent(resultDocument(result, directory)) + '\n');
       break;
     case 'yaml':
-      await writeAll(io.stdout, yamlDocument(resultDocument(result)));
+      await writeAll(io.stdout, yamlDocument(resultDocument(result, directory)));
       break;
-    case 'github':
-      await writeAll(io.stdout, githubAnnotations(result, directory, io.cwd));
+    case 'sarif': {
+      const root = findRepositoryRoot(dir) ?? io.cwd;
+      const sarif = toSarif(result.findings, { catalogDir: dir, root, toolVersion: ownPackage().version });
+      await writeAll(io.stdout, JSON.stringify(sarif, null, 2) + '\n');
       break;
+    }
+    case 'github': {
+      const workspace = io.env.GITHUB_WORKSPACE;
+      const base = workspace !== undefined && workspace !== '' ? path.resolve(io.cwd, workspace) : io.cwd;
+      await writeAll(io.stdout, githubAnnotations(result.findings, dir, base));
+      await writeAll(io.stderr, summaryLine(directory, result.passed, countFindings(result.findings)) + '\n');
+      const summary = io.env.GITHUB_STEP_SUMMARY;
+      if (summary !== undefined && summary !== '') {
+        const md = markdownSummary(result.findings, {
+          shownDir: directory,
+          catalogDir: dir,
+          base,
+          passed: result.passed,
+        });
+        await appendFile(path.resolve(io.cwd, summary), md);
+      }
+      break;
+    }
     default:
-      await writeAll(io.stderr, humanReport(result, io, opts.warnings));
+      await writeAll(io.stderr, humanReport(result, io, opts.warnings || opts.strict));
   }
   if (!result.passed) throw new ExitCode(1);
 }

@@ -7,7 +7,7 @@ import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
 
 /** opm-ts's own package.json, found upwards from this module (compiled, bundled or from sources). */
-function ownPackage(): { version: string } {
+export function ownPackage(): { version: string } {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const file = path.join(dir, 'package.json');

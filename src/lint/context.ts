@@ -1,0 +1,83 @@
+/**
+ * What every lint rule sees: the catalog's model (after opm's checks), the bundles of the catalogs
+ * named with `--with`, the policy settings, and a way to report findings with a place.
+ */
+import type { Location } from '../declcfg/types.js';
+import type { Finding } from '../findings.js';
+import { compareUtf8 } from '../go/utf8.js';
+import type { Model, ModelBundle, ModelPackage } from '../model/model.js';
+import type { RuleId } from '../rules.js';
+
+export interface LintPolicies {
+  /** Channel names allowed by `policy.channel-name` (`*` matches any run of characters). */
+  channelNames?: string[];
+}
+
+export interface LintInput {
+  model: Model;
+  /** Models of other catalogs (`--with`), used only to satisfy dependencies. */
+  others: Model[];
+  policies: LintPolicies;
+  /**
+   * CSV annotations of bundles whose manifests travel as olm.bundle.object (the CSV itself is
+   * dropped after loading to save memory; its annotations are kept).
+   */
+  csvAnnotations?: ReadonlyMap<object, Readonly<Record<string, string>>>;
+}
+
+export interface Place {
+  loc?: Location | undefined;
+  package?: string | undefined;
+  channel?: string | undefined;
+  bundle?: string | undefined;
+}
+
+/** Build a finding at its default severity (the configuration adjusts severities afterwards). */
+export function finding(rule: RuleId, message: string, place: Place): Finding {
+  const f: Finding = { rule, severity: 'warning', message };
+  if (place.loc !== undefined) {
+    f.file = place.loc.file;
+    f.line = place.loc.line;
+  }
+  if (place.package) f.package = place.package;
+  if (place.channel) f.channel = place.channel;
+  if (place.bundle) f.bundle = place.bundle;
+  return f;
+}
+
+/** Where a bundle's findings go: its olm.bundle blob. */
+export function bundlePlace(b: ModelBundle): Place {
+  return { loc: b.blob?.loc ?? b.channel.loc, package: b.package.name, bundle: b.name };
+}
+
+/**
+ * Every bundle that has a blob, once (a bundle in several channels is one model bundle per
+ * channel; package-wide rules look at it once), in package then name order.
+ */
+export function uniqueBundles(model: Model): ModelBundle[] {
+  const out: ModelBundle[] = [];
+  for (const p of sortedByName(model.values())) {
+    const seen = new Set<string>();
+    for (const ch of sortedByName(p.channels.values())) {
+      for (const b of sortedByName(ch.bundles.values())) {
+        if (b.blob === undefined || seen.has(b.name)) continue;
+        seen.add(b.name);
+        out.push(b);
+      }
+    }
+  }
+  return out;
+}
+
+export function sortedByName<T extends { name: string }>(items: Iterable<T>): T[] {
+  return [...items].sort((a, b) => compareUtf8(a.name, b.name));
+}
+
+/** A bundle counts as deprecated when it, or its whole package, is. */
+export function isDeprecated(b: ModelBundle): boolean {
+  return b.deprecation !== undefined || b.package.deprecation !== undefined;
+}
+
+export function packages(model: Model): ModelPackage[] {
+  return sortedByName(model.values());
+}
