@@ -21,7 +21,7 @@ export interface Finding {
 }
 
 /** Stable order: by file (byte order), line, then rule and message. Findings without a file go last. */
-export function compareFindings(a: Finding, b: Finding): number {
+function compareFindings(a: Finding, b: Finding): number {
   if (a.file !== b.file) {
     if (a.file === undefined) return 1;
     if (b.file === undefined) return -1;

@@ -19,26 +19,25 @@ import { loadCatalogDirOrThrow } from '../declcfg/load.js';
 import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';
 
 /** Kinds of input render accepts; masks combine them. */
-export const RefType = {
+const RefType = {
   DeclcfgImage: 1,
   DeclcfgDir: 2,
   BundleImage: 4,
   BundleDir: 8,
 } as const;
 export type RefMask = number;
-export const REF_ALL: RefMask =
-  RefType.DeclcfgImage | RefType.DeclcfgDir | RefType.BundleImage | RefType.BundleDir;
+const REF_ALL: RefMask = RefType.DeclcfgImage | RefType.DeclcfgDir | RefType.BundleImage | RefType.BundleDir;
 /** What `migrate`, `alpha list` and `alpha render-graph` accept. */
 export const REF_CATALOGS: RefMask = RefType.DeclcfgImage | RefType.DeclcfgDir;
 /** What the catalog templates accept. */
 export const REF_BUNDLE_IMAGES: RefMask = RefType.BundleImage;
 
-export function refAllowed(mask: RefMask, type: number): boolean {
+function refAllowed(mask: RefMask, type: number): boolean {
   return (mask & type) === type;
 }
 
-export const CONFIGS_LABEL = 'operators.operatorframework.io.index.configs.v1';
-export const DATABASE_LABEL = 'operators.operatorframework.io.index.database.v1';
+const CONFIGS_LABEL = 'operators.operatorframework.io.index.configs.v1';
+const DATABASE_LABEL = 'operators.operatorframework.io.index.database.v1';
 
 /** A ref of a kind the caller does not accept. Messages end in `not allowed`, as opm's do. */
 export class NotAllowedError extends OpmError {

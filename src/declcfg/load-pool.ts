@@ -28,7 +28,7 @@ import { claim, type LoadReply, type LoadWork } from './load-worker.js';
 export const IN_THREAD_BYTES = 32 * 1024 * 1024;
 
 /** Environment variable that sets the number of loading threads (1 = no workers). */
-export const THREADS_ENV = 'OPM_THREADS';
+const THREADS_ENV = 'OPM_THREADS';
 
 /**
  * Threads used when none are asked for, at most. Each thread holds its own heap: on the generated
@@ -37,7 +37,7 @@ export const THREADS_ENV = 'OPM_THREADS';
  */
 export const DEFAULT_MAX_THREADS = 4;
 /** The most threads OPM_THREADS can ask for. */
-export const MAX_THREADS = 64;
+const MAX_THREADS = 64;
 
 /**
  * The number of threads to load with: `requested` when given, else OPM_THREADS when it is a positive

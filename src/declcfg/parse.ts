@@ -18,7 +18,7 @@ import { decodeUtf8AsGo, firstInvalidUtf8 } from '../go/utf8.js';
 import type { RuleId } from '../rules.js';
 
 /** Deepest nesting accepted in a blob (JSON or YAML), so later recursive code cannot overflow. */
-export const MAX_DEPTH = MAX_YAML_DEPTH;
+const MAX_DEPTH = MAX_YAML_DEPTH;
 
 export interface RawBlob {
   value: JsonObject;

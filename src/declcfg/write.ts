@@ -146,7 +146,7 @@ function channelEntry(e: ChannelEntry): GoStruct {
 }
 
 /** The value Go's encoder sees for a blob: structs in field order, others as their blob. */
-export function blobValue(blob: Blob): unknown {
+function blobValue(blob: Blob): unknown {
   switch (blob.kind) {
     case 'package': {
       const p = blob.value;

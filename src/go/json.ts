@@ -35,7 +35,7 @@ export function goStruct(fields: Readonly<Record<string, unknown>>): GoStruct {
 // Ordering
 
 /** Keys of a Go map, sorted as encoding/json sorts them. */
-export function sortedMapKeys(obj: Readonly<Record<string, unknown>>): string[] {
+function sortedMapKeys(obj: Readonly<Record<string, unknown>>): string[] {
   const keys: string[] = [];
   for (const k of Object.keys(obj)) if (obj[k] !== undefined) keys.push(k);
   if (keys.length < 2) return keys;

@@ -35,9 +35,8 @@ export interface ChannelLayout {
   height: number;
 }
 
-/** Text size of bundle names in the picture (px), and the width of one character of it. */
-export const NAME_FONT_SIZE = 12;
-export const CHAR_WIDTH = 7.4;
+/** Width of one character of a bundle name in the picture's 12 px monospace text. */
+const CHAR_WIDTH = 7.4;
 export const NODE_HEIGHT = 40;
 const NODE_PAD_X = 12;
 

@@ -10,7 +10,7 @@ import type { EdgeKind, GraphChannel, GraphEdge, GraphNode } from './upgrade-gra
 const ARROWS = ['replaces', 'skips', 'skipRange', 'problem', 'path'] as const;
 export type ArrowKind = (typeof ARROWS)[number];
 
-export function arrowId(kind: ArrowKind): string {
+function arrowId(kind: ArrowKind): string {
   return `opm-arrow-${kind}`;
 }
 
@@ -23,7 +23,7 @@ export function markerDefs(): string {
 }
 
 /** d3's basis spline through the route points: smooth, and it passes through both ends. */
-export function curvePath(points: readonly Point[]): string {
+function curvePath(points: readonly Point[]): string {
   const first = points[0];
   if (first === undefined) return '';
   if (points.length < 3)
@@ -52,13 +52,13 @@ export function curvePath(points: readonly Point[]): string {
 }
 
 /** One cubic Bézier through the four points of an arc. */
-export function arcPath(points: readonly Point[]): string {
+function arcPath(points: readonly Point[]): string {
   const [a, b, c, d] = points;
   if (a === undefined || b === undefined || c === undefined || d === undefined) return curvePath(points);
   return `M${num(a.x)},${num(a.y)} C${num(b.x)},${num(b.y)} ${num(c.x)},${num(c.y)} ${num(d.x)},${num(d.y)}`;
 }
 
-export function edgeTitle(ch: GraphChannel, e: GraphEdge): string {
+function edgeTitle(ch: GraphChannel, e: GraphEdge): string {
   const from = ch.nodes[e.from]?.name ?? '';
   const to = ch.nodes[e.to]?.name ?? '';
   const what =
@@ -70,7 +70,7 @@ export function edgeTitle(ch: GraphChannel, e: GraphEdge): string {
   return [what, ...e.problems.map((p) => `${p.severity}: ${p.message}`)].join('\n');
 }
 
-export function nodeTitle(n: GraphNode): string {
+function nodeTitle(n: GraphNode): string {
   const lines = [n.name];
   if (n.version !== '') lines.push(`version ${n.version}`);
   if (n.head) lines.push('channel head');

@@ -18,7 +18,7 @@ export const TYPE_GVK = 'olm.gvk';
 export const TYPE_GVK_REQUIRED = 'olm.gvk.required';
 export const TYPE_BUNDLE_OBJECT = 'olm.bundle.object';
 export const TYPE_CSV_METADATA = 'olm.csv.metadata';
-export const TYPE_CHANNEL = 'olm.channel';
+const TYPE_CHANNEL = 'olm.channel';
 
 export interface PackageProperty {
   packageName: string;
@@ -45,7 +45,7 @@ export interface ParsedProperties {
   others: number;
 }
 
-export function isJsonValue(u: unknown): u is JsonValue {
+function isJsonValue(u: unknown): u is JsonValue {
   if (u === null || typeof u === 'boolean' || typeof u === 'string') return true;
   if (typeof u === 'number') return Number.isFinite(u);
   if (Array.isArray(u)) return u.every(isJsonValue);
@@ -208,11 +208,6 @@ function quickFields(value: JsonObject, spec: StructSpec): Map<string, string> |
   return fields;
 }
 
-/** Known property types that opm decodes (and so can fail on). */
-export function isKnownPropertyType(type: string): boolean {
-  return STRUCTS[type] !== undefined;
-}
-
 /** The JSON field names of a known property type's value, and the same lower-cased; else undefined. */
 export function propertyFields(
   type: string,
@@ -303,7 +298,7 @@ function decodeStruct(
  * opm's property.Parse: decode the known types, check the others are present. Throws
  * PropertyParseError (opm's message) at the first failure.
  */
-export function parseProperties(props: readonly Property[] | undefined): ParsedProperties {
+function parseProperties(props: readonly Property[] | undefined): ParsedProperties {
   const out: ParsedProperties = {
     packages: [],
     packagesRequired: [],

@@ -19,7 +19,7 @@ interface RenderFlags {
 }
 
 /** `--migrate` and `--migrate-level` are exclusive; `--migrate` means every migration. */
-export function migrateLevelFromFlags(flags: { migrate?: boolean; migrateLevel: string }): string {
+function migrateLevelFromFlags(flags: { migrate?: boolean; migrateLevel: string }): string {
   if (flags.migrate === true && flags.migrateLevel !== '') {
     throw new UsageError(
       'if any flags in the group [migrate migrate-level] are set none of the others can be; [migrate migrate-level] were all set',
@@ -80,7 +80,7 @@ export function registerRender(program: Command, io: CliIO): void {
 }
 
 /** opm leaves blobs without a package name out of its output without a word; we say so. */
-export function droppedMessage(b: DroppedBlob): string {
+function droppedMessage(b: DroppedBlob): string {
   const where = formatPosition(b.loc);
   const what = b.name === '' ? b.schema : `${b.schema} "${b.name}"`;
   return `${where}${what} has no package name and is left out of the output, as opm does`;

@@ -33,7 +33,7 @@ export interface ConfPaths {
  * `/etc/containers/registries.conf` with `/etc/containers/registries.conf.d` and then
  * `~/.config/containers/registries.conf.d`.
  */
-export async function confPaths(o: LoadOptions): Promise<ConfPaths> {
+async function confPaths(o: LoadOptions): Promise<ConfPaths> {
   const root = o.root ?? '/';
   const home = o.env.HOME !== undefined && o.env.HOME !== '' ? o.env.HOME : os.homedir();
   const systemFile = path.join(root, 'etc', 'containers', 'registries.conf');

@@ -72,7 +72,7 @@ export function pullSources(entry: RegistryEntry | undefined, ref: string, byDig
 }
 
 /** Whether `text` names an image without a registry (`busybox`, `library/busybox:1`). */
-export function isShortName(text: string): boolean {
+function isShortName(text: string): boolean {
   const name = text.trim();
   return hostOf(name) === undefined && name !== 'localhost' && !name.startsWith('localhost/');
 }
