@@ -7,13 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../../test/corpus.js';
 import { OpmError } from '../errors.js';
 import type { Finding } from '../findings.js';
-import {
-  configFromObjects,
-  loadBlobsFromText,
-  loadCatalogDir,
-  loadCatalogDirOrThrow,
-  type LoadResult,
-} from './load.js';
+import { loadCatalogDir, loadCatalogDirOrThrow, type LoadResult } from './load.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../testdata/load');
 const temps: string[] = [];
@@ -188,35 +182,6 @@ describe('throwing variants', () => {
       expect(err.at).toStrictEqual({ file: 'a.yaml', line: 2 });
       expect(err.message).toMatch(/flow collection/);
     }
-  });
-
-  it('loadBlobsFromText gives raw objects with lines, and throws with the label', () => {
-    expect(
-      loadBlobsFromText('schema: olm.template.basic\n---\n# x\n---\nentries: []\n', 'template.yaml'),
-    ).toStrictEqual([
-      { value: { schema: 'olm.template.basic' }, loc: { file: 'template.yaml', line: 1 } },
-      { value: { entries: [] }, loc: { file: 'template.yaml', line: 5 } },
-    ]);
-    expect(() => loadBlobsFromText('a: 1\nb: [\n', '<stdin>')).toThrow(
-      expect.objectContaining({ at: { file: '<stdin>', line: 3 } }),
-    );
-  });
-
-  it('configFromObjects decodes in order and throws the first error', () => {
-    const cfg = configFromObjects([
-      { value: { schema: 'olm.package', name: 'a' }, loc: { file: 't', line: 1 } },
-      {
-        value: { schema: 'olm.bundle', package: 'a', name: 'a.v1', image: 'x' },
-        loc: { file: 't', line: 5 },
-      },
-      { value: { schema: 'custom', name: 'c', data: [1] }, loc: { file: 't', line: 9 } },
-    ]);
-    expect(cfg.packages[0]?.name).toBe('a');
-    expect(cfg.bundles[0]?.loc).toStrictEqual({ file: 't', line: 5 });
-    expect(cfg.others[0]?.blob).toStrictEqual({ schema: 'custom', name: 'c', data: [1] });
-    expect(() => configFromObjects([{ value: { name: 'x' }, loc: { file: 't', line: 3 } }])).toThrow(
-      /missing root schema field/,
-    );
   });
 });
 

@@ -8,20 +8,11 @@ import { Limiter } from '../util/limit.js';
 import { stat } from 'node:fs/promises';
 import { OpmError } from '../errors.js';
 import { sortFindings, type Finding } from '../findings.js';
-import type { DecodeOptions } from './decode.js';
-import {
-  addBlobs,
-  loadFile,
-  parsedObjects,
-  type LoadOptions,
-  type LoadResult,
-  type LocatedObject,
-} from './load-file.js';
+import { loadFile, type LoadOptions, type LoadResult } from './load-file.js';
 import { IN_THREAD_BYTES, loadFilesInWorkers, threadCount, workerScript } from './load-pool.js';
 import { walkCatalogDir, type WalkedFile } from './load-walk.js';
-import { parseCatalogText } from './parse.js';
 import { defersPayloads, FilePayloads } from './payloads.js';
-import { emptyConfig, mergeConfigs, type DeclarativeConfig } from './types.js';
+import { mergeConfigs, type DeclarativeConfig } from './types.js';
 
 export type { LoadOptions, LoadResult, LocatedObject } from './load-file.js';
 
@@ -112,35 +103,6 @@ export async function loadCatalogDirOrThrow(
   opts: LoadOptions & { onWarning?(f: Finding): void } = {},
 ): Promise<DeclarativeConfig> {
   const { cfg, findings } = await loadCatalogDir(dir, opts);
-  const error = findings.find((f) => f.severity === 'error');
-  if (error) throw toError(error);
-  for (const f of findings) opts.onWarning?.(f);
-  return cfg;
-}
-
-/**
- * Split a template or FBC text (a file, or stdin) into raw blobs with their lines. `fileLabel` names
- * the input in locations and errors. Throws an OpmError for the first parse problem.
- */
-export function loadBlobsFromText(text: string, fileLabel: string): LocatedObject[] {
-  const findings: Finding[] = [];
-  const objects = parsedObjects(parseCatalogText(text), fileLabel, findings);
-  const first = sortFindings(findings).find((f) => f.severity === 'error');
-  if (first) throw toError(first);
-  return objects;
-}
-
-/**
- * Build a DeclarativeConfig from raw blobs (opm's LoadSlice), in the given order. Throws an OpmError
- * for the first error; warnings go to `onWarning`.
- */
-export function configFromObjects(
-  objects: readonly LocatedObject[],
-  opts: DecodeOptions & { onWarning?(f: Finding): void } = {},
-): DeclarativeConfig {
-  const cfg = emptyConfig();
-  const findings: Finding[] = [];
-  addBlobs(cfg, objects, opts, findings);
   const error = findings.find((f) => f.severity === 'error');
   if (error) throw toError(error);
   for (const f of findings) opts.onWarning?.(f);

@@ -117,13 +117,6 @@ export function groupBlobs(cfg: DeclarativeConfig, options: WriteOptions = {}): 
   return groups;
 }
 
-/** The blobs opm would leave out of `cfg`'s output (empty package name). */
-export function droppedBlobs(cfg: DeclarativeConfig): DroppedBlob[] {
-  const out: DroppedBlob[] = [];
-  groupBlobs(cfg, { onDropped: (d) => out.push(d) });
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Blob encoding: Go struct field order and omitempty rules (`alpha/declcfg/declcfg.go`)
 
