@@ -35,7 +35,7 @@ type ExportName = keyof typeof EXPORTS;
 export type CompiledValidators = Record<ExportName, ValidateFunction>;
 
 /** Name of the compiled module, written next to this module's compiled file. */
-const STANDALONE_FILE = 'validators.generated.cjs';
+export const STANDALONE_FILE = 'validators.generated.cjs';
 
 // ajv is CommonJS and is only needed when compiling, so it is loaded on demand.
 const require = createRequire(import.meta.url);
