@@ -12,10 +12,6 @@ import jsYaml from 'js-yaml';
 import { runCli } from '../src/cli/main.js';
 import { parseCatalogBytes } from '../src/declcfg/parse.js';
 import { loadCatalogDir, loadCatalogDirOrThrow } from '../src/declcfg/load.js';
-import { layoutChannel } from '../src/graph/layout.js';
-import { buildUpgradeGraph } from '../src/graph/upgrade-graph.js';
-import { layoutChannelElk } from './graph-layout-elk.js';
-import { graphPage } from './graph-page.js';
 
 function listFiles(dir: string): string[] {
   const out: string[] = [];
@@ -102,6 +98,10 @@ async function main(): Promise<number> {
       return code;
     }
     case 'graph-layout': {
+      // Imported here, not at the top: ELK and the browser client would weigh on every row's memory.
+      const { layoutChannel } = await import('../src/graph/layout.js');
+      const { buildUpgradeGraph } = await import('../src/graph/upgrade-graph.js');
+      const { layoutChannelElk } = await import('./graph-layout-elk.js');
       const [engine, catalog, pkg] = args;
       const { cfg } = await loadCatalogDir(catalog ?? '', { elidePayloads: true });
       const graph = buildUpgradeGraph(cfg, { packageName: pkg ?? '' });
@@ -114,9 +114,11 @@ async function main(): Promise<number> {
       timed = performance.now() - t0;
       return channels.length > 0 ? 0 : 1;
     }
-    case 'graph-page':
+    case 'graph-page': {
+      const { graphPage } = await import('./graph-page.js');
       timed = await graphPage(args[0] ?? '', args[1] ?? '', args[2] ?? '');
       return 0;
+    }
     default:
       throw new Error(`unknown mode ${mode ?? ''}`);
   }

@@ -41,6 +41,8 @@ await build({
   outExtension: { '.js': '.mjs' },
   bundle: true,
   format: 'esm',
+  // Modules a row imports on demand (the graph layouts, the browser client) stay in chunks of their own.
+  splitting: true,
   platform: 'node',
   target: 'node20',
   packages: 'external',
