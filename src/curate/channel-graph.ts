@@ -5,7 +5,7 @@
  */
 import type { Bundle, ChannelEntry } from '../declcfg/types.js';
 import { bundleVersion } from '../model/bundle-version.js';
-import type { ModelBundle, ModelChannel, ModelPackage } from '../model/model.js';
+import { entryBundle, type ModelChannel, type ModelPackage } from '../model/model.js';
 import { analyzeChain, type ChainAnalysis } from '../model/validate.js';
 import { compareSemver, parseRange, type SemVer, type SemverRange } from '../model/semver.js';
 import { compareUtf8 } from '../go/utf8.js';
@@ -15,20 +15,7 @@ function graphChannel(entries: readonly ChannelEntry[]): ModelChannel {
   const pkg: ModelPackage = { name: '', description: '', defaultChannelName: '', channels: new Map() };
   const ch: ModelChannel = { package: pkg, name: '', bundles: new Map(), properties: [], synthesized: false };
   for (const e of entries) {
-    const b: ModelBundle = {
-      package: pkg,
-      channel: ch,
-      name: e.name,
-      replaces: e.replaces ?? '',
-      skips: e.skips ?? [],
-      skipRange: e.skipRange ?? '',
-      image: '',
-      properties: [],
-      relatedImages: [],
-      hasObjects: false,
-      release: [],
-      blobReported: false,
-    };
+    const b = entryBundle(pkg, ch, e);
     ch.bundles.set(e.name, b);
   }
   return ch;

@@ -11,7 +11,7 @@ import type { Finding } from '../findings.js';
 import type { RuleId } from '../rules.js';
 import { TYPE_BUNDLE_OBJECT, tryParseProperties, type PropertiesParse } from '../property/property.js';
 import { goQuote } from '../go/fmt.js';
-import type { Model, ModelBundle, ModelChannel, ModelPackage } from './model.js';
+import { entryBundle, type Model, type ModelBundle, type ModelChannel, type ModelPackage } from './model.js';
 import { dns1123LabelErrors, imageReferenceError } from './names.js';
 import { parseRelease, type Release } from './release.js';
 import { parseSemver, SemverError, type SemVer } from './semver.js';
@@ -196,20 +196,7 @@ function convertChannels(channels: DeclarativeConfig['channels'], s: Conversion)
         continue;
       }
       entries.add(e.name);
-      mc.bundles.set(e.name, {
-        package: mp,
-        channel: mc,
-        name: e.name,
-        replaces: e.replaces ?? '',
-        skips: e.skips ?? [],
-        skipRange: e.skipRange ?? '',
-        image: '',
-        properties: [],
-        relatedImages: [],
-        hasObjects: false,
-        release: [],
-        blobReported: false,
-      });
+      mc.bundles.set(e.name, entryBundle(mp, mc, e));
     }
     s.lastChannelEntries.set(ch.package, new Set(entries));
     s.channelEntries.push({ ch: mc, entries });

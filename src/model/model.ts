@@ -4,7 +4,7 @@
  * (replaces/skips/skipRange come from each channel's entry; image and properties from the single
  * olm.bundle blob).
  */
-import type { Bundle, Icon, Location, RelatedImage } from '../declcfg/types.js';
+import type { Bundle, ChannelEntry, Icon, Location, RelatedImage } from '../declcfg/types.js';
 import type { Property } from '../property/types.js';
 import type { PropertiesParse } from '../property/property.js';
 import type { Release } from './release.js';
@@ -64,6 +64,24 @@ export interface ModelBundle {
 }
 
 export type Model = Map<string, ModelPackage>;
+
+/** A channel entry as a model bundle, before its olm.bundle blob (image, properties…) is read. */
+export function entryBundle(pkg: ModelPackage, channel: ModelChannel, e: ChannelEntry): ModelBundle {
+  return {
+    package: pkg,
+    channel,
+    name: e.name,
+    replaces: e.replaces ?? '',
+    skips: e.skips ?? [],
+    skipRange: e.skipRange ?? '',
+    image: '',
+    properties: [],
+    relatedImages: [],
+    hasObjects: false,
+    release: [],
+    blobReported: false,
+  };
+}
 
 /** `Version.String()` plus `-<release>` when there is one; a bundle without a version counts as 0.0.0. */
 export function bundleVersionString(b: ModelBundle): string {
