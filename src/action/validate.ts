@@ -119,6 +119,7 @@ export async function validateCatalog(dir: string, opts: ValidateOptions = {}): 
   const loadFailed = loadFindings.some((f) => f.severity === 'error');
   if (opts.schemas !== false) findings.push(...schemaFindings(cfg));
 
+  const levels = opts.severities ?? new Map<RuleId, RuleLevel>();
   let opmMessage: string | undefined;
   if (!loadFailed) {
     // Blobs of a file that failed to parse are missing; model checks would only add echoes of that.
@@ -128,16 +129,18 @@ export async function validateCatalog(dir: string, opts: ValidateOptions = {}): 
     if (opts.lint !== false) {
       const others: Model[] = otherConfigs.map((o) => convertToModel(o).model);
       findings.push(
-        ...lintFindings({
-          model: converted.model,
-          others,
-          policies: opts.policies ?? {},
-          csvAnnotations: annotations,
-        }),
+        ...lintFindings(
+          {
+            model: converted.model,
+            others,
+            policies: opts.policies ?? {},
+            csvAnnotations: annotations,
+          },
+          levels,
+        ),
       );
     }
   }
-  const levels = opts.severities ?? new Map<RuleId, RuleLevel>();
   const sorted = mergeSortedFindings(
     applySeverities(loadFindings, levels),
     sortFindings(applySeverities(findings, levels)),

@@ -4,6 +4,7 @@
  * severity is set afterwards from the defaults and the configuration (config.ts).
  */
 import type { Finding } from '../findings.js';
+import { RULE_IDS, ruleInfo, type RuleId, type RuleLevel } from '../rules.js';
 import type { LintInput } from './context.js';
 import { dependencyFindings } from './dependencies.js';
 import { metadataFindings } from './metadata.js';
@@ -12,11 +13,25 @@ import { upgradeGraphFindings } from './upgrade-graph.js';
 
 export type { LintInput, LintPolicies } from './context.js';
 
-export function lintFindings(input: LintInput): Finding[] {
-  return [
-    ...dependencyFindings(input),
-    ...upgradeGraphFindings(input),
-    ...metadataFindings(input),
-    ...policyFindings(input),
-  ];
+/** Each group of rules, by the prefix of its rule ids. */
+const GROUPS: readonly { prefixes: readonly string[]; run: (input: LintInput) => Finding[] }[] = [
+  { prefixes: ['dependency.', 'constraint.'], run: dependencyFindings },
+  { prefixes: ['upgrade.'], run: upgradeGraphFindings },
+  { prefixes: ['metadata.'], run: metadataFindings },
+  { prefixes: ['policy.'], run: policyFindings },
+];
+
+/**
+ * Findings of every group with a rule not turned off by `levels` (the configured severities; the
+ * rule's default otherwise). A group whose rules are all off is not run: its findings would all be
+ * dropped (the policies are off by default).
+ */
+export function lintFindings(input: LintInput, levels?: ReadonlyMap<RuleId, RuleLevel>): Finding[] {
+  const on = (id: RuleId): boolean => (levels?.get(id) ?? ruleInfo(id).severity) !== 'off';
+  const out: Finding[] = [];
+  for (const g of GROUPS) {
+    const live = RULE_IDS.some((id) => g.prefixes.some((p) => id.startsWith(p)) && on(id));
+    if (live) out.push(...g.run(input));
+  }
+  return out;
 }

@@ -88,9 +88,22 @@ export function editDistance(a: string, b: string, cap: number): number {
   return prev[b.length] ?? cap + 1;
 }
 
+/**
+ * Answers of intendedKey by key: a catalog repeats the same few dozen keys in thousands of bundles,
+ * and the edit distances to every known key are the costly part.
+ */
+const intended = new Map<string, string | undefined>();
+
 /** The known key `key` was probably meant as, or undefined. Short keys allow one edit, long ones two. */
 export function intendedKey(key: string): string | undefined {
   if (KNOWN.has(key)) return undefined;
+  if (intended.has(key)) return intended.get(key);
+  const meant = closestKnownKey(key);
+  intended.set(key, meant);
+  return meant;
+}
+
+function closestKnownKey(key: string): string | undefined {
   const lower = key.toLowerCase();
   for (const k of KNOWN_ANNOTATION_KEYS) if (k.toLowerCase() === lower) return k;
   const cap = key.length <= 12 ? 1 : 2;
@@ -219,16 +232,17 @@ export function metadataFindings(input: LintInput): Finding[] {
         ),
       );
     }
-    const values = maxOcpValues(b, annotations);
-    for (const { value, where } of values) {
-      const problem = maxOcpProblem(value);
-      if (problem !== undefined) {
-        out.push(
-          finding('metadata.max-openshift-version', `olm.maxOpenShiftVersion (${where}): ${problem}`, place),
-        );
+    const set: { value: JsonValue | undefined }[] = [];
+    for (const v of maxOcpValues(b, annotations)) {
+      const problem = maxOcpProblem(v.value);
+      if (problem === undefined) {
+        if (v.value !== '') set.push(v);
+        continue;
       }
+      out.push(
+        finding('metadata.max-openshift-version', `olm.maxOpenShiftVersion (${v.where}): ${problem}`, place),
+      );
     }
-    const set = values.filter((v) => maxOcpProblem(v.value) === undefined && v.value !== '');
     if (set.length > 1 && new Set(set.map((v) => JSON.stringify(v.value))).size > 1) {
       out.push(
         finding(

@@ -22,11 +22,12 @@ function tryRange(text: string): SemverRange | undefined {
 }
 
 /** Bundles that can reach `head` by upgrades (reverse search from the head). */
-function reachingHead(ch: ModelChannel, head: string): Set<string> {
+function reachingHead(
+  ch: ModelChannel,
+  head: string,
+  ranges: ReadonlyMap<string, SemverRange | undefined>,
+): Set<string> {
   const bundles = [...ch.bundles.values()];
-  const ranges = new Map<string, SemverRange | undefined>(
-    bundles.map((b) => [b.name, tryRange(b.skipRange)]),
-  );
   const reached = new Set<string>([head]);
   const queue = [head];
   for (let target = queue.pop(); target !== undefined; target = queue.pop()) {
@@ -63,7 +64,11 @@ function channelFindings(ch: ModelChannel, out: Finding[]): void {
   if (!healthy) return;
   const byName = (n: string): ModelBundle | undefined => ch.bundles.get(n);
 
-  const reached = reachingHead(ch, head);
+  // Each skipRange parsed once, for the reachability search and the unmatched-range check.
+  const ranges = new Map<string, SemverRange | undefined>(
+    [...ch.bundles.values()].map((b) => [b.name, tryRange(b.skipRange)]),
+  );
+  const reached = reachingHead(ch, head, ranges);
   const stranded = sortedByName(
     [...ch.bundles.values()].filter((b) => b.blob !== undefined && !reached.has(b.name)),
   );
@@ -105,7 +110,7 @@ function channelFindings(ch: ModelChannel, out: Finding[]): void {
         ),
       );
     }
-    const range = tryRange(y.skipRange);
+    const range = ranges.get(y.name);
     if (range !== undefined) {
       // Any bundle of the package counts: users switching channels upgrade through skipRange too.
       const matched = [...ch.package.channels.values()].some((c) =>
