@@ -226,12 +226,9 @@ function selectRange(
   versionOf: (b: string) => SemVer | undefined,
   where: string,
 ): Set<string> {
+  if (range.min === undefined && range.max === undefined) return new Set(entries.map((e) => e.name));
   const keep = new Set<string>();
   for (const e of entries) {
-    if (range.min === undefined && range.max === undefined) {
-      keep.add(e.name);
-      continue;
-    }
     const v = versionOf(e.name);
     if (v === undefined) {
       throw new OpmError(`${where}: bundle "${e.name}" has no valid version to compare with the range`, {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { filter, filterToDir } from '../../action/filter.js';
+import { filter, filterToDir, type FilterOptions } from '../../action/filter.js';
 import { writeJsonBytes, writeYaml } from '../../declcfg/write.js';
 import { escapeLine } from '../escape.js';
 import { outputFormat } from '../global-options.js';
@@ -16,18 +16,26 @@ export interface FilterFlags {
   verbose: boolean;
 }
 
-/** `opm filter REF`. */
-export async function runFilter(io: CliIO, ref: string, flags: FilterFlags, cmd: Command): Promise<void> {
-  const format = outputFormat(flags.output, ['json', 'yaml'] as const);
-  const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
-  const options = {
+/** The catalog and selection flags `filter` and `list images` share, as action options. */
+export function selectionOptions(
+  io: CliIO,
+  ref: string,
+  flags: { package: string[]; config?: string; headsOnly: boolean },
+): FilterOptions {
+  return {
     ref,
     packages: flags.package,
     headsOnly: flags.headsOnly,
     cwd: io.cwd,
-    onWarning: warn,
+    onWarning: (m) => void io.stderr.write(`warning: ${escapeLine(m)}\n`),
     ...(flags.config === undefined ? {} : { configFile: flags.config }),
   };
+}
+
+/** `opm filter REF`. */
+export async function runFilter(io: CliIO, ref: string, flags: FilterFlags, cmd: Command): Promise<void> {
+  const format = outputFormat(flags.output, ['json', 'yaml'] as const);
+  const options = selectionOptions(io, ref, flags);
   const outputDir = flags.outputDir;
   const result = await withImageSource(cmd, io, (imageSource) =>
     outputDir === undefined

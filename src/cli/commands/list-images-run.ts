@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import { listImages } from '../../action/list-images.js';
 import { toYaml } from '../../declcfg/write.js';
 import { UsageError } from '../../errors.js';
-import { escapeLine } from '../escape.js';
 import { outputFormat } from '../global-options.js';
 import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
 import { withImageSource } from '../registry.js';
+import { selectionOptions } from './filter-run.js';
 
 export interface ListImagesFlags {
   output: string;
@@ -29,16 +29,10 @@ export async function runListImages(
       '--mapping writes source=destination lines: it cannot be combined with -o json|yaml',
     );
   }
-  const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
   const result = await withImageSource(cmd, io, (imageSource) =>
     listImages({
-      ref,
-      packages: flags.package,
-      headsOnly: flags.headsOnly,
-      cwd: io.cwd,
-      onWarning: warn,
+      ...selectionOptions(io, ref, flags),
       imageSource,
-      ...(flags.config === undefined ? {} : { configFile: flags.config }),
       ...(flags.mapping === undefined ? {} : { mapping: flags.mapping }),
     }),
   );
