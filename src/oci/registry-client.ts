@@ -73,15 +73,12 @@ export class RegistryClient implements ImageSource {
   private readonly opts: RegistryOptions;
   /** registries.conf, read once on the first pull. */
   private conf: Promise<RegistriesConf> | undefined;
-  /** Hosts a registries.conf entry marks `insecure`. */
-  private readonly insecureHosts = new Set<string>();
 
   constructor(opts: RegistryOptions) {
     this.opts = opts;
     this.log = opts.log ?? (() => undefined);
     this.transport = new Transport({
       skipTlsVerify: opts.skipTlsVerify || opts.useHttp,
-      insecureHost: (host) => this.insecureHosts.has(host),
       env: opts.env,
       ...(opts.certDirs !== undefined ? { certDirs: opts.certDirs } : {}),
       log: this.log,
@@ -105,7 +102,6 @@ export class RegistryClient implements ImageSource {
     const key = `${ref.apiHost}|${insecure}`;
     let s = this.sessions.get(key);
     if (s === undefined) {
-      if (insecure) this.insecureHosts.add(ref.apiHost);
       s = new RegistrySession({
         transport: this.transport,
         host: ref.apiHost,

@@ -40,12 +40,12 @@ export interface HttpRequest {
   method?: 'GET' | 'HEAD' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** Skip certificate checks for this request (and its redirects), as `skipTlsVerify` does for all. */
+  skipTlsVerify?: boolean;
 }
 
 export interface TransportOptions {
   skipTlsVerify: boolean;
-  /** Hosts (`host[:port]`) whose certificates are not verified (registries.conf `insecure`). */
-  insecureHost?: (host: string) => boolean;
   env: NodeJS.ProcessEnv;
   /** Roots holding `<host[:port]>/` folders of CA (`*.crt`) and client (`*.cert`+`*.key`) files. */
   certDirs?: string[];
@@ -390,10 +390,10 @@ export class Transport {
     return cert !== undefined && key !== undefined ? { ca, cert, key } : { ca };
   }
 
-  private tlsOptions(url: URL): TlsOptions {
+  private tlsOptions(url: URL, skipTlsVerify: boolean): TlsOptions {
     const files = url.protocol === 'https:' ? this.tlsFiles(url.host) : { ca: [] };
     return {
-      rejectUnauthorized: !this.opts.skipTlsVerify && this.opts.insecureHost?.(url.host) !== true,
+      rejectUnauthorized: !skipTlsVerify,
       // Passing `ca` replaces Node's roots, so keep them alongside the extra ones.
       ...(files.ca.length > 0
         ? { ca: [...process.getBuiltinModule('node:tls').rootCertificates, ...files.ca] }
@@ -408,15 +408,15 @@ export class Transport {
    * snapshot: loading undici costs about as much as a whole warm render, and a render by tag only
    * needs one small request.
    */
-  private async engine(url: URL): Promise<Engine> {
+  private async engine(url: URL, skipTlsVerify: boolean): Promise<Engine> {
     const proxy = proxyFor(url, this.opts.env);
-    const cacheKey = `${url.origin}|${proxy ?? ''}`;
+    const cacheKey = `${url.origin}|${proxy ?? ''}|${skipTlsVerify}`;
     const hit = this.engines.get(cacheKey);
     if (hit !== undefined) return hit;
     let e: Engine;
     if (proxy !== undefined) {
       this.undici ??= await import('undici');
-      const tls = { ...this.tlsOptions(url), timeout: this.timeouts.connectMs };
+      const tls = { ...this.tlsOptions(url, skipTlsVerify), timeout: this.timeouts.connectMs };
       const d: Dispatcher = new this.undici.ProxyAgent({
         headersTimeout: this.timeouts.headersMs,
         bodyTimeout: this.timeouts.bodyMs,
@@ -426,7 +426,7 @@ export class Transport {
       });
       e = undiciEngine(d);
     } else {
-      e = await nodeEngine(url, this.tlsOptions(url), this.timeouts);
+      e = await nodeEngine(url, this.tlsOptions(url, skipTlsVerify), this.timeouts);
     }
     this.engines.set(cacheKey, e);
     return e;
@@ -442,13 +442,14 @@ export class Transport {
     const seen = new Set<string>();
     let method = req.method ?? 'GET';
     let body = req.body;
+    const skipTlsVerify = this.opts.skipTlsVerify || req.skipTlsVerify === true;
     for (let hop = 0; ; hop++) {
       const headers: Record<string, string> = { 'accept-encoding': 'identity', ...req.headers };
       if (url.origin !== origin) {
         delete headers.authorization;
         delete headers.cookie;
       }
-      const e = await this.engine(url);
+      const e = await this.engine(url, skipTlsVerify);
       const res = await e.request(url, method, headers, body);
       const location = res.headers.location;
       if (res.status >= 300 && res.status < 400 && res.status !== 304 && location !== undefined) {

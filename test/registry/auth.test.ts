@@ -103,6 +103,25 @@ describe('htpasswd registry over TLS with a self-signed certificate', () => {
     await client.close();
   });
 
+  it('accepts the certificate where registries.conf marks the registry insecure, even after a verified pull', async () => {
+    const file = authFile('basic-conf', { auths: { [fx.basic.host]: { auth: b64(`${USER}:${PASSWORD}`) } } });
+    const conf = path.join(tmp.dir, 'insecure-registries.conf');
+    writeFileSync(
+      conf,
+      `[[registry]]\nprefix = "insecure.example/ns"\nlocation = "${fx.basic.host}/ns"\ninsecure = true\n`,
+    );
+    const { client } = testClient(tmp.dir, {
+      env: { REGISTRY_AUTH_FILE: file, CONTAINERS_REGISTRIES_CONF: conf },
+    });
+    // The host itself is not listed, so its certificate is checked and refused.
+    const err = await pullError(client.pull(`${fx.basic.host}/ns/foo:v0.2.0`));
+    expect(err.code).toBe('E_REGISTRY_TLS');
+    const pulled = await client.pull('insecure.example/ns/foo:v0.2.0');
+    expect(pulled.digest).toBe(img.top.digest);
+    await pulled.release();
+    await client.close();
+  });
+
   it('accepts the certificate with --skip-tls-verify', async () => {
     const file = authFile('basic-skip', {
       auths: { [`https://${fx.basic.host}`]: { auth: b64(`${USER}:${PASSWORD}`) } },

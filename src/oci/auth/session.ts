@@ -1,5 +1,11 @@
 import { OpmError } from '../../errors.js';
-import { isTlsFailure, readBounded, type HttpResponse, type Transport } from '../transport.js';
+import {
+  isTlsFailure,
+  readBounded,
+  type HttpRequest,
+  type HttpResponse,
+  type Transport,
+} from '../transport.js';
 import { parseChallenges, type Challenge } from './challenge.js';
 import { findCredentials, type Credential } from './credentials.js';
 import { isRecord } from '../../go/json-value.js';
@@ -87,6 +93,11 @@ export class RegistrySession {
     return p;
   }
 
+  /** Every request of this session, the token service's included, checks certificates alike. */
+  private send(req: HttpRequest): Promise<HttpResponse> {
+    return this.o.transport.send({ ...req, skipTlsVerify: this.o.skipTlsVerify });
+  }
+
   private url(path: string): URL {
     return new URL(`${this.scheme}://${this.o.host}${path}`);
   }
@@ -97,7 +108,7 @@ export class RegistrySession {
    */
   private async raw(path: string, headers: Record<string, string>): Promise<HttpResponse> {
     try {
-      const res = await this.o.transport.send({ url: this.url(path), headers });
+      const res = await this.send({ url: this.url(path), headers });
       this.schemeSettled = true;
       return res;
     } catch (err) {
@@ -106,7 +117,7 @@ export class RegistrySession {
       this.o.warn(`${this.o.host} does not speak TLS; using plain HTTP (insecure mode)`);
       this.scheme = 'http';
       this.schemeSettled = true;
-      return this.o.transport.send({ url: this.url(path), headers });
+      return this.send({ url: this.url(path), headers });
     }
   }
 
@@ -151,7 +162,7 @@ export class RegistrySession {
       if (c.params.service !== undefined) form.set('service', c.params.service);
       form.set('scope', scopes.join(' '));
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      res = await this.o.transport.send({ url, method: 'POST', headers, body: form.toString() });
+      res = await this.send({ url, method: 'POST', headers, body: form.toString() });
     } else {
       if (c.params.service !== undefined) url.searchParams.set('service', c.params.service);
       for (const s of scopes) url.searchParams.append('scope', s);
@@ -159,7 +170,7 @@ export class RegistrySession {
         url.searchParams.set('account', cred.username);
         headers.authorization = `Basic ${Buffer.from(`${cred.username}:${cred.password}`).toString('base64')}`;
       }
-      res = await this.o.transport.send({ url, headers });
+      res = await this.send({ url, headers });
     }
     if (res.status === 401 || res.status === 403) {
       await res.body.dump();

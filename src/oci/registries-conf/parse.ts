@@ -1,6 +1,7 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { OpmError } from '../../errors.js';
 import { isRecord } from '../../go/json-value.js';
+import { DOMAIN } from '../reference.js';
 import {
   emptyConf,
   sortByPrefix,
@@ -13,9 +14,6 @@ import {
 
 const HINT = 'fix the file, or set CONTAINERS_REGISTRIES_CONF to another one (/dev/null for none)';
 
-/** `host[:port]`, as the distribution reference grammar has it. */
-const DOMAIN =
-  /^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\[[0-9a-fA-F:.]+\])(?::[0-9]+)?$/;
 const TOP_KEYS = new Set([
   'registry',
   'aliases',
@@ -190,7 +188,7 @@ export function parseRegistriesConf(text: string, file: string, opts: ParseOptio
   const usr = doc['unqualified-search-registries'];
   if (usr !== undefined) {
     if (!Array.isArray(usr) || usr.some((x) => typeof x !== 'string'))
-      throw fail('"unqualified-search-registries" must be an array of strings', lineOf(''));
+      throw fail('"unqualified-search-registries" must be an array of strings');
     conf.unqualifiedSearchRegistries = usr.map((x: string) => {
       const host = x.replace(/\/+$/, '');
       if (!DOMAIN.test(host))
