@@ -14,17 +14,18 @@ export type RenderGraphOptions = Omit<RenderOptions, 'refs' | 'allow' | 'migrate
 export async function renderGraph(refs: readonly string[], opts: RenderGraphOptions): Promise<string> {
   const { minEdgeName, packageName, drawV0Semantics, warn, format, ...renderOpts } = opts;
   const cfg = await render({ ...renderOpts, refs, allow: REF_CATALOGS });
+  // The same filters apply to the Mermaid text and to the pictures.
+  const shared = {
+    ...(minEdgeName === undefined ? {} : { minEdgeName }),
+    ...(packageName === undefined ? {} : { packageName }),
+  };
   if (format === 'svg' || format === 'html') {
     // Loaded only for pictures: the layout library is not needed for Mermaid text.
     const { drawGraph } = await import('../graph/draw.js');
-    return drawGraph(cfg, format, {
-      ...(minEdgeName === undefined ? {} : { minEdgeName }),
-      ...(packageName === undefined ? {} : { packageName }),
-    });
+    return drawGraph(cfg, format, shared);
   }
   return writeMermaid(cfg, {
-    ...(minEdgeName === undefined ? {} : { minEdgeName }),
-    ...(packageName === undefined ? {} : { packageName }),
+    ...shared,
     drawV0Semantics: drawV0Semantics ?? false,
     ...(warn === undefined ? {} : { warn }),
   });
