@@ -13,6 +13,7 @@ import type { Bundle, Channel, ChannelEntry, DeclarativeConfig } from '../declcf
 import { bundleVersion } from '../model/bundle-version.js';
 import { convertToModel } from '../model/convert.js';
 import { analyzeChain } from '../model/validate.js';
+import { compareUtf8 } from '../go/utf8.js';
 import { SemverError, compareSemver, formatSemver, parseRange, type SemVer } from '../model/semver.js';
 import { filterChannel } from './mermaid.js';
 
@@ -86,10 +87,6 @@ export interface GraphOptions {
 
 const ZERO: SemVer = { major: 0n, minor: 0n, patch: 0n, pre: [], build: [] };
 
-function byteCompare(a: string, b: string): number {
-  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
 function problemOf(f: Finding): Problem {
   return { severity: f.severity, message: f.message };
 }
@@ -98,7 +95,7 @@ function propertySummary(b: Bundle): string[] {
   const counts = new Map<string, number>();
   for (const p of b.properties ?? []) counts.set(p.type, (counts.get(p.type) ?? 0) + 1);
   return [...counts.keys()]
-    .sort(byteCompare)
+    .sort(compareUtf8)
     .map((t) => ((counts.get(t) ?? 0) > 1 ? `${t} ×${counts.get(t) ?? 0}` : t));
 }
 
@@ -171,12 +168,12 @@ function buildChannel(
   const listed = new Map<string, ChannelEntry>();
   for (const e of entries) if (!listed.has(e.name)) listed.set(e.name, e);
 
-  const sorted = [...listed.keys()].sort((a, b) => compareSemver(ver(a), ver(b)) || byteCompare(a, b));
+  const sorted = [...listed.keys()].sort((a, b) => compareSemver(ver(a), ver(b)) || compareUtf8(a, b));
   const unlisted = new Set<string>();
   for (const e of entries) {
     for (const n of [e.replaces ?? '', ...(e.skips ?? [])]) if (n !== '' && !listed.has(n)) unlisted.add(n);
   }
-  const names = [...sorted, ...[...unlisted].sort(byteCompare)];
+  const names = [...sorted, ...[...unlisted].sort(compareUtf8)];
   const index = new Map(names.map((n, i) => [n, i]));
 
   const graphProblems = findings.filter((f) => f.bundle === undefined && GRAPH_RULES.has(f.rule));
@@ -273,7 +270,7 @@ export function buildUpgradeGraph(cfg: DeclarativeConfig, options: GraphOptions 
     }
   }
 
-  const channels = [...scoped.channels].sort((a, b) => byteCompare(a.name, b.name));
+  const channels = [...scoped.channels].sort((a, b) => compareUtf8(a.name, b.name));
   let floor = ZERO;
   let floorPackage = '';
   if (minEdgeName !== '') {
@@ -303,7 +300,7 @@ export function buildUpgradeGraph(cfg: DeclarativeConfig, options: GraphOptions 
     for (const p of scoped.packages) if (!byPackage.has(p.name)) byPackage.set(p.name, []);
 
   const packages: GraphPackage[] = [];
-  for (const pkg of [...byPackage.keys()].sort(byteCompare)) {
+  for (const pkg of [...byPackage.keys()].sort(compareUtf8)) {
     const mp = model.get(pkg);
     const pkgFindings = findings.filter((f) => f.package === pkg);
     const dep = deprecations.get(pkg);
