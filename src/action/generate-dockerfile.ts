@@ -7,7 +7,7 @@ import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js'
 import { compareUtf8 } from '../go/utf8.js';
 import { validateCatalog } from './validate.js';
 
-export const DEFAULT_OPM_IMAGE = 'quay.io/operator-framework/opm:latest';
+export { DEFAULT_OPM_IMAGE } from './dockerfile-defaults.js';
 
 export interface DockerfileOptions {
   /** The catalog directory (its base name becomes the `ADD` source). */

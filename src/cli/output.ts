@@ -1,5 +1,3 @@
-import { WriteStream } from 'node:fs';
-import { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 
 /** Write a string and wait until the stream has taken it (back-pressure aware). */
@@ -20,9 +18,13 @@ const CHUNK_BYTES = 1 << 20;
  * say) may hold on to the very buffer they were given.
  */
 function releasesWrittenBuffers(stream: Writable): boolean {
-  if (stream instanceof WriteStream || stream instanceof Socket) return true;
   // process.stdout on a file is an internal SyncWriteStream, which writes at once to its `fd`.
-  return 'fd' in stream && typeof stream.fd === 'number';
+  if ('fd' in stream && typeof stream.fd === 'number') return true;
+  // node:fs and node:net are looked up here rather than imported: loading node:net costs every
+  // start a few milliseconds, and a stream that is a socket has loaded it already.
+  const { WriteStream } = process.getBuiltinModule('node:fs');
+  const { Socket } = process.getBuiltinModule('node:net');
+  return stream instanceof WriteStream || stream instanceof Socket;
 }
 
 /** Write `data` and wait until the stream has written it (which also honours back-pressure). */
