@@ -99,6 +99,8 @@ interface Case {
   wall?: number;
   cpu?: number;
   runs?: number;
+  /** Variables removed from the environment of both commands. */
+  unset?: string[];
 }
 
 /**
@@ -121,6 +123,19 @@ export function referenceBench(opts: {
   const cases: Case[] = [{ name: 'version', args: ['version'], wall: 1.5 }];
   if (opts.bundleDir !== undefined)
     cases.push({ name: 'render <bundle dir>', args: ['render', opts.bundleDir], wall: 1.5 });
+  // Node.js 20 loads every root certificate when it starts if NODE_EXTRA_CA_CERTS is set
+  // (nodejs/node#40524), before any JavaScript runs: the short commands again without it.
+  if ((process.env.NODE_EXTRA_CA_CERTS ?? '') !== '') {
+    const unset = ['NODE_EXTRA_CA_CERTS'];
+    cases.push({ name: 'version, no NODE_EXTRA_CA_CERTS', args: ['version'], wall: 1.5, unset });
+    if (opts.bundleDir !== undefined)
+      cases.push({
+        name: 'render <bundle dir>, no NODE_EXTRA_CA..',
+        args: ['render', opts.bundleDir],
+        wall: 1.5,
+        unset,
+      });
+  }
   if (opts.catalog !== undefined) {
     const c = opts.catalog;
     cases.push(
@@ -143,7 +158,8 @@ export function referenceBench(opts: {
   for (const c of cases) {
     for (const oneCore of [true, false]) {
       if (c.runs === 1 && oneCore) continue;
-      const env = { ...process.env, ...(oneCore ? { GOMAXPROCS: '1' } : {}) };
+      const env: NodeJS.ProcessEnv = { ...process.env, ...(oneCore ? { GOMAXPROCS: '1' } : {}) };
+      for (const v of c.unset ?? []) delete env[v];
       const refRuns: Run[] = [];
       const opmRuns: Run[] = [];
       for (let i = 0; i < (c.runs ?? opts.runs); i++) {
@@ -209,6 +225,25 @@ export function referenceBench(opts: {
     ok: undefined,
   });
   const ceiling = machineSpeedup(opts.runs);
+  if (opts.catalog !== undefined) {
+    // The same validation as separate one-thread processes, all at once: what this machine gives
+    // this work when nothing is shared between the copies, the ceiling for any threading of it.
+    const work = workloadSpeedup([...opm, 'validate', opts.catalog], opts.runs);
+    rows.push({
+      name: `validate: ${availableParallelism()} processes at once`,
+      cores: String(availableParallelism()),
+      refMs: Math.round(work.one),
+      opmMs: Math.round(work.all),
+      refCpuMs: undefined,
+      opmCpuMs: undefined,
+      refMB: undefined,
+      opmMB: undefined,
+      ratio: Math.round(work.speedup * 100) / 100,
+      cpuRatio: undefined,
+      target: 'speed-up of the work itself',
+      ok: undefined,
+    });
+  }
   for (const name of ['validate <corpus catalog>', 'render -o json <corpus catalog>']) {
     const w = allWall.get(name);
     if (w === undefined || w[0] === 0 || w[1] === 0) continue;
@@ -258,6 +293,36 @@ export function machineSpeedup(runs: number): number {
   }
   // n loops on n cores take as long as one on one core when nothing else runs.
   return (one * n) / all;
+}
+
+/**
+ * How much faster `n` copies of `argv` (one loading thread each, OPM_THREADS=1) finish when started
+ * at once than one copy alone, times n, best of `runs`; `one` and `all` are the wall times.
+ */
+export function workloadSpeedup(argv: string[], runs: number): { one: number; all: number; speedup: number } {
+  const run = (n: number): number => {
+    const script = `
+      const { spawn } = require('node:child_process');
+      const argv = ${JSON.stringify(argv)};
+      const t0 = process.hrtime.bigint();
+      let left = ${n};
+      for (let i = 0; i < ${n}; i++)
+        spawn(argv[0], argv.slice(1), { stdio: 'ignore', env: { ...process.env, OPM_THREADS: '1' } }).on(
+          'exit',
+          () => {
+            if (--left === 0) console.log(Number(process.hrtime.bigint() - t0) / 1e6);
+          },
+        );`;
+    return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim());
+  };
+  const n = availableParallelism();
+  let one = Infinity;
+  let all = Infinity;
+  for (let i = 0; i < runs; i++) {
+    one = Math.min(one, run(1));
+    all = Math.min(all, run(n));
+  }
+  return { one, all, speedup: (one * n) / all };
 }
 
 export function printReferenceRows(rows: readonly ReferenceRow[]): void {

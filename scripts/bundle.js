@@ -69,19 +69,25 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 });
-// The loading worker (src/declcfg/load-pool.ts) on its own: a worker starts faster without the code
-// of the command line.
-await build({
-  entryPoints: [path.join(root, 'dist', 'declcfg', 'load-worker.js')],
-  outfile: path.join(root, 'dist', 'load-worker.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  define: { 'import.meta.url': '__opmModuleUrl' },
-  banner: { js: "const __opmModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  logLevel: 'warning',
-});
+// The worker scripts on their own (loading, src/declcfg/load-pool.ts; validating,
+// src/action/validate-shards.ts): a worker starts faster without the code of the command line.
+for (const [entry, out] of [
+  [['declcfg', 'load-worker.js'], 'load-worker.cjs'],
+  [['action', 'validate-worker.js'], 'validate-worker.cjs'],
+]) {
+  await build({
+    entryPoints: [path.join(root, 'dist', ...entry)],
+    outfile: path.join(root, 'dist', out),
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['ajv', 'ajv/*'],
+    define: { 'import.meta.url': '__opmModuleUrl' },
+    banner: { js: "const __opmModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    logLevel: 'warning',
+  });
+}
 const cache = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-code-cache.js')], {
   stdio: 'inherit',
 });

@@ -20,7 +20,10 @@ export interface Finding {
   bundle?: string;
 }
 
-/** Stable order: by file (byte order), line, then rule and message. Findings without a file go last. */
+/**
+ * Stable order: by file (byte order), line, then rule and message, then what they are about (so the
+ * order never depends on the order the checks ran in). Findings without a file go last.
+ */
 function compareFindings(a: Finding, b: Finding): number {
   if (a.file !== b.file) {
     if (a.file === undefined) return 1;
@@ -30,7 +33,14 @@ function compareFindings(a: Finding, b: Finding): number {
   const la = a.line ?? 0;
   const lb = b.line ?? 0;
   if (la !== lb) return la - lb;
-  return compareUtf8(a.rule, b.rule) || compareUtf8(a.message, b.message);
+  return (
+    compareUtf8(a.rule, b.rule) ||
+    compareUtf8(a.message, b.message) ||
+    compareUtf8(a.severity, b.severity) ||
+    compareUtf8(a.package ?? '', b.package ?? '') ||
+    compareUtf8(a.channel ?? '', b.channel ?? '') ||
+    compareUtf8(a.bundle ?? '', b.bundle ?? '')
+  );
 }
 
 export function sortFindings(findings: Finding[]): Finding[] {

@@ -7,16 +7,17 @@
  */
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource } from '../oci/image-source.js';
-import { CatalogDirError, loadCatalogDir } from '../declcfg/load.js';
+import { CatalogDirError, loadCatalogDir, walkCatalog } from '../declcfg/load.js';
+import type { WalkResult } from '../declcfg/load-walk.js';
+import { threadCount, workerScript } from '../declcfg/load-pool.js';
 import { OpmError } from '../errors.js';
 import { mergeSortedFindings, sortFindings, type Finding } from '../findings.js';
-import { convertToModel } from '../model/convert.js';
-import type { Model } from '../model/model.js';
-import { lintFindings, type LintPolicies } from '../lint/index.js';
+import type { LintPolicies } from '../lint/index.js';
 import { applySeverities } from '../lint/config.js';
 import type { RuleId, RuleLevel } from '../rules.js';
-import { schemaFindings } from '../schema/schema.js';
 import { errnoText } from '../go/errno.js';
+import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
+import { groupFiles, SHARD_MIN_BYTES, validateShards } from './validate-shards.js';
 
 /**
  * Loads a catalog directory, reporting file problems (syntax errors…) as findings, sorted, instead of
@@ -50,6 +51,13 @@ export interface ValidateOptions {
   cwd?: string;
   /** Warnings fail the validation too. */
   strict?: boolean;
+  /**
+   * Threads to validate with (1: this thread only); by default OPM_THREADS, else the available
+   * parallelism, at most four (load-pool.ts).
+   */
+  threads?: number;
+  /** Catalogs with fewer bytes are validated in this thread (default SHARD_MIN_BYTES). */
+  shardMinBytes?: number;
 }
 
 export interface ValidateResult {
@@ -59,24 +67,6 @@ export interface ValidateResult {
   findings: Finding[];
   /** When not passed: opm's error text if opm would fail too, else the first error finding. */
   message?: string;
-}
-
-/**
- * The FBC loader, with bundle manifests dropped once checked (validation needs the graph, and of
- * the manifests only the CSV's annotations).
- */
-const defaultLoader: CatalogLoader = (dir) =>
-  loadCatalogDir(dir, { elidePayloads: true, keepCsvAnnotations: true });
-
-/** Take the CSV annotations the loader kept off the bundles (they are not part of the blob). */
-function takeCsvAnnotations(cfg: DeclarativeConfig): Map<object, Record<string, string>> {
-  const out = new Map<object, Record<string, string>>();
-  for (const b of cfg.bundles) {
-    if (b.csvAnnotations === undefined) continue;
-    out.set(b, b.csvAnnotations);
-    delete b.csvAnnotations;
-  }
-  return out;
 }
 
 /** opm validate's words for a root that is missing (Go's os.Stat error text) or not a directory. */
@@ -104,58 +94,101 @@ async function loadOthers(opts: ValidateOptions): Promise<DeclarativeConfig[]> {
   return out;
 }
 
+/**
+ * The whole catalog's findings from shards validated on several threads (validate-shards.ts), or
+ * undefined when the catalog is to be validated in one piece: one thread, a small catalog, a
+ * custom loader or other catalogs to resolve against, or shards whose findings may not be the
+ * catalog's.
+ */
+async function shardedFindings(
+  dir: string,
+  opts: ValidateOptions,
+): Promise<{ walked: WalkResult; merged?: { loadFindings: Finding[]; findings: Finding[] } }> {
+  const walked = await walkCatalog(dir);
+  const threads = threadCount(opts.threads);
+  const withOthers = (opts.others?.length ?? 0) > 0 || (opts.with?.length ?? 0) > 0;
+  let bytes = 0;
+  for (const f of walked.files) bytes += f.size;
+  if (
+    threads < 2 ||
+    withOthers ||
+    walked.problems.length > 0 ||
+    bytes < (opts.shardMinBytes ?? SHARD_MIN_BYTES)
+  )
+    return { walked };
+  const groups = groupFiles(walked.files);
+  const script = groups.length > 1 ? workerScript('validate-worker.cjs') : null;
+  if (script === null) return { walked };
+  const merged = await validateShards(groups, threads, checkOptions(opts), script);
+  return merged === undefined ? { walked } : { walked, merged };
+}
+
+function checkOptions(opts: ValidateOptions): CheckOptions {
+  return {
+    ...(opts.schemas === undefined ? {} : { schemas: opts.schemas }),
+    ...(opts.lint === undefined ? {} : { lint: opts.lint }),
+    ...(opts.severities === undefined ? {} : { severities: opts.severities }),
+    ...(opts.policies === undefined ? {} : { policies: opts.policies }),
+  };
+}
+
 export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {
   let loaded;
+  let sharded;
   try {
-    loaded = await (opts.load ?? defaultLoader)(dir);
+    if (opts.load === undefined) {
+      const s = await shardedFindings(dir, opts);
+      sharded = s.merged;
+      if (sharded === undefined)
+        loaded = await loadCatalogDir(dir, { ...VALIDATE_LOAD_OPTIONS, walked: s.walked });
+    } else loaded = await opts.load(dir);
   } catch (err) {
     throw err instanceof CatalogDirError ? directoryError(err, opts.displayDir ?? dir) : err;
   }
-  const { cfg, findings: loadFindings } = loaded;
-  // Findings of the checks below; the loader's come sorted already.
-  const findings: Finding[] = [];
-  const otherConfigs = opts.lint === false ? [] : await loadOthers(opts);
-  const annotations = takeCsvAnnotations(cfg);
-  const loadFailed = loadFindings.some((f) => f.severity === 'error');
-  if (opts.schemas !== false) findings.push(...schemaFindings(cfg));
-
   const levels = opts.severities ?? new Map<RuleId, RuleLevel>();
-  let opmMessage: string | undefined;
-  if (!loadFailed) {
-    // Blobs of a file that failed to parse are missing; model checks would only add echoes of that.
-    const converted = convertToModel(cfg);
-    findings.push(...converted.findings);
-    opmMessage = converted.opmMessage;
-    if (opts.lint !== false) {
-      const others: Model[] = otherConfigs.map((o) => convertToModel(o).model);
-      findings.push(
-        ...lintFindings(
-          {
-            model: converted.model,
-            others,
-            policies: opts.policies ?? {},
-            csvAnnotations: annotations,
-          },
-          levels,
-        ),
-      );
-    }
+  if (sharded !== undefined) {
+    return result(
+      sortFindings(applySeverities(sharded.loadFindings, levels)),
+      sortFindings(applySeverities(sharded.findings, levels)),
+      undefined,
+      opts.strict === true,
+    );
   }
-  const sorted = mergeSortedFindings(
+  if (loaded === undefined) throw new Error('validate: nothing loaded');
+  const { cfg, findings: loadFindings } = loaded;
+  const otherConfigs = opts.lint === false ? [] : await loadOthers(opts);
+  const loadFailed = loadFindings.some((f) => f.severity === 'error');
+  const checks = checkCatalog(cfg, loadFailed, otherConfigs, checkOptions(opts));
+  return result(
     applySeverities(loadFindings, levels),
-    sortFindings(applySeverities(findings, levels)),
+    sortFindings(applySeverities(checks.findings, levels)),
+    checks.opmMessage,
+    opts.strict === true,
   );
+}
+
+/**
+ * The result from the loader's findings and the checks', each sorted, and opm's message (its first
+ * error, which is what opm prints) when its model conversion failed.
+ */
+function result(
+  loadFindings: Finding[],
+  checkFindings: Finding[],
+  opmMessage: string | undefined,
+  strict: boolean,
+): ValidateResult {
+  const sorted = mergeSortedFindings(loadFindings, checkFindings);
   const firstError = sorted.find((f) => f.severity === 'error');
-  const firstWarning = opts.strict === true ? sorted.find((f) => f.severity === 'warning') : undefined;
+  const firstWarning = strict ? sorted.find((f) => f.severity === 'warning') : undefined;
   const firstFailure = firstError ?? firstWarning;
   const passed = firstFailure === undefined;
-  const result: ValidateResult = { passed, findings: sorted };
+  const out: ValidateResult = { passed, findings: sorted };
   if (!passed) {
     const firstLoad = loadFindings.find((f) => f.severity === 'error');
     // opm's `error.message` carries no location (findings do); for files that do not parse, the
     // words are the reader's own, which are not go-yaml's.
-    if (firstLoad !== undefined) result.message = firstLoad.message;
-    else result.message = opmMessage ?? firstFailure.message;
+    if (firstLoad !== undefined) out.message = firstLoad.message;
+    else out.message = opmMessage ?? firstFailure.message;
   }
-  return result;
+  return out;
 }

@@ -53,24 +53,26 @@ export function threadCount(requested?: number, env: NodeJS.ProcessEnv = process
   return Math.min(availableParallelism(), DEFAULT_MAX_THREADS);
 }
 
-let scriptFound: string | null | undefined;
+const scriptsFound = new Map<string, string | null>();
 
 /**
- * The bundled worker script, found from this module wherever it runs: in the bundle (dist/opm.cjs),
- * compiled (dist/declcfg/) or from sources (src/declcfg/, in tests after a build). Null when there is
- * none: loading then stays in the calling thread.
+ * A bundled worker script (`load-worker.cjs` by default), found from this module wherever it runs:
+ * in the bundle (dist/opm.cjs), compiled (dist/declcfg/) or from sources (src/declcfg/, in tests
+ * after a build). Null when there is none: the work then stays in the calling thread.
  */
-export function workerScript(): string | null {
-  if (scriptFound !== undefined) return scriptFound;
-  scriptFound = null;
+export function workerScript(name = 'load-worker.cjs'): string | null {
+  const known = scriptsFound.get(name);
+  if (known !== undefined) return known;
+  let found: string | null = null;
   let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let up = 0; up < 3 && scriptFound === null; up++) {
-    for (const candidate of [path.join(dir, 'load-worker.cjs'), path.join(dir, 'dist', 'load-worker.cjs')]) {
-      if (scriptFound === null && existsSync(candidate)) scriptFound = candidate;
+  for (let up = 0; up < 3 && found === null; up++) {
+    for (const candidate of [path.join(dir, name), path.join(dir, 'dist', name)]) {
+      if (found === null && existsSync(candidate)) found = candidate;
     }
     dir = path.dirname(dir);
   }
-  return scriptFound;
+  scriptsFound.set(name, found);
+  return found;
 }
 
 /** Options a worker can receive: functions stay behind (they cannot cross threads). */

@@ -4,13 +4,12 @@
  * result is deterministic (blobs in walk order) and every problem is reported as a finding with its
  * file and line instead of the first error aborting the load.
  */
-import { Limiter } from '../util/limit.js';
 import { stat } from 'node:fs/promises';
 import { OpmError } from '../errors.js';
 import { sortFindings, type Finding } from '../findings.js';
 import { loadFile, type LoadOptions, type LoadResult } from './load-file.js';
 import { IN_THREAD_BYTES, loadFilesInWorkers, threadCount, workerScript } from './load-pool.js';
-import { walkCatalogDir, type WalkedFile } from './load-walk.js';
+import { walkCatalogDir, type WalkedFile, type WalkResult } from './load-walk.js';
 import { defersPayloads, FilePayloads } from './payloads.js';
 import { mergeConfigs, type DeclarativeConfig } from './types.js';
 
@@ -46,8 +45,17 @@ async function requireDir(dir: string): Promise<void> {
 }
 
 /**
+ * List the files of a catalog directory to load, in walk order (`.indexignore` honoured), with the
+ * problems met on the way. Throws CatalogDirError when the root is missing or not a directory.
+ */
+export async function walkCatalog(dir: string): Promise<WalkResult> {
+  await requireDir(dir);
+  return walkCatalogDir(dir);
+}
+
+/**
  * Load every file, on worker threads when there are several threads and enough bytes to pay for
- * them (load-pool.ts), else in this thread a few files at a time. Results are in walk order.
+ * them (load-pool.ts), else in this thread. Results are in walk order.
  */
 async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promise<LoadResult[]> {
   const threads = threadCount(opts.threads);
@@ -58,23 +66,26 @@ async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promi
       ? workerScript()
       : null;
   if (script !== null) return loadFilesInWorkers(files, opts, threads, script);
-  // Reading a few files at once overlaps their reads with parsing.
-  const limiter = new Limiter(4);
-  return Promise.all(files.map((f) => limiter.run(() => loadFile(f, opts))));
+  const out: LoadResult[] = [];
+  for (const f of files) out.push(await loadFile(f, opts));
+  return out;
 }
 
 /**
  * Load a catalog directory. Never throws for bad content: parse, decode and file problems are
  * findings (sorted); only a missing root or a root that is not a directory throws (CatalogDirError).
- * The directory is walked once; with `deferPayloads` the walk's sizes decide whether payloads stay
- * on disk (payloads.ts).
+ * The directory is walked once (`walked`, when given, is that walk already made); with
+ * `deferPayloads` the walk's sizes decide whether payloads stay on disk (payloads.ts).
  */
-export async function loadCatalogDir(dir: string, opts: LoadOptions = {}): Promise<LoadResult> {
-  await requireDir(dir);
-  const walked = await walkCatalogDir(dir);
+export async function loadCatalogDir(
+  dir: string,
+  opts: LoadOptions & { walked?: WalkResult } = {},
+): Promise<LoadResult> {
+  const { walked: given, ...loadOpts } = opts;
+  const walked = given ?? (await walkCatalog(dir));
   const findings: Finding[] = walked.problems.map((p) => ({ ...p, severity: 'error' }));
-  const defer = defersPayloads(walked.files, opts.deferPayloads);
-  const perFile = await loadFiles(walked.files, defer ? { ...opts, elidePayloads: true } : opts);
+  const defer = defersPayloads(walked.files, loadOpts.deferPayloads);
+  const perFile = await loadFiles(walked.files, defer ? { ...loadOpts, elidePayloads: true } : loadOpts);
   const cfg = mergeConfigs(perFile.map((r) => r.cfg));
   for (const r of perFile) findings.push(...r.findings);
   if (defer) {

@@ -247,10 +247,18 @@ function parseJsonStream(text: string, start: number, firstLine: number): Parsed
 // A number JSON.parse turns into ±Infinity has an exponent of three digits or 309 digits at least.
 const BIG_NUMBER = /-?\d+(?:\.\d+)?[eE]\+?\d{3,}|-?\d{309,}(?:\.\d+)?/g;
 
+/** Whether `v` holds a number that is not finite; with a stack of its own, as `v` may be deep. */
 function hasInfinity(v: JsonValue): boolean {
-  if (typeof v === 'number') return !Number.isFinite(v);
-  if (Array.isArray(v)) return v.some(hasInfinity);
-  if (isJsonObject(v)) return Object.values(v).some(hasInfinity);
+  const todo: JsonValue[] = [v];
+  for (let x = todo.pop(); x !== undefined; x = todo.pop()) {
+    if (typeof x === 'number') {
+      if (!Number.isFinite(x)) return true;
+    } else if (Array.isArray(x)) {
+      for (const y of x) todo.push(y);
+    } else if (isJsonObject(x)) {
+      for (const y of Object.values(x)) todo.push(y);
+    }
+  }
   return false;
 }
 
@@ -264,18 +272,23 @@ function overflowingNumber(
   to: number,
   value: JsonValue,
 ): { at: number; message: string; duplicate?: string; topLevel?: boolean } | undefined {
-  BIG_NUMBER.lastIndex = from;
+  // The value is checked first: the pattern is only run on a blob that holds an Infinity, and only
+  // on its own text (run on the rest of the file from each blob, it took time quadratic in the
+  // file's size, and seconds on a catalog of large payloads).
+  if (!hasInfinity(value)) return undefined;
+  const own = text.slice(from, to);
+  BIG_NUMBER.lastIndex = 0;
   let m: RegExpExecArray | null;
   let first: RegExpExecArray | undefined;
-  while ((m = BIG_NUMBER.exec(text)) !== null && m.index < to) {
+  while ((m = BIG_NUMBER.exec(own)) !== null) {
     if (!Number.isFinite(Number(m[0]))) {
       first = m;
       break;
     }
   }
-  if (first === undefined || !hasInfinity(value)) return undefined;
+  if (first === undefined) return undefined;
   return {
-    at: first.index,
+    at: from + first.index,
     message: `json: cannot unmarshal number ${first[0]} into Go value of type float64 (it exceeds the largest float64)`,
   };
 }

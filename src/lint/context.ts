@@ -7,16 +7,43 @@ import type { Finding } from '../findings.js';
 import { compareUtf8 } from '../go/utf8.js';
 import type { Model, ModelBundle, ModelPackage } from '../model/model.js';
 import type { RuleId } from '../rules.js';
+import type { SemVer } from '../model/semver.js';
 
 export interface LintPolicies {
   /** Channel names allowed by `policy.channel-name` (`*` matches any run of characters). */
   channelNames?: string[];
 }
 
+export interface Gvk {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+/**
+ * A bundle a requirement can be satisfied by: what it provides and what names it in messages. Plain
+ * data, so that the bundles of a catalog checked in parts on several threads can be handed to
+ * every part (src/action/validate-shards.ts).
+ */
+export interface Provider {
+  package: string;
+  name: string;
+  version?: SemVer;
+  gvks: Gvk[];
+  deprecated: boolean;
+  /** 0: this catalog, 1: a `--with` catalog. */
+  origin: 0 | 1;
+}
+
 export interface LintInput {
   model: Model;
   /** Models of other catalogs (`--with`), used only to satisfy dependencies. */
   others: Model[];
+  /**
+   * Every bundle of the catalog, in the order of its whole model, when `model` is only part of it
+   * (a catalog checked in parts on several threads); used only to satisfy dependencies.
+   */
+  providers?: readonly Provider[];
   policies: LintPolicies;
   /**
    * CSV annotations of bundles whose manifests travel as olm.bundle.object (the CSV itself is

@@ -10,22 +10,24 @@
  */
 import type { Finding } from '../findings.js';
 import type { JsonValue } from '../go/json-value.js';
-import type { Model, ModelBundle } from '../model/model.js';
+import type { Model } from '../model/model.js';
 import { goQuote } from '../go/fmt.js';
 import { parseRange, SemverError, type SemverRange } from '../model/semver.js';
 import { propertyValue } from '../property/property.js';
 import { isRecord } from '../go/json-value.js';
 import { checkCelRule } from './cel.js';
-import { bundlePlace, finding, isDeprecated, uniqueBundles, type LintInput } from './context.js';
+import {
+  bundlePlace,
+  finding,
+  isDeprecated,
+  uniqueBundles,
+  type Gvk,
+  type LintInput,
+  type Provider,
+} from './context.js';
 
 /** operator-framework/api pkg/constraints: maxConstraintSize = 2 << 16 bytes. */
 const MAX_CONSTRAINT_BYTES = 2 << 16;
-
-interface Gvk {
-  group: string;
-  version: string;
-  kind: string;
-}
 
 /** A predicate over candidate bundles; `undefined` for parts that cannot be judged offline (cel). */
 type Requirement =
@@ -34,26 +36,30 @@ type Requirement =
   | { kind: 'all' | 'any' | 'not'; of: Requirement[] }
   | { kind: 'cel' };
 
-/** A bundle a requirement can be satisfied by, with what it provides. */
-interface Candidate {
-  b: ModelBundle;
-  gvks: Gvk[];
-  /** 0: this catalog, 1: a `--with` catalog. */
-  origin: 0 | 1;
-}
-
-function candidates(model: Model, origin: 0 | 1): Candidate[] {
+function providers(model: Model, origin: 0 | 1): Provider[] {
   return uniqueBundles(model).map((b) => {
     const parsed = b.propertiesParse;
-    const gvks = parsed?.ok === true ? parsed.value.gvks : [];
-    return { b, gvks, origin };
+    const p: Provider = {
+      package: b.package.name,
+      name: b.name,
+      gvks: parsed?.ok === true ? parsed.value.gvks : [],
+      deprecated: isDeprecated(b),
+      origin,
+    };
+    if (b.version !== undefined) p.version = b.version;
+    return p;
   });
 }
 
-function satisfies(c: Candidate, r: Requirement): boolean {
+/** The bundles of `model` (a catalog, or part of one) as providers, in model order. */
+export function providersOf(model: Model): Provider[] {
+  return providers(model, 0);
+}
+
+function satisfies(c: Provider, r: Requirement): boolean {
   switch (r.kind) {
     case 'package':
-      return c.b.package.name === r.name && c.b.version !== undefined && r.range(c.b.version);
+      return c.package === r.name && c.version !== undefined && r.range(c.version);
     case 'gvk':
       return c.gvks.some(
         (g) => g.group === r.gvk.group && g.version === r.gvk.version && g.kind === r.gvk.kind,
@@ -209,9 +215,12 @@ function unsatisfiedRule(r: Requirement): 'dependency.package-unsatisfied' | 'de
 
 export function dependencyFindings(input: LintInput): Finding[] {
   const out: Finding[] = [];
-  const here = candidates(input.model, 0);
-  const pool = [...here, ...input.others.flatMap((m) => candidates(m, 1))];
-  for (const b of here.map((c) => c.b)) {
+  // The whole catalog's bundles: given when the model is only part of the catalog.
+  const pool = [
+    ...(input.providers ?? providers(input.model, 0)),
+    ...input.others.flatMap((m) => providers(m, 1)),
+  ];
+  for (const b of uniqueBundles(input.model)) {
     const place = bundlePlace(b);
     const checks: { req: Requirement; what: string }[] = [];
     b.properties.forEach((p, i) => {
@@ -254,7 +263,7 @@ export function dependencyFindings(input: LintInput): Finding[] {
     });
     for (const { req, what } of checks) {
       const matching = pool.filter((c) => satisfies(c, req));
-      const live = matching.filter((c) => !isDeprecated(c.b));
+      const live = matching.filter((c) => !c.deprecated);
       if (matching.length === 0) {
         out.push(
           finding(
@@ -266,7 +275,7 @@ export function dependencyFindings(input: LintInput): Finding[] {
       } else if (live.length === 0) {
         const names = matching
           .slice(0, 3)
-          .map((c) => c.b.name)
+          .map((c) => c.name)
           .join(', ');
         out.push(
           finding(
@@ -278,7 +287,7 @@ export function dependencyFindings(input: LintInput): Finding[] {
       } else if (!live.some((c) => c.origin === 0)) {
         const names = live
           .slice(0, 3)
-          .map((c) => `${c.b.package.name}/${c.b.name}`)
+          .map((c) => `${c.package}/${c.name}`)
           .join(', ');
         out.push(
           finding(

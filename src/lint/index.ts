@@ -11,11 +11,13 @@ import { metadataFindings } from './metadata.js';
 import { policyFindings } from './policies.js';
 import { upgradeGraphFindings } from './upgrade-graph.js';
 
-export type { LintInput, LintPolicies } from './context.js';
+export type { LintInput, LintPolicies, Provider } from './context.js';
+export { providersOf } from './dependencies.js';
 
 /** Each group of rules, by the prefix of its rule ids. */
+const DEPENDENCIES = { prefixes: ['dependency.', 'constraint.'], run: dependencyFindings };
 const GROUPS: readonly { prefixes: readonly string[]; run: (input: LintInput) => Finding[] }[] = [
-  { prefixes: ['dependency.', 'constraint.'], run: dependencyFindings },
+  DEPENDENCIES,
   { prefixes: ['upgrade.'], run: upgradeGraphFindings },
   { prefixes: ['metadata.'], run: metadataFindings },
   { prefixes: ['policy.'], run: policyFindings },
@@ -24,12 +26,19 @@ const GROUPS: readonly { prefixes: readonly string[]; run: (input: LintInput) =>
 /**
  * Findings of every group with a rule not turned off by `levels` (the configured severities; the
  * rule's default otherwise). A group whose rules are all off is not run: its findings would all be
- * dropped (the policies are off by default).
+ * dropped (the policies are off by default). `dependencies` true runs only the dependency rules,
+ * false all others (for a catalog checked in parts, whose dependencies are judged once every
+ * part's bundles are known).
  */
-export function lintFindings(input: LintInput, levels?: ReadonlyMap<RuleId, RuleLevel>): Finding[] {
+export function lintFindings(
+  input: LintInput,
+  levels?: ReadonlyMap<RuleId, RuleLevel>,
+  dependencies?: boolean,
+): Finding[] {
   const on = (id: RuleId): boolean => (levels?.get(id) ?? ruleInfo(id).severity) !== 'off';
   const out: Finding[] = [];
   for (const g of GROUPS) {
+    if (dependencies !== undefined && (g === DEPENDENCIES) !== dependencies) continue;
     const live = RULE_IDS.some((id) => g.prefixes.some((p) => id.startsWith(p)) && on(id));
     if (live) out.push(...g.run(input));
   }
