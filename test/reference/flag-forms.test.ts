@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { corpusPath } from '../corpus.js';
 import { runOpm } from '../run-cli.js';
 
-const reference = process.env.OPM_REFERENCE ?? '';
+// Absolute: some runs happen in a fixture's folder.
+const reference =
+  (process.env.OPM_REFERENCE ?? '') === '' ? '' : path.resolve(process.env.OPM_REFERENCE ?? '');
 if (reference === '' || !existsSync(reference)) {
   throw new Error(
     'OPM_REFERENCE must name a reference opm binary (scripts/build-reference-opm.sh builds one)',

@@ -1,10 +1,13 @@
 // The two tools side by side for the differential suite: the reference opm (OPM_REFERENCE) as a
 // process, opm-ts in-process.
+import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { runOpm } from '../run-cli.js';
 
-export const reference = process.env.OPM_REFERENCE ?? '';
+// Absolute: some runs happen in a fixture's folder.
+export const reference =
+  (process.env.OPM_REFERENCE ?? '') === '' ? '' : path.resolve(process.env.OPM_REFERENCE ?? '');
 if (reference === '' || !existsSync(reference)) {
   throw new Error(
     'OPM_REFERENCE must name a reference opm binary (scripts/build-reference-opm.sh builds one)',
