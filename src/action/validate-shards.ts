@@ -164,6 +164,8 @@ interface WorkerShard {
   checked: Promise<ShardResult>;
   /** Send the catalog's bundles (null: stop) and receive the dependency findings. */
   dependencies(providers: Provider[] | null): Promise<Finding[]>;
+  /** Stop the worker now (after a failure elsewhere). */
+  stop(): Promise<unknown>;
 }
 
 function runWorker(script: string, work: ShardWork): WorkerShard {
@@ -182,6 +184,7 @@ function runWorker(script: string, work: ShardWork): WorkerShard {
       fail(err);
     }
   });
+  w.once('messageerror', fail);
   w.once('error', fail);
   // After its last answer a worker ends; ending before it is a failure.
   w.once('exit', (code) => fail(new Error(`a validating worker stopped early (exit code ${code})`)));
@@ -197,13 +200,13 @@ function runWorker(script: string, work: ShardWork): WorkerShard {
   return {
     checked,
     dependencies: async (providers) => {
-      const reply = providers === null ? undefined : next();
       w.postMessage({ providers } satisfies ShardProviders);
-      if (reply === undefined) return [];
-      const r = await reply;
+      if (providers === null) return [];
+      const r = await next();
       if (!('dependencies' in r)) throw new Error('a validating worker answered out of turn');
       return r.dependencies;
     },
+    stop: () => w.terminate(),
   };
 }
 
@@ -230,14 +233,23 @@ export async function validateShards(
   const workers = Array.from({ length: Math.min(threads, groups.length) - 1 }, () => runWorker(script, work));
   // Handled before this thread's share is awaited, so that a failing worker is never left unheard.
   for (const w of workers) w.checked.catch(() => undefined);
-  const mine = await checkShard(work);
-  const results = [mine.result, ...(await Promise.all(workers.map((w) => w.checked)))];
-  const merged = mergeShards(results);
-  const providers = merged === undefined ? null : allProviders(results);
-  const theirs = await Promise.all(workers.map((w) => w.dependencies(providers)));
-  if (merged === undefined || providers === null) return undefined;
-  merged.findings.push(...mine.dependencies(providers), ...theirs.flat());
-  return merged;
+  try {
+    const mine = await checkShard(work);
+    const results = [mine.result, ...(await Promise.all(workers.map((w) => w.checked)))];
+    const merged = mergeShards(results);
+    const providers = merged === undefined ? null : allProviders(results);
+    const theirs = Promise.all(workers.map((w) => w.dependencies(providers)));
+    // This thread's dependency rules run while the workers run theirs.
+    const own = providers === null ? [] : mine.dependencies(providers);
+    const other = await theirs;
+    if (merged === undefined) return undefined;
+    merged.findings.push(...own, ...other.flat());
+    return merged;
+  } catch (err) {
+    // A bug: the workers still waiting for their second round would keep the process alive.
+    await Promise.all(workers.map((w) => w.stop()));
+    throw err;
+  }
 }
 
 /**

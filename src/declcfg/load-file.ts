@@ -88,11 +88,13 @@ export function parsedObjects(parsed: ParsedText, file: string, findings: Findin
 }
 
 /**
- * The read buffer of this thread, grown as needed. A file's bytes are dead once decoded to text;
- * a fresh buffer for each file left them piling up outside the heap until the next collection
- * (about 100 MB on a catalog of large payloads), in every loading thread.
+ * The read buffer of this thread, grown as needed up to KEPT_READ_BUFFER_BYTES. A file's bytes are
+ * dead once decoded to text; a fresh buffer for each file left them piling up outside the heap
+ * until the next collection (about 100 MB on a catalog of large payloads), in every loading thread.
  */
 let readBuffer = Buffer.allocUnsafe(0);
+/** A larger buffer, for a rare large file, is not kept for the life of the process. */
+const KEPT_READ_BUFFER_BYTES = 16 * 1024 * 1024;
 
 /**
  * The bytes of a file expected to hold `size` bytes (it may have changed since), read at once: the
@@ -111,7 +113,11 @@ function readWhole(file: string, size: number): Uint8Array {
         readBuffer = grown;
       }
       const got = readSync(fd, readBuffer, n, readBuffer.length - n, null);
-      if (got === 0) return readBuffer.subarray(0, n);
+      if (got === 0) {
+        const bytes = readBuffer.subarray(0, n);
+        if (readBuffer.length > KEPT_READ_BUFFER_BYTES) readBuffer = Buffer.allocUnsafe(0);
+        return bytes;
+      }
       n += got;
     }
   } finally {

@@ -85,6 +85,13 @@ describe('validating on several threads', () => {
     }
   });
 
+  it('fails, with no worker left running, when a worker cannot start', async () => {
+    const dir = path.join(root, 'lint-dependency-deprecated-only', 'catalog');
+    const groups = groupFiles((await walkCatalog(dir)).files);
+    const missing = path.join(root, 'no-such-worker.cjs');
+    await expect(validateShards(groups, 3, {}, missing)).rejects.toThrow(/no-such-worker/);
+  });
+
   it('runs the shards on worker threads', async () => {
     const dir = path.join(root, 'lint-dependency-deprecated-only', 'catalog');
     const merged = await validateShards(groupFiles((await walkCatalog(dir)).files), 2, {}, script());
