@@ -4,9 +4,13 @@
  * directories its own patterns ignore), then the files that are not ignored. Symlinks to files are
  * followed; symlinks to directories are not walked (opm fails reading them), so the walk cannot
  * loop. Entries that cannot be read become problems, never exceptions.
+ *
+ * The file system is asked synchronously: each call of the promise API is a trip through the thread
+ * pool, and a walk is many small calls with nothing to do in between (about 25 ms of waiting on a
+ * catalog of 30 packages).
  */
 import { errnoCode, errnoText } from '../go/errno.js';
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { IndexIgnore } from './indexignore.js';
 import { compareUtf8 } from '../go/utf8.js';
@@ -36,13 +40,13 @@ interface Entry {
   kind: 'file' | 'symlink' | 'other';
 }
 
-async function listEntries(root: string, problems: WalkProblem[]): Promise<Entry[]> {
+function listEntries(root: string, problems: WalkProblem[]): Entry[] {
   const out: Entry[] = [];
-  const visit = async (dirRel: string): Promise<void> => {
+  const visit = (dirRel: string): void => {
     const dirAbs = dirRel === '' ? root : path.join(root, dirRel);
     let names;
     try {
-      names = await readdir(dirAbs, { withFileTypes: true });
+      names = readdirSync(dirAbs, { withFileTypes: true });
     } catch (err) {
       problems.push({
         rule: 'load.unreadable',
@@ -55,11 +59,11 @@ async function listEntries(root: string, problems: WalkProblem[]): Promise<Entry
     for (const d of names) {
       const rel = dirRel === '' ? d.name : `${dirRel}/${d.name}`;
       const abs = path.join(dirAbs, d.name);
-      if (d.isDirectory()) await visit(rel);
+      if (d.isDirectory()) visit(rel);
       else out.push({ rel, abs, kind: d.isFile() ? 'file' : d.isSymbolicLink() ? 'symlink' : 'other' });
     }
   };
-  await visit('');
+  visit('');
   return out;
 }
 
@@ -67,9 +71,9 @@ async function listEntries(root: string, problems: WalkProblem[]): Promise<Entry
  * A file to read, or the problem that keeps it from being read: a symlink that dangles, loops or
  * points at a directory, or an entry that is not a regular file (a FIFO would block a read forever).
  */
-async function resolveFile(e: Entry): Promise<WalkedFile | WalkProblem> {
+function resolveFile(e: Entry): WalkedFile | WalkProblem {
   try {
-    const st = e.kind === 'symlink' ? await stat(e.abs) : await lstat(e.abs);
+    const st = e.kind === 'symlink' ? statSync(e.abs) : lstatSync(e.abs);
     if (st.isFile()) return { rel: e.rel, abs: e.abs, size: st.size };
     if (st.isDirectory()) {
       return {
@@ -99,12 +103,12 @@ async function resolveFile(e: Entry): Promise<WalkedFile | WalkProblem> {
 /** Walk a catalog directory (which must exist) and list the files to load, in walk order. */
 export async function walkCatalogDir(root: string): Promise<WalkResult> {
   const problems: WalkProblem[] = [];
-  const entries = await listEntries(root, problems);
+  const entries = listEntries(root, problems);
   const ignore = new IndexIgnore();
   for (const e of entries) {
     if (path.posix.basename(e.rel) !== '.indexignore') continue;
     try {
-      ignore.add(path.posix.dirname(e.rel), await readFile(e.abs, 'utf8'));
+      ignore.add(path.posix.dirname(e.rel), readFileSync(e.abs, 'utf8'));
     } catch (err) {
       problems.push({
         rule: 'load.unreadable',
@@ -116,7 +120,7 @@ export async function walkCatalogDir(root: string): Promise<WalkResult> {
   const files: WalkedFile[] = [];
   for (const e of entries) {
     if (path.posix.basename(e.rel) === '.indexignore' || ignore.ignores(e.rel)) continue;
-    const r = await resolveFile(e);
+    const r = resolveFile(e);
     if ('abs' in r) files.push(r);
     else problems.push(r);
   }
