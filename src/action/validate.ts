@@ -10,7 +10,7 @@ import type { ImageSource } from '../oci/image-source.js';
 import { CatalogDirError, loadCatalogDir, walkCatalog } from '../declcfg/load.js';
 import type { WalkResult } from '../declcfg/load-walk.js';
 import { threadCount, workerScript } from '../declcfg/load-pool.js';
-import { OpmError } from '../errors.js';
+import { InternalError, OpmError } from '../errors.js';
 import { mergeSortedFindings, sortFindings, type Finding } from '../findings.js';
 import type { LintPolicies } from '../lint/index.js';
 import { applySeverities } from '../lint/config.js';
@@ -154,7 +154,7 @@ export async function validateCatalog(dir: string, opts: ValidateOptions = {}): 
       opts.strict === true,
     );
   }
-  if (loaded === undefined) throw new Error('validate: nothing loaded');
+  if (loaded === undefined) throw new InternalError('validate: the catalog was neither loaded nor sharded');
   const { cfg, findings: loadFindings } = loaded;
   const otherConfigs = opts.lint === false ? [] : await loadOthers(opts);
   const loadFailed = loadFindings.some((f) => f.severity === 'error');
