@@ -267,52 +267,24 @@ export function referenceBench(opts: {
 }
 
 /**
- * How much faster this machine runs a purely parallel job (one busy loop per core) than one loop
- * alone, best of `runs`: the ceiling of any speed-up measured in this run.
+ * Wall times of one job alone and of one job per core started at once, best of `runs` each, with the
+ * speed-up they give (n jobs on n cores take as long as one alone when nothing is shared). `start`
+ * is a script statement that starts one job and calls `done()` when it ends; `setup` runs before.
  */
-export function machineSpeedup(runs: number): number {
-  const spin = (n: number): number => {
-    const code =
-      "let x = 0; for (let i = 0; i < 2e8; i++) x += i % 7; require('node:worker_threads').parentPort.postMessage(x);";
-    const script = `
-      const { Worker } = require('node:worker_threads');
-      const t0 = process.hrtime.bigint();
-      let left = ${n};
-      for (let i = 0; i < ${n}; i++)
-        new Worker(${JSON.stringify(code)}, { eval: true }).on('message', () => {
-          if (--left === 0) console.log(Number(process.hrtime.bigint() - t0) / 1e6);
-        });`;
-    return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim());
-  };
-  const n = availableParallelism();
-  let one = Infinity;
-  let all = Infinity;
-  for (let i = 0; i < runs; i++) {
-    one = Math.min(one, spin(1));
-    all = Math.min(all, spin(n));
-  }
-  // n loops on n cores take as long as one on one core when nothing else runs.
-  return (one * n) / all;
-}
-
-/**
- * How much faster `n` copies of `argv` (one loading thread each, OPM_THREADS=1) finish when started
- * at once than one copy alone, times n, best of `runs`; `one` and `all` are the wall times.
- */
-export function workloadSpeedup(argv: string[], runs: number): { one: number; all: number; speedup: number } {
+function concurrencySpeedup(
+  setup: string,
+  start: string,
+  runs: number,
+): { one: number; all: number; speedup: number } {
   const run = (n: number): number => {
     const script = `
-      const { spawn } = require('node:child_process');
-      const argv = ${JSON.stringify(argv)};
+      ${setup}
       const t0 = process.hrtime.bigint();
       let left = ${n};
-      for (let i = 0; i < ${n}; i++)
-        spawn(argv[0], argv.slice(1), { stdio: 'ignore', env: { ...process.env, OPM_THREADS: '1' } }).on(
-          'exit',
-          () => {
-            if (--left === 0) console.log(Number(process.hrtime.bigint() - t0) / 1e6);
-          },
-        );`;
+      const done = () => {
+        if (--left === 0) console.log(Number(process.hrtime.bigint() - t0) / 1e6);
+      };
+      for (let i = 0; i < ${n}; i++) ${start};`;
     return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim());
   };
   const n = availableParallelism();
@@ -323,6 +295,32 @@ export function workloadSpeedup(argv: string[], runs: number): { one: number; al
     all = Math.min(all, run(n));
   }
   return { one, all, speedup: (one * n) / all };
+}
+
+/**
+ * How much faster this machine runs a purely parallel job (one busy loop per core) than one loop
+ * alone, best of `runs`: the ceiling of any speed-up measured in this run.
+ */
+export function machineSpeedup(runs: number): number {
+  const code =
+    "let x = 0; for (let i = 0; i < 2e8; i++) x += i % 7; require('node:worker_threads').parentPort.postMessage(x);";
+  return concurrencySpeedup(
+    "const { Worker } = require('node:worker_threads');",
+    `new Worker(${JSON.stringify(code)}, { eval: true }).on('message', done)`,
+    runs,
+  ).speedup;
+}
+
+/**
+ * How much faster `n` copies of `argv` (one loading thread each, OPM_THREADS=1) finish when started
+ * at once than one copy alone, times n, best of `runs`; `one` and `all` are the wall times.
+ */
+export function workloadSpeedup(argv: string[], runs: number): { one: number; all: number; speedup: number } {
+  return concurrencySpeedup(
+    `const { spawn } = require('node:child_process'); const argv = ${JSON.stringify(argv)};`,
+    "spawn(argv[0], argv.slice(1), { stdio: 'ignore', env: { ...process.env, OPM_THREADS: '1' } }).on('exit', done)",
+    runs,
+  );
 }
 
 export function printReferenceRows(rows: readonly ReferenceRow[]): void {

@@ -26,6 +26,7 @@ import { loadFile } from '../declcfg/load-file.js';
 import type { WalkedFile } from '../declcfg/load-walk.js';
 import { mergeConfigs, type DeclarativeConfig } from '../declcfg/types.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { claim } from '../util/claim.js';
 import { lintFindings, providersOf, type Provider } from '../lint/index.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
 
@@ -91,12 +92,6 @@ function packageNames(cfg: DeclarativeConfig): string[] {
 export interface CheckedShard {
   result: ShardResult;
   dependencies(providers: readonly Provider[]): Finding[];
-}
-
-/** Claim the next group, or -1 when all are taken. */
-function claim(next: Int32Array, count: number): number {
-  const i = Atomics.add(next, 0, 1);
-  return i < count ? i : -1;
 }
 
 /**

@@ -17,7 +17,8 @@ import { Worker } from 'node:worker_threads';
 import type { DecodeOptions } from './decode.js';
 import { loadFile, type LoadResult } from './load-file.js';
 import type { WalkedFile } from './load-walk.js';
-import { claim, type LoadReply, type LoadWork } from './load-worker.js';
+import type { LoadReply, LoadWork } from './load-worker.js';
+import { claim } from '../util/claim.js';
 
 /**
  * Catalogs with fewer bytes than this are loaded in the calling thread. A worker's start (about 50 ms

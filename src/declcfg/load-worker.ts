@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { DecodeOptions } from './decode.js';
 import { loadFile, type LoadResult } from './load-file.js';
 import type { WalkedFile } from './load-walk.js';
+import { claim } from '../util/claim.js';
 
 export interface LoadWork {
   /** Files in the order to load them; a claimed number indexes this list. */
@@ -20,12 +21,6 @@ export interface LoadWork {
 export type LoadReply =
   | { index: number; ok: true; result: LoadResult }
   | { index: number; ok: false; message: string; stack?: string };
-
-/** Claim the next file of the shared list, or -1 when all are taken. */
-export function claim(next: Int32Array, count: number): number {
-  const i = Atomics.add(next, 0, 1);
-  return i < count ? i : -1;
-}
 
 async function work(port: NonNullable<typeof parentPort>, w: LoadWork): Promise<void> {
   const next = new Int32Array(w.next);

@@ -15,7 +15,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { LineCounter, isMap, parseDocument, type Node as YamlNode } from 'yaml';
-import { OpmError, UsageError } from '../errors.js';
+import { OpmError, UsageError, type SourcePosition } from '../errors.js';
 import type { Finding } from '../findings.js';
 import { isRuleId, ruleInfo, type RuleId, type RuleLevel } from '../rules.js';
 import type { LintPolicies } from './context.js';
@@ -63,17 +63,14 @@ function levelProblem(id: string, level: string): string | undefined {
 export function parseConfig(text: string, file: string): SeverityConfig {
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: true });
+  const at = (line: number | undefined): SourcePosition => (line === undefined ? { file } : { file, line });
   const fail = (message: string, node?: YamlNode | null): never => {
     const offset = node?.range?.[0];
-    const line = offset === undefined ? undefined : counter.linePos(offset).line;
-    throw new OpmError(`${file}${line === undefined ? '' : `:${line}`}: ${message}`);
+    throw new OpmError(message, { at: at(offset === undefined ? undefined : counter.linePos(offset).line) });
   };
   const firstError = doc.errors[0];
   if (firstError !== undefined) {
-    const line = firstError.linePos?.[0].line;
-    throw new OpmError(
-      `${file}${line === undefined ? '' : `:${line}`}: ${firstError.message.split('\n')[0] ?? ''}`,
-    );
+    throw new OpmError(firstError.message.split('\n')[0] ?? '', { at: at(firstError.linePos?.[0].line) });
   }
   const out: SeverityConfig = { file, rules: new Map(), policies: {} };
   const root = doc.contents;
@@ -128,7 +125,7 @@ export async function loadSeverityConfig(catalogDir: string, explicit?: string):
     text = await readFile(file, 'utf8');
   } catch (e) {
     const reason = e instanceof Error && 'code' in e && e.code === 'ENOENT' ? 'no such file' : String(e);
-    throw new OpmError(`${file}: cannot read the configuration file: ${reason}`);
+    throw new OpmError(`cannot read the configuration file: ${reason}`, { at: { file } });
   }
   return parseConfig(text, file);
 }

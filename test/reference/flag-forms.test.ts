@@ -1,21 +1,13 @@
 // opm's flag syntax (Go's pflag) through both tools: every form gives the same output as the
 // reference opm, on our own fixtures and the corpus's opm-testdata.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusPath } from '../corpus.js';
 import { runOpm } from '../run-cli.js';
-
-// Absolute: some runs happen in a fixture's folder.
-const reference =
-  (process.env.OPM_REFERENCE ?? '') === '' ? '' : path.resolve(process.env.OPM_REFERENCE ?? '');
-if (reference === '' || !existsSync(reference)) {
-  throw new Error(
-    'OPM_REFERENCE must name a reference opm binary (scripts/build-reference-opm.sh builds one)',
-  );
-}
+import { reference } from './reference-opm.js';
 
 const example = 'testdata/examples/catalog';
 const kubeGreen = 'testdata/templates/duplicate-keys/template.yaml';

@@ -7,12 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
+import { reference } from './reference-opm.js';
 import { startFixture, type Fixture } from '../registry/fixture.js';
 import { BUNDLE_LABELS, buildImage, pushImage } from '../registry/image-builder.js';
 
-// Absolute: some runs happen in a fixture's folder.
-const reference =
-  (process.env.OPM_REFERENCE ?? '') === '' ? '' : path.resolve(process.env.OPM_REFERENCE ?? '');
 const bundles = path.resolve('testdata/templates/bundles');
 const template = readFileSync('testdata/templates/semver-default/template.yaml', 'utf8');
 

@@ -2,28 +2,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { validateCatalog, type ValidateOptions } from '../../src/action/validate.js';
-import { isRuleId, type RuleId, type RuleLevel } from '../../src/rules.js';
-
-/** options.json beside a fixture: severities, policies and --with catalogs (relative to it). */
-interface FixtureOptions {
-  severities?: Record<string, RuleLevel>;
-  policies?: { channelNames?: string[] };
-  with?: string[];
-}
-
-function fixtureOptions(dir: string): ValidateOptions {
-  const file = path.join(dir, 'options.json');
-  if (!existsSync(file)) return {};
-  const o = JSON.parse(readFileSync(file, 'utf8')) as FixtureOptions;
-  const severities = new Map<RuleId, RuleLevel>();
-  for (const [id, level] of Object.entries(o.severities ?? {})) if (isRuleId(id)) severities.set(id, level);
-  return {
-    severities,
-    ...(o.policies === undefined ? {} : { policies: o.policies }),
-    ...(o.with === undefined ? {} : { with: o.with, cwd: dir }),
-  };
-}
+import { validateCatalog } from '../../src/action/validate.js';
+import { isRuleId, type RuleId } from '../../src/rules.js';
+import { fixtureOptions } from './fixture-options.js';
 
 /** `lint-<rule with dashes>[-ok]` names the rule a fixture triggers (or must not). */
 function lintRuleOf(name: string): RuleId | undefined {

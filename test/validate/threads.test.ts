@@ -1,5 +1,5 @@
 // needs-build: the validating workers run dist/validate-worker.cjs.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -14,23 +14,16 @@ import {
 import { sortFindings } from '../../src/findings.js';
 import { walkCatalog } from '../../src/declcfg/load.js';
 import { workerScript } from '../../src/declcfg/load-pool.js';
-import { isRuleId, type RuleId, type RuleLevel } from '../../src/rules.js';
+import { fixtureOptions } from './fixture-options.js';
 import { corpusPath, haveCorpus } from '../corpus.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../testdata/validate');
 const cases = readdirSync(root).sort();
 
-/** options.json beside a fixture, without `--with` (catalogs with others validate in one piece). */
+/** The fixture's options without `--with` (catalogs with others validate in one piece). */
 function severitiesAndPolicies(dir: string): ValidateOptions {
-  const file = path.join(dir, 'options.json');
-  if (!existsSync(file)) return {};
-  const o = JSON.parse(readFileSync(file, 'utf8')) as {
-    severities?: Record<string, RuleLevel>;
-    policies?: { channelNames?: string[] };
-  };
-  const severities = new Map<RuleId, RuleLevel>();
-  for (const [id, level] of Object.entries(o.severities ?? {})) if (isRuleId(id)) severities.set(id, level);
-  return { severities, ...(o.policies === undefined ? {} : { policies: o.policies }) };
+  const { with: _others, cwd: _cwd, ...rest } = fixtureOptions(dir);
+  return rest;
 }
 
 const script = (): string => {
