@@ -16,7 +16,9 @@ import { compareUtf8 } from '../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
 import { loadCatalogDirOrThrow } from '../declcfg/load.js';
-import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';
+import { moveObjectPropertiesToEnd, sortRelatedImages } from './render-bundle-order.js';
+
+export { moveObjectPropertiesToEnd, sortRelatedImages } from './render-bundle-order.js';
 
 /** Kinds of input render accepts; masks combine them. */
 const RefType = {
@@ -258,17 +260,4 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
   // opm prints one label per line; one line reads better in logs and keeps errors to a line.
   const found = keys.map((k) => `${k}=${labels[k] ?? ''}`).join(', ');
   throw new OpmError(`render "${ref}": image type could not be determined, found labels: ${found}`, { hint });
-}
-
-/** opm moves `olm.bundle.object` and `olm.csv.metadata` properties after all others, keeping their order. */
-export function moveObjectPropertiesToEnd(b: Bundle): void {
-  const props = b.properties;
-  if (props === undefined) return;
-  const isObj = (t: string): boolean => t === TYPE_BUNDLE_OBJECT || t === TYPE_CSV_METADATA;
-  b.properties = [...props.filter((p) => !isObj(p.type)), ...props.filter((p) => isObj(p.type))];
-}
-
-/** relatedImages sorted by image (byte order; equal images keep their order). */
-export function sortRelatedImages(b: Bundle): void {
-  b.relatedImages?.sort((x, y) => compareUtf8(x.image, y.image));
 }

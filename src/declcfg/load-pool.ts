@@ -17,8 +17,7 @@ import { Worker } from 'node:worker_threads';
 import type { DecodeOptions } from './decode.js';
 import { loadFile, type LoadResult } from './load-file.js';
 import type { WalkedFile } from './load-walk.js';
-import type { LoadReply, LoadWork } from './load-worker.js';
-import { claim } from '../util/claim.js';
+import { claim, type ClaimReply, type ClaimWork } from '../util/claim.js';
 
 /**
  * Catalogs with fewer bytes than this are loaded in the calling thread. A worker's start (about 50 ms
@@ -82,26 +81,32 @@ function plainOptions(opts: DecodeOptions): DecodeOptions {
 }
 
 /**
- * Load `files` on this thread and `threads - 1` workers; results are in the order of `files`.
- * Rejects when a worker fails (a bug: bad content is reported in the results, never thrown).
+ * Run `run` over `files` on this thread and `threads - 1` workers of `script` (which serves claims
+ * with the same function, util/claim.ts); results are in the order of `files`. Largest files are
+ * claimed first, so the last file to finish is a short one. Rejects when a worker fails (a bug: bad
+ * content is reported in the results, never thrown).
  */
-export async function loadFilesInWorkers(
+export async function mapFilesInWorkers<D, R>(
   files: readonly WalkedFile[],
-  opts: DecodeOptions,
   threads: number,
   script: string,
-): Promise<LoadResult[]> {
+  data: D,
+  run: (f: WalkedFile) => Promise<R>,
+): Promise<R[]> {
   const order = [...files].sort((a, b) => b.size - a.size);
   const indexOf = new Map(files.map((f, i) => [f, i]));
-  const results = new Array<LoadResult | undefined>(files.length);
+  const results = new Array<R | undefined>(files.length);
+  const done = new Array<boolean>(files.length).fill(false);
   const shared = new SharedArrayBuffer(4);
-  const work: LoadWork = { files: order, opts: plainOptions(opts), next: shared };
+  const work: ClaimWork<WalkedFile, D> = { items: order, next: shared, data };
   const workers: Worker[] = [];
   let failure: Error | undefined;
-  const put = (i: number, r: LoadResult): void => {
+  const put = (i: number, r: R): void => {
     const f = order[i];
     const at = f === undefined ? undefined : indexOf.get(f);
-    if (at !== undefined) results[at] = r;
+    if (at === undefined) return;
+    results[at] = r;
+    done[at] = true;
   };
   const finished: Promise<void>[] = [];
   for (let n = 1; n < Math.min(threads, files.length); n++) {
@@ -109,12 +114,15 @@ export async function loadFilesInWorkers(
     workers.push(w);
     finished.push(
       new Promise<void>((resolve) => {
-        w.on('message', (reply: LoadReply) => {
+        w.on('message', (reply: ClaimReply<R>) => {
           if (reply.ok) put(reply.index, reply.result);
           else {
-            failure ??= new Error(`loading in a worker failed: ${reply.message}`);
+            failure ??= new Error(`a worker failed: ${reply.message}`);
             if (reply.stack !== undefined) failure.stack = reply.stack;
           }
+        });
+        w.on('messageerror', (err) => {
+          failure ??= err;
         });
         w.on('error', (err) => {
           failure ??= err;
@@ -132,15 +140,24 @@ export async function loadFilesInWorkers(
       i = claim(next, order.length)
     ) {
       const f = order[i];
-      if (f !== undefined) put(i, await loadFile(f, opts));
+      if (f !== undefined) put(i, await run(f));
     }
     await Promise.all(finished);
   } finally {
     if (failure !== undefined) await Promise.all(workers.map((w) => w.terminate()));
   }
   if (failure !== undefined) throw failure;
-  return results.map((r, i) => {
-    if (r === undefined) throw new Error(`no result for ${files[i]?.rel ?? i}`);
-    return r;
-  });
+  const missing = done.indexOf(false);
+  if (missing !== -1) throw new Error(`no result for ${files[missing]?.rel ?? missing}`);
+  return results as R[];
+}
+
+/** Load `files` on this thread and `threads - 1` workers; results are in the order of `files`. */
+export function loadFilesInWorkers(
+  files: readonly WalkedFile[],
+  opts: DecodeOptions,
+  threads: number,
+  script: string,
+): Promise<LoadResult[]> {
+  return mapFilesInWorkers(files, threads, script, plainOptions(opts), (f) => loadFile(f, opts));
 }

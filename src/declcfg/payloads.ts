@@ -19,7 +19,7 @@ import { parseCatalogBytes, parseCatalogText } from './parse.js';
 import type { Bundle, DeferredPayloads } from './types.js';
 
 /** Catalogs at least this large (all files together) have their payloads deferred when asked. */
-const DEFER_PAYLOADS_BYTES = 128 * 1024 * 1024;
+export const DEFER_PAYLOADS_BYTES = 128 * 1024 * 1024;
 
 /** Whether a catalog of these files is loaded without its payloads, for `deferPayloads`. */
 export function defersPayloads(

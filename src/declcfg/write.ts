@@ -8,17 +8,7 @@ import { InternalError } from '../errors.js';
 import { GoStruct, JsonBytesOut, appendIndented, marshalIndent } from '../go/json.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { emitYaml } from '../yaml/emit.js';
-import type {
-  Bundle,
-  Channel,
-  ChannelEntry,
-  DeclarativeConfig,
-  Deprecation,
-  Location,
-  Meta,
-  Package,
-  Blob,
-} from './types.js';
+import type { ChannelEntry, DeclarativeConfig, Location, Blob } from './types.js';
 import type { Property } from '../property/types.js';
 
 export { marshalIndent } from '../go/json.js';
@@ -45,12 +35,25 @@ export interface PackageGroup {
   blobs: Blob[];
 }
 
-interface Bucket {
-  packages: Package[];
-  channels: Channel[];
-  bundles: Bundle[];
-  others: Meta[];
-  deprecations: Deprecation[];
+/**
+ * What the order of the output needs to know of a blob: its kind, the package it is written under
+ * (a package blob's own name), its name (channels, bundles) and its schema (other blobs).
+ */
+export interface PlacedBlob<T> {
+  kind: Blob['kind'];
+  package: string;
+  name: string;
+  schema: string;
+  loc?: Location;
+  value: T;
+}
+
+interface Bucket<T> {
+  packages: PlacedBlob<T>[];
+  channels: PlacedBlob<T>[];
+  bundles: PlacedBlob<T>[];
+  others: PlacedBlob<T>[];
+  deprecations: PlacedBlob<T>[];
 }
 
 function dropped(schema: string, name: string, loc: Location | undefined): DroppedBlob {
@@ -58,63 +61,101 @@ function dropped(schema: string, name: string, loc: Location | undefined): Dropp
 }
 
 /**
- * The blobs of `cfg` grouped and ordered as opm writes them: package names in byte order; per
- * package its package blobs (input order), channels by name, bundles by name, other blobs by
- * schema, deprecations (input order); then others without a package, in input order.
+ * Blobs (given in input order) grouped and ordered as opm writes them: package names in byte order;
+ * per package its package blobs (input order), channels by name, bundles by name, other blobs by
+ * schema, deprecations (input order); then others without a package, in input order. The values
+ * are anything the caller writes: decoded blobs, or blobs already encoded.
  *
  * Go sorts channels and bundles with sort.Slice, which is an insertion sort (stable) up to 12
  * elements and may reorder equal names beyond that; this sort is stable at every size. Names are
  * unique in any catalog that validates, so the difference only shows on invalid input.
  */
-export function groupBlobs(cfg: DeclarativeConfig, options: WriteOptions = {}): PackageGroup[] {
-  const buckets = new Map<string, Bucket>();
-  const bucket = (name: string): Bucket => {
-    let b = buckets.get(name);
-    if (b === undefined) {
-      b = { packages: [], channels: [], bundles: [], others: [], deprecations: [] };
-      buckets.set(name, b);
-    }
-    return b;
-  };
+export function orderBlobs<T>(
+  blobs: Iterable<PlacedBlob<T>>,
+  options: WriteOptions = {},
+): { package: string; blobs: PlacedBlob<T>[] }[] {
+  const buckets = new Map<string, Bucket<T>>();
+  const packageless: PlacedBlob<T>[] = [];
   const onDropped = options.onDropped;
-  for (const p of cfg.packages) {
-    if (p.name === '') onDropped?.(dropped(p.schema, p.name, p.loc));
-    else bucket(p.name).packages.push(p);
+  for (const b of blobs) {
+    if (b.package === '') {
+      if (b.kind === 'other') packageless.push(b);
+      else onDropped?.(dropped(b.schema, b.kind === 'deprecation' ? '' : b.name, b.loc));
+      continue;
+    }
+    let bucket = buckets.get(b.package);
+    if (bucket === undefined) {
+      bucket = { packages: [], channels: [], bundles: [], others: [], deprecations: [] };
+      buckets.set(b.package, bucket);
+    }
+    switch (b.kind) {
+      case 'package':
+        bucket.packages.push(b);
+        break;
+      case 'channel':
+        bucket.channels.push(b);
+        break;
+      case 'bundle':
+        bucket.bundles.push(b);
+        break;
+      case 'deprecation':
+        bucket.deprecations.push(b);
+        break;
+      case 'other':
+        bucket.others.push(b);
+        break;
+    }
   }
-  for (const c of cfg.channels) {
-    if (c.package === '') onDropped?.(dropped(c.schema, c.name, c.loc));
-    else bucket(c.package).channels.push(c);
-  }
-  for (const b of cfg.bundles) {
-    if (b.package === '') onDropped?.(dropped(b.schema, b.name, b.loc));
-    else bucket(b.package).bundles.push(b);
-  }
-  for (const d of cfg.deprecations) {
-    if (d.package === '') onDropped?.(dropped(d.schema, '', d.loc));
-    else bucket(d.package).deprecations.push(d);
-  }
-  const packageless: Meta[] = [];
-  for (const o of cfg.others) {
-    if (o.package === '') packageless.push(o);
-    else bucket(o.package).others.push(o);
-  }
-  const groups: PackageGroup[] = [];
+  const byName = (x: PlacedBlob<T>, y: PlacedBlob<T>): number => compareUtf8(x.name, y.name);
+  const bySchema = (x: PlacedBlob<T>, y: PlacedBlob<T>): number => compareUtf8(x.schema, y.schema);
+  const groups: { package: string; blobs: PlacedBlob<T>[] }[] = [];
   for (const name of [...buckets.keys()].sort(compareUtf8)) {
-    const b = buckets.get(name) as Bucket;
-    const byName = (x: { name: string }, y: { name: string }): number => compareUtf8(x.name, y.name);
-    const blobs: Blob[] = [];
-    for (const value of b.packages) blobs.push({ kind: 'package', value });
-    for (const value of [...b.channels].sort(byName)) blobs.push({ kind: 'channel', value });
-    for (const value of [...b.bundles].sort(byName)) blobs.push({ kind: 'bundle', value });
-    const others = [...b.others].sort((x, y) => compareUtf8(x.schema, y.schema));
-    for (const value of others) blobs.push({ kind: 'other', value });
-    for (const value of b.deprecations) blobs.push({ kind: 'deprecation', value });
-    groups.push({ package: name, blobs });
+    const b = buckets.get(name) as Bucket<T>;
+    groups.push({
+      package: name,
+      blobs: [
+        ...b.packages,
+        ...b.channels.sort(byName),
+        ...b.bundles.sort(byName),
+        ...b.others.sort(bySchema),
+        ...b.deprecations,
+      ],
+    });
   }
-  if (packageless.length > 0) {
-    groups.push({ package: '', blobs: packageless.map((value) => ({ kind: 'other', value })) });
-  }
+  if (packageless.length > 0) groups.push({ package: '', blobs: packageless });
   return groups;
+}
+
+/** A decoded blob with what its place in the output depends on. */
+export function placed(blob: Blob): PlacedBlob<Blob> {
+  const v = blob.value;
+  return {
+    kind: blob.kind,
+    package: blob.kind === 'package' ? blob.value.name : blob.value.package,
+    name: blob.kind === 'deprecation' ? '' : blob.value.name,
+    schema: v.schema,
+    ...(v.loc === undefined ? {} : { loc: v.loc }),
+    value: blob,
+  };
+}
+
+/** The blobs of `cfg` in input order, one kind after another. */
+export function* blobsOf(cfg: DeclarativeConfig): Generator<Blob> {
+  for (const value of cfg.packages) yield { kind: 'package', value };
+  for (const value of cfg.channels) yield { kind: 'channel', value };
+  for (const value of cfg.bundles) yield { kind: 'bundle', value };
+  for (const value of cfg.others) yield { kind: 'other', value };
+  for (const value of cfg.deprecations) yield { kind: 'deprecation', value };
+}
+
+/** The blobs of `cfg` grouped and ordered as opm writes them ({@link orderBlobs}). */
+export function groupBlobs(cfg: DeclarativeConfig, options: WriteOptions = {}): PackageGroup[] {
+  const placedBlobs: PlacedBlob<Blob>[] = [];
+  for (const b of blobsOf(cfg)) placedBlobs.push(placed(b));
+  return orderBlobs(placedBlobs, options).map((g) => ({
+    package: g.package,
+    blobs: g.blobs.map((b) => b.value),
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,6 +247,12 @@ function blobValue(blob: Blob): unknown {
   }
 }
 
+/** One blob as WriteJSON writes it (see {@link blobJson}), into `out`. */
+export function appendBlobJson(out: JsonBytesOut, blob: Blob): void {
+  appendIndented(out, blobValue(blob), '', '    ', false);
+  out.text('\n');
+}
+
 /** One blob as WriteJSON writes it: 4-space indent, no HTML escaping, trailing newline. */
 export function blobJson(blob: Blob): string {
   return marshalIndent(blobValue(blob), '', '    ', false) + '\n';
@@ -256,13 +303,12 @@ export function* writeJsonBytes(cfg: DeclarativeConfig, options: WriteOptions = 
     try {
       const next = blobs.next();
       if (next.done === true) break;
-      appendIndented(out, blobValue(next.value), '', '    ', false);
+      appendBlobJson(out, next.value);
     } catch (err) {
       out.truncate(mark);
       if (mark > 0) yield out.take();
       throw err;
     }
-    out.text('\n');
     if (out.size >= JSON_CHUNK_BYTES) yield out.take();
   }
   if (out.size > 0) yield out.take();

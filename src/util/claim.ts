@@ -2,9 +2,60 @@
  * Work shared out between threads by one counter: each thread takes the next item of a list every
  * thread knows, so none waits for another to hand it work.
  */
+import type { TransferListItem } from 'node:worker_threads';
 
 /** Claim the next of `count` items from `next` (one Int32 over a SharedArrayBuffer), or -1 when all are taken. */
 export function claim(next: Int32Array, count: number): number {
   const i = Atomics.add(next, 0, 1);
   return i < count ? i : -1;
+}
+
+/** The work a pool's worker is started with: the items in claim order, the counter, and shared data. */
+export interface ClaimWork<T, D> {
+  items: T[];
+  /** One Int32: the next number to claim, shared by every thread of the pool. */
+  next: SharedArrayBuffer;
+  data: D;
+}
+
+/** A worker's answer for one claimed item. */
+export type ClaimReply<R> =
+  { index: number; ok: true; result: R } | { index: number; ok: false; message: string; stack?: string };
+
+/** The side of a port a worker answers on (worker_threads' parentPort). */
+export interface ReplyPort {
+  postMessage(value: unknown, transfer?: readonly TransferListItem[]): void;
+  close(): void;
+}
+
+/**
+ * Run in a worker: claim items until none is left, post each result (its `transfer` list moved, not
+ * copied), then close the port. A failing item is answered with its message, and the pool fails.
+ */
+export async function serveClaims<T, D, R>(
+  port: ReplyPort,
+  work: ClaimWork<T, D>,
+  run: (item: T, data: D) => R | Promise<R>,
+  transfer: (result: R) => TransferListItem[] = () => [],
+): Promise<void> {
+  const next = new Int32Array(work.next);
+  try {
+    for (let i = claim(next, work.items.length); i !== -1; i = claim(next, work.items.length)) {
+      const item = work.items[i] as T;
+      let reply: ClaimReply<R>;
+      try {
+        reply = { index: i, ok: true, result: await run(item, work.data) };
+      } catch (err) {
+        reply = {
+          index: i,
+          ok: false,
+          message: err instanceof Error ? err.message : String(err),
+          ...(err instanceof Error && err.stack !== undefined ? { stack: err.stack } : {}),
+        };
+      }
+      port.postMessage(reply, reply.ok ? transfer(reply.result) : []);
+    }
+  } finally {
+    port.close();
+  }
 }

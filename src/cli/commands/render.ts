@@ -55,27 +55,24 @@ export function registerRender(program: Command, io: CliIO): void {
       const migrateLevel = migrateLevelFromFlags(flags);
       const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
       // Loaded when the command runs, so that other commands do not pay for them at start-up.
-      const [{ render }, { writeJsonBytes, writeYaml }] = await Promise.all([
-        import('../../action/render.js'),
-        import('../../declcfg/write.js'),
-      ]);
-      const cfg = await withImageSource(cmd, io, (imageSource) =>
-        render({
-          refs,
-          migrateLevel,
-          imageRefTemplate: flags.alphaImageRefTemplate,
-          imageSource,
-          cwd: io.cwd,
-          onWarning: warn,
-          // Output only: large local catalogs keep their payloads on disk until written.
-          deferPayloads: true,
-        }),
+      const { renderOutput } = await import('../../action/render-output.js');
+      const chunks = await withImageSource(cmd, io, (imageSource) =>
+        renderOutput(
+          {
+            refs,
+            migrateLevel,
+            imageRefTemplate: flags.alphaImageRefTemplate,
+            imageSource,
+            cwd: io.cwd,
+            onWarning: warn,
+            // Output only: large local catalogs keep their payloads on disk until written.
+            deferPayloads: true,
+          },
+          format,
+          { onDropped: (b: DroppedBlob) => warn(droppedMessage(b)) },
+        ),
       );
-      const options = { onDropped: (b: DroppedBlob) => warn(droppedMessage(b)) };
-      await writeChunks(
-        io.stdout,
-        format === 'json' ? writeJsonBytes(cfg, options) : writeYaml(cfg, options),
-      );
+      await writeChunks(io.stdout, chunks);
     });
 }
 

@@ -1,0 +1,57 @@
+/**
+ * The unit of work of rendering a catalog directory on several threads (render-output.ts): one file
+ * loaded, its bundles put in render's order, and each blob encoded in the output format. What comes
+ * back is the file's bytes and, per blob, what its place in the output depends on: a thread hands
+ * over a buffer (moved, not copied) instead of objects to be cloned and encoded again.
+ */
+import { loadFile } from '../declcfg/load-file.js';
+import type { WalkedFile } from '../declcfg/load-walk.js';
+import { appendBlobJson, blobsOf, blobYaml, placed, type PlacedBlob } from '../declcfg/write.js';
+import { JsonBytesOut } from '../go/json.js';
+import { moveObjectPropertiesToEnd, sortRelatedImages } from './render-bundle-order.js';
+
+export type RenderFormat = 'json' | 'yaml';
+
+/** A blob of an encoded file: its place in the output, and where its bytes end in the file's. */
+export type EncodedBlob = Omit<PlacedBlob<never>, 'value'> & { end: number };
+
+/** One catalog file rendered: its blobs' bytes one after another, in the loader's order. */
+export interface EncodedFile {
+  bytes: Uint8Array;
+  blobs: EncodedBlob[];
+}
+
+/** Output of this thread, reused from file to file (a file's bytes are copied out of it). */
+let scratch: JsonBytesOut | undefined;
+
+/**
+ * Load and encode one file, or null when the file has anything to say (a finding of any severity)
+ * or a blob does not encode: the caller then renders the whole catalog the ordinary way, which
+ * reports it exactly as it always does.
+ */
+export async function encodeCatalogFile(f: WalkedFile, format: RenderFormat): Promise<EncodedFile | null> {
+  const { cfg, findings } = await loadFile(f, {});
+  if (findings.length > 0) return null;
+  for (const b of cfg.bundles) {
+    moveObjectPropertiesToEnd(b);
+    sortRelatedImages(b);
+  }
+  const out = (scratch ??= new JsonBytesOut());
+  out.truncate(0);
+  const blobs: EncodedBlob[] = [];
+  try {
+    for (const blob of blobsOf(cfg)) {
+      if (format === 'json') appendBlobJson(out, blob);
+      else out.text(blobYaml(blob));
+      const { value: _, ...place } = placed(blob);
+      blobs.push({ ...place, end: out.mark() });
+    }
+  } catch {
+    return null;
+  }
+  // A buffer of its own, so that it can be moved to another thread.
+  const taken = out.take();
+  const bytes = new Uint8Array(taken.length);
+  bytes.set(taken);
+  return { bytes, blobs };
+}
