@@ -10,6 +10,7 @@ import { PassThrough } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import jsYaml from 'js-yaml';
 import { runCli } from '../src/cli/main.js';
+import { renderOutput } from '../src/action/render-output.js';
 import { parseCatalogBytes } from '../src/declcfg/parse.js';
 import { loadCatalogDir, loadCatalogDirOrThrow } from '../src/declcfg/load.js';
 
@@ -75,6 +76,17 @@ async function main(): Promise<number> {
         workerMinBytes: Number(args[2] ?? 0),
       });
       return r.findings.some((f) => f.severity === 'error') ? 1 : 0;
+    }
+    case 'render': {
+      // `render <dir> -o args[2]` to /dev/null on args[1] threads, workers whatever the size.
+      const fd = openSync('/dev/null', 'w');
+      const chunks = await renderOutput(
+        { refs: [dir], threads: Number(args[1]), parallelMinBytes: 0 },
+        args[2] === 'yaml' ? 'yaml' : 'json',
+      );
+      for (const c of chunks) writeSync(fd, typeof c === 'string' ? Buffer.from(c) : c);
+      closeSync(fd);
+      return 0;
     }
     case 'load-catalog':
       // The load floor of commands that read a whole catalog, payloads included, as render does.

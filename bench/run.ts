@@ -80,6 +80,18 @@ function generated(): string {
   return dir;
 }
 
+/** A catalog under the size where render's payloads stay on disk, over its thread threshold. */
+function generatedMid(): string {
+  const dir = path.join(outDir, 'generated-400');
+  const marker = `${dir}.complete`;
+  if (!existsSync(marker)) {
+    mkdirSync(dir, { recursive: true });
+    const info = generateCatalog(dir, { packages: 40, bundlesPerPackage: 10, payloadBytes: 110_000 });
+    writeFileSync(marker, JSON.stringify(info));
+  }
+  return dir;
+}
+
 const rows: Row[] = [];
 const inputs: [string, string][] = [];
 if (corpusDir) inputs.push(['community-catalog-v4.21', path.join(corpusDir, 'community-catalog-v4.21')]);
@@ -109,6 +121,24 @@ for (const [label, dir] of inputs) {
       '0',
     ]),
   );
+}
+
+// The in-thread threshold of rendering on threads (src/action/render-output.ts), the same way: a
+// real catalog under the threshold, a generated one over it (the 1 GB one streams in one thread).
+const renderInputs: [string, string][] = inputs.filter(([, dir]) => dir !== generated());
+renderInputs.push(['generated-400 (48 MB)', generatedMid()]);
+for (const [label, dir] of renderInputs) {
+  for (const format of ['json', 'yaml']) {
+    rows.push(
+      measure(
+        `render -o ${format} on ${threads} threads vs 1: ${label}`,
+        ['render', dir, '1', format],
+        [],
+        undefined,
+        ['render', dir, threads, format],
+      ),
+    );
+  }
 }
 
 for (const [label, dir] of inputs) {

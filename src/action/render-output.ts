@@ -9,10 +9,11 @@
  * does not encode, a blob without a package), is rendered the ordinary way (render.ts and the
  * writers), which reports it exactly as it always has: the output never depends on the thread count.
  */
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isBundleDir } from '../bundle/parse.js';
 import { walkCatalog } from '../declcfg/load.js';
+import type { WalkedFile } from '../declcfg/load-walk.js';
 import { LARGE_FILE_BYTES } from '../declcfg/load-large.js';
 import { mapFilesInWorkers, threadCount, workerScript } from '../declcfg/load-pool.js';
 import { DEFER_PAYLOADS_BYTES } from '../declcfg/payloads.js';
@@ -30,15 +31,18 @@ import { render, type RenderOptions } from './render.js';
 export type { RenderFormat } from './render-encode-file.js';
 
 /**
- * Catalogs with fewer bytes are rendered in the calling thread. On 2 cores a worker's start and
- * warm-up cost about what it saves on a catalog of this size (`npm run bench`: render rows).
+ * Catalogs with fewer bytes of YAML are rendered in the calling thread; JSON files do not count.
+ * Workers pay for themselves where parsing is the work: on 2 cores a 54 MB YAML catalog (the
+ * corpus catalog four times) rendered 1.2x (JSON) and 1.4x (YAML) faster on two threads, the 14 MB
+ * corpus catalog alone 1.07x faster to JSON and 12% slower to YAML, and JSON catalogs of 45 and
+ * 58 MB no faster at all (`npm run bench`: the "render ... threads vs 1" rows).
  */
 export const RENDER_IN_THREAD_BYTES = 32 * 1024 * 1024;
 
 export interface RenderOutputOptions extends RenderOptions {
   /** Threads to render with (default: OPM_THREADS, else the available parallelism; see load-pool.ts). */
   threads?: number;
-  /** Catalogs with fewer bytes are rendered in this thread (default RENDER_IN_THREAD_BYTES). */
+  /** Catalogs with fewer bytes of YAML are rendered in this thread (default RENDER_IN_THREAD_BYTES). */
   parallelMinBytes?: number;
 }
 
@@ -75,6 +79,8 @@ export async function renderOnThreads(
   if (opts.refs.length !== 1 || ref === undefined) return null;
   if (opts.allow !== undefined || opts.loadCatalogDir !== undefined) return null;
   if (migrationsUpTo(opts.migrateLevel ?? '').length > 0) return null;
+  // An image reference template is checked by render() even where no bundle directory uses it.
+  if (opts.imageRefTemplate !== undefined && opts.imageRefTemplate !== '') return null;
   const threads = threadCount(opts.threads);
   if (threads < 2) return null;
   const dir = path.resolve(opts.cwd ?? process.cwd(), ref);
@@ -91,18 +97,43 @@ export async function renderOnThreads(
     if (f.size > LARGE_FILE_BYTES) return null;
     bytes += f.size;
   }
-  if (bytes < (opts.parallelMinBytes ?? RENDER_IN_THREAD_BYTES) || bytes >= DEFER_PAYLOADS_BYTES) return null;
+  if (bytes >= DEFER_PAYLOADS_BYTES) return null;
+  const minBytes = opts.parallelMinBytes ?? RENDER_IN_THREAD_BYTES;
+  if (minBytes > 0 && yamlBytes(walked.files) < minBytes) return null;
   const script = workerScript('render-worker.cjs');
   if (script === null) return null;
+  // A worker that cannot start or dies (out of memory, a stale build) costs the time it took,
+  // not the output: the catalog is then rendered in this thread.
   const encoded = await mapFilesInWorkers(walked.files, threads, script, format, (f) =>
     encodeCatalogFile(f, format),
-  );
+  ).catch(() => null);
+  if (encoded === null) return null;
   const files: EncodedFile[] = [];
   for (const e of encoded) {
     if (e === null) return null;
     files.push(e);
   }
   return files;
+}
+
+/** Bytes of the files that are YAML (not starting with `{`, as the loader decides). */
+function yamlBytes(files: readonly WalkedFile[]): number {
+  const head = Buffer.alloc(256);
+  let total = 0;
+  for (const f of files) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(f.abs, 'r');
+      const n = readSync(fd, head, 0, head.length, 0);
+      const text = head.toString('latin1', 0, n).trimStart();
+      if (!text.startsWith('{')) total += f.size;
+    } catch {
+      // Unreadable now: the load will say so.
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+  return total;
 }
 
 /** Encoded files (in walk order) as output chunks in opm's order; null when a blob has no package. */

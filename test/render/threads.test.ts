@@ -110,6 +110,19 @@ describe('rendering on worker threads', () => {
       await renderOnThreads({ refs: [clean, clean], cwd: root, threads: 2, parallelMinBytes: 0 }, 'json'),
     ).toBeNull();
   });
+
+  it('refuses a bad image reference template as the ordinary path does', async () => {
+    const clean = 'testdata/validate/valid-package-across-folders/catalog';
+    const opts = { refs: [clean], cwd: root, parallelMinBytes: 0, imageRefTemplate: '{{' };
+    const outcome = (threads: number): Promise<string> =>
+      renderOutput({ ...opts, threads }, 'json').then(
+        () => 'rendered',
+        (err: unknown) => (err instanceof Error ? err.message : String(err)),
+      );
+    const one = await outcome(1);
+    expect(one).toMatch(/image reference template/);
+    expect(await outcome(2)).toBe(one);
+  });
 });
 
 describe.runIf(haveCorpus())('the corpus catalog on worker threads', () => {
