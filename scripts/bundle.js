@@ -70,7 +70,8 @@ await build({
   logLevel: 'warning',
 });
 // The worker scripts on their own (loading, src/declcfg/load-pool.ts; validating,
-// src/action/validate-shards.ts; rendering, src/action/render-output.ts): a worker starts faster without the code of the command line.
+// src/action/validate-shards.ts; rendering, src/action/render-output.ts): a worker starts faster
+// without the code of the command line.
 for (const [entry, out] of [
   [['declcfg', 'load-worker.js'], 'load-worker.cjs'],
   [['action', 'validate-worker.js'], 'validate-worker.cjs'],

@@ -6,14 +6,14 @@
  */
 import { loadFile } from '../declcfg/load-file.js';
 import type { WalkedFile } from '../declcfg/load-walk.js';
-import { appendBlobJson, blobsOf, blobYaml, placed, type PlacedBlob } from '../declcfg/write.js';
+import { appendBlobJson, blobsOf, blobYaml, placeOf, type BlobPlace } from '../declcfg/write.js';
 import { JsonBytesOut } from '../go/json.js';
-import { moveObjectPropertiesToEnd, sortRelatedImages } from './render-bundle-order.js';
+import { putInRenderOrder } from './render-bundle-order.js';
 
 export type RenderFormat = 'json' | 'yaml';
 
 /** A blob of an encoded file: its place in the output, and where its bytes end in the file's. */
-export type EncodedBlob = Omit<PlacedBlob<never>, 'value'> & { end: number };
+export type EncodedBlob = BlobPlace & { end: number };
 
 /** One catalog file rendered: its blobs' bytes one after another, in the loader's order. */
 export interface EncodedFile {
@@ -25,29 +25,21 @@ export interface EncodedFile {
 let scratch: JsonBytesOut | undefined;
 
 /**
- * Load and encode one file, or null when the file has anything to say (a finding of any severity)
- * or a blob does not encode: the caller then renders the whole catalog the ordinary way, which
- * reports it exactly as it always does.
+ * Load and encode one file. Throws when the file has anything to say (a finding of any severity) or
+ * a blob does not encode, which ends the work of every thread (load-pool.ts): the caller then
+ * renders the whole catalog the ordinary way, which reports it exactly as it always does.
  */
-export async function encodeCatalogFile(f: WalkedFile, format: RenderFormat): Promise<EncodedFile | null> {
+export async function encodeCatalogFile(f: WalkedFile, format: RenderFormat): Promise<EncodedFile> {
   const { cfg, findings } = await loadFile(f, {});
-  if (findings.length > 0) return null;
-  for (const b of cfg.bundles) {
-    moveObjectPropertiesToEnd(b);
-    sortRelatedImages(b);
-  }
+  if (findings.length > 0) throw new Error(`${f.rel} has findings: rendered in one thread`);
+  for (const b of cfg.bundles) putInRenderOrder(b);
   const out = (scratch ??= new JsonBytesOut());
   out.truncate(0);
   const blobs: EncodedBlob[] = [];
-  try {
-    for (const blob of blobsOf(cfg)) {
-      if (format === 'json') appendBlobJson(out, blob);
-      else out.text(blobYaml(blob));
-      const { value: _, ...place } = placed(blob);
-      blobs.push({ ...place, end: out.mark() });
-    }
-  } catch {
-    return null;
+  for (const blob of blobsOf(cfg)) {
+    if (format === 'json') appendBlobJson(out, blob);
+    else out.text(blobYaml(blob));
+    blobs.push({ ...placeOf(blob), end: out.mark() });
   }
   // A buffer of its own, so that it can be moved to another thread.
   const taken = out.take();

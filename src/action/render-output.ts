@@ -13,6 +13,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isBundleDir } from '../bundle/parse.js';
 import { walkCatalog } from '../declcfg/load.js';
+import { jsonStart } from '../declcfg/parse.js';
 import type { WalkedFile } from '../declcfg/load-walk.js';
 import { LARGE_FILE_BYTES } from '../declcfg/load-large.js';
 import { mapFilesInWorkers, threadCount, workerScript } from '../declcfg/load-pool.js';
@@ -97,26 +98,21 @@ export async function renderOnThreads(
     if (f.size > LARGE_FILE_BYTES) return null;
     bytes += f.size;
   }
-  if (bytes >= DEFER_PAYLOADS_BYTES) return null;
   const minBytes = opts.parallelMinBytes ?? RENDER_IN_THREAD_BYTES;
+  // The files are only opened to tell YAML from JSON when all of them together would be enough.
+  if (bytes >= DEFER_PAYLOADS_BYTES || bytes < minBytes) return null;
   if (minBytes > 0 && yamlBytes(walked.files) < minBytes) return null;
   const script = workerScript('render-worker.cjs');
   if (script === null) return null;
-  // A worker that cannot start or dies (out of memory, a stale build) costs the time it took,
-  // not the output: the catalog is then rendered in this thread.
-  const encoded = await mapFilesInWorkers(walked.files, threads, script, format, (f) =>
-    encodeCatalogFile(f, format),
-  ).catch(() => null);
-  if (encoded === null) return null;
-  const files: EncodedFile[] = [];
-  for (const e of encoded) {
-    if (e === null) return null;
-    files.push(e);
-  }
-  return files;
+  // A file with findings ends the threads' work (encodeCatalogFile), as does a worker that cannot
+  // start or dies (out of memory, a stale build): it costs the time it took, not the output, and
+  // the catalog is then rendered in this thread.
+  return mapFilesInWorkers(walked.files, threads, script, format, (f) => encodeCatalogFile(f, format)).catch(
+    () => null,
+  );
 }
 
-/** Bytes of the files that are YAML (not starting with `{`, as the loader decides). */
+/** Bytes of the files that are YAML, as the loader tells them from JSON (by their first 256 bytes). */
 function yamlBytes(files: readonly WalkedFile[]): number {
   const head = Buffer.alloc(256);
   let total = 0;
@@ -125,8 +121,7 @@ function yamlBytes(files: readonly WalkedFile[]): number {
     try {
       fd = openSync(f.abs, 'r');
       const n = readSync(fd, head, 0, head.length, 0);
-      const text = head.toString('latin1', 0, n).trimStart();
-      if (!text.startsWith('{')) total += f.size;
+      if (jsonStart(head.toString('utf8', 0, n)) === -1) total += f.size;
     } catch {
       // Unreadable now: the load will say so.
     } finally {
@@ -150,28 +145,21 @@ function orderedChunks(files: readonly EncodedFile[]): Uint8Array[] | null {
   let droppedAny = false;
   const groups = orderBlobs(blobs, { onDropped: () => (droppedAny = true) });
   if (droppedAny) return null;
+  // Blobs are gathered into chunks of about a megabyte: a write per blob would cost more.
   const chunks: Uint8Array[] = [];
   let chunk: Uint8Array[] = [];
   let size = 0;
-  const flush = (): void => {
-    if (size === 0) return;
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const piece of chunk) {
-      out.set(piece, at);
-      at += piece.length;
-    }
-    chunks.push(out);
-    chunk = [];
-    size = 0;
-  };
   for (const g of groups) {
     for (const b of g.blobs) {
       chunk.push(b.value);
       size += b.value.length;
-      if (size >= CHUNK_BYTES) flush();
+      if (size >= CHUNK_BYTES) {
+        chunks.push(Buffer.concat(chunk, size));
+        chunk = [];
+        size = 0;
+      }
     }
   }
-  flush();
+  if (size > 0) chunks.push(Buffer.concat(chunk, size));
   return chunks;
 }

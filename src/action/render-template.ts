@@ -16,7 +16,8 @@ import { Limiter } from '../util/limit.js';
 import { isBundleDir, parseBundleDir } from '../bundle/parse.js';
 import { toDeclcfgBundle } from '../bundle/convert.js';
 import { bundleCsv, migrationsUpTo, runMigrations, type Migration } from './migrations.js';
-import { REF_BUNDLE_IMAGES, moveObjectPropertiesToEnd, render, sortRelatedImages } from './render.js';
+import { REF_BUNDLE_IMAGES, render } from './render.js';
+import { putInRenderOrder } from './render-bundle-order.js';
 import { readTemplateDocument } from '../template/input.js';
 import { detectTemplateType, type TemplateType } from '../template/detect.js';
 import { parseBasicTemplate } from '../template/basic.js';
@@ -158,8 +159,7 @@ class ImageRenderer {
     const warn = this.opts.onWarning;
     const parsed = await parseBundleDir(dir, warn === undefined ? {} : { onWarning: warn });
     const bundle = toDeclcfgBundle(parsed, image, warn === undefined ? {} : { onWarning: warn });
-    moveObjectPropertiesToEnd(bundle);
-    sortRelatedImages(bundle);
+    putInRenderOrder(bundle);
     return { bundle, csv: parsed.csv.object };
   }
 }

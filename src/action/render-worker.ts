@@ -13,6 +13,6 @@ if (parentPort !== null) {
     parentPort,
     workerData as ClaimWork<WalkedFile, RenderFormat>,
     encodeCatalogFile,
-    (encoded) => (encoded === null ? [] : [encoded.bytes.buffer as ArrayBuffer]),
+    (encoded) => [encoded.bytes.buffer as ArrayBuffer],
   );
 }

@@ -16,9 +16,7 @@ import { compareUtf8 } from '../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
 import { loadCatalogDirOrThrow } from '../declcfg/load.js';
-import { moveObjectPropertiesToEnd, sortRelatedImages } from './render-bundle-order.js';
-
-export { moveObjectPropertiesToEnd, sortRelatedImages } from './render-bundle-order.js';
+import { putInRenderOrder } from './render-bundle-order.js';
 
 /** Kinds of input render accepts; masks combine them. */
 const RefType = {
@@ -100,10 +98,7 @@ export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
           warn === undefined ? ctx : { ...ctx, warn: (m) => warn(`${ref.replace(/\/+$/, '')}/${m}`) };
         try {
           const cfg = await renderReference(ref, refCtx);
-          for (const b of cfg.bundles) {
-            moveObjectPropertiesToEnd(b);
-            sortRelatedImages(b);
-          }
+          for (const b of cfg.bundles) putInRenderOrder(b);
           runMigrations(cfg, migrations);
           return cfg;
         } catch (err) {

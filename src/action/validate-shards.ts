@@ -26,7 +26,7 @@ import { loadFile } from '../declcfg/load-file.js';
 import type { WalkedFile } from '../declcfg/load-walk.js';
 import { mergeConfigs, type DeclarativeConfig } from '../declcfg/types.js';
 import { compareUtf8 } from '../go/utf8.js';
-import { claim } from '../util/claim.js';
+import { claim, replyError, type FailureReply } from '../util/claim.js';
 import { lintFindings, providersOf, type Provider } from '../lint/index.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
 
@@ -69,9 +69,7 @@ export interface ShardResult {
 
 /** Messages from a worker: the first round's result, then the dependency findings. */
 export type ShardReply =
-  | { ok: true; result: ShardResult }
-  | { ok: true; dependencies: Finding[] }
-  | { ok: false; message: string; stack?: string };
+  { ok: true; result: ShardResult } | { ok: true; dependencies: Finding[] } | FailureReply;
 
 /** The second round's message to a worker: every bundle of the catalog, or null to stop. */
 export interface ShardProviders {
@@ -173,11 +171,7 @@ function runWorker(script: string, work: ShardWork): WorkerShard {
   };
   w.on('message', (reply: ShardReply) => {
     if (reply.ok) pending.shift()?.resolve(reply);
-    else {
-      const err = new Error(`validating in a worker failed: ${reply.message}`);
-      if (reply.stack !== undefined) err.stack = reply.stack;
-      fail(err);
-    }
+    else fail(replyError('validating in a worker failed', reply));
   });
   w.once('messageerror', fail);
   w.once('error', fail);

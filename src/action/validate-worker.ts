@@ -5,15 +5,8 @@
  * (scripts/bundle.js), so a worker starts without the code of the command line.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { failureReply } from '../util/claim.js';
 import { checkShard, type ShardProviders, type ShardReply, type ShardWork } from './validate-shards.js';
-
-function failure(err: unknown): ShardReply {
-  return {
-    ok: false,
-    message: err instanceof Error ? err.message : String(err),
-    ...(err instanceof Error && err.stack !== undefined ? { stack: err.stack } : {}),
-  };
-}
 
 if (parentPort !== null) {
   const port = parentPort;
@@ -27,14 +20,14 @@ if (parentPort !== null) {
               dependencies: shard.dependencies(msg.providers),
             } satisfies ShardReply);
         } catch (err) {
-          port.postMessage(failure(err));
+          port.postMessage(failureReply(err));
         }
         port.close();
       });
       port.postMessage({ ok: true, result: shard.result } satisfies ShardReply);
     },
     (err: unknown) => {
-      port.postMessage(failure(err));
+      port.postMessage(failureReply(err));
       port.close();
     },
   );

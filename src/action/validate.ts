@@ -7,10 +7,9 @@
  */
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource } from '../oci/image-source.js';
-import { CatalogDirError, loadCatalogDir, walkCatalog } from '../declcfg/load.js';
-import type { WalkResult } from '../declcfg/load-walk.js';
+import { CatalogDirError, loadCatalogDir, walkCatalog, type LoadResult } from '../declcfg/load.js';
 import { threadCount, workerScript } from '../declcfg/load-pool.js';
-import { InternalError, OpmError } from '../errors.js';
+import { OpmError } from '../errors.js';
 import { mergeSortedFindings, sortFindings, type Finding } from '../findings.js';
 import type { LintPolicies } from '../lint/index.js';
 import { applySeverities } from '../lint/config.js';
@@ -94,17 +93,21 @@ async function loadOthers(opts: ValidateOptions): Promise<DeclarativeConfig[]> {
   return out;
 }
 
+/** A catalog validated in shards on several threads, or loaded to be validated in one piece. */
+type Prepared = { sharded: { loadFindings: Finding[]; findings: Finding[] } } | { loaded: LoadResult };
+
 /**
  * The whole catalog's findings from shards validated on several threads (validate-shards.ts), or
- * undefined when the catalog is to be validated in one piece: one thread, a small catalog, a
+ * the catalog loaded when it is to be validated in one piece: one thread, a small catalog, a
  * custom loader or other catalogs to resolve against, or shards whose findings may not be the
- * catalog's.
+ * catalog's. The directory is walked once either way.
  */
-async function shardedFindings(
-  dir: string,
-  opts: ValidateOptions,
-): Promise<{ walked: WalkResult; merged?: { loadFindings: Finding[]; findings: Finding[] } }> {
+async function shardOrLoad(dir: string, opts: ValidateOptions): Promise<Prepared> {
+  if (opts.load !== undefined) return { loaded: await opts.load(dir) };
   const walked = await walkCatalog(dir);
+  const inOnePiece = async (): Promise<Prepared> => ({
+    loaded: await loadCatalogDir(dir, { ...VALIDATE_LOAD_OPTIONS, walked }),
+  });
   const threads = threadCount(opts.threads);
   const withOthers = (opts.others?.length ?? 0) > 0 || (opts.with?.length ?? 0) > 0;
   let bytes = 0;
@@ -115,12 +118,12 @@ async function shardedFindings(
     walked.problems.length > 0 ||
     bytes < (opts.shardMinBytes ?? SHARD_MIN_BYTES)
   )
-    return { walked };
+    return inOnePiece();
   const groups = groupFiles(walked.files);
   const script = groups.length > 1 ? workerScript('validate-worker.cjs') : null;
-  if (script === null) return { walked };
+  if (script === null) return inOnePiece();
   const merged = await validateShards(groups, threads, checkOptions(opts), script);
-  return merged === undefined ? { walked } : { walked, merged };
+  return merged === undefined ? inOnePiece() : { sharded: merged };
 }
 
 function checkOptions(opts: ValidateOptions): CheckOptions {
@@ -133,20 +136,15 @@ function checkOptions(opts: ValidateOptions): CheckOptions {
 }
 
 export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {
-  let loaded;
-  let sharded;
+  let prepared;
   try {
-    if (opts.load === undefined) {
-      const s = await shardedFindings(dir, opts);
-      sharded = s.merged;
-      if (sharded === undefined)
-        loaded = await loadCatalogDir(dir, { ...VALIDATE_LOAD_OPTIONS, walked: s.walked });
-    } else loaded = await opts.load(dir);
+    prepared = await shardOrLoad(dir, opts);
   } catch (err) {
     throw err instanceof CatalogDirError ? directoryError(err, opts.displayDir ?? dir) : err;
   }
   const levels = opts.severities ?? new Map<RuleId, RuleLevel>();
-  if (sharded !== undefined) {
+  if ('sharded' in prepared) {
+    const { sharded } = prepared;
     return result(
       sortFindings(applySeverities(sharded.loadFindings, levels)),
       sortFindings(applySeverities(sharded.findings, levels)),
@@ -154,8 +152,7 @@ export async function validateCatalog(dir: string, opts: ValidateOptions = {}): 
       opts.strict === true,
     );
   }
-  if (loaded === undefined) throw new InternalError('validate: the catalog was neither loaded nor sharded');
-  const { cfg, findings: loadFindings } = loaded;
+  const { cfg, findings: loadFindings } = prepared.loaded;
   const otherConfigs = opts.lint === false ? [] : await loadOthers(opts);
   const loadFailed = loadFindings.some((f) => f.severity === 'error');
   const checks = checkCatalog(cfg, loadFailed, otherConfigs, checkOptions(opts));

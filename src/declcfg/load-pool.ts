@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import type { DecodeOptions } from './decode.js';
 import { loadFile, type LoadResult } from './load-file.js';
 import type { WalkedFile } from './load-walk.js';
-import { claim, type ClaimReply, type ClaimWork } from '../util/claim.js';
+import { claim, replyError, stopClaims, type ClaimReply, type ClaimWork } from '../util/claim.js';
 
 /**
  * Catalogs with fewer bytes than this are loaded in the calling thread. A worker's start (about 50 ms
@@ -83,8 +83,8 @@ function plainOptions(opts: DecodeOptions): DecodeOptions {
 /**
  * Run `run` over `files` on this thread and `threads - 1` workers of `script` (which serves claims
  * with the same function, util/claim.ts); results are in the order of `files`. Largest files are
- * claimed first, so the last file to finish is a short one. Rejects when a worker fails (a bug: bad
- * content is reported in the results, never thrown).
+ * claimed first, so the last file to finish is a short one. Rejects when `run` throws for a file,
+ * here or in a worker: no thread then claims another file.
  */
 export async function mapFilesInWorkers<D, R>(
   files: readonly WalkedFile[],
@@ -116,10 +116,7 @@ export async function mapFilesInWorkers<D, R>(
       new Promise<void>((resolve) => {
         w.on('message', (reply: ClaimReply<R>) => {
           if (reply.ok) put(reply.index, reply.result);
-          else {
-            failure ??= new Error(`a worker failed: ${reply.message}`);
-            if (reply.stack !== undefined) failure.stack = reply.stack;
-          }
+          else failure ??= replyError('a worker failed', reply);
         });
         w.on('messageerror', (err) => {
           failure ??= err;
@@ -140,9 +137,17 @@ export async function mapFilesInWorkers<D, R>(
       i = claim(next, order.length)
     ) {
       const f = order[i];
-      if (f !== undefined) put(i, await run(f));
+      if (f === undefined) continue;
+      try {
+        put(i, await run(f));
+      } catch (err) {
+        // As in a worker (serveClaims): a failing file ends every thread's claims.
+        stopClaims(next, order.length);
+        failure ??= err instanceof Error ? err : new Error(String(err));
+      }
     }
-    await Promise.all(finished);
+    // After a failure here the workers are stopped at once (below), not waited for.
+    if (failure === undefined) await Promise.all(finished);
   } finally {
     if (failure !== undefined) await Promise.all(workers.map((w) => w.terminate()));
   }

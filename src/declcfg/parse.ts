@@ -120,12 +120,20 @@ function skipWs(text: string, pos: number): number {
   return WS.lastIndex;
 }
 
-/** Parse one file's text. `firstLine` is the number of the text's first line (for parts of a file). */
-export function parseCatalogText(text: string, firstLine = 1): ParsedText {
+/**
+ * Where the JSON of a file's text starts, or -1 when the file is YAML: as opm decides, a file whose
+ * first character past white space is `{` is JSON.
+ */
+export function jsonStart(text: string): number {
   FIRST_NON_SPACE.lastIndex = 0;
   const m = FIRST_NON_SPACE.exec(text);
-  if (m && m[0] === '{') return parseJsonStream(text, m.index, firstLine);
-  return parseYamlStream(text, firstLine);
+  return m !== null && m[0] === '{' ? m.index : -1;
+}
+
+/** Parse one file's text. `firstLine` is the number of the text's first line (for parts of a file). */
+export function parseCatalogText(text: string, firstLine = 1): ParsedText {
+  const start = jsonStart(text);
+  return start === -1 ? parseYamlStream(text, firstLine) : parseJsonStream(text, start, firstLine);
 }
 
 function parseYamlStream(text: string, firstLine: number): ParsedText {
@@ -388,8 +396,7 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
     const at = firstInvalidUtf8(buf);
     const line = lineOfByte(buf, at) + firstLine - 1;
     const message = `invalid UTF-8 at byte offset ${at}`;
-    FIRST_NON_SPACE.lastIndex = 0;
-    if (FIRST_NON_SPACE.exec(text)?.[0] !== '{') {
+    if (jsonStart(text) === -1) {
       // YAML: opm's reader refuses the file.
       return { blobs: [], issues: [{ rule: 'parse.encoding', severity: 'error', message, line }] };
     }

@@ -39,22 +39,16 @@ export interface PackageGroup {
  * What the order of the output needs to know of a blob: its kind, the package it is written under
  * (a package blob's own name), its name (channels, bundles) and its schema (other blobs).
  */
-export interface PlacedBlob<T> {
+export interface BlobPlace {
   kind: Blob['kind'];
   package: string;
   name: string;
   schema: string;
   loc?: Location;
-  value: T;
 }
 
-interface Bucket<T> {
-  packages: PlacedBlob<T>[];
-  channels: PlacedBlob<T>[];
-  bundles: PlacedBlob<T>[];
-  others: PlacedBlob<T>[];
-  deprecations: PlacedBlob<T>[];
-}
+/** A blob's place and what is written for it: the decoded blob, or its bytes already encoded. */
+export type PlacedBlob<T> = BlobPlace & { value: T };
 
 function dropped(schema: string, name: string, loc: Location | undefined): DroppedBlob {
   return loc === undefined ? { schema, name } : { schema, name, loc };
@@ -74,7 +68,7 @@ export function orderBlobs<T>(
   blobs: Iterable<PlacedBlob<T>>,
   options: WriteOptions = {},
 ): { package: string; blobs: PlacedBlob<T>[] }[] {
-  const buckets = new Map<string, Bucket<T>>();
+  const buckets = new Map<string, Record<Blob['kind'], PlacedBlob<T>[]>>();
   const packageless: PlacedBlob<T>[] = [];
   const onDropped = options.onDropped;
   for (const b of blobs) {
@@ -85,40 +79,24 @@ export function orderBlobs<T>(
     }
     let bucket = buckets.get(b.package);
     if (bucket === undefined) {
-      bucket = { packages: [], channels: [], bundles: [], others: [], deprecations: [] };
+      bucket = { package: [], channel: [], bundle: [], other: [], deprecation: [] };
       buckets.set(b.package, bucket);
     }
-    switch (b.kind) {
-      case 'package':
-        bucket.packages.push(b);
-        break;
-      case 'channel':
-        bucket.channels.push(b);
-        break;
-      case 'bundle':
-        bucket.bundles.push(b);
-        break;
-      case 'deprecation':
-        bucket.deprecations.push(b);
-        break;
-      case 'other':
-        bucket.others.push(b);
-        break;
-    }
+    bucket[b.kind].push(b);
   }
   const byName = (x: PlacedBlob<T>, y: PlacedBlob<T>): number => compareUtf8(x.name, y.name);
   const bySchema = (x: PlacedBlob<T>, y: PlacedBlob<T>): number => compareUtf8(x.schema, y.schema);
   const groups: { package: string; blobs: PlacedBlob<T>[] }[] = [];
   for (const name of [...buckets.keys()].sort(compareUtf8)) {
-    const b = buckets.get(name) as Bucket<T>;
+    const b = buckets.get(name) as Record<Blob['kind'], PlacedBlob<T>[]>;
     groups.push({
       package: name,
       blobs: [
-        ...b.packages,
-        ...b.channels.sort(byName),
-        ...b.bundles.sort(byName),
-        ...b.others.sort(bySchema),
-        ...b.deprecations,
+        ...b.package,
+        ...b.channel.sort(byName),
+        ...b.bundle.sort(byName),
+        ...b.other.sort(bySchema),
+        ...b.deprecation,
       ],
     });
   }
@@ -126,8 +104,8 @@ export function orderBlobs<T>(
   return groups;
 }
 
-/** A decoded blob with what its place in the output depends on. */
-export function placed(blob: Blob): PlacedBlob<Blob> {
+/** What the place of a decoded blob in the output depends on. */
+export function placeOf(blob: Blob): BlobPlace {
   const v = blob.value;
   return {
     kind: blob.kind,
@@ -135,7 +113,6 @@ export function placed(blob: Blob): PlacedBlob<Blob> {
     name: blob.kind === 'deprecation' ? '' : blob.value.name,
     schema: v.schema,
     ...(v.loc === undefined ? {} : { loc: v.loc }),
-    value: blob,
   };
 }
 
@@ -151,7 +128,7 @@ export function* blobsOf(cfg: DeclarativeConfig): Generator<Blob> {
 /** The blobs of `cfg` grouped and ordered as opm writes them ({@link orderBlobs}). */
 export function groupBlobs(cfg: DeclarativeConfig, options: WriteOptions = {}): PackageGroup[] {
   const placedBlobs: PlacedBlob<Blob>[] = [];
-  for (const b of blobsOf(cfg)) placedBlobs.push(placed(b));
+  for (const b of blobsOf(cfg)) placedBlobs.push({ ...placeOf(b), value: b });
   return orderBlobs(placedBlobs, options).map((g) => ({
     package: g.package,
     blobs: g.blobs.map((b) => b.value),

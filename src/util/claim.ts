@@ -10,6 +10,33 @@ export function claim(next: Int32Array, count: number): number {
   return i < count ? i : -1;
 }
 
+/** Let no thread claim anything more (after a failure, which ends the work of every thread). */
+export function stopClaims(next: Int32Array, count: number): void {
+  Atomics.store(next, 0, count);
+}
+
+/** A failure as a worker reports it: the error's message and stack, which cross threads as text. */
+export interface FailureReply {
+  ok: false;
+  message: string;
+  stack?: string;
+}
+
+export function failureReply(err: unknown): FailureReply {
+  return {
+    ok: false,
+    message: err instanceof Error ? err.message : String(err),
+    ...(err instanceof Error && err.stack !== undefined ? { stack: err.stack } : {}),
+  };
+}
+
+/** The error a worker's failure reply stands for, in this thread, its message after `what`. */
+export function replyError(what: string, reply: FailureReply): Error {
+  const err = new Error(`${what}: ${reply.message}`);
+  if (reply.stack !== undefined) err.stack = reply.stack;
+  return err;
+}
+
 /** The work a pool's worker is started with: the items in claim order, the counter, and shared data. */
 export interface ClaimWork<T, D> {
   items: T[];
@@ -30,7 +57,8 @@ export interface ReplyPort {
 
 /**
  * Run in a worker: claim items until none is left, post each result (its `transfer` list moved, not
- * copied), then close the port. A failing item is answered with its message, and the pool fails.
+ * copied), then close the port. A failing item is answered with its message, and ends the claims
+ * of every thread: the pool fails.
  */
 export async function serveClaims<T, D, R>(
   port: ReplyPort,
@@ -46,12 +74,8 @@ export async function serveClaims<T, D, R>(
       try {
         reply = { index: i, ok: true, result: await run(item, work.data) };
       } catch (err) {
-        reply = {
-          index: i,
-          ok: false,
-          message: err instanceof Error ? err.message : String(err),
-          ...(err instanceof Error && err.stack !== undefined ? { stack: err.stack } : {}),
-        };
+        stopClaims(next, work.items.length);
+        reply = { index: i, ...failureReply(err) };
       }
       port.postMessage(reply, reply.ok ? transfer(reply.result) : []);
     }
