@@ -8,11 +8,12 @@
 // The cache written by the build (dist/opm.cjs.cache) is valid only for the Node.js version and V8
 // flags that built it (its .stamp file). Any other run compiles as usual the first time and leaves
 // a cache for its own stamp in the user's cache folder. A cache V8 rejects only costs speed.
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 import { defaultCacheDir } from '../util/cache-dir.js';
+import { ownPackageFrom, versionLine } from './version-line.js';
 import type * as CliMain from './main.js';
 
 /** What dist/opm.cjs exports: the entry points of src/cli/main.ts. */
@@ -100,8 +101,43 @@ function readText(file: string): string | undefined {
   return readOptional(file)?.toString('utf8').trim();
 }
 
+/** Exit status of a process whose reader went away (as the command line ends on EPIPE). */
+const BROKEN_PIPE_STATUS = 141;
+
+/**
+ * Write `text` to standard output whole, synchronously (standard output may be a non-blocking pipe
+ * shared with a parent). False when the reader has gone.
+ */
+export function writeStdoutSync(text: string): boolean {
+  const buf = Buffer.from(text);
+  for (let done = 0; done < buf.length;) {
+    try {
+      done += writeSync(1, buf, done);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') return false;
+      if (code !== 'EAGAIN') throw err;
+    }
+  }
+  return true;
+}
+
+/**
+ * `opm version` and nothing else: the one command that needs none of the command line. Printed by the
+ * launcher, it costs a Node.js start and little more (every other form, `opm version --help`
+ * included, goes through the command line as usual).
+ */
+export function isBareVersion(args: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  return args.length === 1 && args[0] === 'version' && env.OPM_DEBUG !== '1';
+}
+
 /** Load the bundled command line (dist/opm.cjs) and run it. */
 export async function launch(bundle: string): Promise<void> {
+  if (isBareVersion(process.argv.slice(2))) {
+    const line = versionLine(ownPackageFrom(path.dirname(bundle)).version);
+    if (!writeStdoutSync(line)) process.exitCode = BROKEN_PIPE_STATUS;
+    return;
+  }
   if (!existsSync(bundle)) throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);
   const stamp = runtimeStamp();
   const shipped = readText(shippedStampFile(bundle)) === stamp;

@@ -81,7 +81,7 @@ describe('the launcher', () => {
   });
 
   it('replaces a corrupt cache and still runs', () => {
-    expect(run(OTHER_FLAGS, ['version']).status).toBe(0);
+    expect(run(OTHER_FLAGS, ['--help']).status).toBe(0);
     const [file] = ownCaches();
     if (file === undefined) throw new Error('no cache written');
     writeFileSync(file, 'not a code cache');
@@ -90,6 +90,33 @@ describe('the launcher', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('"schema": "olm.package"');
     expect(readFileSync(file, 'utf8')).not.toBe('not a code cache');
+  });
+});
+
+describe('a bare `opm version`', () => {
+  it('prints what the command line prints, without compiling the command line', () => {
+    const bare = run(OTHER_FLAGS, ['version']);
+    expect(bare.status).toBe(0);
+    expect(bare.stderr).toBe('');
+    // Compiling the bundle under other V8 flags would have left a cache of its own.
+    expect(ownCaches()).toEqual([]);
+    // OPM_DEBUG=1 takes the command line's way.
+    const full = spawnSync(process.execPath, [bin, 'version'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: cacheDir, OPM_DEBUG: '1' },
+    });
+    expect(full.status).toBe(0);
+    expect(bare.stdout).toBe(full.stdout);
+    expect(bare.stdout).toMatch(/^Version: version\.Version\{OpmVersion:"v1\.73\.0\+opm-ts\.[^"]+", /);
+  });
+
+  it('leaves every other form to the command line', () => {
+    const help = run([], ['version', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Print the opm version');
+    const extra = run([], ['version', '--bogus']);
+    expect(extra.status).toBe(2);
+    expect(extra.stderr).toContain('--bogus');
   });
 });
 
