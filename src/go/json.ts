@@ -361,9 +361,105 @@ function append(out: JsonOut, v: unknown, nl: string | null, unit: string, escap
 
 /** Go `json.Marshal` (HTML escaping on by default, as in Go). No trailing newline. */
 export function marshal(value: unknown, escapeHTML = true): string {
+  return marshalNatively(value, escapeHTML) ?? marshalByParts(value, escapeHTML);
+}
+
+/** Go `json.Marshal` written piece by piece by this module's encoder (exported for tests). */
+export function marshalByParts(value: unknown, escapeHTML = true): string {
   const parts: string[] = [];
   append(new PartsOut(parts), value, null, '', escapeHTML);
   return parts.join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// json.Marshal by V8's JSON.stringify
+
+/** Marks a value JSON.stringify would write differently from Go. */
+const NOT_NATIVE = Symbol('not native');
+
+/** JSON.stringify writes lone surrogates as escapes; Go writes U+FFFD. */
+const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
+const SEPARATORS_G = /[\u2028\u2029]/g;
+const HTML_SEPARATORS_G = /[<>&\u2028\u2029]/g;
+/** A key V8 orders before the others whatever the insertion order (an array index). */
+const INDEX_LIKE = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * Go `json.Marshal` by V8's native JSON.stringify, or undefined when the value holds something the
+ * two would write differently (a RawJson, a Go struct, -0, a non-finite number, a lone surrogate).
+ * Native code does in one pass what the piece-by-piece encoder does in many small steps, and does not
+ * need warming up: for a 110 KB CustomResourceDefinition it is about ten times faster, which is a
+ * good part of `opm render <bundle dir>`. The string escapes are the same as Go's except U+2028,
+ * U+2029 and (with HTML escaping) `<`, `>`, `&`, which only occur inside strings and are escaped after.
+ */
+export function marshalNatively(value: unknown, escapeHTML = true): string | undefined {
+  const ready = nativeReady(value);
+  if (ready === NOT_NATIVE) return undefined;
+  // undefined alone is not JSON (JSON.stringify gives undefined); the encoder reports it.
+  const text = JSON.stringify(ready) as string | undefined;
+  if (text === undefined || ESCAPED_SURROGATE.test(text)) return undefined;
+  return text.replace(escapeHTML ? HTML_SEPARATORS_G : SEPARATORS_G, escapeChar);
+}
+
+/**
+ * `v` ready for JSON.stringify: itself, or a copy whose maps have their keys in Go's order; NOT_NATIVE
+ * when it holds a value JSON.stringify writes differently from Go.
+ */
+function nativeReady(v: unknown): unknown {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+    case 'undefined': // skipped in maps and null in arrays, by both
+      return v;
+    case 'number':
+      return Number.isFinite(v) && !Object.is(v, -0) ? v : NOT_NATIVE;
+    case 'object':
+      break;
+    default:
+      return NOT_NATIVE;
+  }
+  if (v === null) return v;
+  if (Array.isArray(v)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i];
+      const ready = nativeReady(item);
+      if (ready === NOT_NATIVE) return NOT_NATIVE;
+      if (ready !== item) (copy ??= v.slice())[i] = ready;
+    }
+    return copy ?? v;
+  }
+  if (!isPlainObject(v)) return NOT_NATIVE;
+  // JSON.stringify writes keys in Object.keys order: that must be Go's (UTF-8 byte) order.
+  const keys = Object.keys(v);
+  let sorted = true;
+  for (let i = 1; i < keys.length; i++) {
+    if (compareUtf8(keys[i - 1] as string, keys[i] as string) > 0) {
+      sorted = false;
+      break;
+    }
+  }
+  let copy: Record<string, unknown> | undefined;
+  if (!sorted) {
+    // A copy with the keys inserted in order, unless V8 would put an index-like key first anyway.
+    if (keys.some((k) => INDEX_LIKE.test(k) || k === '__proto__')) return NOT_NATIVE;
+    keys.sort(compareUtf8);
+    copy = {};
+  }
+  for (const k of keys) {
+    const item = v[k];
+    const ready = nativeReady(item);
+    if (ready === NOT_NATIVE) return NOT_NATIVE;
+    if (copy !== undefined) copy[k] = ready;
+    else if (ready !== item) {
+      // A copy in the same (sorted) order; an own `__proto__` key cannot be set by assignment.
+      if (keys.includes('__proto__')) return NOT_NATIVE;
+      copy = {};
+      for (const k2 of keys) copy[k2] = v[k2];
+      copy[k] = ready;
+    }
+  }
+  return copy ?? v;
 }
 
 /**

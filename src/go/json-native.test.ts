@@ -1,0 +1,188 @@
+// json.Marshal by JSON.stringify (marshalNatively) must write exactly what the piece-by-piece encoder
+// writes, or decline: checked on hand-picked values, on every manifest of the corpus bundles and of
+// the bundle fixtures, and on generated values full of the characters and keys where the two differ.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { corpusDir, haveCorpus } from '../../test/corpus.js';
+import { decodeFirstDocument } from '../bundle/decode.js';
+import { GoStruct, marshal, marshalByParts, marshalNatively } from './json.js';
+import { RawJson } from './raw-json.js';
+
+/** Both encoders agree (same text, or the same error), with and without HTML escaping. */
+function expectSame(value: unknown): void {
+  for (const html of [true, false]) {
+    let want: string | Error;
+    try {
+      want = marshalByParts(value, html);
+    } catch (err) {
+      want = err as Error;
+    }
+    if (want instanceof Error) {
+      expect(() => marshal(value, html)).toThrow(want.message);
+      expect(marshalNatively(value, html)).toBeUndefined();
+      continue;
+    }
+    const native = marshalNatively(value, html);
+    if (native !== undefined) expect(native).toBe(want);
+    expect(marshal(value, html)).toBe(want);
+  }
+}
+
+describe('marshalNatively', () => {
+  it('writes maps with their keys in UTF-8 byte order, whatever the insertion order', () => {
+    const v = { b: 1, a: { d: [1, 'x'], c: null }, '\ue000': 1, '\u{1f600}': 2, A: true };
+    expect(marshalNatively(v)).toBe(marshalByParts(v));
+    expect(marshalNatively(v)).toBe('{"A":true,"a":{"c":null,"d":[1,"x"]},"b":1,"\ue000":1,"\u{1f600}":2}');
+  });
+
+  it('escapes <, >, & only with HTML escaping, and U+2028, U+2029 always', () => {
+    const v = { '<k>': 'a & b <c>\u2028\u2029' };
+    expect(marshalNatively(v, true)).toBe('{"\\u003ck\\u003e":"a \\u0026 b \\u003cc\\u003e\\u2028\\u2029"}');
+    expect(marshalNatively(v, false)).toBe('{"<k>":"a & b <c>\\u2028\\u2029"}');
+    expectSame(v);
+  });
+
+  it('writes control characters, quotes and backslashes as Go does', () => {
+    expectSame({ s: '\u0000\u0001\b\f\n\r\t\u001f"\\\u007f\u0085' });
+    expect(marshalNatively('\b\f\u001b')).toBe('"\\b\\f\\u001b"');
+  });
+
+  it('declines what JSON.stringify writes differently: lone surrogates, -0, non-finite numbers', () => {
+    expect(marshalNatively({ s: 'a\ud800b' })).toBeUndefined();
+    expect(marshalNatively({ s: '\udc00' })).toBeUndefined();
+    expect(marshalNatively([-0])).toBeUndefined();
+    expect(marshalNatively([Number.NaN])).toBeUndefined();
+    expect(marshalNatively([Infinity])).toBeUndefined();
+    expect(marshal({ s: 'a\ud800b' })).toBe('{"s":"a\\ufffdb"}');
+    expect(marshal([-0])).toBe('[-0]');
+    expect(() => marshal([Number.NaN])).toThrow('json: unsupported value: NaN');
+    // A surrogate pair is one character, written as it is by both.
+    expect(marshalNatively({ s: '\u{1f600}' })).toBe('{"s":"\u{1f600}"}');
+  });
+
+  it('declines raw JSON, Go structs, class instances and index-like keys out of order', () => {
+    expect(marshalNatively({ a: new RawJson('{"z":1,"a":2}') })).toBeUndefined();
+    expect(marshalNatively({ a: new GoStruct({ z: 1, a: 2 }) })).toBeUndefined();
+    expect(marshalNatively({ d: new Date(0) })).toBeUndefined();
+    expect(marshalNatively({ 10: 'a', 9: 'b' })).toBeUndefined();
+    expectSame({ a: new RawJson('{"z":1,"a":2}'), b: new GoStruct({ z: 1, a: 2 }) });
+    expectSame({ 10: 'a', 9: 'b', x: 1 });
+    // In order already (as V8 keeps them), index-like keys are fine.
+    expect(marshalNatively({ 1: 'a', 2: 'b', x: 1 })).toBe('{"1":"a","2":"b","x":1}');
+  });
+
+  it('keeps an own __proto__ key as a key', () => {
+    const v = JSON.parse('{"z":1,"__proto__":{"b":2,"a":1}}') as unknown;
+    expectSame(v);
+    expect(marshal(v)).toBe('{"__proto__":{"a":1,"b":2},"z":1}');
+  });
+
+  it('skips undefined in maps and writes null for it in arrays, as the encoder does', () => {
+    expectSame({ a: undefined, b: [undefined, 1], c: 2 });
+    expect(marshalNatively({ a: undefined, b: [undefined, 1] })).toBe('{"b":[null,1]}');
+    expectSame(undefined);
+  });
+
+  it('agrees on generated values full of awkward keys, strings and numbers', () => {
+    let seed = 12345;
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const chars = [
+      'a',
+      'Z',
+      '0',
+      '9',
+      '<',
+      '>',
+      '&',
+      '"',
+      '\\',
+      '\n',
+      '\u0001',
+      '\u007f',
+      'é',
+      '\u2028',
+      '\u2029',
+      '\ue000',
+      '\uffff',
+      '\u{1f600}',
+      '\ud800',
+      '\udfff',
+      ' ',
+      '/',
+      '\b',
+      '\f',
+    ];
+    const str = (): string => Array.from({ length: rand(6) }, () => chars[rand(chars.length)]).join('');
+    const numbers = [0, -0, 1, -1, 0.5, 1e21, 1e-7, 123456789012, 5e-324, 1.7976931348623157e308, 0.1 + 0.2];
+    const value = (depth: number): unknown => {
+      switch (depth > 4 ? rand(4) : rand(7)) {
+        case 0:
+          return str();
+        case 1:
+          return numbers[rand(numbers.length)];
+        case 2:
+          return rand(2) === 0 ? null : rand(2) === 0;
+        case 3:
+          return String(rand(20));
+        case 4:
+        case 5: {
+          const o: Record<string, unknown> = {};
+          for (let i = rand(6); i > 0; i--) o[rand(3) === 0 ? String(rand(12)) : str()] = value(depth + 1);
+          return o;
+        }
+        default:
+          return Array.from({ length: rand(5) }, () => value(depth + 1));
+      }
+    };
+    let native = 0;
+    for (let i = 0; i < 3000; i++) {
+      const v = value(0);
+      expectSame(v);
+      if (marshalNatively(v) !== undefined) native++;
+    }
+    // Most values take the native way; the rest (lone surrogates, -0, index keys) are declined.
+    expect(native).toBeGreaterThan(1000);
+  });
+});
+
+/** Every .yaml, .yml and .json file under `dir`. */
+function manifestFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...manifestFiles(p));
+    else if (/\.(ya?ml|json)$/.test(e.name)) out.push(p);
+  }
+  return out.sort();
+}
+
+/** Both encoders agree on the first document of every manifest file under `dir` that decodes. */
+function checkManifests(dir: string): number {
+  let checked = 0;
+  for (const file of manifestFiles(dir)) {
+    let value: unknown;
+    try {
+      value = decodeFirstDocument(readFileSync(file, 'utf8')).value;
+    } catch {
+      continue; // files that do not decode are the decoder's tests' business
+    }
+    if (value === undefined) continue;
+    expect(marshal(value, true), file).toBe(marshalByParts(value, true));
+    checked++;
+  }
+  return checked;
+}
+
+describe('marshal on real manifests', () => {
+  it('agrees with the encoder on every manifest of the bundle fixtures', () => {
+    expect(checkManifests(path.resolve('testdata/render'))).toBeGreaterThan(20);
+  });
+
+  it.runIf(haveCorpus())('agrees with the encoder on every manifest of the corpus bundles', () => {
+    expect(checkManifests(path.join(corpusDir ?? '', 'community-bundles'))).toBeGreaterThan(100);
+  });
+});
