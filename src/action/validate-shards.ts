@@ -20,7 +20,7 @@
  *   errors also decide opm's message, which is the first in opm's order over the whole catalog).
  * A valid catalog, the case of every CI run that passes, is therefore checked once, in parallel.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Finding } from '../findings.js';
 import { loadFile } from '../declcfg/load-file.js';
 import type { WalkedFile } from '../declcfg/load-walk.js';
@@ -161,8 +161,8 @@ interface WorkerShard {
   stop(): Promise<unknown>;
 }
 
-function runWorker(script: string, work: ShardWork): WorkerShard {
-  const w = new Worker(script, { workerData: work });
+function runWorker(WorkerClass: typeof Worker, script: string, work: ShardWork): WorkerShard {
+  const w = new WorkerClass(script, { workerData: work });
   let failed: Error | undefined;
   const pending: { resolve: (reply: ShardReply) => void; reject: (err: Error) => void }[] = [];
   const fail = (err: Error): void => {
@@ -219,7 +219,11 @@ export async function validateShards(
   script: string,
 ): Promise<{ loadFindings: Finding[]; findings: Finding[] } | undefined> {
   const work: ShardWork = { groups, next: new SharedArrayBuffer(4), checks };
-  const workers = Array.from({ length: Math.min(threads, groups.length) - 1 }, () => runWorker(script, work));
+  // Loaded here, not with this module: most commands never start a worker.
+  const { Worker: WorkerClass } = await import('node:worker_threads');
+  const workers = Array.from({ length: Math.min(threads, groups.length) - 1 }, () =>
+    runWorker(WorkerClass, script, work),
+  );
   // Handled before this thread's share is awaited, so that a failing worker is never left unheard.
   for (const w of workers) w.checked.catch(() => undefined);
   try {

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { DecodeOptions } from './decode.js';
 import { loadFile, type LoadResult } from './load-file.js';
 import type { WalkedFile } from './load-walk.js';
@@ -109,7 +109,10 @@ export async function mapFilesInWorkers<D, R>(
     done[at] = true;
   };
   const finished: Promise<void>[] = [];
-  for (let n = 1; n < Math.min(threads, files.length); n++) {
+  const workerCount = Math.min(threads, files.length) - 1;
+  // Loaded only when workers start: most commands never do, and the module costs a few ms to load.
+  const { Worker } = workerCount > 0 ? await import('node:worker_threads') : { Worker: undefined };
+  for (let n = 0; Worker !== undefined && n < workerCount; n++) {
     const w = new Worker(script, { workerData: work });
     workers.push(w);
     finished.push(
