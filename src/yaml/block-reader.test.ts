@@ -58,6 +58,19 @@ describe('block reader: values as js-yaml reads them', () => {
     expect(agrees(text, label)).toBe(true);
   });
 
+  it('tells apart keys of the same length and end characters (one slot of the key cache)', () => {
+    expect(read('abcd: 1\nazzd: 2\nsub:\n  azzd: 3\n  abcd: 4\n')).toStrictEqual({
+      abcd: 1,
+      azzd: 2,
+      sub: { azzd: 3, abcd: 4 },
+    });
+    // `tame` and `true` share a slot: the boolean key is still left to js-yaml.
+    expect(read('tame: 1\n')).toStrictEqual({ tame: 1 });
+    expect(read('tame: 1\ntrue: 2\n')).toBeUndefined();
+    // A key met before is still a duplicate when written twice.
+    expect(read('tame: 1\ntame: 2\n')).toBeUndefined();
+  });
+
   it.each([
     ['a comment', 'a: 1 # c\n'],
     ['a comment line', 'a: 1\n# c\nb: 2\n'],

@@ -21,6 +21,10 @@ export type PlainResolver = (
 
 type Value = null | boolean | number | string | Value[] | { [key: string]: Value };
 
+/** Plain keys already read (and found to be string keys), by a hash of length and end characters. */
+const KEY_SLOTS_MASK = 1023;
+const KEYS: (string | undefined)[] = new Array<string | undefined>(KEY_SLOTS_MASK + 1).fill(undefined);
+
 /** Thrown to give up; caught at the top only. */
 const GIVE_UP = new Error('outside the fast subset');
 
@@ -179,9 +183,8 @@ class BlockReader {
     let keyAt = at;
     for (;;) {
       const colon = this.keyEnd(keyAt);
-      const key = t.slice(keyAt, colon);
-      if (key === '__proto__' || key === '<<' || Object.hasOwn(out, key) || this.resolve(key).ok)
-        throw GIVE_UP;
+      const key = this.key(keyAt, colon);
+      if (Object.hasOwn(out, key)) throw GIVE_UP;
       let i = colon + 1;
       while (t.charCodeAt(i) === SPACE) i++;
       let value: Value;
@@ -199,6 +202,24 @@ class BlockReader {
       if (next > indent) throw GIVE_UP; // a continuation line, or bad indentation
       keyAt = this.pos + indent;
     }
+  }
+
+  /**
+   * The plain key from `at` to `colon`. A catalog repeats a few hundred keys thousands of times: a key
+   * met before is taken from KEYS, compared in place, instead of being cut out of the text, checked
+   * and interned again as a property name.
+   */
+  private key(at: number, colon: number): string {
+    const t = this.text;
+    const slot =
+      (Math.imul(colon - at, 31) + Math.imul(t.charCodeAt(at), 7) + t.charCodeAt(colon - 1)) & KEY_SLOTS_MASK;
+    const known = KEYS[slot];
+    if (known !== undefined && known.length === colon - at && t.startsWith(known, at)) return known;
+    const key = t.slice(at, colon);
+    // Keys js-yaml treats specially, and keys that are not strings (true, 1, ~), are js-yaml's.
+    if (key === '__proto__' || key === '<<' || this.resolve(key).ok) throw GIVE_UP;
+    KEYS[slot] = key;
+    return key;
   }
 
   /** End of a plain key starting at `at` (the position of its `: ` or `:` before the line break). */
