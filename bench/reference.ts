@@ -101,6 +101,8 @@ interface Case {
   runs?: number;
   /** Variables removed from the environment of both commands. */
   unset?: string[];
+  /** What runs in opm-ts's column instead of `opm <args>` (a floor, run beside the reference). */
+  instead?: string[];
 }
 
 /**
@@ -114,6 +116,8 @@ export function referenceBench(opts: {
   catalog: string | undefined;
   bundleDir: string | undefined;
   generated: string | undefined;
+  /** The floor of `render -o json` (bench/floor-json.ts) as a command, given the catalog after it. */
+  floorJson?: string[];
   runs: number;
 }): ReferenceRow[] {
   const gnuTime = haveGnuTime();
@@ -143,6 +147,14 @@ export function referenceBench(opts: {
       { name: 'render -o json <corpus catalog>', args: ['render', c, '-o', 'json'], wall: 0.4, cpu: 0.5 },
       { name: 'render -o yaml <corpus catalog>', args: ['render', c, '-o', 'yaml'], wall: 0.4, cpu: 0.5 },
     );
+    // Reading, parsing (opm-ts's reader) and V8's JSON.stringify alone, against the reference's
+    // render -o json: the least any JavaScript render of this catalog can take.
+    if (opts.floorJson !== undefined)
+      cases.push({
+        name: 'render -o json floor: read+parse+stringify',
+        args: ['render', c, '-o', 'json'],
+        instead: [...opts.floorJson, c],
+      });
   }
   // The reference needs close to a minute and 2 GB here: one run, all cores only.
   if (opts.generated !== undefined && process.env.BENCH_REFERENCE_LARGE !== '0')
@@ -155,6 +167,7 @@ export function referenceBench(opts: {
 
   const rows: ReferenceRow[] = [];
   const allWall = new Map<string, [number, number]>();
+  const refWall = new Map<string, [number, number]>();
   for (const c of cases) {
     for (const oneCore of [true, false]) {
       if (c.runs === 1 && oneCore) continue;
@@ -164,7 +177,7 @@ export function referenceBench(opts: {
       const opmRuns: Run[] = [];
       for (let i = 0; i < (c.runs ?? opts.runs); i++) {
         refRuns.push(runOnce([opts.reference, ...c.args], oneCore, env, gnuTime));
-        opmRuns.push(runOnce([...opm, ...c.args], oneCore, env, gnuTime));
+        opmRuns.push(runOnce(c.instead ?? [...opm, ...c.args], oneCore, env, gnuTime));
       }
       const ref = best(refRuns);
       const ours = best(opmRuns);
@@ -197,6 +210,8 @@ export function referenceBench(opts: {
       });
       const prev = allWall.get(c.name) ?? [0, 0];
       allWall.set(c.name, oneCore ? [ours.ms, prev[1]] : [prev[0], ours.ms]);
+      const prevRef = refWall.get(c.name) ?? [0, 0];
+      refWall.set(c.name, oneCore ? [ref.ms, prevRef[1]] : [prevRef[0], ref.ms]);
     }
   }
   // Node.js's own start (`node -e 0`) against the reference's `version`: the floor under every short
@@ -225,10 +240,12 @@ export function referenceBench(opts: {
     ok: undefined,
   });
   const ceiling = machineSpeedup(opts.runs);
+  let workSpeedup: number | undefined;
   if (opts.catalog !== undefined) {
     // The same validation as separate one-thread processes, all at once: what this machine gives
     // this work when nothing is shared between the copies, the ceiling for any threading of it.
     const work = workloadSpeedup([...opm, 'validate', opts.catalog], opts.runs);
+    workSpeedup = work.speedup;
     rows.push({
       name: `validate: ${availableParallelism()} processes at once`,
       cores: String(availableParallelism()),
@@ -261,6 +278,32 @@ export function referenceBench(opts: {
       cpuRatio: undefined,
       target: '>= 1.7x',
       ok: speedup >= 1.7,
+    });
+  }
+  // No threading of this work gains more from the other cores than separate processes do (the
+  // "processes at once" row), while the reference gains its own speed-up: at all cores opm-ts's ratio
+  // can be no better than its one-core ratio times the reference's speed-up over that gain.
+  for (const [name, short] of [
+    ['validate <corpus catalog>', 'validate'],
+    ['render -o json <corpus catalog>', 'render -o json'],
+  ] as const) {
+    const w = allWall.get(name);
+    const r = refWall.get(name);
+    if (workSpeedup === undefined || w === undefined || r === undefined || w[0] === 0 || r[1] === 0) continue;
+    const refSpeedup = r[0] / r[1];
+    rows.push({
+      name: `${short}: best all-core ratio possible`,
+      cores: String(availableParallelism()),
+      refMs: Math.round(r[1]),
+      opmMs: Math.round(w[0] / workSpeedup),
+      refCpuMs: undefined,
+      opmCpuMs: undefined,
+      refMB: undefined,
+      opmMB: undefined,
+      ratio: Math.round((w[0] / r[0]) * (refSpeedup / workSpeedup) * 100) / 100,
+      cpuRatio: undefined,
+      target: `1-core ratio x ref speed-up ${refSpeedup.toFixed(2)} / ${workSpeedup.toFixed(2)}`,
+      ok: undefined,
     });
   }
   return rows;

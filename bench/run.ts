@@ -178,6 +178,7 @@ if (reference === undefined) {
       catalog: corpusDir ? path.join(corpusDir, 'community-catalog-v4.21') : undefined,
       bundleDir: bundles !== undefined && existsSync(bundles) ? bundles : undefined,
       generated: generated(),
+      floorJson: [process.execPath, path.join(root, 'bench', 'out', 'floor-json.cjs')],
       runs: Math.max(RUNS, 5),
     }),
   );

@@ -49,3 +49,30 @@ await build({
   plugins: [useProductBuild],
   logLevel: 'warning',
 });
+
+// The floor of `render -o json` (bench/floor-json.ts) as one CommonJS file with the product's modules
+// inside it, so that it starts like a small program rather than through the ES module loader.
+await build({
+  entryPoints: [path.join(root, 'bench', 'floor-json.ts')],
+  outfile: path.join(out, 'floor-json.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  plugins: [
+    {
+      name: 'product-build-inside',
+      setup(b) {
+        b.onResolve({ filter: /\/src\// }, (args) => {
+          const target = path.resolve(args.resolveDir, args.path);
+          return target.startsWith(src)
+            ? { path: path.join(root, 'dist', path.relative(src, target)) }
+            : undefined;
+        });
+      },
+    },
+  ],
+  define: { 'import.meta.url': '__floorModuleUrl' },
+  banner: { js: "const __floorModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  logLevel: 'warning',
+});
