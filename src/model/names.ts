@@ -68,6 +68,29 @@ function parseReference(s: string): string | undefined {
  * valid. Short names (`busybox:1`) are accepted and normalized to docker.io/library.
  */
 export function imageReferenceError(s: string): string | undefined {
+  return plainlyValid(s) ? undefined : imageReferenceErrorByGrammar(s);
+}
+
+/**
+ * The shape catalogs are full of, `host.name[:port]/path[:tag]` and/or `@sha256:<64 hex>`: a host
+ * with a dot is always the domain, so this expression has no choice to backtrack over, unlike the
+ * grammar's, whose domain is optional. What it does not match (short names, docker.io normalisation,
+ * IPv6 hosts, other digests, every invalid reference) goes to the grammar, which gives opm's message.
+ */
+const PLAIN_REFERENCE =
+  /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)+(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+(?::\w[\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+
+/** Whether `s` is a valid reference of the plain shape (names longer than 255 are the grammar's). */
+function plainlyValid(s: string): boolean {
+  if (s.length > 255 + 129 + 72 || !PLAIN_REFERENCE.test(s)) return false;
+  // index.docker.io is renamed docker.io, which changes the name's length: the grammar's case.
+  if (s.startsWith('index.docker.io/')) return false;
+  const end = s.search(/[:@][^/]*$/);
+  return (end === -1 ? s.length : end) <= 255;
+}
+
+/** imageReferenceError by the grammar's regular expression alone (exported for tests). */
+export function imageReferenceErrorByGrammar(s: string): string | undefined {
   if (ANCHORED_IDENTIFIER.test(s)) {
     return `invalid repository name (${s}), cannot specify 64-byte hexadecimal strings`;
   }
