@@ -123,6 +123,8 @@ class BlockReader {
   private readonly resolve: PlainResolver;
   /** Start of the line being read. */
   private pos = 0;
+  /** Spaces at the start of that line, once skipBlankLines has reached it. */
+  private indent = 0;
 
   constructor(text: string, resolve: PlainResolver) {
     this.text = text;
@@ -132,7 +134,7 @@ class BlockReader {
   /** The document's value: a block mapping starting at column 0. */
   document(): Value {
     this.skipBlankLines();
-    if (this.pos >= this.text.length || this.indentAt(this.pos) !== 0) throw GIVE_UP;
+    if (this.pos >= this.text.length || this.indent !== 0) throw GIVE_UP;
     const value = this.mapping(0, this.pos, 0);
     this.skipBlankLines();
     if (this.pos < this.text.length) throw GIVE_UP;
@@ -146,16 +148,7 @@ class BlockReader {
     return nl;
   }
 
-  /** Spaces at `pos`; a tab after them gives up (tabs in indentation are js-yaml's to report). */
-  private indentAt(pos: number): number {
-    const t = this.text;
-    let i = pos;
-    while (t.charCodeAt(i) === SPACE) i++;
-    if (t.charCodeAt(i) === TAB) throw GIVE_UP;
-    return i - pos;
-  }
-
-  /** Move `pos` past lines that hold only spaces. */
+  /** Move `pos` past lines that hold only spaces, and set `indent` to the next line's spaces. */
   private skipBlankLines(): void {
     const t = this.text;
     for (;;) {
@@ -163,11 +156,16 @@ class BlockReader {
       while (t.charCodeAt(i) === SPACE) i++;
       if (i >= t.length) {
         this.pos = t.length;
+        this.indent = 0;
         return;
       }
       const c = t.charCodeAt(i);
-      if (c === HASH || c === TAB) throw GIVE_UP; // comments and tabs: js-yaml's business
-      if (c !== NL) return;
+      // Comments and tabs (in indentation too) are js-yaml's business.
+      if (c === HASH || c === TAB) throw GIVE_UP;
+      if (c !== NL) {
+        this.indent = i - this.pos;
+        return;
+      }
       this.pos = i + 1;
     }
   }
@@ -197,7 +195,7 @@ class BlockReader {
       out[key] = value;
       this.skipBlankLines();
       if (this.pos >= t.length) return out;
-      const next = this.indentAt(this.pos);
+      const next = this.indent;
       if (next < indent) return out;
       if (next > indent) throw GIVE_UP; // a continuation line, or bad indentation
       keyAt = this.pos + indent;
@@ -246,7 +244,7 @@ class BlockReader {
   private nestedValue(indent: number, depth: number): Value {
     this.skipBlankLines();
     if (this.pos >= this.text.length) return null;
-    const next = this.indentAt(this.pos);
+    const next = this.indent;
     const start = this.pos + next;
     const isItem = this.text.charCodeAt(start) === DASH && this.isItemMark(start);
     if (isItem && next >= indent) return this.sequence(next, depth + 1);
@@ -275,7 +273,7 @@ class BlockReader {
       else out.push(this.inlineValue(i, indent, depth));
       this.skipBlankLines();
       if (this.pos >= t.length) return out;
-      const next = this.indentAt(this.pos);
+      const next = this.indent;
       if (next < indent) return out;
       if (next > indent) throw GIVE_UP;
       const start = this.pos + indent;
