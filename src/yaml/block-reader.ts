@@ -531,8 +531,8 @@ class BlockReader {
  * without its `---` line.
  */
 export function readBlockYaml(text: string, resolve: PlainResolver): Value | undefined {
-  if (text.length === 0 || text.charCodeAt(text.length - 1) !== NL || text.includes('\r') || unusual(text))
-    return undefined;
+  // Carriage returns are among the unusual characters (\x0d).
+  if (text.length === 0 || text.charCodeAt(text.length - 1) !== NL || unusual(text)) return undefined;
   try {
     return new BlockReader(text, resolve).document();
   } catch (err) {
