@@ -388,8 +388,8 @@ const INDEX_LIKE = /^(?:0|[1-9][0-9]*)$/;
  * Go `json.Marshal` by V8's native JSON.stringify, or undefined when the value holds something the
  * two would write differently (a RawJson, a Go struct, -0, a non-finite number, a lone surrogate).
  * Native code does in one pass what the piece-by-piece encoder does in many small steps, and does not
- * need warming up: for a 110 KB CustomResourceDefinition it is about ten times faster, which is a
- * good part of `opm render <bundle dir>`. The string escapes are the same as Go's except U+2028,
+ * need warming up: a 110 KB CustomResourceDefinition is encoded in 6 ms instead of 21-26 ms in a fresh
+ * process, a good part of `opm render <bundle dir>`. The string escapes are the same as Go's except U+2028,
  * U+2029 and (with HTML escaping) `<`, `>`, `&`, which only occur inside strings and are escaped after.
  */
 export function marshalNatively(value: unknown, escapeHTML = true): string | undefined {
