@@ -4,8 +4,7 @@
 //                             opm ARGS... | graph-layout dagre|elk DIR PACKAGE | graph-page DIR PACKAGE OUT.html
 // Prints one JSON line: { "ms": wall time of the work, "maxRssMB": peak resident memory, "code": exit code }.
 // The graph modes time only their own part (set in `timed`), not the loading of the catalog.
-import { closeSync, openSync, readFileSync, readdirSync, writeSync, createWriteStream } from 'node:fs';
-import path from 'node:path';
+import { closeSync, openSync, readFileSync, writeSync, createWriteStream } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import jsYaml from 'js-yaml';
@@ -13,16 +12,7 @@ import { runCli } from '../src/cli/main.js';
 import { renderOutput } from '../src/action/render-output.js';
 import { parseCatalogBytes } from '../src/declcfg/parse.js';
 import { loadCatalogDir, loadCatalogDirOrThrow } from '../src/declcfg/load.js';
-
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...listFiles(p));
-    else if (e.name !== '.indexignore') out.push(p);
-  }
-  return out;
-}
+import { listFiles } from './catalog-files.js';
 
 /** Parse one file the plain way: JSON.parse per top-level object, or js-yaml loadAll. */
 function parseFile(text: string): unknown[] {

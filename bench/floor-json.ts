@@ -4,21 +4,11 @@
 // rules: what is left of `opm render -o json` when everything but reading, parsing and writing is
 // taken away. The reference rows run it beside `render -o json` (bench/reference.ts).
 //   node bench/out/floor-json.cjs DIR
-import { readdirSync, readFileSync, writeSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync, writeSync } from 'node:fs';
 import { parseCatalogBytes } from '../src/declcfg/parse.js';
+import { listFiles } from './catalog-files.js';
 
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...files(p));
-    else if (e.name !== '.indexignore') out.push(p);
-  }
-  return out;
-}
-
-for (const file of files(process.argv[2] ?? '.')) {
+for (const file of listFiles(process.argv[2] ?? '.')) {
   const parts: string[] = [];
   for (const blob of parseCatalogBytes(readFileSync(file)).blobs)
     parts.push(JSON.stringify(blob.value, null, 4), '\n');
