@@ -166,8 +166,8 @@ export function referenceBench(opts: {
     });
 
   const rows: ReferenceRow[] = [];
-  const allWall = new Map<string, [number, number]>();
-  const refWall = new Map<string, [number, number]>();
+  /** Best wall times by case: opm-ts's and the reference's, at one core and at all cores. */
+  const walls = new Map<string, { opm: [number, number]; ref: [number, number] }>();
   for (const c of cases) {
     for (const oneCore of [true, false]) {
       if (c.runs === 1 && oneCore) continue;
@@ -208,10 +208,10 @@ export function referenceBench(opts: {
             ? undefined
             : wallOk !== false && cpuOk !== false,
       });
-      const prev = allWall.get(c.name) ?? [0, 0];
-      allWall.set(c.name, oneCore ? [ours.ms, prev[1]] : [prev[0], ours.ms]);
-      const prevRef = refWall.get(c.name) ?? [0, 0];
-      refWall.set(c.name, oneCore ? [ref.ms, prevRef[1]] : [prevRef[0], ref.ms]);
+      const w = walls.get(c.name) ?? { opm: [0, 0], ref: [0, 0] };
+      w.opm[oneCore ? 0 : 1] = ours.ms;
+      w.ref[oneCore ? 0 : 1] = ref.ms;
+      walls.set(c.name, w);
     }
   }
   // Node.js's own start (`node -e 0`) against the reference's `version`: the floor under every short
@@ -246,39 +246,32 @@ export function referenceBench(opts: {
     // this work when nothing is shared between the copies, the ceiling for any threading of it.
     const work = workloadSpeedup([...opm, 'validate', opts.catalog], opts.runs);
     workSpeedup = work.speedup;
-    rows.push({
-      name: `validate: ${availableParallelism()} processes at once`,
-      cores: String(availableParallelism()),
-      refMs: Math.round(work.one),
-      opmMs: Math.round(work.all),
-      refCpuMs: undefined,
-      opmCpuMs: undefined,
-      refMB: undefined,
-      opmMB: undefined,
-      ratio: Math.round(work.speedup * 100) / 100,
-      cpuRatio: undefined,
-      target: 'speed-up of the work itself',
-      ok: undefined,
-    });
+    rows.push(
+      wallRow(
+        `validate: ${availableParallelism()} processes at once`,
+        String(availableParallelism()),
+        work.one,
+        work.all,
+        work.speedup,
+        'speed-up of the work itself',
+      ),
+    );
   }
   for (const name of ['validate <corpus catalog>', 'render -o json <corpus catalog>']) {
-    const w = allWall.get(name);
+    const w = walls.get(name)?.opm;
     if (w === undefined || w[0] === 0 || w[1] === 0) continue;
     const speedup = w[0] / w[1];
-    rows.push({
-      name: `${name}: speed-up 1 -> ${availableParallelism()} cores`,
-      cores: `machine ${ceiling.toFixed(2)}x`,
-      refMs: Math.round(w[0]),
-      opmMs: Math.round(w[1]),
-      refCpuMs: undefined,
-      opmCpuMs: undefined,
-      refMB: undefined,
-      opmMB: undefined,
-      ratio: Math.round(speedup * 100) / 100,
-      cpuRatio: undefined,
-      target: '>= 1.7x',
-      ok: speedup >= 1.7,
-    });
+    rows.push(
+      wallRow(
+        `${name}: speed-up 1 -> ${availableParallelism()} cores`,
+        `machine ${ceiling.toFixed(2)}x`,
+        w[0],
+        w[1],
+        speedup,
+        '>= 1.7x',
+        speedup >= 1.7,
+      ),
+    );
   }
   // No threading of this work gains more from the other cores than separate processes do (the
   // "processes at once" row), while the reference gains its own speed-up: at all cores opm-ts's ratio
@@ -287,26 +280,47 @@ export function referenceBench(opts: {
     ['validate <corpus catalog>', 'validate'],
     ['render -o json <corpus catalog>', 'render -o json'],
   ] as const) {
-    const w = allWall.get(name);
-    const r = refWall.get(name);
-    if (workSpeedup === undefined || w === undefined || r === undefined || w[0] === 0 || r[1] === 0) continue;
-    const refSpeedup = r[0] / r[1];
-    rows.push({
-      name: `${short}: best all-core ratio possible`,
-      cores: String(availableParallelism()),
-      refMs: Math.round(r[1]),
-      opmMs: Math.round(w[0] / workSpeedup),
-      refCpuMs: undefined,
-      opmCpuMs: undefined,
-      refMB: undefined,
-      opmMB: undefined,
-      ratio: Math.round((w[0] / r[0]) * (refSpeedup / workSpeedup) * 100) / 100,
-      cpuRatio: undefined,
-      target: `1-core ratio x ref speed-up ${refSpeedup.toFixed(2)} / ${workSpeedup.toFixed(2)}`,
-      ok: undefined,
-    });
+    const w = walls.get(name);
+    if (workSpeedup === undefined || w === undefined || w.opm[0] === 0 || w.ref[1] === 0) continue;
+    const refSpeedup = w.ref[0] / w.ref[1];
+    rows.push(
+      wallRow(
+        `${short}: best all-core ratio possible`,
+        String(availableParallelism()),
+        w.ref[1],
+        w.opm[0] / workSpeedup,
+        (w.opm[0] / w.ref[0]) * (refSpeedup / workSpeedup),
+        `1-core ratio x ref speed-up ${refSpeedup.toFixed(2)} / ${workSpeedup.toFixed(2)}`,
+      ),
+    );
   }
   return rows;
+}
+
+/** A row of wall times only (derived from other rows, or timed outside GNU time). */
+function wallRow(
+  name: string,
+  cores: string,
+  refMs: number,
+  opmMs: number,
+  ratio: number,
+  target: string,
+  ok?: boolean,
+): ReferenceRow {
+  return {
+    name,
+    cores,
+    refMs: Math.round(refMs),
+    opmMs: Math.round(opmMs),
+    refCpuMs: undefined,
+    opmCpuMs: undefined,
+    refMB: undefined,
+    opmMB: undefined,
+    ratio: Math.round(ratio * 100) / 100,
+    cpuRatio: undefined,
+    target,
+    ok,
+  };
 }
 
 /**

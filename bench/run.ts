@@ -66,31 +66,35 @@ function measure(
   };
 }
 
-function generated(): string {
-  const dir = path.join(outDir, 'generated-3000');
-  // Beside the catalog, not in it: opm parses every file of a catalog directory.
+/**
+ * A generated catalog under bench/out, made once (a marker beside it, not in it: opm parses every
+ * file of a catalog directory).
+ */
+function generatedCatalog(
+  name: string,
+  opts: { packages: number; bundlesPerPackage: number; payloadBytes: number },
+): string {
+  const dir = path.join(outDir, name);
   const marker = `${dir}.complete`;
   if (!existsSync(marker)) {
-    process.stderr.write(`generating a 3,000-bundle catalog with bundle objects in ${dir} ...\n`);
+    process.stderr.write(
+      `generating ${opts.packages * opts.bundlesPerPackage} bundles with bundle objects in ${dir} ...\n`,
+    );
     mkdirSync(dir, { recursive: true });
-    const info = generateCatalog(dir, { packages: 300, bundlesPerPackage: 10, payloadBytes: 330_000 });
+    const info = generateCatalog(dir, opts);
     writeFileSync(marker, JSON.stringify(info));
     process.stderr.write(`  ${info.bundles} bundles, ${(info.bytes / 1e9).toFixed(2)} GB\n`);
   }
   return dir;
 }
 
+/** The generated 1 GB catalog: 3,000 bundles with payloads. */
+const generated = (): string =>
+  generatedCatalog('generated-3000', { packages: 300, bundlesPerPackage: 10, payloadBytes: 330_000 });
+
 /** A catalog under the size where render's payloads stay on disk, over its thread threshold. */
-function generatedMid(): string {
-  const dir = path.join(outDir, 'generated-400');
-  const marker = `${dir}.complete`;
-  if (!existsSync(marker)) {
-    mkdirSync(dir, { recursive: true });
-    const info = generateCatalog(dir, { packages: 40, bundlesPerPackage: 10, payloadBytes: 110_000 });
-    writeFileSync(marker, JSON.stringify(info));
-  }
-  return dir;
-}
+const generatedMid = (): string =>
+  generatedCatalog('generated-400', { packages: 40, bundlesPerPackage: 10, payloadBytes: 110_000 });
 
 const rows: Row[] = [];
 const inputs: [string, string][] = [];

@@ -1,3 +1,6 @@
+/** Exit status of a process killed by SIGPIPE, as shells report it (and as opm ends). */
+export const BROKEN_PIPE_STATUS = 141;
+
 /** Thrown by a command that has already reported its outcome and only needs an exit code. */
 export class ExitCode extends Error {
   readonly code: number;

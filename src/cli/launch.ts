@@ -12,7 +12,9 @@ import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSyn
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
+import { errnoCode } from '../go/errno.js';
 import { defaultCacheDir } from '../util/cache-dir.js';
+import { BROKEN_PIPE_STATUS } from './exit-code.js';
 import { ownPackageFrom, versionLine } from './version-line.js';
 import type * as CliMain from './main.js';
 
@@ -101,9 +103,6 @@ function readText(file: string): string | undefined {
   return readOptional(file)?.toString('utf8').trim();
 }
 
-/** Exit status of a process whose reader went away (as the command line ends on EPIPE). */
-const BROKEN_PIPE_STATUS = 141;
-
 /**
  * Write `text` to standard output whole, synchronously (standard output may be a non-blocking pipe
  * shared with a parent). False when the reader has gone.
@@ -114,7 +113,7 @@ export function writeStdoutSync(text: string): boolean {
     try {
       done += writeSync(1, buf, done);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errnoCode(err);
       if (code === 'EPIPE') return false;
       if (code !== 'EAGAIN') throw err;
     }

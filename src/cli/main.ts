@@ -3,7 +3,7 @@ import { InternalError, OpmError, UsageError, formatPosition } from '../errors.j
 import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';
 import { pflagArgs } from './pflag.js';
-import { ExitCode, FailureExitCode } from './exit-code.js';
+import { BROKEN_PIPE_STATUS, ExitCode, FailureExitCode } from './exit-code.js';
 import { errnoCode, errnoText } from '../go/errno.js';
 import { escapeLine } from './escape.js';
 import { removeOwnedNow } from '../util/owned-temp.js';
@@ -23,9 +23,6 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return reportError(err, io, debug);
   }
 }
-
-/** Exit status of a process killed by SIGPIPE, as shells report it (and as opm ends). */
-const BROKEN_PIPE_STATUS = 141;
 
 function isBrokenPipe(err: unknown): boolean {
   return errnoCode(err) === 'EPIPE';

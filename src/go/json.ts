@@ -34,20 +34,19 @@ export function goStruct(fields: Readonly<Record<string, unknown>>): GoStruct {
 // ---------------------------------------------------------------------------------------------
 // Ordering
 
+/** Whether `keys` are in UTF-8 byte order (encoding/json's order of map keys) already. */
+function inUtf8Order(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++)
+    if (compareUtf8(keys[i - 1] as string, keys[i] as string) > 0) return false;
+  return true;
+}
+
 /** Keys of a Go map, sorted as encoding/json sorts them. */
 function sortedMapKeys(obj: Readonly<Record<string, unknown>>): string[] {
   const keys: string[] = [];
   for (const k of Object.keys(obj)) if (obj[k] !== undefined) keys.push(k);
-  if (keys.length < 2) return keys;
   // Insertion order is often sorted already (values normalised by the loader); check first.
-  let sorted = true;
-  for (let i = 1; i < keys.length; i++) {
-    if (compareUtf8(keys[i - 1] as string, keys[i] as string) > 0) {
-      sorted = false;
-      break;
-    }
-  }
-  if (!sorted) keys.sort(compareUtf8);
+  if (!inUtf8Order(keys)) keys.sort(compareUtf8);
   return keys;
 }
 
@@ -535,34 +534,27 @@ function nativeReady(v: unknown, long?: string[]): unknown {
   // Long strings in raw JSON stay in the text (a bundle's olm.bundle.object data, once per bundle).
   if (v instanceof RawJson) return rawReady(v.text);
   if (!isPlainObject(v)) return NOT_NATIVE;
-  // JSON.stringify writes keys in Object.keys order: that must be Go's (UTF-8 byte) order.
   const keys = Object.keys(v);
-  let sorted = true;
-  for (let i = 1; i < keys.length; i++) {
-    if (compareUtf8(keys[i - 1] as string, keys[i] as string) > 0) {
-      sorted = false;
-      break;
-    }
-  }
-  let copy: Record<string, unknown> | undefined;
+  // An own `__proto__` key cannot be copied by assignment: such maps are the encoder's.
+  if (keys.includes('__proto__')) return NOT_NATIVE;
+  // JSON.stringify writes keys in Object.keys order: Go's (UTF-8 byte) order already, or a copy's
+  // with the keys inserted so, unless V8 would put an index-like key first whatever the order.
+  const sorted = inUtf8Order(keys);
   if (!sorted) {
-    // A copy with the keys inserted in order, unless V8 would put an index-like key first anyway.
-    if (keys.some((k) => INDEX_LIKE.test(k) || k === '__proto__')) return NOT_NATIVE;
+    if (keys.some((k) => INDEX_LIKE.test(k))) return NOT_NATIVE;
     keys.sort(compareUtf8);
-    copy = {};
   }
-  for (const k of keys) {
+  let copy: Record<string, unknown> | undefined = sorted ? undefined : {};
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
     const item = v[k];
     const ready = nativeReady(item, long);
     if (ready === NOT_NATIVE) return NOT_NATIVE;
-    if (copy !== undefined) copy[k] = ready;
-    else if (ready !== item) {
-      // A copy in the same (sorted) order; an own `__proto__` key cannot be set by assignment.
-      if (keys.includes('__proto__')) return NOT_NATIVE;
+    if (copy === undefined && ready !== item) {
       copy = {};
-      for (const k2 of keys) copy[k2] = v[k2];
-      copy[k] = ready;
+      for (let j = 0; j < i; j++) copy[keys[j] as string] = v[keys[j] as string];
     }
+    if (copy !== undefined) copy[k] = ready;
   }
   return copy ?? v;
 }

@@ -80,12 +80,14 @@ export function imageReferenceError(s: string): string | undefined {
 const PLAIN_REFERENCE =
   /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)+(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+(?::\w[\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 
+/** Where the name of a reference ends: at its tag or digest, after its last `/`. */
+const NAME_END = /[:@][^/]*$/;
+
 /** Whether `s` is a valid reference of the plain shape (names longer than 255 are the grammar's). */
 function plainlyValid(s: string): boolean {
-  if (s.length > 255 + 129 + 72 || !PLAIN_REFERENCE.test(s)) return false;
   // index.docker.io is renamed docker.io, which changes the name's length: the grammar's case.
-  if (s.startsWith('index.docker.io/')) return false;
-  const end = s.search(/[:@][^/]*$/);
+  if (!PLAIN_REFERENCE.test(s) || s.startsWith('index.docker.io/')) return false;
+  const end = s.search(NAME_END);
   return (end === -1 ? s.length : end) <= 255;
 }
 

@@ -21,9 +21,21 @@ export type PlainResolver = (
 
 type Value = null | boolean | number | string | Value[] | { [key: string]: Value };
 
-/** Plain keys already read (and found to be string keys), by a hash of length and end characters. */
+/**
+ * Plain keys already read and found to be string keys by a resolver, by a hash of length and end
+ * characters (whether a key is a string is the resolver's answer, so each resolver has its own).
+ */
 const KEY_SLOTS_MASK = 1023;
-const KEYS: (string | undefined)[] = new Array<string | undefined>(KEY_SLOTS_MASK + 1).fill(undefined);
+const KEY_SLOTS = new WeakMap<PlainResolver, (string | undefined)[]>();
+
+function keySlots(resolve: PlainResolver): (string | undefined)[] {
+  let slots = KEY_SLOTS.get(resolve);
+  if (slots === undefined) {
+    slots = new Array<string | undefined>(KEY_SLOTS_MASK + 1).fill(undefined);
+    KEY_SLOTS.set(resolve, slots);
+  }
+  return slots;
+}
 
 /** Thrown to give up; caught at the top only. */
 const GIVE_UP = new Error('outside the fast subset');
@@ -121,6 +133,7 @@ function isIndicator(c: number): boolean {
 class BlockReader {
   private readonly text: string;
   private readonly resolve: PlainResolver;
+  private readonly keys: (string | undefined)[];
   /** Start of the line being read. */
   private pos = 0;
   /** Spaces at the start of that line, once skipBlankLines has reached it. */
@@ -129,6 +142,7 @@ class BlockReader {
   constructor(text: string, resolve: PlainResolver) {
     this.text = text;
     this.resolve = resolve;
+    this.keys = keySlots(resolve);
   }
 
   /** The document's value: a block mapping starting at column 0. */
@@ -204,19 +218,19 @@ class BlockReader {
 
   /**
    * The plain key from `at` to `colon`. A catalog repeats a few hundred keys thousands of times: a key
-   * met before is taken from KEYS, compared in place, instead of being cut out of the text, checked
+   * met before is taken from `keys`, compared in place, instead of being cut out of the text, checked
    * and interned again as a property name.
    */
   private key(at: number, colon: number): string {
     const t = this.text;
     const slot =
       (Math.imul(colon - at, 31) + Math.imul(t.charCodeAt(at), 7) + t.charCodeAt(colon - 1)) & KEY_SLOTS_MASK;
-    const known = KEYS[slot];
+    const known = this.keys[slot];
     if (known !== undefined && known.length === colon - at && t.startsWith(known, at)) return known;
     const key = t.slice(at, colon);
     // Keys js-yaml treats specially, and keys that are not strings (true, 1, ~), are js-yaml's.
     if (key === '__proto__' || key === '<<' || this.resolve(key).ok) throw GIVE_UP;
-    KEYS[slot] = key;
+    this.keys[slot] = key;
     return key;
   }
 
