@@ -12,9 +12,8 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isBundleDir } from '../bundle/parse.js';
-import { walkCatalog } from '../declcfg/load.js';
 import { jsonStart } from '../declcfg/parse.js';
-import type { WalkedFile } from '../declcfg/load-walk.js';
+import { walkCatalogDir, type WalkedFile, type WalkResult } from '../declcfg/load-walk.js';
 import { LARGE_FILE_BYTES } from '../declcfg/load-large.js';
 import { mapFilesInWorkers, threadCount, workerScript } from '../declcfg/load-pool.js';
 import { DEFER_PAYLOADS_BYTES } from '../declcfg/payloads.js';
@@ -27,7 +26,7 @@ import {
 } from '../declcfg/write.js';
 import { migrationsUpTo } from './migrations.js';
 import { encodeCatalogFile, type EncodedFile, type RenderFormat } from './render-encode-file.js';
-import { render, type RenderOptions } from './render.js';
+import { imageRefTemplateOf, render, type RenderOptions } from './render.js';
 
 export type { RenderFormat } from './render-encode-file.js';
 
@@ -47,9 +46,6 @@ export interface RenderOutputOptions extends RenderOptions {
   parallelMinBytes?: number;
 }
 
-/** Bytes gathered before a chunk of output is handed out. */
-const CHUNK_BYTES = 1 << 20;
-
 /**
  * Render `opts.refs` in `format`: the output as chunks, in the order to write them. Chunks may
  * share a buffer: each is only valid until the next is asked for (as with writeJsonBytes).
@@ -59,12 +55,13 @@ export async function renderOutput(
   format: RenderFormat,
   options: WriteOptions = {},
 ): Promise<Iterable<Uint8Array | string>> {
-  const files = await renderOnThreads(opts, format);
-  if (files !== null) {
-    const chunks = orderedChunks(files);
-    if (chunks !== null) return chunks;
-  }
-  const cfg = await render(opts);
+  // Parsed first, once: a bad template is an error whichever way the catalog is rendered.
+  const parsed: RenderOutputOptions = { ...opts, imageRefTemplate: imageRefTemplateOf(opts) };
+  const threaded = await threadedOrWalked(parsed, format);
+  const chunks = threaded?.files === undefined ? null : orderedChunks(threaded.files);
+  if (chunks !== null) return chunks;
+  // A walk made to decide is not made again.
+  const cfg = await render(threaded === null ? parsed : { ...parsed, walked: threaded.walked });
   return format === 'json' ? writeJsonBytes(cfg, options) : writeYaml(cfg, options);
 }
 
@@ -76,12 +73,22 @@ export async function renderOnThreads(
   opts: RenderOutputOptions,
   format: RenderFormat,
 ): Promise<EncodedFile[] | null> {
+  return (await threadedOrWalked(opts, format))?.files ?? null;
+}
+
+/**
+ * The walk of the one ref's catalog directory (for render() to load from, when it is not rendered
+ * here) and its files encoded on several threads when that is the way to render it; null when the
+ * ref is not such a directory or threads are out of the question.
+ */
+async function threadedOrWalked(
+  opts: RenderOutputOptions,
+  format: RenderFormat,
+): Promise<{ walked: { dir: string; result: WalkResult }; files?: EncodedFile[] } | null> {
   const [ref] = opts.refs;
   if (opts.refs.length !== 1 || ref === undefined) return null;
   if (opts.allow !== undefined || opts.loadCatalogDir !== undefined) return null;
   if (migrationsUpTo(opts.migrateLevel ?? '').length > 0) return null;
-  // An image reference template is checked by render() even where no bundle directory uses it.
-  if (opts.imageRefTemplate !== undefined && opts.imageRefTemplate !== '') return null;
   const threads = threadCount(opts.threads);
   if (threads < 2) return null;
   const dir = path.resolve(opts.cwd ?? process.cwd(), ref);
@@ -90,29 +97,31 @@ export async function renderOnThreads(
   } catch {
     return null; // an image reference, or a path render() will report on
   }
-  const walked = await walkCatalog(dir).catch(() => null);
-  if (walked === null || walked.problems.length > 0 || walked.files.length < 2) return null;
+  const result = await walkCatalogDir(dir);
+  const declined = { walked: { dir, result } };
+  if (result.problems.length > 0 || result.files.length < 2) return declined;
   let bytes = 0;
-  for (const f of walked.files) {
+  for (const f of result.files) {
     // Files read in parts, and catalogs whose payloads are left on disk, keep the streaming path.
-    if (f.size > LARGE_FILE_BYTES) return null;
+    if (f.size > LARGE_FILE_BYTES) return declined;
     bytes += f.size;
   }
   const minBytes = opts.parallelMinBytes ?? RENDER_IN_THREAD_BYTES;
   // The files are only opened to tell YAML from JSON when all of them together would be enough.
-  if (bytes >= DEFER_PAYLOADS_BYTES || bytes < minBytes) return null;
-  if (minBytes > 0 && yamlBytes(walked.files) < minBytes) return null;
+  if (bytes >= DEFER_PAYLOADS_BYTES || bytes < minBytes) return declined;
+  if (minBytes > 0 && yamlBytes(result.files) < minBytes) return declined;
   const script = workerScript('render-worker.cjs');
-  if (script === null) return null;
+  if (script === null) return declined;
   // A file with findings ends the threads' work (encodeCatalogFile), as does a worker that cannot
   // start or dies (out of memory, a stale build): it costs the time it took, not the output, and
   // the catalog is then rendered in this thread.
-  return mapFilesInWorkers(walked.files, threads, script, format, (f) => encodeCatalogFile(f, format)).catch(
+  const files = await mapFilesInWorkers(result.files, threads, script, format, encodeCatalogFile).catch(
     () => null,
   );
+  return files === null ? declined : { ...declined, files };
 }
 
-/** Bytes of the files that are YAML, as the loader tells them from JSON (by their first 256 bytes). */
+/** Bytes of the files that are YAML, as the loader tells them from JSON (jsonStart, on a file's first 256 bytes). */
 function yamlBytes(files: readonly WalkedFile[]): number {
   const head = Buffer.alloc(256);
   let total = 0;
@@ -131,7 +140,10 @@ function yamlBytes(files: readonly WalkedFile[]): number {
   return total;
 }
 
-/** Encoded files (in walk order) as output chunks in opm's order; null when a blob has no package. */
+/**
+ * Encoded files (in walk order) as output chunks in opm's order, a blob each (the writer gathers
+ * them into larger writes); null when a blob has no package.
+ */
 function orderedChunks(files: readonly EncodedFile[]): Uint8Array[] | null {
   const blobs: PlacedBlob<Uint8Array>[] = [];
   for (const f of files) {
@@ -145,21 +157,5 @@ function orderedChunks(files: readonly EncodedFile[]): Uint8Array[] | null {
   let droppedAny = false;
   const groups = orderBlobs(blobs, { onDropped: () => (droppedAny = true) });
   if (droppedAny) return null;
-  // Blobs are gathered into chunks of about a megabyte: a write per blob would cost more.
-  const chunks: Uint8Array[] = [];
-  let chunk: Uint8Array[] = [];
-  let size = 0;
-  for (const g of groups) {
-    for (const b of g.blobs) {
-      chunk.push(b.value);
-      size += b.value.length;
-      if (size >= CHUNK_BYTES) {
-        chunks.push(Buffer.concat(chunk, size));
-        chunk = [];
-        size = 0;
-      }
-    }
-  }
-  if (size > 0) chunks.push(Buffer.concat(chunk, size));
-  return chunks;
+  return groups.flatMap((g) => g.blobs.map((b) => b.value));
 }

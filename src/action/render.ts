@@ -16,6 +16,7 @@ import { compareUtf8 } from '../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
 import { loadCatalogDirOrThrow } from '../declcfg/load.js';
+import type { WalkResult } from '../declcfg/load-walk.js';
 import { putInRenderOrder } from './render-bundle-order.js';
 
 /** Kinds of input render accepts; masks combine them. */
@@ -64,6 +65,8 @@ export interface RenderOptions {
   cwd?: string;
   /** FBC directory loader (default: the shared declcfg loader). */
   loadCatalogDir?: CatalogDirLoader;
+  /** A walk of a local catalog directory already made (render-output.ts): it is not walked again. */
+  walked?: { dir: string; result: WalkResult };
   /** Input problems opm tolerates silently. */
   onWarning?: (message: string) => void;
   /**
@@ -77,15 +80,17 @@ export interface RenderOptions {
 /** How many refs are rendered at once. */
 const RENDER_CONCURRENCY = 4;
 
+/** The image reference template of `opts`, parsed (throws on a bad one, whether used or not). */
+export function imageRefTemplateOf(opts: RenderOptions): ImageRefTemplate | undefined {
+  const t = opts.imageRefTemplate;
+  if (typeof t !== 'string') return t;
+  return t === '' ? undefined : parseImageRefTemplate(t);
+}
+
 /** Render every ref and concatenate the results. Errors name the ref: `render reference "<ref>": …`. */
 export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
   const migrations = migrationsUpTo(opts.migrateLevel ?? '');
-  const template =
-    typeof opts.imageRefTemplate === 'string'
-      ? opts.imageRefTemplate === ''
-        ? undefined
-        : parseImageRefTemplate(opts.imageRefTemplate)
-      : opts.imageRefTemplate;
+  const template = imageRefTemplateOf(opts);
   const ctx: Context = { opts, template, allow: opts.allow ?? REF_ALL, migrating: migrations.length > 0 };
   const warn = opts.onWarning;
   // Refs are rendered concurrently (image pulls dominate), and concatenated in argument order.
@@ -159,6 +164,7 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
       loadCatalogDirOrThrow(d, {
         ...(onLoadWarning === undefined ? {} : { onWarning: onLoadWarning }),
         ...(defer === undefined ? {} : { deferPayloads: defer }),
+        ...(ctx.opts.walked?.dir === d ? { walked: ctx.opts.walked.result } : {}),
       }));
   try {
     return await load(dir);

@@ -7,7 +7,7 @@ import type { DeclarativeConfig } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
 import { convertToModel } from '../model/convert.js';
 import type { Model } from '../model/model.js';
-import { lintFindings, type LintInput, type LintPolicies } from '../lint/index.js';
+import { dependencyRulesOn, lintFindings, type LintInput, type LintPolicies } from '../lint/index.js';
 import type { RuleId, RuleLevel } from '../rules.js';
 import { schemaFindings } from '../schema/schema.js';
 
@@ -78,16 +78,14 @@ export function checkCatalog(
       csvAnnotations: annotations,
     };
     const levels = opts.severities ?? new Map<RuleId, RuleLevel>();
-    if (deferDependencies) {
-      findings.push(...lintFindings(input, levels, false));
+    // Deferred, the dependency rules are left out here (false); else every group runs (undefined).
+    findings.push(...lintFindings(input, levels, deferDependencies ? false : undefined));
+    if (deferDependencies && dependencyRulesOn(levels))
       return withMessage({ findings, deferred: input }, converted.opmMessage);
-    }
-    findings.push(...lintFindings(input, levels));
   }
   return withMessage({ findings }, converted.opmMessage);
 }
 
 function withMessage(checks: CatalogChecks, opmMessage: string | undefined): CatalogChecks {
-  if (opmMessage !== undefined) checks.opmMessage = opmMessage;
-  return checks;
+  return opmMessage === undefined ? checks : { ...checks, opmMessage };
 }

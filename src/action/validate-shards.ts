@@ -255,10 +255,11 @@ export function mergeShards(
   const owner = new Set<string>();
   for (const r of results) {
     if (r.opmMessage !== undefined) return undefined;
+    // A shard's names are unique (packageNames), so a name seen before is another shard's.
     for (const name of r.packages) {
       if (owner.has(name)) return undefined;
+      owner.add(name);
     }
-    for (const name of r.packages) owner.add(name);
   }
   const loadFindings = results.flatMap((r) => r.loadFindings);
   const findings = results.flatMap((r) => r.findings);

@@ -11,7 +11,6 @@ import { CatalogDirError, loadCatalogDir, walkCatalog, type LoadResult } from '.
 import { threadCount, workerScript } from '../declcfg/load-pool.js';
 import { OpmError } from '../errors.js';
 import { mergeSortedFindings, sortFindings, type Finding } from '../findings.js';
-import type { LintPolicies } from '../lint/index.js';
 import { applySeverities } from '../lint/config.js';
 import type { RuleId, RuleLevel } from '../rules.js';
 import { errnoText } from '../go/errno.js';
@@ -24,19 +23,12 @@ import { groupFiles, SHARD_MIN_BYTES, validateShards } from './validate-shards.j
  */
 export type CatalogLoader = (dir: string) => Promise<{ cfg: DeclarativeConfig; findings: Finding[] }>;
 
-export interface ValidateOptions {
+/** The checks to run (CheckOptions: schemas, lint, severities, policies), and how. */
+export interface ValidateOptions extends CheckOptions {
   /** How to read the directory; the FBC loader by default. */
   load?: CatalogLoader;
-  /** Run the JSON Schema checks (default true). */
-  schemas?: boolean;
   /** How to name the directory in errors (the path as the user wrote it); `dir` by default. */
   displayDir?: string;
-  /** Run the rules beyond opm (default true). */
-  lint?: boolean;
-  /** Severity per rule, overriding the defaults (rules opm enforces are not affected). */
-  severities?: ReadonlyMap<RuleId, RuleLevel>;
-  /** Settings of the policy rules. */
-  policies?: LintPolicies;
   /** Other catalogs that may satisfy dependencies, already loaded. */
   others?: readonly DeclarativeConfig[];
   /**
@@ -106,7 +98,11 @@ async function shardOrLoad(dir: string, opts: ValidateOptions): Promise<Prepared
   if (opts.load !== undefined) return { loaded: await opts.load(dir) };
   const walked = await walkCatalog(dir);
   const inOnePiece = async (): Promise<Prepared> => ({
-    loaded: await loadCatalogDir(dir, { ...VALIDATE_LOAD_OPTIONS, walked }),
+    loaded: await loadCatalogDir(dir, {
+      ...VALIDATE_LOAD_OPTIONS,
+      walked,
+      ...(opts.threads === undefined ? {} : { threads: opts.threads }),
+    }),
   });
   const threads = threadCount(opts.threads);
   const withOthers = (opts.others?.length ?? 0) > 0 || (opts.with?.length ?? 0) > 0;
@@ -126,6 +122,7 @@ async function shardOrLoad(dir: string, opts: ValidateOptions): Promise<Prepared
   return merged === undefined ? inOnePiece() : { sharded: merged };
 }
 
+/** The checks alone, for a worker thread (the loader, a function, cannot cross threads). */
 function checkOptions(opts: ValidateOptions): CheckOptions {
   return {
     ...(opts.schemas === undefined ? {} : { schemas: opts.schemas }),
@@ -155,7 +152,7 @@ export async function validateCatalog(dir: string, opts: ValidateOptions = {}): 
   const { cfg, findings: loadFindings } = prepared.loaded;
   const otherConfigs = opts.lint === false ? [] : await loadOthers(opts);
   const loadFailed = loadFindings.some((f) => f.severity === 'error');
-  const checks = checkCatalog(cfg, loadFailed, otherConfigs, checkOptions(opts));
+  const checks = checkCatalog(cfg, loadFailed, otherConfigs, opts);
   return result(
     applySeverities(loadFindings, levels),
     sortFindings(applySeverities(checks.findings, levels)),

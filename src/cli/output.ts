@@ -35,10 +35,10 @@ function writeDone(stream: Writable, data: Uint8Array): Promise<void> {
 }
 
 /**
- * Write a sequence of chunks so that large outputs stream: text is encoded into one reused
- * buffer and written a megabyte at a time, each write awaited before the buffer is filled
- * again. Byte chunks are written as they come and may be reused by their producer once
- * the next chunk is asked for (see writeJsonBytes).
+ * Write a sequence of chunks so that large outputs stream: text, and byte chunks under a megabyte,
+ * are gathered into one reused buffer and written a megabyte at a time, each write awaited before
+ * the buffer is filled again; larger byte chunks are written as they come. Byte chunks may be
+ * reused by their producer once the next chunk is asked for (see writeJsonBytes).
  */
 export async function writeChunks(stream: Writable, chunks: Iterable<string | Uint8Array>): Promise<void> {
   const direct = releasesWrittenBuffers(stream);
@@ -63,18 +63,23 @@ export async function writeChunks(stream: Writable, chunks: Iterable<string | Ui
     }
     if (next.done === true) break;
     const chunk = next.value;
-    if (typeof chunk !== 'string') {
+    if (typeof chunk !== 'string' && chunk.length >= CHUNK_BYTES) {
+      // A large byte chunk goes out as it is, after what was gathered before it.
       await flush();
-      if (chunk.length > 0) await send(chunk);
+      await send(chunk);
       continue;
     }
-    // Room for the worst case of 3 bytes per UTF-16 unit.
-    const need = chunk.length * 3;
+    // Room for the chunk (the worst case of 3 bytes per UTF-16 unit for text).
+    const need = typeof chunk === 'string' ? chunk.length * 3 : chunk.length;
     if (buf === undefined || pos + need > buf.length) {
       await flush();
       if (buf === undefined || need > buf.length) buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES * 2, need));
     }
-    pos += buf.write(chunk, pos, 'utf8');
+    if (typeof chunk === 'string') pos += buf.write(chunk, pos, 'utf8');
+    else {
+      buf.set(chunk, pos);
+      pos += chunk.length;
+    }
     if (pos >= CHUNK_BYTES) await flush();
   }
   await flush();

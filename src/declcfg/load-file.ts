@@ -3,12 +3,12 @@
  * The unit of work of a catalog load, run in the loading thread or in a worker (load-pool.ts); what it
  * returns is plain data, so it crosses threads as it is.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import type { Finding } from '../findings.js';
 import { decodeBlob, type DecodeIssue, type DecodeOptions } from './decode.js';
 import { LARGE_FILE_BYTES, readFileParts } from './load-large.js';
 import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type ParsedText } from './parse.js';
+import { readWhole } from './read-whole.js';
 import { emptyConfig, type DeclarativeConfig, type Location } from './types.js';
 import { type JsonObject } from '../go/json-value.js';
 import { errnoCode, errnoText } from '../go/errno.js';
@@ -85,44 +85,6 @@ export function parsedObjects(parsed: ParsedText, file: string, findings: Findin
     findings.push({ rule: i.rule, severity: i.severity, message: i.message, file, line: i.line });
   }
   return parsed.blobs.map((b) => ({ value: b.value, loc: { file, line: b.line } }));
-}
-
-/**
- * The read buffer of this thread, grown as needed up to KEPT_READ_BUFFER_BYTES. A file's bytes are
- * dead once decoded to text; a fresh buffer for each file left them piling up outside the heap
- * until the next collection (about 100 MB on a catalog of large payloads), in every loading thread.
- */
-let readBuffer = Buffer.allocUnsafe(0);
-/** A larger buffer, for a rare large file, is not kept for the life of the process. */
-const KEPT_READ_BUFFER_BYTES = 16 * 1024 * 1024;
-
-/**
- * The bytes of a file expected to hold `size` bytes (it may have changed since), read at once: the
- * promise API reads in small parts, each a trip through the thread pool, which costs more than the
- * read itself for files in the page cache. Valid until the next call.
- */
-function readWhole(file: string, size: number): Uint8Array {
-  const fd = openSync(file, 'r');
-  try {
-    let n = 0;
-    for (;;) {
-      // One byte more than expected, so that the end of the file is seen without a second read.
-      if (readBuffer.length < Math.max(size + 1, n + 1)) {
-        const grown = Buffer.allocUnsafe(Math.max(size + 1, readBuffer.length * 2, 64 * 1024));
-        readBuffer.copy(grown, 0, 0, n);
-        readBuffer = grown;
-      }
-      const got = readSync(fd, readBuffer, n, readBuffer.length - n, null);
-      if (got === 0) {
-        const bytes = readBuffer.subarray(0, n);
-        if (readBuffer.length > KEPT_READ_BUFFER_BYTES) readBuffer = Buffer.allocUnsafe(0);
-        return bytes;
-      }
-      n += got;
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Load one file; its findings are in file order, not sorted. Never throws for bad content. */

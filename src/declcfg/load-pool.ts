@@ -86,17 +86,16 @@ function plainOptions(opts: DecodeOptions): DecodeOptions {
  * claimed first, so the last file to finish is a short one. Rejects when `run` throws for a file,
  * here or in a worker: no thread then claims another file.
  */
-export async function mapFilesInWorkers<D, R>(
+export async function mapFilesInWorkers<D, R extends object>(
   files: readonly WalkedFile[],
   threads: number,
   script: string,
   data: D,
-  run: (f: WalkedFile) => Promise<R>,
+  run: (f: WalkedFile, data: D) => Promise<R>,
 ): Promise<R[]> {
   const order = [...files].sort((a, b) => b.size - a.size);
   const indexOf = new Map(files.map((f, i) => [f, i]));
   const results = new Array<R | undefined>(files.length);
-  const done = new Array<boolean>(files.length).fill(false);
   const shared = new SharedArrayBuffer(4);
   const work: ClaimWork<WalkedFile, D> = { items: order, next: shared, data };
   const workers: Worker[] = [];
@@ -106,7 +105,6 @@ export async function mapFilesInWorkers<D, R>(
     const at = f === undefined ? undefined : indexOf.get(f);
     if (at === undefined) return;
     results[at] = r;
-    done[at] = true;
   };
   const finished: Promise<void>[] = [];
   const workerCount = Math.min(threads, files.length) - 1;
@@ -142,7 +140,7 @@ export async function mapFilesInWorkers<D, R>(
       const f = order[i];
       if (f === undefined) continue;
       try {
-        put(i, await run(f));
+        put(i, await run(f, data));
       } catch (err) {
         // As in a worker (serveClaims): a failing file ends every thread's claims.
         stopClaims(next, order.length);
@@ -155,7 +153,7 @@ export async function mapFilesInWorkers<D, R>(
     if (failure !== undefined) await Promise.all(workers.map((w) => w.terminate()));
   }
   if (failure !== undefined) throw failure;
-  const missing = done.indexOf(false);
+  const missing = results.findIndex((r) => r === undefined);
   if (missing !== -1) throw new Error(`no result for ${files[missing]?.rel ?? missing}`);
   return results as R[];
 }

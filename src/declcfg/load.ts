@@ -111,7 +111,7 @@ function toError(f: Finding, context?: string): OpmError {
  */
 export async function loadCatalogDirOrThrow(
   dir: string,
-  opts: LoadOptions & { onWarning?(f: Finding): void } = {},
+  opts: LoadOptions & { walked?: WalkResult; onWarning?(f: Finding): void } = {},
 ): Promise<DeclarativeConfig> {
   const { cfg, findings } = await loadCatalogDir(dir, opts);
   const error = findings.find((f) => f.severity === 'error');

@@ -7,7 +7,6 @@
  * of their own, so few files are held at once.
  */
 import { isAscii } from 'node:buffer';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { InternalError, OpmError, wrapError } from '../errors.js';
 import { TYPE_BUNDLE_OBJECT } from '../property/property.js';
@@ -16,6 +15,7 @@ import { decodeBlob } from './decode.js';
 import { LARGE_FILE_BYTES } from './load-large.js';
 import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, parseCatalogText } from './parse.js';
+import { readWhole } from './read-whole.js';
 import type { Bundle, DeferredPayloads } from './types.js';
 
 /** Catalogs at least this large (all files together) have their payloads deferred when asked. */
@@ -55,8 +55,6 @@ export class FilePayloads implements DeferredPayloads {
   private readonly waiting = new Map<string, Map<number, number>>();
   /** Per file read back, its waited-for bundles, by line. */
   private readonly restored = new Map<string, Map<number, Reread>>();
-  /** Files are read back into one reused buffer: fresh memory for every file costs more than reading it. */
-  private readBuffer: Buffer = Buffer.alloc(0);
 
   /** The payloads of `bundles` (loaded from the catalog at `dir` with payloads elided), or undefined if none was. */
   static track(dir: string, bundles: readonly Bundle[]): FilePayloads | undefined {
@@ -145,7 +143,7 @@ export class FilePayloads implements DeferredPayloads {
     const out = new Map<number, Reread>();
     let bytes: Buffer;
     try {
-      bytes = this.read(file);
+      bytes = readWhole(file);
     } catch (err) {
       throw wrapError(`catalog file "${file}" cannot be read again while rendering`, err);
     }
@@ -160,23 +158,5 @@ export class FilePayloads implements DeferredPayloads {
       out.set(raw.line, { name: b.name, package: b.package, objects });
     }
     return out;
-  }
-
-  /** The file's bytes, in the reused buffer (valid until the next read). */
-  private read(file: string): Buffer {
-    const fd = openSync(file, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      if (this.readBuffer.length < size) this.readBuffer = Buffer.allocUnsafe(size);
-      let n = 0;
-      while (n < size) {
-        const got = readSync(fd, this.readBuffer, n, size - n, n);
-        if (got === 0) break;
-        n += got;
-      }
-      return this.readBuffer.subarray(0, n);
-    } finally {
-      closeSync(fd);
-    }
   }
 }

@@ -42,6 +42,7 @@ export interface PackageGroup {
 export interface BlobPlace {
   kind: Blob['kind'];
   package: string;
+  /** The blob's name ('' for a deprecation, which has none). */
   name: string;
   schema: string;
   loc?: Location;
@@ -74,7 +75,7 @@ export function orderBlobs<T>(
   for (const b of blobs) {
     if (b.package === '') {
       if (b.kind === 'other') packageless.push(b);
-      else onDropped?.(dropped(b.schema, b.kind === 'deprecation' ? '' : b.name, b.loc));
+      else onDropped?.(dropped(b.schema, b.name, b.loc));
       continue;
     }
     let bucket = buckets.get(b.package);

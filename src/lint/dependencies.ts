@@ -10,7 +10,7 @@
  */
 import type { Finding } from '../findings.js';
 import type { JsonValue } from '../go/json-value.js';
-import type { Model } from '../model/model.js';
+import type { Model, ModelBundle } from '../model/model.js';
 import { goQuote } from '../go/fmt.js';
 import { parseRange, SemverError, type SemverRange } from '../model/semver.js';
 import { propertyValue } from '../property/property.js';
@@ -36,8 +36,8 @@ type Requirement =
   | { kind: 'all' | 'any' | 'not'; of: Requirement[] }
   | { kind: 'cel' };
 
-function providers(model: Model, origin: 0 | 1): Provider[] {
-  return uniqueBundles(model).map((b) => {
+function asProviders(bundles: readonly ModelBundle[], origin: 0 | 1): Provider[] {
+  return bundles.map((b) => {
     const parsed = b.propertiesParse;
     const p: Provider = {
       package: b.package.name,
@@ -52,8 +52,8 @@ function providers(model: Model, origin: 0 | 1): Provider[] {
 }
 
 /** The bundles of `model` (a catalog, or part of one) as providers, in model order. */
-export function providersOf(model: Model): Provider[] {
-  return providers(model, 0);
+export function providersOf(model: Model, origin: 0 | 1 = 0): Provider[] {
+  return asProviders(uniqueBundles(model), origin);
 }
 
 function satisfies(c: Provider, r: Requirement): boolean {
@@ -216,11 +216,12 @@ function unsatisfiedRule(r: Requirement): 'dependency.package-unsatisfied' | 'de
 export function dependencyFindings(input: LintInput): Finding[] {
   const out: Finding[] = [];
   // The whole catalog's bundles: given when the model is only part of the catalog.
+  const here = uniqueBundles(input.model);
   const pool = [
-    ...(input.providers ?? providers(input.model, 0)),
-    ...input.others.flatMap((m) => providers(m, 1)),
+    ...(input.providers ?? asProviders(here, 0)),
+    ...input.others.flatMap((m) => providersOf(m, 1)),
   ];
-  for (const b of uniqueBundles(input.model)) {
+  for (const b of here) {
     const place = bundlePlace(b);
     const checks: { req: Requirement; what: string }[] = [];
     b.properties.forEach((p, i) => {

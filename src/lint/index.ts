@@ -35,12 +35,22 @@ export function lintFindings(
   levels?: ReadonlyMap<RuleId, RuleLevel>,
   dependencies?: boolean,
 ): Finding[] {
-  const on = (id: RuleId): boolean => (levels?.get(id) ?? ruleInfo(id).severity) !== 'off';
   const out: Finding[] = [];
   for (const g of GROUPS) {
     if (dependencies !== undefined && (g === DEPENDENCIES) !== dependencies) continue;
-    const live = RULE_IDS.some((id) => g.prefixes.some((p) => id.startsWith(p)) && on(id));
-    if (live) out.push(...g.run(input));
+    if (groupOn(g, levels)) out.push(...g.run(input));
   }
   return out;
+}
+
+/** Whether any dependency rule is on under `levels` (else a catalog in parts need not gather bundles). */
+export function dependencyRulesOn(levels?: ReadonlyMap<RuleId, RuleLevel>): boolean {
+  return groupOn(DEPENDENCIES, levels);
+}
+
+/** Whether some rule of `g` is not turned off by `levels` (the rule's default otherwise). */
+function groupOn(g: { prefixes: readonly string[] }, levels?: ReadonlyMap<RuleId, RuleLevel>): boolean {
+  return RULE_IDS.some(
+    (id) => g.prefixes.some((p) => id.startsWith(p)) && (levels?.get(id) ?? ruleInfo(id).severity) !== 'off',
+  );
 }
