@@ -1,6 +1,7 @@
 // Rows side by side with the reference opm (Go), when one is available: $OPM_REFERENCE, else
 // .tools/bin/opm-reference (scripts/build-reference-opm.sh builds it). Both are run as a user runs
-// them, as separate processes from their command line (`node bin/opm.js` for opm-ts), interleaved,
+// them, as separate processes from their command line (bin/opm.js run as a program for opm-ts, as
+// npm's `opm` link runs it, with this Node.js first in PATH), interleaved,
 // best of BENCH_RUNS; at one core (`taskset -c 0`, and GOMAXPROCS=1 for Go) and at all cores.
 // Wall time, CPU time (user + system) and peak memory come from GNU time (`/usr/bin/time`).
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -123,7 +124,8 @@ export function referenceBench(opts: {
   const gnuTime = haveGnuTime();
   if (!gnuTime)
     process.stderr.write('*** /usr/bin/time not found (apt-get install time): wall time only ***\n');
-  const opm = [process.execPath, path.join(opts.root, 'bin', 'opm.js')];
+  const opm = [path.join(opts.root, 'bin', 'opm.js')];
+  const PATH = [path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter);
   const cases: Case[] = [{ name: 'version', args: ['version'], wall: 1.5 }];
   if (opts.bundleDir !== undefined)
     cases.push({ name: 'render <bundle dir>', args: ['render', opts.bundleDir], wall: 1.5 });
@@ -171,7 +173,7 @@ export function referenceBench(opts: {
   for (const c of cases) {
     for (const oneCore of [true, false]) {
       if (c.runs === 1 && oneCore) continue;
-      const env: NodeJS.ProcessEnv = { ...process.env, ...(oneCore ? { GOMAXPROCS: '1' } : {}) };
+      const env: NodeJS.ProcessEnv = { ...process.env, PATH, ...(oneCore ? { GOMAXPROCS: '1' } : {}) };
       for (const v of c.unset ?? []) delete env[v];
       const refRuns: Run[] = [];
       const opmRuns: Run[] = [];

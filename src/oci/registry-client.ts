@@ -82,6 +82,7 @@ export class RegistryClient implements ImageSource {
       env: opts.env,
       ...(opts.certDirs !== undefined ? { certDirs: opts.certDirs } : {}),
       log: this.log,
+      warn: (line) => (this.opts.warn ?? this.log)(line),
     });
     if (opts.platform !== undefined && opts.platform !== '') {
       const p = parsePlatformString(opts.platform);

@@ -5,6 +5,7 @@ import type * as Http from 'node:http';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { OpmError } from '../errors.js';
+import { errnoText } from '../go/errno.js';
 import { compareUtf8 } from '../go/utf8.js';
 
 /** A response body: read it to the end, `dump()` it, or `destroy()` it. */
@@ -50,6 +51,8 @@ export interface TransportOptions {
   /** Roots holding `<host[:port]>/` folders of CA (`*.crt`) and client (`*.cert`+`*.key`) files. */
   certDirs?: string[];
   log?: (line: string) => void;
+  /** Warnings, shown whatever the terminal (default: `log`). */
+  warn?: (line: string) => void;
   /** Attempts per request for 429, 5xx and dropped connections. */
   attempts?: number;
   /** First back-off delay; doubles per attempt. */
@@ -352,6 +355,8 @@ export class Transport {
   private readonly timeouts: Timeouts;
 
   private readonly opts: TransportOptions;
+  /** The certificates named by NODE_EXTRA_CA_CERTS, once read ('' when unset or unreadable). */
+  private extraCa: string | undefined;
 
   constructor(opts: TransportOptions) {
     this.opts = opts;
@@ -359,6 +364,10 @@ export class Transport {
     this.attempts = opts.attempts ?? 4;
     this.backoffMs = opts.backoffMs ?? 250;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...envDeadline(opts.env), ...opts.timeouts };
+  }
+
+  private warn(line: string): void {
+    (this.opts.warn ?? this.opts.log)?.(line);
   }
 
   /** Extra CAs and client certificates for a host, from the certs.d folders. */
@@ -383,21 +392,47 @@ export class Transport {
             key = readFileSync(k, 'utf8');
           }
         } catch {
-          this.opts.log?.(`warning: cannot read ${path.join(dir, n)}; ignored`);
+          this.warn(`warning: cannot read ${path.join(dir, n)}; ignored`);
         }
       }
     }
     return cert !== undefined && key !== undefined ? { ca, cert, key } : { ca };
   }
 
+  /**
+   * The certificates of the file NODE_EXTRA_CA_CERTS names. `opm` starts Node.js without that
+   * variable (bin/opm.js), so Node's own roots lack them: they are added here, to every TLS
+   * connection, as Node.js would have. An unreadable file is warned about once and ignored, as
+   * Node.js does.
+   */
+  private nodeExtraCa(): string {
+    if (this.extraCa !== undefined) return this.extraCa;
+    const file = this.opts.env.NODE_EXTRA_CA_CERTS ?? '';
+    this.extraCa = '';
+    if (file !== '') {
+      try {
+        this.extraCa = readFileSync(file, 'utf8');
+      } catch (err) {
+        this.warn(`warning: ignoring extra certificates from NODE_EXTRA_CA_CERTS ${file}: ${errnoText(err)}`);
+      }
+    }
+    return this.extraCa;
+  }
+
+  /** The CAs a TLS connection trusts beyond Node's roots; `ca` replaces the roots, so they lead. */
+  private caList(extra: string[]): string[] | undefined {
+    const nodeExtra = this.nodeExtraCa();
+    if (extra.length === 0 && nodeExtra === '') return undefined;
+    const roots = process.getBuiltinModule('node:tls').rootCertificates;
+    return [...roots, ...(nodeExtra === '' ? [] : [nodeExtra]), ...extra];
+  }
+
   private tlsOptions(url: URL, skipTlsVerify: boolean): TlsOptions {
     const files = url.protocol === 'https:' ? this.tlsFiles(url.host) : { ca: [] };
+    const ca = url.protocol === 'https:' ? this.caList(files.ca) : undefined;
     return {
       rejectUnauthorized: !skipTlsVerify,
-      // Passing `ca` replaces Node's roots, so keep them alongside the extra ones.
-      ...(files.ca.length > 0
-        ? { ca: [...process.getBuiltinModule('node:tls').rootCertificates, ...files.ca] }
-        : {}),
+      ...(ca !== undefined ? { ca } : {}),
       ...(files.cert !== undefined ? { cert: files.cert, key: files.key } : {}),
     };
   }
@@ -417,12 +452,15 @@ export class Transport {
     if (proxy !== undefined) {
       this.undici ??= await import('undici');
       const tls = { ...this.tlsOptions(url, skipTlsVerify), timeout: this.timeouts.connectMs };
+      // A proxy reached over TLS is trusted as registries are, NODE_EXTRA_CA_CERTS included.
+      const proxyCa = /^https:/i.test(proxy) ? this.caList([]) : undefined;
       const d: Dispatcher = new this.undici.ProxyAgent({
         headersTimeout: this.timeouts.headersMs,
         bodyTimeout: this.timeouts.bodyMs,
         connections: MAX_CONNECTIONS,
         uri: proxy,
         requestTls: tls,
+        ...(proxyCa !== undefined ? { proxyTls: { ca: proxyCa } } : {}),
       });
       e = undiciEngine(d);
     } else {

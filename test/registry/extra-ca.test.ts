@@ -1,0 +1,167 @@
+// needs-build: it runs bin/opm.js over dist/, as a program.
+// NODE_EXTRA_CA_CERTS through the `opm` program (bin/opm.js run through its first line, as npm's link
+// runs it): the shell part hands the variable to Node.js under another name so that Node.js does
+// not load every root certificate at start-up; the registry client trusts those certificates all the
+// same, and child processes see the variable as the user set it.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD, USER, startFixture, type Fixture } from './fixture.js';
+import { CATALOG_LABELS, buildImage, pushImage } from './image-builder.js';
+import { run } from './tools.js';
+
+const bin = path.resolve('bin/opm.js');
+const catalog = path.resolve('testdata/examples/catalog');
+
+let fx: Fixture;
+let tmp: string;
+let ref: string;
+/** A CA that signed nothing the fixture serves. */
+let otherCa: string;
+let runs = 0;
+
+beforeAll(async () => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'opm-extra-ca-'));
+  fx = await startFixture();
+  const img = await buildImage({ layers: [{ dir: catalog, prefix: 'configs' }], labels: CATALOG_LABELS });
+  const authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+  await pushImage(img, {
+    url: fx.basic.url,
+    repo: 'examples/catalog',
+    tag: 'v1',
+    authorization,
+    ca: fx.basicCa,
+  });
+  ref = `${fx.basic.host}/examples/catalog:v1`;
+  otherCa = path.join(tmp, 'other-ca.crt');
+  run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=unrelated test CA',
+    '-keyout',
+    path.join(tmp, 'other-ca.key'),
+    '-out',
+    otherCa,
+  ]);
+  // A credential helper that answers for the registry and notes what it was given.
+  const helpers = path.join(tmp, 'helpers');
+  mkdirSync(helpers);
+  const helper = path.join(helpers, 'docker-credential-opmtest');
+  writeFileSync(
+    helper,
+    [
+      '#!/bin/sh',
+      'cat >/dev/null',
+      'printf \'NODE_EXTRA_CA_CERTS=%s\\nOPM_TS_NODE_EXTRA_CA_CERTS=%s\\n\' "${NODE_EXTRA_CA_CERTS-(unset)}" "${OPM_TS_NODE_EXTRA_CA_CERTS-(unset)}" > "$HELPER_NOTES"',
+      `printf '{"Username":"${USER}","Secret":"${PASSWORD}"}'`,
+      '',
+    ].join('\n'),
+  );
+  chmodSync(helper, 0o755);
+}, 180_000);
+
+afterAll(async () => {
+  await fx?.stop();
+  if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
+});
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** What the credential helper was given, if it ran. */
+  helperSaw: string;
+}
+
+/** `opm <args>` run as a program, with its own HOME (docker config naming the helper) and cache. */
+function opm(args: string[], extra: NodeJS.ProcessEnv, certsD?: string): Run {
+  runs++;
+  const home = path.join(tmp, `home-${runs}`);
+  mkdirSync(path.join(home, '.docker'), { recursive: true });
+  writeFileSync(
+    path.join(home, '.docker', 'config.json'),
+    JSON.stringify({ credHelpers: { [fx.basic.host]: 'opmtest' } }),
+  );
+  if (certsD !== undefined) {
+    const dir = path.join(home, '.config', 'containers', 'certs.d', fx.basic.host);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'ca.crt'), readFileSync(certsD));
+  }
+  const notes = path.join(tmp, `helper-${runs}.txt`);
+  const r = spawnSync(bin, args, {
+    encoding: 'utf8',
+    env: {
+      // The helpers, and the Node.js running these tests first: the program runs `node` from PATH.
+      PATH: [path.join(tmp, 'helpers'), path.dirname(process.execPath), process.env.PATH].join(':'),
+      HOME: home,
+      OLM_CACHE_DIR: path.join(tmp, `cache-${runs}`),
+      NO_COLOR: '1',
+      HELPER_NOTES: notes,
+      ...extra,
+    },
+  });
+  let helperSaw = '';
+  try {
+    helperSaw = readFileSync(notes, 'utf8');
+  } catch {
+    // The helper did not run.
+  }
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, helperSaw };
+}
+
+describe('NODE_EXTRA_CA_CERTS with the opm program', () => {
+  it('trusts a TLS registry whose CA only NODE_EXTRA_CA_CERTS names', () => {
+    const fromImage = opm(['render', ref, '-o', 'yaml'], { NODE_EXTRA_CA_CERTS: fx.basicCa });
+    expect(fromImage.stderr).toBe('');
+    expect(fromImage.status).toBe(0);
+    const fromDir = opm(['render', catalog, '-o', 'yaml'], {});
+    expect(fromDir.status).toBe(0);
+    expect(fromImage.stdout).toBe(fromDir.stdout);
+    expect(fromImage.stdout).toContain('schema: olm.package');
+  });
+
+  it('hands child processes the variable as the user set it, and nothing of the hand-over', () => {
+    const r = opm(['render', ref, '-o', 'json'], { NODE_EXTRA_CA_CERTS: fx.basicCa });
+    expect(r.status).toBe(0);
+    expect(r.helperSaw).toBe(`NODE_EXTRA_CA_CERTS=${fx.basicCa}\nOPM_TS_NODE_EXTRA_CA_CERTS=(unset)\n`);
+    const without = opm(['render', ref, '-o', 'json'], {}, fx.basicCa);
+    expect(without.status).toBe(0);
+    expect(without.helperSaw).toBe('NODE_EXTRA_CA_CERTS=(unset)\nOPM_TS_NODE_EXTRA_CA_CERTS=(unset)\n');
+  });
+
+  it('keeps NODE_EXTRA_CA_CERTS beside a host CA from certs.d', () => {
+    const r = opm(['render', ref, '-o', 'json'], { NODE_EXTRA_CA_CERTS: fx.basicCa }, otherCa);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('does not trust the registry without its CA: one line, non-zero exit', () => {
+    const r = opm(['render', ref, '-o', 'json'], { NODE_EXTRA_CA_CERTS: otherCa });
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(fx.basic.host);
+    expect(lines[0]).toMatch(/certificate/i);
+  });
+
+  it('warns of an unreadable NODE_EXTRA_CA_CERTS when TLS needs it, not at start-up', () => {
+    const missing = path.join(tmp, 'no-such-ca.crt');
+    const version = opm(['version'], { NODE_EXTRA_CA_CERTS: missing });
+    expect(version.status).toBe(0);
+    expect(version.stderr).toBe('');
+    const r = opm(['render', ref, '-o', 'json'], { NODE_EXTRA_CA_CERTS: missing }, fx.basicCa);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe(
+      `warning: ignoring extra certificates from NODE_EXTRA_CA_CERTS ${missing}: no such file or directory\n`,
+    );
+  });
+});
