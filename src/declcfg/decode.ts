@@ -101,23 +101,52 @@ class Ctx {
   }
 }
 
-/** Where a field sits: the Go struct it belongs to, its Go path and our path (with indices). */
-interface At {
-  struct: string;
-  goPath: string;
-  path: string;
+/**
+ * Where a field sits: the Go struct it belongs to, its Go path and our path (with indices). The
+ * paths are only spelt out for a message: a catalog decodes hundreds of thousands of fields and
+ * almost never needs one.
+ */
+class At {
+  readonly struct: string;
+  private readonly parent: At | undefined;
+  /** The field name under the parent, or the element index in it. */
+  private readonly step: string | number | undefined;
+
+  constructor(struct: string, parent?: At, step?: string | number) {
+    this.struct = struct;
+    this.parent = parent;
+    this.step = step;
+  }
+
+  /** The same place, as a field of another Go struct. */
+  as(struct: string): At {
+    return new At(struct, this.parent, this.step);
+  }
+
+  /** Go's path of struct fields: elements add nothing to it. */
+  get goPath(): string {
+    const { parent, step } = this;
+    if (parent === undefined || step === undefined) return '';
+    if (typeof step === 'number') return parent.goPath;
+    const up = parent.goPath;
+    return up === '' ? step : `${up}.${step}`;
+  }
+
+  get path(): string {
+    const { parent, step } = this;
+    if (parent === undefined || step === undefined) return '';
+    const up = parent.path;
+    if (typeof step === 'number') return `${up}[${step}]`;
+    return up === '' ? step : `${up}.${step}`;
+  }
 }
 
 function child(at: At, key: string, struct = at.struct): At {
-  return {
-    struct,
-    goPath: at.goPath === '' ? key : `${at.goPath}.${key}`,
-    path: at.path === '' ? key : `${at.path}.${key}`,
-  };
+  return new At(struct, at, key);
 }
 
 function element(at: At, i: number, struct: string): At {
-  return { struct, goPath: at.goPath, path: `${at.path}[${i}]` };
+  return new At(struct, at, i);
 }
 
 /**
@@ -126,10 +155,10 @@ function element(at: At, i: number, struct: string): At {
  */
 function fields<K extends string>(obj: JsonObject, known: readonly K[], ctx: Ctx, at: At): Map<K, JsonValue> {
   const out = new Map<K, JsonValue>();
-  for (const [k, v] of Object.entries(obj)) {
+  for (const k of Object.keys(obj)) {
     const name = goFieldFor(k, known);
     if (name === undefined) ctx.unknown(at.path === '' ? k : `${at.path}.${k}`);
-    else out.set(name, v);
+    else out.set(name, obj[k] as JsonValue);
   }
   return out;
 }
@@ -193,7 +222,7 @@ function icon(v: JsonValue | undefined, ctx: Ctx, at: At): Icon | undefined {
   const a = child(at, 'icon');
   const o = struct(v, ctx, a, 'declcfg.Icon');
   if (!o) return undefined;
-  const f = fields(o, ['base64data', 'mediatype'] as const, ctx, { ...a, struct: 'Icon' });
+  const f = fields(o, ['base64data', 'mediatype'] as const, ctx, a.as('Icon'));
   const raw = f.get('base64data');
   let data = '';
   if (raw !== undefined && raw !== null) {
@@ -212,7 +241,7 @@ function icon(v: JsonValue | undefined, ctx: Ctx, at: At): Icon | undefined {
 }
 
 function decodePackage(obj: JsonObject, ctx: Ctx): Package {
-  const at: At = { struct: 'Package', goPath: '', path: '' };
+  const at = new At('Package');
   const f = fields(
     obj,
     ['schema', 'name', 'defaultChannel', 'icon', 'description', 'properties'] as const,
@@ -234,7 +263,7 @@ function decodePackage(obj: JsonObject, ctx: Ctx): Package {
 }
 
 function decodeChannel(obj: JsonObject, ctx: Ctx): Channel {
-  const at: At = { struct: 'Channel', goPath: '', path: '' };
+  const at = new At('Channel');
   const f = fields(obj, ['schema', 'name', 'package', 'entries', 'properties'] as const, ctx, at);
   const entries = list(
     f.get('entries'),
@@ -269,7 +298,7 @@ function decodeChannel(obj: JsonObject, ctx: Ctx): Channel {
 }
 
 function decodeBundle(obj: JsonObject, ctx: Ctx, opts: DecodeOptions): Bundle {
-  const at: At = { struct: 'Bundle', goPath: '', path: '' };
+  const at = new At('Bundle');
   const f = fields(
     obj,
     ['schema', 'name', 'package', 'image', 'properties', 'relatedImages'] as const,
@@ -369,7 +398,7 @@ function csvAnnotations(v: Record<string, unknown>): Record<string, string> | un
 }
 
 function decodeDeprecation(obj: JsonObject, ctx: Ctx): Deprecation {
-  const at: At = { struct: 'Deprecation', goPath: '', path: '' };
+  const at = new At('Deprecation');
   const f = fields(obj, ['schema', 'package', 'entries'] as const, ctx, at);
   const entries = list(
     f.get('entries'),
@@ -382,7 +411,7 @@ function decodeDeprecation(obj: JsonObject, ctx: Ctx): Deprecation {
       const ra = child(ea, 'reference');
       const ro = e.get('reference');
       const r = (ro === undefined ? {} : struct(ro, ctx, ra, 'declcfg.PackageScopedReference')) ?? {};
-      const rf = fields(r, ['schema', 'name'] as const, ctx, { ...ra, struct: 'PackageScopedReference' });
+      const rf = fields(r, ['schema', 'name'] as const, ctx, ra.as('PackageScopedReference'));
       const reference: DeprecationEntry['reference'] = {
         schema: str(rf.get('schema'), ctx, child(ra, 'schema', 'PackageScopedReference')),
       };
@@ -411,8 +440,21 @@ function readMeta(obj: JsonObject): {
   meta?: { schema: string; package: string; name: string };
   issue?: DecodeIssue;
 } {
+  const keys = Object.keys(obj);
+  // The usual blob: no two keys equal under case folding, and the three written as they are.
+  const folded = new Set<string>();
+  for (const k of keys) folded.add(k.toLowerCase());
+  if (folded.size === keys.length && 'schema' in obj && typeof obj.schema === 'string' && obj.schema !== '') {
+    const { package: pkg, name } = obj;
+    if (
+      (typeof pkg === 'string' || (pkg === undefined && !folded.has('package'))) &&
+      (typeof name === 'string' || (name === undefined && !folded.has('name')))
+    ) {
+      return { meta: { schema: obj.schema, package: pkg ?? '', name: name ?? '' } };
+    }
+  }
   const byFold = new Map<string, string[]>();
-  for (const k of Object.keys(obj)) {
+  for (const k of keys) {
     const fold = k.toLowerCase();
     const ks = byFold.get(fold);
     if (ks) ks.push(k);

@@ -10,6 +10,7 @@ import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type ParsedText } from './parse.js';
 import { readWhole } from './read-whole.js';
 import { emptyConfig, type DeclarativeConfig, type Location } from './types.js';
+import { markNativeJson } from './native-json.js';
 import { type JsonObject } from '../go/json-value.js';
 import { errnoCode, errnoText } from '../go/errno.js';
 
@@ -40,6 +41,8 @@ export interface LoadResult {
 export interface LocatedObject {
   value: JsonObject;
   loc: Location;
+  /** Its values are ready for the JSON writer as they are (RawBlob.nativeJson). */
+  nativeJson?: true;
 }
 
 function issueFinding(issue: DecodeIssue, loc: Location): Finding {
@@ -53,7 +56,7 @@ export function addBlobs(
   opts: LoadOptions,
   findings: Finding[],
 ): void {
-  for (const { value, loc } of objects) {
+  for (const { value, loc, nativeJson } of objects) {
     let decoded;
     try {
       decoded = decodeBlob(value, opts);
@@ -71,6 +74,7 @@ export function addBlobs(
     for (const issue of decoded.issues) findings.push(issueFinding(issue, loc));
     const b = decoded.blob;
     if (!b) continue;
+    if (nativeJson === true) markNativeJson(b);
     b.value.loc = loc;
     if (b.kind === 'package') cfg.packages.push(b.value);
     else if (b.kind === 'channel') cfg.channels.push(b.value);
@@ -84,7 +88,11 @@ export function parsedObjects(parsed: ParsedText, file: string, findings: Findin
   for (const i of parsed.issues) {
     findings.push({ rule: i.rule, severity: i.severity, message: i.message, file, line: i.line });
   }
-  return parsed.blobs.map((b) => ({ value: b.value, loc: { file, line: b.line } }));
+  return parsed.blobs.map((b) =>
+    b.nativeJson === true
+      ? { value: b.value, loc: { file, line: b.line }, nativeJson: true }
+      : { value: b.value, loc: { file, line: b.line } },
+  );
 }
 
 /** Load one file; its findings are in file order, not sorted. Never throws for bad content. */

@@ -11,6 +11,8 @@
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
+import type { BlockFacts } from '../yaml/block-reader.js';
+import { NATIVE_STRING_LIMIT } from '../go/json.js';
 import { countKeysInText, scanJsonValue } from './parse-json.js';
 import type { JsonObject, JsonValue } from '../go/json-value.js';
 import { isJsonObject } from '../go/json-value.js';
@@ -24,6 +26,11 @@ export interface RawBlob {
   value: JsonObject;
   /** 1-based line where the blob starts. */
   line: number;
+  /**
+   * The value is ready for the JSON writer as it is (go/json.ts markNativeReady): a YAML document
+   * the block reader read, with its keys in order and no long strings.
+   */
+  nativeJson?: true;
 }
 
 export type ParseRule = Extract<RuleId, `parse.${string}`>;
@@ -130,13 +137,18 @@ export function jsonStart(text: string): number {
   return m !== null && m[0] === '{' ? m.index : -1;
 }
 
-/** Parse one file's text. `firstLine` is the number of the text's first line (for parts of a file). */
-export function parseCatalogText(text: string, firstLine = 1): ParsedText {
+/**
+ * Parse one file's text. `firstLine` is the number of the text's first line (for parts of a file);
+ * `wellFormed` says the text was decoded from bytes, so it holds no unpaired surrogates.
+ */
+export function parseCatalogText(text: string, firstLine = 1, wellFormed = false): ParsedText {
   const start = jsonStart(text);
-  return start === -1 ? parseYamlStream(text, firstLine) : parseJsonStream(text, start, firstLine);
+  return start === -1
+    ? parseYamlStream(text, firstLine, wellFormed)
+    : parseJsonStream(text, start, firstLine);
 }
 
-function parseYamlStream(text: string, firstLine: number): ParsedText {
+function parseYamlStream(text: string, firstLine: number, wellFormed: boolean): ParsedText {
   const out: ParsedText = { blobs: [], issues: [] };
   let docs;
   try {
@@ -151,22 +163,37 @@ function parseYamlStream(text: string, firstLine: number): ParsedText {
     });
     return out;
   }
+  const facts: BlockFacts = { stringifiesAsGo: false, longestString: 0 };
   for (const d of docs) {
     const line = d.line + firstLine - 1;
     try {
       const value = parseYamlDocument(d.text, line, {
+        wellFormed,
+        facts,
         onDuplicateKey: (at, key, topLevel) =>
           out.issues.push(duplicateKey(at, key === undefined ? undefined : JSON.stringify(key), topLevel)),
       });
       if (value === undefined) continue;
-      if (isJsonObject(value)) out.blobs.push({ value, line });
-      else out.issues.push(notObject(value, line));
+      if (!isJsonObject(value)) out.issues.push(notObject(value, line));
+      else if (facts.stringifiesAsGo && (facts.longestString <= NATIVE_STRING_LIMIT || !holdsPayloads(value)))
+        out.blobs.push({ value, line, nativeJson: true });
+      else out.blobs.push({ value, line });
     } catch (err) {
       if (!(err instanceof YamlError)) throw err;
       out.issues.push({ rule: 'parse.yaml', severity: 'error', message: err.reason, line: err.line });
     }
   }
   return out;
+}
+
+/**
+ * Whether a raw blob has `olm.bundle.object` properties, whose base64 data the JSON writer copies
+ * into its output apart from the text when long (go/json.ts); other long strings (descriptions,
+ * examples) are as well left in JSON.stringify's text.
+ */
+function holdsPayloads(value: JsonObject): boolean {
+  const props = value.properties;
+  return Array.isArray(props) && props.some((p) => isJsonObject(p) && p.type === 'olm.bundle.object');
 }
 
 /**
@@ -219,7 +246,7 @@ function parseJsonStream(text: string, start: number, firstLine: number): Parsed
         line: lines.at(r.at),
       };
       if (values <= 1) {
-        const rest = parseYamlStream(text.slice(pos), line);
+        const rest = parseYamlStream(text.slice(pos), line, false);
         if (rest.issues.length === 0) {
           out.blobs.push(...rest.blobs);
           return out;
@@ -388,7 +415,7 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   // Most catalogs are pure ASCII (base64 payloads, escaped JSON): those decode as one-byte text,
   // much faster than UTF-8 decoding, and cannot be invalid UTF-8.
-  if (isAscii(bytes)) return parseCatalogText(bytes.toString('latin1'), firstLine);
+  if (isAscii(bytes)) return parseCatalogText(bytes.toString('latin1'), firstLine, true);
   const text = bytes.toString('utf8');
   // Decoding replaces invalid bytes by U+FFFD, so only a text holding one can come from invalid
   // UTF-8; the full check (a second pass over the bytes) runs only then.
@@ -410,5 +437,5 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
     };
     return { blobs: parsed.blobs, issues: [warning, ...parsed.issues] };
   }
-  return parseCatalogText(text, firstLine);
+  return parseCatalogText(text, firstLine, true);
 }

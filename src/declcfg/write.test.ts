@@ -18,6 +18,10 @@ import type { Property } from '../property/types.js';
 import { emptyConfig } from './types.js';
 import type { DroppedBlob } from './write.js';
 import { groupBlobs, toYaml, writeJson, writeJsonBytes, writeYaml } from './write.js';
+import { addBlobs, parsedObjects } from './load-file.js';
+import { nativeJsonValues } from './native-json.js';
+import { parseCatalogBytes } from './parse.js';
+import type { Finding } from '../findings.js';
 
 function pkg(name: string, extra: Partial<Package> = {}): Package {
   return { schema: 'olm.package', name, defaultChannel: '', ...extra };
@@ -263,6 +267,76 @@ function jsonBytes(cfg: DeclarativeConfig): string[] {
   for (const c of writeJsonBytes(cfg)) out.push(Buffer.from(c).toString('utf8'));
   return out;
 }
+
+describe('JSON output of blobs read from YAML', () => {
+  /** A catalog loaded from one YAML file's bytes, as the loader does. */
+  function loadYaml(text: string): ReturnType<typeof emptyConfig> {
+    const cfg = emptyConfig();
+    const findings: Finding[] = [];
+    addBlobs(cfg, parsedObjects(parseCatalogBytes(Buffer.from(text)), 'c.yaml', findings), {}, findings);
+    expect(findings).toEqual([]);
+    return cfg;
+  }
+  const bundleYaml = [
+    '---',
+    'image: quay.io/x/b:v1',
+    'name: b.v1',
+    'package: p',
+    'properties:',
+    '- type: olm.package',
+    '  value:',
+    '    packageName: p',
+    '    version: 1.0.0',
+    '- type: olm.gvk',
+    '  value:',
+    '    group: g',
+    '    kind: K',
+    '    version: v1',
+    'schema: olm.bundle',
+    '',
+  ].join('\n');
+
+  it('takes the values of a document read in order as they are, and walks anything put there later', () => {
+    const cfg = loadYaml(bundleYaml);
+    const [b] = cfg.bundles;
+    if (b === undefined) throw new Error('no bundle');
+    expect(nativeJsonValues({ kind: 'bundle', value: b })).toHaveLength(2);
+    // A property added after loading (as a migration does), with its keys out of Go's order, and a
+    // value replaced by another.
+    b.properties?.push({ type: 'x.added', value: { z: -0, a: [2, 1] } });
+    const gvk = b.properties?.[1];
+    if (gvk !== undefined) gvk.value = { version: 'v2', kind: 'K', group: 'g' };
+    const marked = [...writeJson(cfg)].join('');
+    // The same blob cloned (as a worker hands it over) carries no mark and is walked throughout.
+    const clone = structuredClone(cfg);
+    expect(nativeJsonValues({ kind: 'bundle', value: clone.bundles[0] as typeof b })).toBeUndefined();
+    expect(marked).toBe([...writeJson(clone)].join(''));
+    expect(marked).toContain('"a": [\n                    2,');
+    expect(marked).toContain('"z": -0');
+    expect(marked.indexOf('"group": "g"')).toBeLessThan(marked.indexOf('"version": "v2"'));
+  });
+
+  it('marks no values of a document with keys out of order, a -0, or a long payload', () => {
+    const unordered = bundleYaml.replace(
+      '    packageName: p\n    version: 1.0.0',
+      '    version: 1.0.0\n    packageName: p',
+    );
+    const negativeZero = bundleYaml.replace('version: 1.0.0', 'version: -0.0');
+    const payload = bundleYaml.replace(
+      '- type: olm.gvk\n  value:\n    group: g',
+      `- type: olm.bundle.object\n  value:\n    data: ${'A'.repeat(20_000)}\n- type: olm.gvk\n  value:\n    group: g`,
+    );
+    for (const text of [unordered, negativeZero, payload]) {
+      const [b] = loadYaml(text).bundles;
+      if (b === undefined) throw new Error('no bundle');
+      expect(nativeJsonValues({ kind: 'bundle', value: b })).toBeUndefined();
+    }
+    // A long string that is not a payload stays with JSON.stringify.
+    const [long] = loadYaml(bundleYaml.replace('group: g', `group: ${'g'.repeat(20_000)}`)).bundles;
+    if (long === undefined) throw new Error('no bundle');
+    expect(nativeJsonValues({ kind: 'bundle', value: long })).toHaveLength(2);
+  });
+});
 
 describe('JSON output as bytes', () => {
   const payload = Buffer.alloc(300_000, 'payload').toString('base64');

@@ -8,6 +8,7 @@ import { InternalError } from '../errors.js';
 import { GoStruct, JsonBytesOut, appendIndented, marshalIndent } from '../go/json.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { emitYaml } from '../yaml/emit.js';
+import { nativeJsonValues } from './native-json.js';
 import type { ChannelEntry, DeclarativeConfig, Location, Blob } from './types.js';
 import type { Property } from '../property/types.js';
 
@@ -139,9 +140,18 @@ export function groupBlobs(cfg: DeclarativeConfig, options: WriteOptions = {}): 
 // ---------------------------------------------------------------------------------------------
 // Blob encoding: Go struct field order and omitempty rules (`alpha/declcfg/declcfg.go`)
 
-function properties(props: readonly Property[] | undefined): GoStruct[] | undefined {
+function properties(
+  props: readonly Property[] | undefined,
+  ready: readonly object[] | undefined,
+): GoStruct[] | undefined {
   if (props === undefined || props.length === 0) return undefined;
-  return props.map((p) => new GoStruct({ type: p.type, value: p.value }));
+  return props.map(
+    (p) =>
+      new GoStruct(
+        { type: p.type, value: p.value },
+        ready !== undefined && ready.includes(p.value as object) ? 'value' : undefined,
+      ),
+  );
 }
 
 function nonEmpty(s: string | undefined): string | undefined {
@@ -159,6 +169,7 @@ function channelEntry(e: ChannelEntry): GoStruct {
 
 /** The value Go's encoder sees for a blob: structs in field order, others as their blob. */
 function blobValue(blob: Blob): unknown {
+  const ready = nativeJsonValues(blob);
   switch (blob.kind) {
     case 'package': {
       const p = blob.value;
@@ -171,7 +182,7 @@ function blobValue(blob: Blob): unknown {
             ? undefined
             : new GoStruct({ base64data: p.icon.base64data, mediatype: p.icon.mediatype }),
         description: nonEmpty(p.description),
-        properties: properties(p.properties),
+        properties: properties(p.properties, ready),
       });
     }
     case 'channel': {
@@ -181,7 +192,7 @@ function blobValue(blob: Blob): unknown {
         name: c.name,
         package: c.package,
         entries: c.entries === null ? null : c.entries.map(channelEntry),
-        properties: properties(c.properties),
+        properties: properties(c.properties, ready),
       });
     }
     case 'bundle': {
@@ -196,7 +207,7 @@ function blobValue(blob: Blob): unknown {
         name: nonEmpty(b.name),
         package: nonEmpty(b.package),
         image: b.image,
-        properties: properties(b.properties),
+        properties: properties(b.properties, ready),
         relatedImages:
           b.relatedImages === undefined || b.relatedImages.length === 0
             ? undefined

@@ -22,8 +22,15 @@ import { compareUtf8 } from './utf8.js';
 /** A Go struct value: fields are written in insertion order; `undefined` fields are left out. */
 export class GoStruct {
   readonly fields: Readonly<Record<string, unknown>>;
-  constructor(fields: Readonly<Record<string, unknown>>) {
+  /**
+   * A field whose value is known to be ready for JSON.stringify as it is: every map's keys in UTF-8
+   * order and none index-like, no -0, no string longer than NATIVE_STRING_LIMIT (what the YAML block
+   * reader tells of a whole document as it reads it). The native path then takes it without a walk.
+   */
+  readonly readyField: string | undefined;
+  constructor(fields: Readonly<Record<string, unknown>>, readyField?: string) {
     this.fields = fields;
+    this.readyField = readyField;
   }
 }
 
@@ -388,7 +395,7 @@ const AFTER_HTML = /\\u[dD][89a-fA-F]|[<>&\u2028\u2029]/;
  * base64 payloads run to megabytes. Measured: the 48 MB generated catalog with payloads rendered 25%
  * slower with every string in JSON.stringify's text.
  */
-const NATIVE_STRING_LIMIT = 16 * 1024;
+export const NATIVE_STRING_LIMIT = 16 * 1024;
 /** Where such a string goes in JSON.stringify's text: `"\u0000<n>"` (see appendIndentedNatively). */
 const LONG_MARK = '\u0000';
 const LONG_MARK_TOKEN = /"\\u0000([0-9]+)"/;
@@ -491,7 +498,7 @@ function structReady(s: GoStruct, long: string[] | undefined): unknown {
   for (const k of Object.keys(s.fields)) {
     // V8 would put an index-like name first; `__proto__` cannot be set by assignment.
     if (INDEX_LIKE.test(k) || k === '__proto__') return NOT_NATIVE;
-    const ready = nativeReady(s.fields[k], long);
+    const ready = k === s.readyField ? s.fields[k] : nativeReady(s.fields[k], long);
     if (ready === NOT_NATIVE) return NOT_NATIVE;
     if (ready !== undefined) out[k] = ready;
   }

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { corpusDir, haveCorpus } from '../../test/corpus.js';
 import { seededRandom } from '../../test/seeded-random.js';
 import type { JsonValue } from '../go/json-value.js';
-import { readBlockYaml } from './block-reader.js';
+import { marshalIndentByParts } from '../go/json.js';
+import { readBlockYaml, type BlockFacts } from './block-reader.js';
 import { emitYaml } from './emit.js';
 import { resolveYaml11Scalar, splitYamlDocuments, YAML11_SCHEMA } from './yaml11.js';
 
@@ -220,5 +221,74 @@ describe('block reader on generated documents', () => {
       if (agrees(text, `mutation ${i}`)) readMutated++;
     }
     expect(readMutated).toBeGreaterThan(500);
+  });
+});
+
+/** The longest string among the values of `v` (keys apart). */
+function longestString(v: JsonValue): number {
+  if (typeof v === 'string') return v.length;
+  if (v === null || typeof v !== 'object') return 0;
+  const items = Array.isArray(v) ? v : Object.values(v);
+  return items.reduce<number>((m, x) => Math.max(m, longestString(x)), 0);
+}
+
+/** What Go's encoder writes for `v` as WriteJSON indents it, by the encoder of our own. */
+function goIndented(v: JsonValue): string {
+  const parts: string[] = [];
+  marshalIndentByParts(parts, v, '', '    ', false);
+  return parts.join('');
+}
+
+/** The value and facts of a document the block reader reads, or undefined when it gives up. */
+function readWithFacts(text: string): { value: JsonValue; facts: BlockFacts } | undefined {
+  const facts: BlockFacts = { stringifiesAsGo: false, longestString: -1 };
+  const value = readBlockYaml(text, resolveYaml11Scalar, false, facts);
+  return value === undefined ? undefined : { value, facts };
+}
+
+describe('what the block reader tells of a document', () => {
+  it.each([
+    ['keys out of order', 'b: 1\na: 2\n'],
+    ['nested keys out of order', 'a:\n  q: 1\n  p: 2\n'],
+    ['keys out of order in a list item', 'a:\n- q: 1\n  p: 2\n'],
+    ['a key with a leading digit', 'a: 1\n1b: 2\n'],
+    ['a key with a surrogate pair', 'a: 1\nb\u{1F600}: 2\n'],
+    ['-0.0', 'a: -0.0\n'],
+    ['-0.0 in a list', 'a:\n- x\n- -0.0\n'],
+  ])('%s: JSON.stringify would not write what Go writes', (_, text) => {
+    const r = readWithFacts(text);
+    expect(r).toBeDefined();
+    expect(r?.facts.stringifiesAsGo).toBe(false);
+  });
+
+  it('keys in order, ASCII or not: JSON.stringify writes what Go writes', () => {
+    const r = readWithFacts('a: 0\nb:\n  c: \u00e9t\u00e9\n  \u00e9: [1]\n'.replace('[1]', '\n  - 1'));
+    expect(r?.facts).toStrictEqual({ stringifiesAsGo: true, longestString: 3 });
+    expect(JSON.stringify(r?.value, null, 4)).toBe(goIndented(r?.value ?? null));
+  });
+
+  it('on generated and mutated documents: when it says so, JSON.stringify writes what Go writes', () => {
+    const r = seededRandom(777);
+    let said = 0;
+    let notSaid = 0;
+    for (let i = 0; i < 4000; i++) {
+      // Top-level entries in a random order, some documents mutated further.
+      const entries = Array.from({ length: 1 + Math.floor(r() * 4) }, () =>
+        emitYaml({ [r() < 0.8 ? `k${Math.floor(r() * 30)}` : randomString(r)]: randomValue(r, 1) }),
+      );
+      let text = [...new Set(entries)].join('');
+      if (i % 3 === 0) text = mutate(text, r);
+      const got = readWithFacts(text);
+      if (got === undefined) continue;
+      expect(got.facts.longestString, text).toBe(longestString(got.value));
+      if (!got.facts.stringifiesAsGo) {
+        notSaid++;
+        continue;
+      }
+      said++;
+      expect(JSON.stringify(got.value, null, 4), text).toBe(goIndented(got.value));
+    }
+    expect(said).toBeGreaterThan(500);
+    expect(notSaid).toBeGreaterThan(500);
   });
 });

@@ -21,6 +21,21 @@ export type PlainResolver = (
 
 type Value = null | boolean | number | string | Value[] | { [key: string]: Value };
 
+/** What the block reader learnt of a document it read, besides its value. */
+export interface BlockFacts {
+  /**
+   * JSON.stringify writes the value as Go's encoder writes a map of it: every mapping's keys came in
+   * UTF-8 byte order (none index-like, which V8 would put first, nor holding a surrogate, where UTF-16
+   * order differs), and no number is -0.
+   */
+  stringifiesAsGo: boolean;
+  /** The length of the longest string value. */
+  longestString: number;
+}
+
+/** Keys that V8 may order apart (a leading digit) or that compare apart in UTF-16 (surrogates). */
+const KEY_OUT_OF_ORDER = new RegExp('^[0-9]|[\\ud800-\\udfff]');
+
 /**
  * Plain keys already read and found to be string keys by a resolver, by a hash of length and end
  * characters (whether a key is a string is the resolver's answer, so each resolver has its own).
@@ -57,8 +72,8 @@ const UNPAIRED = new RegExp(
   '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?:[^\\ud800-\\udbff]|^)[\\udc00-\\udfff]',
 );
 
-function unusual(text: string): boolean {
-  return UNUSUAL.test(text) || (SURROGATE.test(text) && UNPAIRED.test(text));
+function unusual(text: string, wellFormed: boolean): boolean {
+  return UNUSUAL.test(text) || (!wellFormed && SURROGATE.test(text) && UNPAIRED.test(text));
 }
 
 const SPACE = 0x20;
@@ -138,6 +153,7 @@ class BlockReader {
   private pos = 0;
   /** Spaces at the start of that line, once skipBlankLines has reached it. */
   private indent = 0;
+  readonly facts: BlockFacts = { stringifiesAsGo: true, longestString: 0 };
 
   constructor(text: string, resolve: PlainResolver) {
     this.text = text;
@@ -193,10 +209,14 @@ class BlockReader {
     const t = this.text;
     const out: { [key: string]: Value } = {};
     let keyAt = at;
+    let previous = '';
     for (;;) {
       const colon = this.keyEnd(keyAt);
       const key = this.key(keyAt, colon);
       if (Object.hasOwn(out, key)) throw GIVE_UP;
+      // Without surrogates, UTF-16 order is UTF-8 order (key() saw to those).
+      if (key < previous) this.facts.stringifiesAsGo = false;
+      previous = key;
       let i = colon + 1;
       while (t.charCodeAt(i) === SPACE) i++;
       let value: Value;
@@ -205,6 +225,8 @@ class BlockReader {
         value = this.nestedValue(indent, depth);
       } else {
         value = this.inlineValue(i, indent, depth);
+        if (typeof value === 'string' && value.length > this.facts.longestString)
+          this.facts.longestString = value.length;
       }
       out[key] = value;
       this.skipBlankLines();
@@ -230,7 +252,9 @@ class BlockReader {
     const key = t.slice(at, colon);
     // Keys js-yaml treats specially, and keys that are not strings (true, 1, ~), are js-yaml's.
     if (key === '__proto__' || key === '<<' || this.resolve(key).ok) throw GIVE_UP;
-    this.keys[slot] = key;
+    // Such keys are said each time they are met: they are not kept.
+    if (KEY_OUT_OF_ORDER.test(key)) this.facts.stringifiesAsGo = false;
+    else this.keys[slot] = key;
     return key;
   }
 
@@ -284,7 +308,12 @@ class BlockReader {
       // `-` alone on its line, or `- - x`: not written by catalog tools.
       if (c === NL || (c === DASH && this.isItemMark(i))) throw GIVE_UP;
       if (this.startsKey(i)) out.push(this.mapping(i - this.pos, i, depth + 1));
-      else out.push(this.inlineValue(i, indent, depth));
+      else {
+        const value = this.inlineValue(i, indent, depth);
+        if (typeof value === 'string' && value.length > this.facts.longestString)
+          this.facts.longestString = value.length;
+        out.push(value);
+      }
       this.skipBlankLines();
       if (this.pos >= t.length) return out;
       const next = this.indent;
@@ -358,6 +387,8 @@ class BlockReader {
     if (!r.ok) return s;
     // Infinities and NaN cannot be JSON; the caller's reader refuses them with its message.
     if (typeof r.value === 'number' && !Number.isFinite(r.value)) throw GIVE_UP;
+    // JSON.stringify writes -0 as 0, Go as -0.
+    if (r.value === 0 && Object.is(r.value, -0)) this.facts.stringifiesAsGo = false;
     return r.value;
   }
 
@@ -542,13 +573,23 @@ class BlockReader {
 /**
  * The value of a YAML document written in the block style of catalog tools, or undefined when the
  * document holds anything else (the caller then reads it with js-yaml). `text` is one document,
- * without its `---` line.
+ * without its `---` line; `wellFormed` says it was decoded from bytes, so it has no unpaired
+ * surrogates to look for. `facts`, when given, receives what the reader learnt of a document it read.
  */
-export function readBlockYaml(text: string, resolve: PlainResolver): Value | undefined {
+export function readBlockYaml(
+  text: string,
+  resolve: PlainResolver,
+  wellFormed = false,
+  facts?: BlockFacts,
+): Value | undefined {
   // Carriage returns are among the unusual characters (\x0d).
-  if (text.length === 0 || text.charCodeAt(text.length - 1) !== NL || unusual(text)) return undefined;
+  if (text.length === 0 || text.charCodeAt(text.length - 1) !== NL || unusual(text, wellFormed))
+    return undefined;
   try {
-    return new BlockReader(text, resolve).document();
+    const reader = new BlockReader(text, resolve);
+    const value = reader.document();
+    if (facts !== undefined) Object.assign(facts, reader.facts);
+    return value;
   } catch (err) {
     if (err === GIVE_UP || err instanceof RangeError) return undefined;
     throw err;

@@ -15,7 +15,7 @@ import { GO_YAML_TAG_TYPES } from './yaml11-tags.js';
 import type { JsonObject, JsonValue } from '../go/json-value.js';
 import { OpmError, formatPosition, type SourcePosition } from '../errors.js';
 import { isJsonObject } from '../go/json-value.js';
-import { readBlockYaml } from './block-reader.js';
+import { readBlockYaml, type BlockFacts } from './block-reader.js';
 import { excessiveAliasing } from './alias-limit.js';
 
 /** Deepest nesting accepted in a document; deeper input is refused instead of risking the stack. */
@@ -330,6 +330,16 @@ export interface ParseOptions {
    * duplicate key is a YamlError.
    */
   onDuplicateKey?: (line: number, key: string | undefined, topLevel: boolean) => void;
+  /**
+   * The text was decoded from bytes (UTF-8 or Latin-1), so it holds no unpaired surrogates and they
+   * are not looked for.
+   */
+  wellFormed?: boolean;
+  /**
+   * Receives what the block reader learnt of the document (block-reader.ts); `stringifiesAsGo` is
+   * false when js-yaml read it.
+   */
+  facts?: BlockFacts;
 }
 
 // A key written at column 0 of a block document: a key of the document's top-level mapping.
@@ -443,7 +453,8 @@ export function parseYamlDocument(
 ): JsonValue | undefined {
   // Most catalog documents are in go-yaml's block style, which the block reader takes several times
   // faster; it gives up on anything else (and on every error), and js-yaml decides.
-  const fast = readBlockYaml(text, resolveYaml11Scalar);
+  if (opts.facts !== undefined) opts.facts.stringifiesAsGo = false;
+  const fast = readBlockYaml(text, resolveYaml11Scalar, opts.wellFormed === true, opts.facts);
   if (fast !== undefined) return fast;
   exactMode = false;
   needsExactPass = false;
