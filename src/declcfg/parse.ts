@@ -27,8 +27,8 @@ export interface RawBlob {
   /** 1-based line where the blob starts. */
   line: number;
   /**
-   * The value is ready for the JSON writer as it is (go/json.ts markNativeReady): a YAML document
-   * the block reader read, with its keys in order and no long strings.
+   * Its values are ready for JSON.stringify as they are (declcfg/native-json.ts): a YAML document
+   * the block reader read, with its keys in Go's order, no -0 and no long payload string.
    */
   nativeJson?: true;
 }
