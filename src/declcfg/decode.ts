@@ -210,7 +210,8 @@ function properties(v: JsonValue | undefined, ctx: Ctx, at: At): Property[] | un
       const o = struct(x, ctx, pa, 'property.Property');
       if (!o) return { type: '', value: null };
       const f = fields(o, ['type', 'value'] as const, ctx, pa);
-      // A missing value is kept as null (opm keeps an empty raw value there).
+      // A missing value is kept as null (opm keeps an empty raw value there). The value is the parsed
+      // one itself, never to be changed in place: the JSON writer may trust it as read (native-json.ts).
       return { type: str(f.get('type'), ctx, child(pa, 'type')), value: f.get('value') ?? null };
     },
     'Property',

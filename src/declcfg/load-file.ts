@@ -88,11 +88,11 @@ export function parsedObjects(parsed: ParsedText, file: string, findings: Findin
   for (const i of parsed.issues) {
     findings.push({ rule: i.rule, severity: i.severity, message: i.message, file, line: i.line });
   }
-  return parsed.blobs.map((b) =>
-    b.nativeJson === true
-      ? { value: b.value, loc: { file, line: b.line }, nativeJson: true }
-      : { value: b.value, loc: { file, line: b.line } },
-  );
+  return parsed.blobs.map(({ value, line, nativeJson }) => ({
+    value,
+    loc: { file, line },
+    ...(nativeJson === true ? { nativeJson } : {}),
+  }));
 }
 
 /** Load one file; its findings are in file order, not sorted. Never throws for bad content. */

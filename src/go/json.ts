@@ -24,8 +24,8 @@ export class GoStruct {
   readonly fields: Readonly<Record<string, unknown>>;
   /**
    * A field whose value is known to be ready for JSON.stringify as it is: every map's keys in UTF-8
-   * order and none index-like, no -0, no string longer than NATIVE_STRING_LIMIT (what the YAML block
-   * reader tells of a whole document as it reads it). The native path then takes it without a walk.
+   * order and none index-like, no -0 (what the YAML block reader tells of a whole document as it
+   * reads it). The native path then takes it without a walk, long strings included.
    */
   readonly readyField: string | undefined;
   constructor(fields: Readonly<Record<string, unknown>>, readyField?: string) {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type * as Http from 'node:http';
+import type { SecureContext } from 'node:tls';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { OpmError } from '../errors.js';
@@ -220,9 +221,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 interface TlsOptions {
   rejectUnauthorized: boolean;
-  ca?: string[];
-  cert?: string;
-  key?: string;
+  secureContext?: SecureContext;
 }
 
 function undiciEngine(d: Dispatcher): Engine {
@@ -357,6 +356,8 @@ export class Transport {
   private readonly opts: TransportOptions;
   /** The certificates named by NODE_EXTRA_CA_CERTS, once read ('' when unset or unreadable). */
   private extraCa: string | undefined;
+  /** TLS contexts by host (see secureContext). */
+  private readonly contexts = new Map<string, SecureContext | undefined>();
 
   constructor(opts: TransportOptions) {
     this.opts = opts;
@@ -401,39 +402,55 @@ export class Transport {
 
   /**
    * The certificates of the file NODE_EXTRA_CA_CERTS names. `opm` starts Node.js without that
-   * variable (bin/opm.js), so Node's own roots lack them: they are added here, to every TLS
-   * connection, as Node.js would have. An unreadable file is warned about once and ignored, as
-   * Node.js does.
+   * variable (bin/opm.js), so Node's own store lacks them: they are added here to every TLS
+   * connection, as Node.js would have. A file that cannot be read or holds no certificate is
+   * warned about once and ignored, as Node.js does.
    */
   private nodeExtraCa(): string {
     if (this.extraCa !== undefined) return this.extraCa;
     const file = this.opts.env.NODE_EXTRA_CA_CERTS ?? '';
     this.extraCa = '';
-    if (file !== '') {
-      try {
-        this.extraCa = readFileSync(file, 'utf8');
-      } catch (err) {
-        this.warn(`warning: ignoring extra certificates from NODE_EXTRA_CA_CERTS ${file}: ${errnoText(err)}`);
-      }
+    if (file === '') return this.extraCa;
+    let problem: string | undefined;
+    try {
+      const text = readFileSync(file, 'utf8');
+      if (text.includes('-----BEGIN CERTIFICATE-----')) this.extraCa = text;
+      else problem = 'no PEM certificate in it';
+    } catch (err) {
+      problem = errnoText(err);
     }
+    if (problem !== undefined)
+      this.warn(`warning: ignoring extra certificates from NODE_EXTRA_CA_CERTS ${file}: ${problem}`);
     return this.extraCa;
   }
 
-  /** The CAs a TLS connection trusts beyond Node's roots; `ca` replaces the roots, so they lead. */
-  private caList(extra: string[]): string[] | undefined {
-    const nodeExtra = this.nodeExtraCa();
-    if (extra.length === 0 && nodeExtra === '') return undefined;
-    const roots = process.getBuiltinModule('node:tls').rootCertificates;
-    return [...roots, ...(nodeExtra === '' ? [] : [nodeExtra]), ...extra];
+  /**
+   * The TLS context for a host, when it trusts more than Node's store (NODE_EXTRA_CA_CERTS, a
+   * certs.d CA) or presents a client certificate; undefined otherwise. Built once per host: Node
+   * would otherwise build one per connection, parsing every certificate each time.
+   */
+  private secureContext(host: string): SecureContext | undefined {
+    if (this.contexts.has(host)) return this.contexts.get(host);
+    const files = this.tlsFiles(host);
+    const cas = [this.nodeExtraCa(), ...files.ca].filter((pem) => pem !== '');
+    let context: SecureContext | undefined;
+    if (cas.length > 0 || files.cert !== undefined) {
+      const tls = process.getBuiltinModule('node:tls');
+      context = tls.createSecureContext(files.cert !== undefined ? { cert: files.cert, key: files.key } : {});
+      // Added to a copy of Node's own store (its bundled roots, or the system's with
+      // --use-openssl-ca), which a `ca` option would replace instead; other contexts keep theirs.
+      const native = context.context as { addCACert(pem: string): void };
+      for (const pem of cas) native.addCACert(pem);
+    }
+    this.contexts.set(host, context);
+    return context;
   }
 
   private tlsOptions(url: URL, skipTlsVerify: boolean): TlsOptions {
-    const files = url.protocol === 'https:' ? this.tlsFiles(url.host) : { ca: [] };
-    const ca = url.protocol === 'https:' ? this.caList(files.ca) : undefined;
+    const context = url.protocol === 'https:' ? this.secureContext(url.host) : undefined;
     return {
       rejectUnauthorized: !skipTlsVerify,
-      ...(ca !== undefined ? { ca } : {}),
-      ...(files.cert !== undefined ? { cert: files.cert, key: files.key } : {}),
+      ...(context !== undefined ? { secureContext: context } : {}),
     };
   }
 
@@ -453,14 +470,15 @@ export class Transport {
       this.undici ??= await import('undici');
       const tls = { ...this.tlsOptions(url, skipTlsVerify), timeout: this.timeouts.connectMs };
       // A proxy reached over TLS is trusted as registries are, NODE_EXTRA_CA_CERTS included.
-      const proxyCa = /^https:/i.test(proxy) ? this.caList([]) : undefined;
+      const proxyUrl = URL.canParse(proxy) ? new URL(proxy) : undefined;
+      const proxyContext = proxyUrl?.protocol === 'https:' ? this.secureContext(proxyUrl.host) : undefined;
       const d: Dispatcher = new this.undici.ProxyAgent({
         headersTimeout: this.timeouts.headersMs,
         bodyTimeout: this.timeouts.bodyMs,
         connections: MAX_CONNECTIONS,
         uri: proxy,
         requestTls: tls,
-        ...(proxyCa !== undefined ? { proxyTls: { ca: proxyCa } } : {}),
+        ...(proxyContext !== undefined ? { proxyTls: { secureContext: proxyContext } } : {}),
       });
       e = undiciEngine(d);
     } else {

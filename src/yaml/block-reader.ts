@@ -225,8 +225,6 @@ class BlockReader {
         value = this.nestedValue(indent, depth);
       } else {
         value = this.inlineValue(i, indent, depth);
-        if (typeof value === 'string' && value.length > this.facts.longestString)
-          this.facts.longestString = value.length;
       }
       out[key] = value;
       this.skipBlankLines();
@@ -308,12 +306,7 @@ class BlockReader {
       // `-` alone on its line, or `- - x`: not written by catalog tools.
       if (c === NL || (c === DASH && this.isItemMark(i))) throw GIVE_UP;
       if (this.startsKey(i)) out.push(this.mapping(i - this.pos, i, depth + 1));
-      else {
-        const value = this.inlineValue(i, indent, depth);
-        if (typeof value === 'string' && value.length > this.facts.longestString)
-          this.facts.longestString = value.length;
-        out.push(value);
-      }
+      else out.push(this.inlineValue(i, indent, depth));
       this.skipBlankLines();
       if (this.pos >= t.length) return out;
       const next = this.indent;
@@ -342,6 +335,14 @@ class BlockReader {
    * item mark (block scalar lines must be deeper). Leaves `pos` at the next line.
    */
   private inlineValue(at: number, indent: number, depth: number): Value {
+    const value = this.scalarOrEmpty(at, indent, depth);
+    if (typeof value === 'string' && value.length > this.facts.longestString)
+      this.facts.longestString = value.length;
+    return value;
+  }
+
+  /** What inlineValue reads: a scalar, or an empty collection. */
+  private scalarOrEmpty(at: number, indent: number, depth: number): Value {
     const t = this.text;
     const c = t.charCodeAt(at);
     if (c === DQUOTE) return this.doubleQuoted(at, indent);

@@ -163,5 +163,12 @@ describe('NODE_EXTRA_CA_CERTS with the opm program', () => {
     expect(r.stderr).toBe(
       `warning: ignoring extra certificates from NODE_EXTRA_CA_CERTS ${missing}: no such file or directory\n`,
     );
+    const notPem = path.join(tmp, 'not-a-certificate.txt');
+    writeFileSync(notPem, 'not a certificate\n');
+    const garbage = opm(['render', ref, '-o', 'json'], { NODE_EXTRA_CA_CERTS: notPem }, fx.basicCa);
+    expect(garbage.status).toBe(0);
+    expect(garbage.stderr).toBe(
+      `warning: ignoring extra certificates from NODE_EXTRA_CA_CERTS ${notPem}: no PEM certificate in it\n`,
+    );
   });
 });
