@@ -157,8 +157,20 @@ function tlsProblem(code: string): string {
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
       return 'the registry certificate is not valid for this host name';
     default:
-      return 'TLS handshake failed';
+      return clientCertificateRefused(code)
+        ? 'the registry refused the connection: it asks for a client certificate'
+        : 'TLS handshake failed';
   }
+}
+
+/**
+ * A server's alert against the client's certificate (TLS 1.3 says `certificate required`, TLS 1.2
+ * `bad certificate` when none was sent): the registry wants one, or another.
+ */
+function clientCertificateRefused(code: string): boolean {
+  return (
+    code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' || code === 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE'
+  );
 }
 
 /** Turn a network failure into a one-line user error naming the host. */
@@ -168,7 +180,9 @@ function describeNetworkError(err: unknown, host: string): OpmError {
   if (isTlsFailure(err)) {
     return new OpmError(`${host}: ${tlsProblem(code)} (${code})`, {
       code: 'E_REGISTRY_TLS',
-      hint: `add the registry's CA as /etc/containers/certs.d/${host}/ca.crt, or use --skip-tls-verify / --use-http if the registry is trusted`,
+      hint: clientCertificateRefused(code)
+        ? `put the client certificate and its key as /etc/containers/certs.d/${host}/client.cert and client.key`
+        : `add the registry's CA as /etc/containers/certs.d/${host}/ca.crt, or use --skip-tls-verify / --use-http if the registry is trusted`,
       cause: err,
     });
   }

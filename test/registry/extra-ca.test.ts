@@ -34,6 +34,8 @@ beforeAll(async () => {
     authorization,
     ca: fx.basicCa,
   });
+  // The client-certificate registry serves the plain registry's storage.
+  await pushImage(img, { url: fx.plain.url, repo: 'examples/catalog', tag: 'v1' });
   ref = `${fx.basic.host}/examples/catalog:v1`;
   otherCa = path.join(tmp, 'other-ca.crt');
   run('openssl', [
@@ -81,8 +83,17 @@ interface Run {
   helperSaw: string;
 }
 
-/** `opm <args>` run as a program, with its own HOME (docker config naming the helper) and cache. */
-function opm(args: string[], extra: NodeJS.ProcessEnv, certsD?: string): Run {
+/**
+ * `opm <args>` run as a program, with its own HOME (docker config naming the helper) and cache;
+ * `certsD` is a CA file for the TLS registry's certs.d folder, `client` a client certificate and
+ * key for the client-certificate registry's.
+ */
+function opm(
+  args: string[],
+  extra: NodeJS.ProcessEnv,
+  certsD?: string,
+  client?: { cert: string; key: string },
+): Run {
   runs++;
   const home = path.join(tmp, `home-${runs}`);
   mkdirSync(path.join(home, '.docker'), { recursive: true });
@@ -94,6 +105,12 @@ function opm(args: string[], extra: NodeJS.ProcessEnv, certsD?: string): Run {
     const dir = path.join(home, '.config', 'containers', 'certs.d', fx.basic.host);
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'ca.crt'), readFileSync(certsD));
+  }
+  if (client !== undefined) {
+    const dir = path.join(home, '.config', 'containers', 'certs.d', fx.clientCert.host);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'client.cert'), readFileSync(client.cert));
+    writeFileSync(path.join(dir, 'client.key'), readFileSync(client.key));
   }
   const notes = path.join(tmp, `helper-${runs}.txt`);
   const r = spawnSync(bin, args, {
@@ -141,6 +158,27 @@ describe('NODE_EXTRA_CA_CERTS with the opm program', () => {
     const r = opm(['render', ref, '-o', 'json'], { NODE_EXTRA_CA_CERTS: fx.basicCa }, otherCa);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
+  });
+
+  it('presents the client certificate of certs.d, trusting the server through NODE_EXTRA_CA_CERTS', () => {
+    const clientRef = `${fx.clientCert.host}/examples/catalog:v1`;
+    const r = opm(
+      ['render', clientRef, '-o', 'json'],
+      { NODE_EXTRA_CA_CERTS: fx.basicCa },
+      undefined,
+      fx.clientCertFiles,
+    );
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(opm(['render', catalog, '-o', 'json'], {}).stdout);
+    // Without a client certificate the registry refuses the connection: one line.
+    const refused = opm(['render', clientRef, '-o', 'json'], { NODE_EXTRA_CA_CERTS: fx.basicCa });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toContain(
+      `${fx.clientCert.host}: the registry refused the connection: it asks for a client certificate`,
+    );
+    expect(refused.stderr).toContain(`certs.d/${fx.clientCert.host}/client.cert and client.key`);
   });
 
   it('does not trust the registry without its CA: one line, non-zero exit', () => {

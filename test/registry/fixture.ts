@@ -40,6 +40,10 @@ export interface Fixture {
   blobHost: BlobHost;
   /** Counting, fault-injecting proxy in front of `plain`. */
   proxy: FaultProxy;
+  /** HTTPS (certificate signed by `basicCa`) asking for a client certificate; `plain`'s storage. */
+  clientCert: RegistryProcess;
+  /** A client certificate and key that `clientCert` accepts. */
+  clientCertFiles: { cert: string; key: string };
   stop(): Promise<void>;
 }
 
@@ -149,10 +153,46 @@ export async function startFixture(): Promise<Fixture> {
     const htpasswd = path.join(dir, 'auth', 'htpasswd');
     writeFileSync(htpasswd, run('htpasswd', ['-Bbn', USER, PASSWORD]));
 
-    const [pPlain, pBasic, pToken, pRedirect, pAuth, pBlob, pProxy] = await Promise.all(
-      Array.from({ length: 7 }, () => freePort()),
+    // The CA that signs the client certificates `clientCert` accepts, and one such certificate.
+    const clientCa = path.join(dir, 'certs', 'client-ca.crt');
+    const clientCaKey = path.join(dir, 'certs', 'client-ca.key');
+    selfSignedCertificate('/CN=test-client-ca', clientCaKey, clientCa);
+    const clientCert = path.join(dir, 'certs', 'client.cert');
+    const clientKey = path.join(dir, 'certs', 'client.key');
+    const clientCsr = path.join(dir, 'certs', 'client.csr');
+    run('openssl', [
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=opm-client',
+      '-keyout',
+      clientKey,
+      '-out',
+      clientCsr,
+    ]);
+    run('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      clientCsr,
+      '-CA',
+      clientCa,
+      '-CAkey',
+      clientCaKey,
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-out',
+      clientCert,
+    ]);
+
+    const [pPlain, pBasic, pToken, pRedirect, pAuth, pBlob, pProxy, pClient] = await Promise.all(
+      Array.from({ length: 8 }, () => freePort()),
     );
     if (
+      pClient === undefined ||
       pPlain === undefined ||
       pBasic === undefined ||
       pToken === undefined ||
@@ -237,6 +277,23 @@ export async function startFixture(): Promise<Fixture> {
     started.push(tokenRedirect);
     const proxy = await startFaultProxy(pProxy, pPlain);
     started.push(proxy);
+    const clientCertRegistry = await startRegistry(
+      dir,
+      'client-cert',
+      yamlConfig({
+        storage: path.join(dir, 'storage-plain'),
+        port: pClient,
+        extra: [
+          '  tls:',
+          `    certificate: ${crt}`,
+          `    key: ${key}`,
+          '    clientcas:',
+          `      - ${clientCa}`,
+        ].join('\n'),
+      }),
+      pClient,
+    );
+    started.push(clientCertRegistry);
     return {
       dir,
       plain,
@@ -248,6 +305,8 @@ export async function startFixture(): Promise<Fixture> {
       tokenRealm: realm,
       blobHost,
       proxy,
+      clientCert: { ...clientCertRegistry, url: `https://127.0.0.1:${pClient}` },
+      clientCertFiles: { cert: clientCert, key: clientKey },
       stop: stopAll,
     };
   } catch (err) {
