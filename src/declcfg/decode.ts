@@ -156,7 +156,7 @@ function element(at: At, i: number, struct: string): At {
 function fields<K extends string>(obj: JsonObject, known: readonly K[], ctx: Ctx, at: At): Map<K, JsonValue> {
   const out = new Map<K, JsonValue>();
   for (const k of Object.keys(obj)) {
-    const name = goFieldFor(k, known);
+    const name = known.includes(k as K) ? (k as K) : goFieldFor(k, known);
     if (name === undefined) ctx.unknown(at.path === '' ? k : `${at.path}.${k}`);
     else out.set(name, obj[k] as JsonValue);
   }
@@ -209,6 +209,10 @@ function properties(v: JsonValue | undefined, ctx: Ctx, at: At): Property[] | un
     (x, pa) => {
       const o = struct(x, ctx, pa, 'property.Property');
       if (!o) return { type: '', value: null };
+      // The usual property, `type` (a string) and `value` and nothing else, is taken as it is.
+      const { type, value } = o;
+      if (typeof type === 'string' && value !== undefined && Object.keys(o).length === 2)
+        return { type, value: value ?? null };
       const f = fields(o, ['type', 'value'] as const, ctx, pa);
       // A missing value is kept as null (opm keeps an empty raw value there). The value is the parsed
       // one itself, never to be changed in place: the JSON writer may trust it as read (native-json.ts).
@@ -324,6 +328,10 @@ function decodeBundle(obj: JsonObject, ctx: Ctx, opts: DecodeOptions): Bundle {
     '[]declcfg.RelatedImage',
     (x, ra): RelatedImage => {
       const o = struct(x, ctx, ra, 'declcfg.RelatedImage') ?? {};
+      // The usual entry, two strings and nothing else, is taken as it is.
+      const { name, image } = o;
+      if (typeof name === 'string' && typeof image === 'string' && Object.keys(o).length === 2)
+        return { name, image };
       const r = fields(o, ['name', 'image'] as const, ctx, ra);
       return {
         name: str(r.get('name'), ctx, child(ra, 'name')),
