@@ -8,9 +8,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, USER, startFixture, type Fixture } from './fixture.js';
+import { PASSWORD, USER, selfSignedCertificate, startFixture, type Fixture } from './fixture.js';
 import { CATALOG_LABELS, buildImage, pushImage } from './image-builder.js';
-import { run } from './tools.js';
 
 const bin = path.resolve('bin/opm.js');
 const catalog = path.resolve('testdata/examples/catalog');
@@ -38,21 +37,7 @@ beforeAll(async () => {
   await pushImage(img, { url: fx.plain.url, repo: 'examples/catalog', tag: 'v1' });
   ref = `${fx.basic.host}/examples/catalog:v1`;
   otherCa = path.join(tmp, 'other-ca.crt');
-  run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=unrelated test CA',
-    '-keyout',
-    path.join(tmp, 'other-ca.key'),
-    '-out',
-    otherCa,
-  ]);
+  selfSignedCertificate('/CN=unrelated test CA', path.join(tmp, 'other-ca.key'), otherCa);
   // A credential helper that answers for the registry and notes what it was given.
   const helpers = path.join(tmp, 'helpers');
   mkdirSync(helpers);

@@ -109,7 +109,7 @@ export async function startPlainRegistry(dir: string, name: string): Promise<Reg
 }
 
 /** A self-signed certificate and its key, valid for two days. */
-function selfSignedCertificate(subject: string, key: string, crt: string, extra: string[] = []): void {
+export function selfSignedCertificate(subject: string, key: string, crt: string, extra: string[] = []): void {
   run('openssl', [
     'req',
     '-x509',
