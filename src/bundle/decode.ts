@@ -4,6 +4,8 @@
  * which only the first document counts.
  */
 import { parseYamlDocument, splitYamlDocuments, type YamlDocumentText } from '../yaml/yaml11.js';
+import type { BlockFacts } from '../yaml/block-reader.js';
+import { markNativeReady } from '../go/json.js';
 import { scanJson, nodeValue, type JsonNode } from './json-scan.js';
 
 export interface FirstDocument {
@@ -61,17 +63,21 @@ export function decodeFirstDocument(text: string, opts: DecodeFileOptions = {}):
   return { value: parseYaml(first.text, opts, first.line), moreDocuments: docs.length > 1 };
 }
 
-/** Parse one YAML document with opm's YAML 1.1 scalar rules (timestamps stay strings). */
+/**
+ * Parse one YAML document with opm's YAML 1.1 scalar rules (timestamps stay strings). A manifest
+ * whose keys came in Go's order is marked ready for json.Marshal (go/json.ts markNativeReady).
+ */
 export function parseYaml(doc: string, opts: DecodeFileOptions = {}, firstLine = 1): unknown {
   const onDuplicateKey = opts.onDuplicateKey;
+  const facts: BlockFacts = { stringifiesAsGo: false, longestString: 0 };
   try {
-    return (
-      parseYamlDocument(
-        doc,
-        firstLine,
-        onDuplicateKey === undefined ? {} : { onDuplicateKey: (line, key) => onDuplicateKey(line, key) },
-      ) ?? null
-    );
+    const value =
+      parseYamlDocument(doc, firstLine, {
+        facts,
+        ...(onDuplicateKey === undefined ? {} : { onDuplicateKey: (line, key) => onDuplicateKey(line, key) }),
+      }) ?? null;
+    if (facts.stringifiesAsGo && typeof value === 'object' && value !== null) markNativeReady(value);
+    return value;
   } catch (err) {
     throw new DecodeError(err instanceof Error ? err.message : String(err));
   }

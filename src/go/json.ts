@@ -464,7 +464,8 @@ function stringifyNatively(
   escapeHTML: boolean,
   long?: string[],
 ): string | undefined {
-  const ready = nativeReady(value, long);
+  const ready =
+    typeof value === 'object' && value !== null && READY.has(value) ? value : nativeReady(value, long);
   if (ready === NOT_NATIVE) return undefined;
   // undefined alone is not JSON (JSON.stringify gives undefined); the encoder reports it.
   const text = JSON.stringify(ready, null, indent) as string | undefined;
@@ -510,6 +511,19 @@ function structReady(s: GoStruct, long: string[] | undefined): unknown {
  * when it holds a value JSON.stringify writes differently from Go. With `long`, strings longer than
  * NATIVE_STRING_LIMIT are put there and replaced by their mark.
  */
+/** Values known to be ready for JSON.stringify as they are, when given whole ({@link markNativeReady}). */
+const READY = new WeakSet<object>();
+
+/**
+ * Say that a JSON map or list is ready for JSON.stringify as it is: every map's keys in UTF-8 order
+ * and none index-like, no -0 (what the YAML block reader tells of a whole document as it reads it).
+ * Encoding it whole then skips the walk of the native path. It must not be changed afterwards.
+ * (Struct fields say so with GoStruct.readyField instead: a mark per value would cost more there.)
+ */
+export function markNativeReady(v: object): void {
+  READY.add(v);
+}
+
 function nativeReady(v: unknown, long?: string[]): unknown {
   switch (typeof v) {
     case 'string':
