@@ -453,6 +453,8 @@ export class Transport {
       context = tls.createSecureContext(files.cert !== undefined ? { cert: files.cert, key: files.key } : {});
       // Added to a copy of Node's own store (its bundled roots, or the system's with
       // --use-openssl-ca), which a `ca` option would replace instead; other contexts keep theirs.
+      // `context` is the native handle Node's own TLS code adds certificates through; it is not
+      // documented, and test/registry/extra-ca.test.ts fails should it change.
       const native = context.context as { addCACert(pem: string): void };
       for (const pem of cas) native.addCACert(pem);
     }
