@@ -156,7 +156,7 @@ function element(at: At, i: number, struct: string): At {
 function fields<K extends string>(obj: JsonObject, known: readonly K[], ctx: Ctx, at: At): Map<K, JsonValue> {
   const out = new Map<K, JsonValue>();
   for (const k of Object.keys(obj)) {
-    const name = known.includes(k as K) ? (k as K) : goFieldFor(k, known);
+    const name = goFieldFor(k, known);
     if (name === undefined) ctx.unknown(at.path === '' ? k : `${at.path}.${k}`);
     else out.set(name, obj[k] as JsonValue);
   }

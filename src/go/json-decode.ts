@@ -27,8 +27,7 @@ export function unmarshalValueError(v: unknown, goType: string): string {
 
 /** The struct field (of `names`) that a JSON key fills: its exact name, else one equal ignoring case. */
 export function goFieldFor<K extends string>(key: string, names: readonly K[]): K | undefined {
-  const exact = names.find((f) => f === key);
-  if (exact !== undefined) return exact;
+  if (names.includes(key as K)) return key as K;
   const lower = key.toLowerCase();
   return names.find((f) => f.toLowerCase() === lower);
 }

@@ -506,11 +506,6 @@ function structReady(s: GoStruct, long: string[] | undefined): unknown {
   return out;
 }
 
-/**
- * `v` ready for JSON.stringify: itself, or a copy whose maps have their keys in Go's order; NOT_NATIVE
- * when it holds a value JSON.stringify writes differently from Go. With `long`, strings longer than
- * NATIVE_STRING_LIMIT are put there and replaced by their mark.
- */
 /** Values known to be ready for JSON.stringify as they are, when given whole ({@link markNativeReady}). */
 const READY = new WeakSet<object>();
 
@@ -524,6 +519,11 @@ export function markNativeReady(v: object): void {
   READY.add(v);
 }
 
+/**
+ * `v` ready for JSON.stringify: itself, or a copy whose maps have their keys in Go's order; NOT_NATIVE
+ * when it holds a value JSON.stringify writes differently from Go. With `long`, strings longer than
+ * NATIVE_STRING_LIMIT are put there and replaced by their mark.
+ */
 function nativeReady(v: unknown, long?: string[]): unknown {
   switch (typeof v) {
     case 'string':

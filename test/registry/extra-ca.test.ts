@@ -68,6 +68,13 @@ interface Run {
   helperSaw: string;
 }
 
+/** Copy files (by their names there) into a host's folder of HOME's containers certs.d. */
+function putInCertsD(home: string, host: string, files: Record<string, string>): void {
+  const dir = path.join(home, '.config', 'containers', 'certs.d', host);
+  mkdirSync(dir, { recursive: true });
+  for (const [name, from] of Object.entries(files)) writeFileSync(path.join(dir, name), readFileSync(from));
+}
+
 /**
  * `opm <args>` run as a program, with its own HOME (docker config naming the helper) and cache;
  * `certsD` is a CA file for the TLS registry's certs.d folder, `client` a client certificate and
@@ -86,17 +93,9 @@ function opm(
     path.join(home, '.docker', 'config.json'),
     JSON.stringify({ credHelpers: { [fx.basic.host]: 'opmtest' } }),
   );
-  if (certsD !== undefined) {
-    const dir = path.join(home, '.config', 'containers', 'certs.d', fx.basic.host);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, 'ca.crt'), readFileSync(certsD));
-  }
-  if (client !== undefined) {
-    const dir = path.join(home, '.config', 'containers', 'certs.d', fx.clientCert.host);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, 'client.cert'), readFileSync(client.cert));
-    writeFileSync(path.join(dir, 'client.key'), readFileSync(client.key));
-  }
+  if (certsD !== undefined) putInCertsD(home, fx.basic.host, { 'ca.crt': certsD });
+  if (client !== undefined)
+    putInCertsD(home, fx.clientCert.host, { 'client.cert': client.cert, 'client.key': client.key });
   const notes = path.join(tmp, `helper-${runs}.txt`);
   const r = spawnSync(bin, args, {
     encoding: 'utf8',
