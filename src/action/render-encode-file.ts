@@ -1,8 +1,9 @@
 /**
- * The unit of work of rendering a catalog directory on several threads (render-output.ts): one file
+ * The unit of work of rendering a catalog directory file by file (render-output.ts): one file
  * loaded, its bundles put in render's order, and each blob encoded in the output format. What comes
- * back is the file's bytes and, per blob, what its place in the output depends on: a thread hands
- * over a buffer (moved, not copied) instead of objects to be cloned and encoded again.
+ * back is the file's bytes and, per blob, what its place in the output depends on: a worker thread
+ * hands over a buffer (moved, not copied) instead of objects to be cloned and encoded again, and the
+ * calling thread keeps bytes instead of a catalog's worth of objects.
  */
 import { loadFile } from '../declcfg/load-file.js';
 import type { WalkedFile } from '../declcfg/load-walk.js';

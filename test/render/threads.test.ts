@@ -1,13 +1,20 @@
 // needs-build: the rendering workers run dist/render-worker.cjs.
 /**
- * Rendering a catalog directory on several threads gives the bytes, warnings and errors of
- * rendering it on one: over every catalog fixture (clean ones take the threaded path, the others
- * fall back to the ordinary one) and over the corpus catalog.
+ * Rendering a catalog directory file by file, in this thread or on several, gives the bytes,
+ * warnings and errors of loading it whole and then writing it: over every catalog fixture (clean
+ * ones take the file-by-file path, the others fall back to the ordinary one) and over the corpus
+ * catalog.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderOnThreads, renderOutput, type RenderFormat } from '../../src/action/render-output.js';
+import {
+  renderByFile,
+  renderOutput,
+  type RenderedByFile,
+  type RenderFormat,
+  type RenderOutputOptions,
+} from '../../src/action/render-output.js';
 import { workerScript } from '../../src/declcfg/load-pool.js';
 import type { DroppedBlob } from '../../src/declcfg/write.js';
 import { formatPosition, OpmError } from '../../src/errors.js';
@@ -22,13 +29,15 @@ interface Rendered {
   error?: string;
 }
 
+/** Render on `threads` threads, or (0) loaded whole and then written, the ordinary way. */
 async function renderWith(dir: string, format: RenderFormat, threads: number): Promise<Rendered> {
   const warnings: string[] = [];
   const dropped: DroppedBlob[] = [];
   const parts: Buffer[] = [];
+  const how = threads === 0 ? { threads: 1, byFile: false } : { threads };
   try {
     const chunks = await renderOutput(
-      { refs: [dir], cwd: root, threads, parallelMinBytes: 0, onWarning: (m) => warnings.push(m) },
+      { refs: [dir], cwd: root, ...how, parallelMinBytes: 0, onWarning: (m) => warnings.push(m) },
       format,
       { onDropped: (b) => dropped.push(b) },
     );
@@ -53,7 +62,7 @@ function catalogFixtures(): string[] {
   return out;
 }
 
-describe('rendering on worker threads', () => {
+describe('rendering file by file, in this thread and on worker threads', () => {
   it('finds the bundled worker (npm run build writes it)', () => {
     expect(workerScript('render-worker.cjs')).toMatch(/render-worker\.cjs$/);
   });
@@ -64,11 +73,14 @@ describe('rendering on worker threads', () => {
   });
 
   for (const format of ['json', 'yaml'] as const) {
-    it.each(fixtures)(`%s: -o ${format} on 3 threads is what it is on one`, async (dir) => {
-      const one = await renderWith(dir, format, 1);
-      const many = await renderWith(dir, format, 3);
-      expect(many).toStrictEqual(one);
-    });
+    it.each(fixtures)(
+      `%s: -o ${format} file by file on 1 and 3 threads is what it is loaded whole`,
+      async (dir) => {
+        const whole = await renderWith(dir, format, 0);
+        expect(await renderWith(dir, format, 1)).toStrictEqual(whole);
+        expect(await renderWith(dir, format, 3)).toStrictEqual(whole);
+      },
+    );
   }
 
   // Blobs of every kind spread over three files: package names in byte order (non-ASCII last),
@@ -77,62 +89,61 @@ describe('rendering on worker threads', () => {
   const ordered = 'testdata/render/threaded-order';
   it.each(['json', 'yaml'] as const)(`${ordered}: -o %s on 3 threads, in opm's order`, async (format) => {
     const dir = path.join(ordered, 'catalog');
-    expect(
-      await renderOnThreads({ refs: [dir], cwd: root, threads: 3, parallelMinBytes: 0 }, format),
-    ).toHaveLength(3);
+    const byFile = await renderByFile({ refs: [dir], cwd: root, threads: 3, parallelMinBytes: 0 }, format);
+    expect(byFile?.threaded).toBe(true);
+    expect(byFile?.files).toHaveLength(3);
     const r = await renderWith(dir, format, 3);
     expect(r.warnings).toEqual([]);
     await expect(r.output).toMatchFileSnapshot(path.join(root, ordered, `expected.${format}`));
   });
 
-  it('takes the threaded path for a clean catalog of several files, and not for one with findings', async () => {
+  it('renders a clean catalog file by file, on threads when asked, and not one with findings', async () => {
     const clean = 'testdata/validate/valid-package-across-folders/catalog';
-    const encoded = await renderOnThreads(
-      { refs: [clean], cwd: root, threads: 2, parallelMinBytes: 0 },
-      'json',
-    );
-    expect(encoded?.length).toBeGreaterThan(1);
+    const how = (opts: Partial<RenderOutputOptions>): Promise<RenderedByFile | null> =>
+      renderByFile({ refs: [clean], cwd: root, parallelMinBytes: 0, ...opts }, 'json');
+    const threaded = await how({ threads: 2 });
+    expect(threaded?.threaded).toBe(true);
+    expect(threaded?.files.length).toBeGreaterThan(1);
+    const inThread = await how({ threads: 1 });
+    expect(inThread?.threaded).toBe(false);
+    expect(inThread?.files).toStrictEqual(threaded?.files);
+    // Under the size that pays for threads: in this thread.
+    expect((await how({ threads: 2, parallelMinBytes: 1 << 30 }))?.threaded).toBe(false);
     const withFindings = 'testdata/load/duplicate-keys/catalog';
-    expect(
-      await renderOnThreads({ refs: [withFindings], cwd: root, threads: 2, parallelMinBytes: 0 }, 'json'),
-    ).toBeNull();
-    // One thread, a migration, or more than one ref: the ordinary path.
-    expect(
-      await renderOnThreads({ refs: [clean], cwd: root, threads: 1, parallelMinBytes: 0 }, 'json'),
-    ).toBeNull();
-    expect(
-      await renderOnThreads(
-        { refs: [clean], cwd: root, threads: 2, parallelMinBytes: 0, migrateLevel: 'all' },
-        'json',
-      ),
-    ).toBeNull();
-    expect(
-      await renderOnThreads({ refs: [clean, clean], cwd: root, threads: 2, parallelMinBytes: 0 }, 'json'),
-    ).toBeNull();
+    expect(await how({ refs: [withFindings], threads: 2 })).toBeNull();
+    expect(await how({ refs: [withFindings], threads: 1 })).toBeNull();
+    // Asked not to, a migration, or more than one ref: the ordinary path.
+    expect(await how({ byFile: false })).toBeNull();
+    expect(await how({ threads: 2, migrateLevel: 'all' })).toBeNull();
+    expect(await how({ refs: [clean, clean], threads: 2 })).toBeNull();
   });
 
   it('refuses a bad image reference template as the ordinary path does', async () => {
     const clean = 'testdata/validate/valid-package-across-folders/catalog';
     const opts = { refs: [clean], cwd: root, parallelMinBytes: 0, imageRefTemplate: '{{' };
-    const outcome = (threads: number): Promise<string> =>
-      renderOutput({ ...opts, threads }, 'json').then(
+    const outcome = (threads: number, byFile = true): Promise<string> =>
+      renderOutput({ ...opts, threads, byFile }, 'json').then(
         () => 'rendered',
         (err: unknown) => (err instanceof Error ? err.message : String(err)),
       );
-    const one = await outcome(1);
-    expect(one).toMatch(/image reference template/);
-    expect(await outcome(2)).toBe(one);
+    const whole = await outcome(1, false);
+    expect(whole).toMatch(/image reference template/);
+    expect(await outcome(1)).toBe(whole);
+    expect(await outcome(2)).toBe(whole);
   });
 });
 
-describe.runIf(haveCorpus())('the corpus catalog on worker threads', () => {
-  it('community-catalog-v4.21 renders the same on 1, 2 and 4 threads, in JSON and YAML', async () => {
+describe.runIf(haveCorpus())('the corpus catalog file by file', () => {
+  it('community-catalog-v4.21 renders the same loaded whole and file by file on 1, 2 and 4 threads, in JSON and YAML', async () => {
     const dir = corpusPath('community-catalog-v4.21');
-    expect(await renderOnThreads({ refs: [dir], threads: 2, parallelMinBytes: 0 }, 'json')).not.toBeNull();
+    expect((await renderByFile({ refs: [dir], threads: 2, parallelMinBytes: 0 }, 'json'))?.threaded).toBe(
+      true,
+    );
+    expect((await renderByFile({ refs: [dir], threads: 1 }, 'json'))?.threaded).toBe(false);
     for (const format of ['json', 'yaml'] as const) {
-      const one = await renderWith(dir, format, 1);
-      expect(one.error).toBeUndefined();
-      for (const threads of [2, 4]) expect(await renderWith(dir, format, threads)).toStrictEqual(one);
+      const whole = await renderWith(dir, format, 0);
+      expect(whole.error).toBeUndefined();
+      for (const threads of [1, 2, 4]) expect(await renderWith(dir, format, threads)).toStrictEqual(whole);
     }
   });
 });
