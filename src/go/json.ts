@@ -687,6 +687,13 @@ export class JsonBytesOut implements JsonOut {
   }
 
   text(s: string): void {
+    if (s.length >= PENDING_CHARS) {
+      // Long text (a blob's whole JSON.stringify text) is encoded as it is: joined to what is
+      // pending, it would be copied once more to flatten the join before being encoded.
+      this.flushPending();
+      this.encode(s);
+      return;
+    }
     this.pending += s;
     if (this.pending.length >= PENDING_CHARS) this.flushPending();
   }
@@ -735,8 +742,12 @@ export class JsonBytesOut implements JsonOut {
     const p = this.pending;
     if (p === '') return;
     this.pending = '';
-    this.reserve(p.length * 3);
-    this.pos += this.buf.write(p, this.pos, 'utf8');
+    this.encode(p);
+  }
+
+  private encode(s: string): void {
+    this.reserve(s.length * 3);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 
   /** Write `s` quoted if it needs no escaping; otherwise write nothing and return false. */
