@@ -5,9 +5,10 @@
  * hands over a buffer (moved, not copied) instead of objects to be cloned and encoded again, and the
  * calling thread keeps bytes instead of a catalog's worth of objects.
  */
-import { loadFile } from '../declcfg/load-file.js';
+import { loadFileBlobs } from '../declcfg/load-file.js';
 import type { WalkedFile } from '../declcfg/load-walk.js';
-import { appendBlobJson, blobsOf, blobYaml, placeOf, type BlobPlace } from '../declcfg/write.js';
+import { appendBlobJson, blobYaml, placeOf, type BlobPlace } from '../declcfg/write.js';
+import type { Finding } from '../findings.js';
 import { JsonBytesOut } from '../go/json.js';
 import { putInRenderOrder } from './render-bundle-order.js';
 
@@ -26,22 +27,24 @@ export interface EncodedFile {
 let scratch: JsonBytesOut | undefined;
 
 /**
- * Load and encode one file. Throws when the file has anything to say (a finding of any severity) or
- * a blob does not encode, which ends the work of every thread (load-pool.ts): the caller then
- * renders the whole catalog the ordinary way, which reports it exactly as it always does.
+ * Load and encode one file, each blob as soon as it is read (loadFileBlobs). Throws when the file has
+ * anything to say (a finding of any severity) or a blob does not encode, which ends the work of every
+ * thread (load-pool.ts): the caller then renders the whole catalog the ordinary way, which reports it
+ * exactly as it always does.
  */
 export async function encodeCatalogFile(f: WalkedFile, format: RenderFormat): Promise<EncodedFile> {
-  const { cfg, findings } = await loadFile(f, {});
-  if (findings.length > 0) throw new Error(`${f.rel} has findings: rendered in one thread`);
-  for (const b of cfg.bundles) putInRenderOrder(b);
   const out = (scratch ??= new JsonBytesOut());
   out.truncate(0);
   const blobs: EncodedBlob[] = [];
-  for (const blob of blobsOf(cfg)) {
+  const findings: Finding[] = [];
+  await loadFileBlobs(f, {}, findings, (blob) => {
+    if (findings.length > 0) return; // the file is rendered the other way: no more work on it
+    if (blob.kind === 'bundle') putInRenderOrder(blob.value);
     if (format === 'json') appendBlobJson(out, blob);
     else out.text(blobYaml(blob));
     blobs.push({ ...placeOf(blob), end: out.mark() });
-  }
+  });
+  if (findings.length > 0) throw new Error(`${f.rel} has findings: rendered the ordinary way`);
   // A buffer of its own, so that it can be moved to another thread.
   const taken = out.take();
   const bytes = new Uint8Array(taken.length);

@@ -9,7 +9,7 @@ import { LARGE_FILE_BYTES, readFileParts } from './load-large.js';
 import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type ParsedText } from './parse.js';
 import { readWhole } from './read-whole.js';
-import { emptyConfig, type DeclarativeConfig, type Location } from './types.js';
+import { emptyConfig, type Blob, type DeclarativeConfig, type Location } from './types.js';
 import { markNativeJson } from './native-json.js';
 import { type JsonObject } from '../go/json-value.js';
 import { errnoCode, errnoText } from '../go/errno.js';
@@ -49,6 +49,34 @@ function issueFinding(issue: DecodeIssue, loc: Location): Finding {
   return { ...issue, file: loc.file, line: loc.line };
 }
 
+/** Decode one raw blob, collecting its findings; undefined when it is not a blob of the catalog. */
+function decodeLocated(
+  { value, loc, nativeJson }: LocatedObject,
+  opts: LoadOptions,
+  findings: Finding[],
+): Blob | undefined {
+  let decoded;
+  try {
+    decoded = decodeBlob(value, opts);
+  } catch (err) {
+    // Decoding is not recursive beyond a fixed depth; this guards against surprises in huge input.
+    if (!(err instanceof RangeError)) throw err;
+    findings.push({
+      rule: 'decode.too-deep',
+      severity: 'error',
+      message: 'blob is nested too deeply',
+      ...loc,
+    });
+    return undefined;
+  }
+  for (const issue of decoded.issues) findings.push(issueFinding(issue, loc));
+  const b = decoded.blob;
+  if (!b) return undefined;
+  if (nativeJson === true) markNativeJson(b);
+  b.value.loc = loc;
+  return b;
+}
+
 /** Decode blobs into `cfg` (in order), collecting findings. */
 export function addBlobs(
   cfg: DeclarativeConfig,
@@ -56,26 +84,9 @@ export function addBlobs(
   opts: LoadOptions,
   findings: Finding[],
 ): void {
-  for (const { value, loc, nativeJson } of objects) {
-    let decoded;
-    try {
-      decoded = decodeBlob(value, opts);
-    } catch (err) {
-      // Decoding is not recursive beyond a fixed depth; this guards against surprises in huge input.
-      if (!(err instanceof RangeError)) throw err;
-      findings.push({
-        rule: 'decode.too-deep',
-        severity: 'error',
-        message: 'blob is nested too deeply',
-        ...loc,
-      });
-      continue;
-    }
-    for (const issue of decoded.issues) findings.push(issueFinding(issue, loc));
-    const b = decoded.blob;
-    if (!b) continue;
-    if (nativeJson === true) markNativeJson(b);
-    b.value.loc = loc;
+  for (const o of objects) {
+    const b = decodeLocated(o, opts, findings);
+    if (b === undefined) continue;
     if (b.kind === 'package') cfg.packages.push(b.value);
     else if (b.kind === 'channel') cfg.channels.push(b.value);
     else if (b.kind === 'bundle') cfg.bundles.push(b.value);
@@ -84,10 +95,14 @@ export function addBlobs(
   }
 }
 
-export function parsedObjects(parsed: ParsedText, file: string, findings: Finding[]): LocatedObject[] {
+function addParseIssues(parsed: ParsedText, file: string, findings: Finding[]): void {
   for (const i of parsed.issues) {
     findings.push({ rule: i.rule, severity: i.severity, message: i.message, file, line: i.line });
   }
+}
+
+export function parsedObjects(parsed: ParsedText, file: string, findings: Finding[]): LocatedObject[] {
+  addParseIssues(parsed, file, findings);
   return parsed.blobs.map(({ value, line, nativeJson }) => ({
     value,
     loc: { file, line },
@@ -118,6 +133,34 @@ export async function loadFile(f: WalkedFile, opts: LoadOptions): Promise<LoadRe
     findings.push({ rule: 'load.unreadable', severity: 'error', message: readProblem(err), file: f.rel });
   }
   return { cfg, findings };
+}
+
+/**
+ * Load one file blob by blob: each blob is decoded and handed to `onBlob` as soon as it is read
+ * (OnBlob of parse.ts), so that a caller done with each before the next never holds the file's
+ * objects. Findings go to `findings`, not in file order (a part's parse problems come after its
+ * blobs'): for callers that only need to know whether there are any. Never throws for bad content.
+ */
+export async function loadFileBlobs(
+  f: WalkedFile,
+  opts: LoadOptions,
+  findings: Finding[],
+  onBlob: (b: Blob) => void,
+): Promise<void> {
+  const parse = (bytes: Uint8Array, firstLine?: number): void => {
+    const parsed = parseCatalogBytes(bytes, firstLine, (raw) => {
+      const loc = { file: f.rel, line: raw.line };
+      const b = decodeLocated({ value: raw.value, loc, nativeJson: raw.nativeJson }, opts, findings);
+      if (b !== undefined) onBlob(b);
+    });
+    addParseIssues(parsed, f.rel, findings);
+  };
+  try {
+    if (f.size <= LARGE_FILE_BYTES) parse(readWhole(f.abs, f.size));
+    else for await (const part of readFileParts(f.abs)) parse(part.bytes, part.firstLine);
+  } catch (err) {
+    findings.push({ rule: 'load.unreadable', severity: 'error', message: readProblem(err), file: f.rel });
+  }
 }
 
 function readProblem(err: unknown): string {

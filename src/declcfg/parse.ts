@@ -138,18 +138,35 @@ export function jsonStart(text: string): number {
 }
 
 /**
+ * Given to the parse functions, receives each blob as soon as it is read instead of the result's
+ * `blobs`, which then stays empty: a caller that is done with a blob before the next (render's
+ * file-by-file path) keeps only one YAML document's objects alive at a time, where a whole file's
+ * would be copied by each young-generation collection until the file is done. JSON blobs are still
+ * all parsed first (a JSON stream may turn out to be read as YAML after all).
+ */
+export type OnBlob = (blob: RawBlob) => void;
+
+/**
  * Parse one file's text. `firstLine` is the number of the text's first line (for parts of a file);
  * `wellFormed` says the text was decoded from bytes, so it holds no unpaired surrogates.
  */
-export function parseCatalogText(text: string, firstLine = 1, wellFormed = false): ParsedText {
+export function parseCatalogText(
+  text: string,
+  firstLine = 1,
+  wellFormed = false,
+  onBlob?: OnBlob,
+): ParsedText {
   const start = jsonStart(text);
-  return start === -1
-    ? parseYamlStream(text, firstLine, wellFormed)
-    : parseJsonStream(text, start, firstLine);
+  if (start === -1) return parseYamlStream(text, firstLine, wellFormed, onBlob);
+  const parsed = parseJsonStream(text, start, firstLine);
+  if (onBlob === undefined) return parsed;
+  for (const b of parsed.blobs) onBlob(b);
+  return { blobs: [], issues: parsed.issues };
 }
 
-function parseYamlStream(text: string, firstLine: number, wellFormed: boolean): ParsedText {
+function parseYamlStream(text: string, firstLine: number, wellFormed: boolean, onBlob?: OnBlob): ParsedText {
   const out: ParsedText = { blobs: [], issues: [] };
+  const emit = onBlob ?? ((b: RawBlob): void => void out.blobs.push(b));
   let docs;
   try {
     docs = splitYamlDocuments(text);
@@ -176,8 +193,8 @@ function parseYamlStream(text: string, firstLine: number, wellFormed: boolean): 
       if (value === undefined) continue;
       if (!isJsonObject(value)) out.issues.push(notObject(value, line));
       else if (facts.stringifiesAsGo && (facts.longestString <= NATIVE_STRING_LIMIT || !holdsPayloads(value)))
-        out.blobs.push({ value, line, nativeJson: true });
-      else out.blobs.push({ value, line });
+        emit({ value, line, nativeJson: true });
+      else emit({ value, line });
     } catch (err) {
       if (!(err instanceof YamlError)) throw err;
       out.issues.push({ rule: 'parse.yaml', severity: 'error', message: err.reason, line: err.line });
@@ -401,7 +418,7 @@ function lineOfByte(buf: Uint8Array, at: number): number {
  * Parse one file's bytes: refuse binary content (NUL bytes) and invalid UTF-8 with the line where it
  * is found, then parse the text.
  */
-export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
+export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlob): ParsedText {
   const nul = buf.indexOf(0);
   if (nul !== -1) {
     const message = `file contains a NUL byte at offset ${nul}; binary files are not catalog files`;
@@ -415,7 +432,7 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   // Most catalogs are pure ASCII (base64 payloads, escaped JSON): those decode as one-byte text,
   // much faster than UTF-8 decoding, and cannot be invalid UTF-8.
-  if (isAscii(bytes)) return parseCatalogText(bytes.toString('latin1'), firstLine, true);
+  if (isAscii(bytes)) return parseCatalogText(bytes.toString('latin1'), firstLine, true, onBlob);
   const text = bytes.toString('utf8');
   // Decoding replaces invalid bytes by U+FFFD, so only a text holding one can come from invalid
   // UTF-8; the full check (a second pass over the bytes) runs only then.
@@ -428,7 +445,7 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
       return { blobs: [], issues: [{ rule: 'parse.encoding', severity: 'error', message, line }] };
     }
     // JSON: opm's decoder reads each invalid byte as U+FFFD; so does opm-ts, and it says so.
-    const parsed = parseCatalogText(decodeUtf8AsGo(bytes), firstLine);
+    const parsed = parseCatalogText(decodeUtf8AsGo(bytes), firstLine, false, onBlob);
     const warning: ParseIssue = {
       rule: 'parse.encoding',
       severity: 'warning',
@@ -437,5 +454,5 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1): ParsedText {
     };
     return { blobs: parsed.blobs, issues: [warning, ...parsed.issues] };
   }
-  return parseCatalogText(text, firstLine, true);
+  return parseCatalogText(text, firstLine, true, onBlob);
 }
