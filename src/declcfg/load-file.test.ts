@@ -1,19 +1,19 @@
 /**
- * Blob by blob (parse.ts's OnBlob, loadFileBlobs) reads what a whole-file parse and load read: the
- * same raw blobs in the same order, the same decoded blobs, the same findings once sorted. Over
- * every catalog fixture (good and bad) and the corpus catalog when present.
+ * Blob by blob (parse.ts's OnBlob, loadFileBlobs, and loadFile on it) reads what a whole-file parse
+ * and load read: the same raw blobs in the same order, the same decoded blobs, the same findings in
+ * the same order. Over every catalog fixture (good and bad) and the corpus catalog when present.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus, projectRoot } from '../../test/corpus.js';
-import { sortFindings, type Finding } from '../findings.js';
-import { loadFile, loadFileBlobs } from './load-file.js';
+import type { Finding } from '../findings.js';
+import { addBlobs, loadFile, loadFileBlobs, parsedObjects } from './load-file.js';
 import { walkCatalogDir, type WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type RawBlob } from './parse.js';
 import { nativeJsonValues } from './native-json.js';
 import { blobsOf } from './write.js';
-import type { Blob } from './types.js';
+import { emptyConfig, type Blob, type DeclarativeConfig } from './types.js';
 
 const root = projectRoot();
 
@@ -35,6 +35,14 @@ function byKind(blobs: Iterable<Blob>): Record<string, unknown[]> {
   return out;
 }
 
+/** The file parsed whole, then decoded: what loadFile did before it read blob by blob. */
+function wholeLoad(f: WalkedFile, bytes: Buffer): { cfg: DeclarativeConfig; findings: Finding[] } {
+  const cfg = emptyConfig();
+  const findings: Finding[] = [];
+  addBlobs(cfg, parsedObjects(parseCatalogBytes(bytes), f.rel, findings), {}, findings);
+  return { cfg, findings };
+}
+
 async function compareFile(f: WalkedFile): Promise<void> {
   const bytes = readFileSync(f.abs);
   const whole = parseCatalogBytes(bytes);
@@ -44,12 +52,14 @@ async function compareFile(f: WalkedFile): Promise<void> {
   expect(emitted).toStrictEqual(whole.blobs);
   expect(streamed.issues).toStrictEqual(whole.issues);
 
-  const loaded = await loadFile(f, {});
   const blobs: Blob[] = [];
   const findings: Finding[] = [];
   await loadFileBlobs(f, {}, findings, (b) => blobs.push(b));
-  expect(byKind(blobs)).toStrictEqual(byKind(blobsOf(loaded.cfg)));
-  expect(sortFindings(findings)).toStrictEqual(sortFindings(loaded.findings));
+  expect(byKind(blobs)).toStrictEqual(byKind(blobsOf(wholeLoad(f, bytes).cfg)));
+  expect(findings).toStrictEqual(wholeLoad(f, bytes).findings);
+  const loaded = await loadFile(f, {});
+  expect(byKind(blobsOf(loaded.cfg))).toStrictEqual(byKind(blobs));
+  expect(loaded.findings).toStrictEqual(findings);
 }
 
 describe('reading a catalog file blob by blob', () => {

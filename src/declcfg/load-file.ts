@@ -77,6 +77,14 @@ function decodeLocated(
   return b;
 }
 
+function addBlob(cfg: DeclarativeConfig, b: Blob): void {
+  if (b.kind === 'package') cfg.packages.push(b.value);
+  else if (b.kind === 'channel') cfg.channels.push(b.value);
+  else if (b.kind === 'bundle') cfg.bundles.push(b.value);
+  else if (b.kind === 'deprecation') cfg.deprecations.push(b.value);
+  else cfg.others.push(b.value);
+}
+
 /** Decode blobs into `cfg` (in order), collecting findings. */
 export function addBlobs(
   cfg: DeclarativeConfig,
@@ -86,12 +94,7 @@ export function addBlobs(
 ): void {
   for (const o of objects) {
     const b = decodeLocated(o, opts, findings);
-    if (b === undefined) continue;
-    if (b.kind === 'package') cfg.packages.push(b.value);
-    else if (b.kind === 'channel') cfg.channels.push(b.value);
-    else if (b.kind === 'bundle') cfg.bundles.push(b.value);
-    else if (b.kind === 'deprecation') cfg.deprecations.push(b.value);
-    else cfg.others.push(b.value);
+    if (b !== undefined) addBlob(cfg, b);
   }
 }
 
@@ -114,32 +117,15 @@ export function parsedObjects(parsed: ParsedText, file: string, findings: Findin
 export async function loadFile(f: WalkedFile, opts: LoadOptions): Promise<LoadResult> {
   const cfg = emptyConfig();
   const findings: Finding[] = [];
-  try {
-    if (f.size <= LARGE_FILE_BYTES) {
-      const bytes = readWhole(f.abs, f.size);
-      addBlobs(cfg, parsedObjects(parseCatalogBytes(bytes), f.rel, findings), opts, findings);
-    } else {
-      // Decode part by part so only one part's text and raw blobs are alive at a time.
-      for await (const part of readFileParts(f.abs)) {
-        addBlobs(
-          cfg,
-          parsedObjects(parseCatalogBytes(part.bytes, part.firstLine), f.rel, findings),
-          opts,
-          findings,
-        );
-      }
-    }
-  } catch (err) {
-    findings.push({ rule: 'load.unreadable', severity: 'error', message: readProblem(err), file: f.rel });
-  }
+  await loadFileBlobs(f, opts, findings, (b) => addBlob(cfg, b));
   return { cfg, findings };
 }
 
 /**
  * Load one file blob by blob: each blob is decoded and handed to `onBlob` as soon as it is read
- * (OnBlob of parse.ts), so that a caller done with each before the next never holds the file's
- * objects. Findings go to `findings`, not in file order (a part's parse problems come after its
- * blobs'): for callers that only need to know whether there are any. Never throws for bad content.
+ * (OnBlob of parse.ts), so that only one YAML document's raw objects are alive at a time, and none at
+ * all once a caller is done with each blob before the next (render's file-by-file path). Findings go
+ * to `findings` in file order: a part's parse problems, then its blobs'. Never throws for bad content.
  */
 export async function loadFileBlobs(
   f: WalkedFile,
@@ -148,15 +134,18 @@ export async function loadFileBlobs(
   onBlob: (b: Blob) => void,
 ): Promise<void> {
   const parse = (bytes: Uint8Array, firstLine?: number): void => {
+    const decodeFindings: Finding[] = [];
     const parsed = parseCatalogBytes(bytes, firstLine, (raw) => {
       const loc = { file: f.rel, line: raw.line };
-      const b = decodeLocated({ value: raw.value, loc, nativeJson: raw.nativeJson }, opts, findings);
+      const b = decodeLocated({ value: raw.value, loc, nativeJson: raw.nativeJson }, opts, decodeFindings);
       if (b !== undefined) onBlob(b);
     });
     addParseIssues(parsed, f.rel, findings);
+    for (const x of decodeFindings) findings.push(x);
   };
   try {
     if (f.size <= LARGE_FILE_BYTES) parse(readWhole(f.abs, f.size));
+    // Part by part, so only one part's text is alive at a time.
     else for await (const part of readFileParts(f.abs)) parse(part.bytes, part.firstLine);
   } catch (err) {
     findings.push({ rule: 'load.unreadable', severity: 'error', message: readProblem(err), file: f.rel });
