@@ -21,16 +21,17 @@ export type EncodedBlob = BlobPlace & { end: number };
 export interface EncodedFile {
   bytes: Uint8Array;
   blobs: EncodedBlob[];
+  /** What the load had to say of the file, all warnings (an error ends the work), in file order. */
+  warnings: Finding[];
 }
 
 /** Output of this thread, reused from file to file (a file's bytes are copied out of it). */
 let scratch: JsonBytesOut | undefined;
 
 /**
- * Load and encode one file, each blob as soon as it is read (loadFileBlobs). Throws when the file has
- * anything to say (a finding of any severity) or a blob does not encode, which ends the work of every
- * thread (load-pool.ts): the caller then renders the whole catalog the ordinary way, which reports it
- * exactly as it always does.
+ * Load and encode one file, each blob as soon as it is read (loadFileBlobs). Throws when the load
+ * finds an error or a blob does not encode, which ends the work of every thread (load-pool.ts): the
+ * caller then renders the whole catalog the ordinary way, which reports it exactly as it always does.
  */
 export async function encodeCatalogFile(f: WalkedFile, format: RenderFormat): Promise<EncodedFile> {
   const out = (scratch ??= new JsonBytesOut());
@@ -38,16 +39,17 @@ export async function encodeCatalogFile(f: WalkedFile, format: RenderFormat): Pr
   const blobs: EncodedBlob[] = [];
   const findings: Finding[] = [];
   await loadFileBlobs(f, {}, findings, (blob) => {
-    if (findings.length > 0) return; // the file is rendered the other way: no more work on it
     if (blob.kind === 'bundle') putInRenderOrder(blob.value);
     if (format === 'json') appendBlobJson(out, blob);
     else out.text(blobYaml(blob));
     blobs.push({ ...placeOf(blob), end: out.mark() });
   });
-  if (findings.length > 0) throw new Error(`${f.rel} has findings: rendered the ordinary way`);
+  if (findings.some((x) => x.severity === 'error')) {
+    throw new Error(`${f.rel} has errors: rendered the ordinary way`);
+  }
   // A buffer of its own, so that it can be moved to another thread.
   const taken = out.take();
   const bytes = new Uint8Array(taken.length);
   bytes.set(taken);
-  return { bytes, blobs };
+  return { bytes, blobs, warnings: findings };
 }

@@ -1,15 +1,15 @@
 /**
  * `opm render` to its output bytes. One local catalog directory is rendered file by file
- * (render-encode-file.ts): each file is loaded and its blobs encoded at once, and only bytes and what
- * orders them are kept, so the catalog is never held as objects; large enough catalogs are spread
+ * (render-encode-file.ts): each blob is encoded as soon as it is read, and only bytes and what orders
+ * them are kept, so the catalog is never held as objects; large enough catalogs are spread
  * over worker threads this way, which then clone nothing for another thread or encode what another
  * loaded. The pieces are then put in opm's order (orderBlobs), which depends only on the blobs, never
  * on which file or thread was first.
  *
- * Anything else, and any catalog with something to say (a finding of any severity, a blob that
- * does not encode, a blob without a package), is rendered the ordinary way (render.ts and the
- * writers): loaded whole, then written. That path reports it exactly as it always has, and the
- * output never depends on the way taken.
+ * Warnings (a nested key written twice) are said as the ordinary path says them. Anything else,
+ * and any catalog with an error, a blob that does not encode or a blob without a package, is
+ * rendered the ordinary way (render.ts and the writers): loaded whole, then written. That path
+ * reports it exactly as it always has, and the output never depends on the way taken.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -28,7 +28,8 @@ import {
 } from '../declcfg/write.js';
 import { migrationsUpTo } from './migrations.js';
 import { encodeCatalogFile, type EncodedFile, type RenderFormat } from './render-encode-file.js';
-import { imageRefTemplateOf, render, type RenderOptions } from './render.js';
+import { imageRefTemplateOf, loadWarningText, render, type RenderOptions } from './render.js';
+import { sortFindings } from '../findings.js';
 
 export type { RenderFormat } from './render-encode-file.js';
 
@@ -65,11 +66,23 @@ export async function renderOutput(
   // Parsed first, once: a bad template is an error whichever way the catalog is rendered.
   const parsed: RenderOutputOptions = { ...opts, imageRefTemplate: imageRefTemplateOf(opts) };
   const byFile = await byFileOrWalked(parsed, format);
-  const chunks = byFile?.files === undefined ? null : orderedChunks(byFile.files);
-  if (chunks !== null) return chunks;
+  const files = byFile?.files;
+  const chunks = files === undefined ? null : orderedChunks(files);
+  if (files !== undefined && chunks !== null) {
+    sayWarnings(opts, files);
+    return chunks;
+  }
   // A walk made to decide is not made again.
   const cfg = await render(byFile === null ? parsed : { ...parsed, walked: byFile.walked });
   return format === 'json' ? writeJsonBytes(cfg, options) : writeYaml(cfg, options);
+}
+
+/** The files' warnings, said as the ordinary path says them: sorted as a whole catalog's, under the ref. */
+function sayWarnings(opts: RenderOutputOptions, files: readonly EncodedFile[]): void {
+  const warn = opts.onWarning;
+  if (warn === undefined) return;
+  const display = opts.refs[0] ?? '';
+  for (const f of sortFindings(files.flatMap((x) => x.warnings))) warn(loadWarningText(display, f));
 }
 
 /** How a catalog directory was rendered file by file: on worker threads, or in this one. */
@@ -123,7 +136,7 @@ async function byFileOrWalked(
     bytes += f.size;
   }
   if (bytes >= DEFER_PAYLOADS_BYTES) return declined;
-  // A file with findings ends the work (encodeCatalogFile), as does a worker that cannot start or
+  // A file with an error ends the work (encodeCatalogFile), as does a worker that cannot start or
   // dies (out of memory, a stale build): it costs the time it took, not the output, and the catalog
   // is then rendered the ordinary way.
   const script = onThreads(opts, result.files, bytes) ? workerScript('render-worker.cjs') : null;

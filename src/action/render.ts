@@ -146,16 +146,19 @@ async function renderReference(ref: string, ctx: Context): Promise<DeclarativeCo
   return loadCatalog(abs, ref, { ...ctx, local: true });
 }
 
+/**
+ * A problem opm reads past in a catalog directory (a nested key written twice, invalid UTF-8 in JSON),
+ * as render says it: positioned under the ref as typed (`display`).
+ */
+export function loadWarningText(display: string, f: Finding): string {
+  const file = f.file === undefined ? display : path.posix.join(display, f.file);
+  return `${formatPosition({ file, line: f.line })}${f.message}`;
+}
+
 async function loadCatalog(dir: string, display: string, ctx: Context): Promise<DeclarativeConfig> {
   const warn = ctx.opts.onWarning;
-  // Problems opm reads past (a nested key written twice, invalid UTF-8 in JSON) are said, under the ref.
   const onLoadWarning =
-    warn === undefined
-      ? undefined
-      : (f: Finding): void =>
-          warn(
-            `${formatPosition({ file: f.file === undefined ? display : path.posix.join(display, f.file), line: f.line })}${f.message}`,
-          );
+    warn === undefined ? undefined : (f: Finding): void => warn(loadWarningText(display, f));
   // Only a local directory is sure to be there still when the payloads are read back.
   const defer = ctx.local === true && !ctx.migrating ? ctx.opts.deferPayloads : undefined;
   const load =
