@@ -68,10 +68,11 @@ async function main(): Promise<number> {
       return r.findings.some((f) => f.severity === 'error') ? 1 : 0;
     }
     case 'render': {
-      // `render <dir> -o args[2]` to /dev/null on args[1] threads, workers whatever the size.
+      // `render <dir> -o args[2]` to /dev/null on args[1] threads, workers whatever the size;
+      // args[3] `whole`: loaded whole and then written, not file by file.
       const fd = openSync('/dev/null', 'w');
       const chunks = await renderOutput(
-        { refs: [dir], threads: Number(args[1]), parallelMinBytes: 0 },
+        { refs: [dir], threads: Number(args[1]), parallelMinBytes: 0, byFile: args[3] !== 'whole' },
         args[2] === 'yaml' ? 'yaml' : 'json',
       );
       for (const c of chunks) writeSync(fd, typeof c === 'string' ? Buffer.from(c) : c);

@@ -127,6 +127,23 @@ for (const [label, dir] of inputs) {
   );
 }
 
+// Rendering a catalog directory file by file (src/action/render-output.ts) against loading it whole
+// and then writing it, in one thread.
+if (corpusDir) {
+  const dir = path.join(corpusDir, 'community-catalog-v4.21');
+  for (const format of ['json', 'yaml']) {
+    rows.push(
+      measure(
+        `render -o ${format} file by file vs whole: community-catalog-v4.21`,
+        ['render', dir, '1', format, 'whole'],
+        [],
+        undefined,
+        ['render', dir, '1', format],
+      ),
+    );
+  }
+}
+
 // The in-thread threshold of rendering on threads (src/action/render-output.ts), the same way: a
 // real catalog under the threshold, a generated one over it (the 1 GB one streams in one thread).
 const renderInputs: [string, string][] = inputs.filter(([, dir]) => dir !== generated());

@@ -25,31 +25,66 @@ export interface EncodedFile {
   warnings: Finding[];
 }
 
-/** Output of this thread, reused from file to file (a file's bytes are copied out of it). */
-let scratch: JsonBytesOut | undefined;
+/**
+ * Thrown for a file the load found an error in: the catalog is then rendered the ordinary way, which
+ * reports it exactly as it always does.
+ */
+export class FileHasErrors extends Error {}
 
 /**
- * Load and encode one file, each blob as soon as it is read (loadFileBlobs). Throws when the load
- * finds an error or a blob does not encode, which ends the work of every thread (load-pool.ts): the
- * caller then renders the whole catalog the ordinary way, which reports it exactly as it always does.
+ * An output buffer of this thread, reused from file to file (a file's bytes are copied out of it);
+ * taken while a file is encoded, so that two renders running at once never share it. One that grew
+ * past KEPT_SCRATCH_BYTES (a very large file) is not kept for the life of the thread.
+ */
+let idleScratch: JsonBytesOut | undefined;
+const KEPT_SCRATCH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `s` in memory of its own, one copy per distinct name (`copies`). A name the YAML reader cut out of
+ * a file's text shares that text (V8 slices strings), and the places of every blob are kept until
+ * the output is put in order: without copies, they would keep every file's whole text alive.
+ */
+function ownCopy(s: string, copies: Map<string, string>): string {
+  let c = copies.get(s);
+  if (c === undefined) {
+    c = JSON.parse(JSON.stringify(s)) as string;
+    copies.set(c, c);
+  }
+  return c;
+}
+
+/**
+ * Load and encode one file, each blob as soon as it is read (loadFileBlobs). Throws FileHasErrors
+ * when the load finds an error, and whatever encoding a blob throws; either ends the work of every
+ * thread (load-pool.ts).
  */
 export async function encodeCatalogFile(f: WalkedFile, format: RenderFormat): Promise<EncodedFile> {
-  const out = (scratch ??= new JsonBytesOut());
+  const out = idleScratch ?? new JsonBytesOut();
+  idleScratch = undefined;
   out.truncate(0);
   const blobs: EncodedBlob[] = [];
   const findings: Finding[] = [];
+  const copies = new Map<string, string>();
   await loadFileBlobs(f, {}, findings, (blob) => {
     if (blob.kind === 'bundle') putInRenderOrder(blob.value);
     if (format === 'json') appendBlobJson(out, blob);
     else out.text(blobYaml(blob));
-    blobs.push({ ...placeOf(blob), end: out.mark() });
+    const place = placeOf(blob);
+    blobs.push({
+      ...place,
+      package: ownCopy(place.package, copies),
+      name: ownCopy(place.name, copies),
+      schema: ownCopy(place.schema, copies),
+      end: out.mark(),
+    });
   });
   if (findings.some((x) => x.severity === 'error')) {
-    throw new Error(`${f.rel} has errors: rendered the ordinary way`);
+    throw new FileHasErrors(`${f.rel} has errors: rendered the ordinary way`);
   }
   // A buffer of its own, so that it can be moved to another thread.
   const taken = out.take();
   const bytes = new Uint8Array(taken.length);
   bytes.set(taken);
+  if (out.capacity <= KEPT_SCRATCH_BYTES) idleScratch = out;
   return { bytes, blobs, warnings: findings };
 }

@@ -1,16 +1,15 @@
 /**
  * `opm render` to its output bytes. One local catalog directory is rendered file by file
- * (render-encode-file.ts): each blob is encoded as soon as it is read, and only bytes and what orders
- * them are kept, so the catalog is never held as objects; large enough catalogs are spread
- * over worker threads this way, which then clone nothing for another thread or encode what another
- * loaded. The pieces are then put in opm's order (orderBlobs), which depends only on the blobs, never
- * on which file or thread was first.
+ * (render-encode-file.ts): each YAML blob is encoded as soon as it is read (a JSON file's once the
+ * file is parsed), and only bytes and what orders them are kept, so the catalog is never held as
+ * objects; large enough catalogs are spread over worker threads this way, which then clone nothing
+ * for another thread or encode what another loaded. The pieces are then put in opm's order
+ * (orderBlobs), which depends only on the blobs, never on which file or thread was first.
  *
- * Warnings (a nested key written twice) are said as the ordinary path says them. Anything else,
- * and any catalog with an error, a blob that does not encode or a blob without a package, is
- * rendered the ordinary way (render.ts and the writers): loaded whole, then written. That path
- * reports it exactly as it always has, and the output never depends on the way taken.
- */
+ * Warnings (a nested key written twice, invalid UTF-8 in JSON) are said as the ordinary path says
+ * them. Anything else, and any catalog with an error, a blob that does not encode or a blob without
+ * a package, is rendered the ordinary way (render.ts and the writers): loaded whole, then written.
+ * That path reports it exactly as it always has, and the output never depends on the way taken. */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isBundleDir } from '../bundle/parse.js';
@@ -27,7 +26,13 @@ import {
   type WriteOptions,
 } from '../declcfg/write.js';
 import { migrationsUpTo } from './migrations.js';
-import { encodeCatalogFile, type EncodedFile, type RenderFormat } from './render-encode-file.js';
+import {
+  encodeCatalogFile,
+  FileHasErrors,
+  type EncodedFile,
+  type RenderFormat,
+} from './render-encode-file.js';
+import { OpmError } from '../errors.js';
 import { imageRefTemplateOf, loadWarningText, render, type RenderOptions } from './render.js';
 import { sortFindings } from '../findings.js';
 
@@ -36,9 +41,9 @@ export type { RenderFormat } from './render-encode-file.js';
 /**
  * Catalogs with fewer bytes of YAML are rendered in the calling thread; JSON files do not count.
  * Workers pay for themselves where parsing is the work: on 2 cores a 54 MB YAML catalog (the
- * corpus catalog four times) rendered 1.2x (JSON) and 1.4x (YAML) faster on two threads, the 14 MB
- * corpus catalog alone 1.07x faster to JSON and 12% slower to YAML, and JSON catalogs of 45 and
- * 58 MB no faster at all (`npm run bench`: the "render ... threads vs 1" rows).
+ * corpus catalog four times) rendered 1.2x (JSON) and 1.13x (YAML) faster on two threads than file
+ * by file in one, the 14 MB corpus catalog alone 8% slower to JSON and YAML, and a 48 MB catalog of
+ * payloads 18% slower to JSON (`npm run bench`: the "render ... threads vs 1" rows).
  */
 export const RENDER_IN_THREAD_BYTES = 32 * 1024 * 1024;
 
@@ -128,7 +133,7 @@ async function byFileOrWalked(
   }
   const result = await walkCatalogDir(dir);
   const declined = { walked: { dir, result } };
-  if (result.problems.length > 0 || result.files.length === 0) return declined;
+  if (result.problems.length > 0) return declined;
   let bytes = 0;
   for (const f of result.files) {
     // Files read in parts, and catalogs whose payloads are left on disk, keep the streaming path.
@@ -141,11 +146,10 @@ async function byFileOrWalked(
   // is then rendered the ordinary way.
   const script = onThreads(opts, result.files, bytes) ? workerScript('render-worker.cjs') : null;
   const threads = threadCount(opts.threads);
-  const files = await (
+  const files =
     script === null
-      ? encodeInThisThread(result.files, format)
-      : mapFilesInWorkers(result.files, threads, script, format, encodeCatalogFile)
-  ).catch(() => null);
+      ? await encodeInThisThread(result.files, format)
+      : await mapFilesInWorkers(result.files, threads, script, format, encodeCatalogFile).catch(() => null);
   return files === null ? declined : { ...declined, files, threaded: script !== null };
 }
 
@@ -157,16 +161,22 @@ function onThreads(opts: RenderOutputOptions, files: readonly WalkedFile[], byte
 }
 
 /**
- * Each file encoded in turn in this thread. Keeping bytes instead of objects halves the garbage
- * collector's work: on one core, `render -o json` of the 14 MB corpus catalog took about 15% less
- * time than loading it whole first.
+ * Each file encoded in turn in this thread; null when one has an error or a blob that cannot be
+ * written (an OpmError), which the ordinary path reports. Keeping bytes instead of objects halves
+ * the garbage collector's work: on one core, `render -o json` of the 14 MB corpus catalog took about
+ * 15% less time than loading it whole first.
  */
 async function encodeInThisThread(
   files: readonly WalkedFile[],
   format: RenderFormat,
-): Promise<EncodedFile[]> {
+): Promise<EncodedFile[] | null> {
   const out: EncodedFile[] = [];
-  for (const f of files) out.push(await encodeCatalogFile(f, format));
+  try {
+    for (const f of files) out.push(await encodeCatalogFile(f, format));
+  } catch (err) {
+    if (err instanceof FileHasErrors || err instanceof OpmError) return null;
+    throw err;
+  }
   return out;
 }
 

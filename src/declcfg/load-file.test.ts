@@ -8,12 +8,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus, projectRoot } from '../../test/corpus.js';
 import type { Finding } from '../findings.js';
-import { addBlobs, loadFile, loadFileBlobs, parsedObjects } from './load-file.js';
+import { decodeBlob } from './decode.js';
+import { loadFile, loadFileBlobs } from './load-file.js';
 import { walkCatalogDir, type WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type RawBlob } from './parse.js';
-import { nativeJsonValues } from './native-json.js';
+import { markNativeJson, nativeJsonValues } from './native-json.js';
 import { blobsOf } from './write.js';
-import { emptyConfig, type Blob, type DeclarativeConfig } from './types.js';
+import type { Blob } from './types.js';
 
 const root = projectRoot();
 
@@ -35,12 +36,31 @@ function byKind(blobs: Iterable<Blob>): Record<string, unknown[]> {
   return out;
 }
 
-/** The file parsed whole, then decoded: what loadFile did before it read blob by blob. */
-function wholeLoad(f: WalkedFile, bytes: Buffer): { cfg: DeclarativeConfig; findings: Finding[] } {
-  const cfg = emptyConfig();
-  const findings: Finding[] = [];
-  addBlobs(cfg, parsedObjects(parseCatalogBytes(bytes), f.rel, findings), {}, findings);
-  return { cfg, findings };
+/**
+ * The file parsed whole, then each blob decoded: what loadFile did before it read blob by blob, with
+ * the findings in that order (the parse's problems, then the blobs').
+ */
+function wholeLoad(f: WalkedFile, bytes: Buffer): { blobs: Blob[]; findings: Finding[] } {
+  const parsed = parseCatalogBytes(bytes);
+  const findings: Finding[] = parsed.issues.map((i) => ({
+    rule: i.rule,
+    severity: i.severity,
+    message: i.message,
+    file: f.rel,
+    line: i.line,
+  }));
+  const blobs: Blob[] = [];
+  for (const raw of parsed.blobs) {
+    const loc = { file: f.rel, line: raw.line };
+    const decoded = decodeBlob(raw.value, {});
+    for (const issue of decoded.issues) findings.push({ ...issue, ...loc });
+    const b = decoded.blob;
+    if (b === undefined) continue;
+    if (raw.nativeJson === true) markNativeJson(b);
+    b.value.loc = loc;
+    blobs.push(b);
+  }
+  return { blobs, findings };
 }
 
 async function compareFile(f: WalkedFile): Promise<void> {
@@ -55,8 +75,12 @@ async function compareFile(f: WalkedFile): Promise<void> {
   const blobs: Blob[] = [];
   const findings: Finding[] = [];
   await loadFileBlobs(f, {}, findings, (b) => blobs.push(b));
-  expect(byKind(blobs)).toStrictEqual(byKind(blobsOf(wholeLoad(f, bytes).cfg)));
-  expect(findings).toStrictEqual(wholeLoad(f, bytes).findings);
+  const expected = wholeLoad(f, bytes);
+  // File order, whatever the kinds.
+  expect(blobs.map((b) => [b.kind, b.value, nativeJsonValues(b) ?? null])).toStrictEqual(
+    expected.blobs.map((b) => [b.kind, b.value, nativeJsonValues(b) ?? null]),
+  );
+  expect(findings).toStrictEqual(expected.findings);
   const loaded = await loadFile(f, {});
   expect(byKind(blobsOf(loaded.cfg))).toStrictEqual(byKind(blobs));
   expect(loaded.findings).toStrictEqual(findings);
@@ -72,6 +96,19 @@ describe('reading a catalog file blob by blob', () => {
   it.runIf(haveCorpus())('gives what a whole-file load gives, for the corpus catalog', async () => {
     const { files } = await walkCatalogDir(corpusPath('community-catalog-v4.21'));
     for (const f of files) await compareFile(f);
+  });
+
+  it('throws what the receiver throws, not a finding of the file', async () => {
+    const file = path.join(root, 'testdata', 'load', 'duplicate-keys', 'catalog', 'catalog.yaml');
+    const f = { abs: file, rel: 'catalog.yaml', size: readFileSync(file).length };
+    const findings: Finding[] = [];
+    const thrown = new TypeError('a bug in the receiver');
+    await expect(
+      loadFileBlobs(f, {}, findings, () => {
+        throw thrown;
+      }),
+    ).rejects.toBe(thrown);
+    expect(findings).toEqual([]);
   });
 
   it('makes an unreadable file a finding', async () => {

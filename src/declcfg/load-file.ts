@@ -33,7 +33,7 @@ export interface LoadOptions extends DecodeOptions {
 
 export interface LoadResult {
   cfg: DeclarativeConfig;
-  /** Sorted with sortFindings. */
+  /** Sorted with sortFindings (a catalog's); in file order (a file's, loadFile). */
   findings: Finding[];
 }
 
@@ -85,32 +85,10 @@ function addBlob(cfg: DeclarativeConfig, b: Blob): void {
   else cfg.others.push(b.value);
 }
 
-/** Decode blobs into `cfg` (in order), collecting findings. */
-export function addBlobs(
-  cfg: DeclarativeConfig,
-  objects: Iterable<LocatedObject>,
-  opts: LoadOptions,
-  findings: Finding[],
-): void {
-  for (const o of objects) {
-    const b = decodeLocated(o, opts, findings);
-    if (b !== undefined) addBlob(cfg, b);
-  }
-}
-
 function addParseIssues(parsed: ParsedText, file: string, findings: Finding[]): void {
   for (const i of parsed.issues) {
     findings.push({ rule: i.rule, severity: i.severity, message: i.message, file, line: i.line });
   }
-}
-
-export function parsedObjects(parsed: ParsedText, file: string, findings: Finding[]): LocatedObject[] {
-  addParseIssues(parsed, file, findings);
-  return parsed.blobs.map(({ value, line, nativeJson }) => ({
-    value,
-    loc: { file, line },
-    ...(nativeJson === true ? { nativeJson } : {}),
-  }));
 }
 
 /** Load one file; its findings are in file order, not sorted. Never throws for bad content. */
@@ -121,11 +99,20 @@ export async function loadFile(f: WalkedFile, opts: LoadOptions): Promise<LoadRe
   return { cfg, findings };
 }
 
+/** What `onBlob` threw, carried out of the parse untouched (it is not a problem of the file). */
+class ReceiverError {
+  readonly cause: unknown;
+  constructor(cause: unknown) {
+    this.cause = cause;
+  }
+}
+
 /**
  * Load one file blob by blob: each blob is decoded and handed to `onBlob` as soon as it is read
  * (OnBlob of parse.ts), so that only one YAML document's raw objects are alive at a time, and none at
  * all once a caller is done with each blob before the next (render's file-by-file path). Findings go
- * to `findings` in file order: a part's parse problems, then its blobs'. Never throws for bad content.
+ * to `findings` in file order: a part's parse problems, then its blobs'. Never throws for bad content;
+ * what `onBlob` throws is thrown as it is.
  */
 export async function loadFileBlobs(
   f: WalkedFile,
@@ -138,7 +125,12 @@ export async function loadFileBlobs(
     const parsed = parseCatalogBytes(bytes, firstLine, (raw) => {
       const loc = { file: f.rel, line: raw.line };
       const b = decodeLocated({ value: raw.value, loc, nativeJson: raw.nativeJson }, opts, decodeFindings);
-      if (b !== undefined) onBlob(b);
+      if (b === undefined) return;
+      try {
+        onBlob(b);
+      } catch (err) {
+        throw new ReceiverError(err);
+      }
     });
     addParseIssues(parsed, f.rel, findings);
     for (const x of decodeFindings) findings.push(x);
@@ -148,6 +140,7 @@ export async function loadFileBlobs(
     // Part by part, so only one part's text is alive at a time.
     else for await (const part of readFileParts(f.abs)) parse(part.bytes, part.firstLine);
   } catch (err) {
+    if (err instanceof ReceiverError) throw err.cause;
     findings.push({ rule: 'load.unreadable', severity: 'error', message: readProblem(err), file: f.rel });
   }
 }

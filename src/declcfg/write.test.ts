@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../../test/corpus.js';
 import { emitYaml } from '../yaml/emit.js';
@@ -18,10 +20,8 @@ import type { Property } from '../property/types.js';
 import { emptyConfig } from './types.js';
 import type { DroppedBlob } from './write.js';
 import { groupBlobs, toYaml, writeJson, writeJsonBytes, writeYaml } from './write.js';
-import { addBlobs, parsedObjects } from './load-file.js';
+import { loadFile } from './load-file.js';
 import { nativeJsonValues } from './native-json.js';
-import { parseCatalogBytes } from './parse.js';
-import type { Finding } from '../findings.js';
 
 function pkg(name: string, extra: Partial<Package> = {}): Package {
   return { schema: 'olm.package', name, defaultChannel: '', ...extra };
@@ -269,13 +269,18 @@ function jsonBytes(cfg: DeclarativeConfig): string[] {
 }
 
 describe('JSON output of blobs read from YAML', () => {
-  /** A catalog loaded from one YAML file's bytes, as the loader does. */
-  function loadYaml(text: string): ReturnType<typeof emptyConfig> {
-    const cfg = emptyConfig();
-    const findings: Finding[] = [];
-    addBlobs(cfg, parsedObjects(parseCatalogBytes(Buffer.from(text)), 'c.yaml', findings), {}, findings);
-    expect(findings).toEqual([]);
-    return cfg;
+  /** A catalog loaded from one YAML file, as the loader loads it. */
+  async function loadYaml(text: string): Promise<DeclarativeConfig> {
+    const dir = mkdtempSync(path.join(tmpdir(), 'opm-write-'));
+    try {
+      const abs = path.join(dir, 'c.yaml');
+      writeFileSync(abs, text);
+      const { cfg, findings } = await loadFile({ abs, rel: 'c.yaml', size: Buffer.byteLength(text) }, {});
+      expect(findings).toEqual([]);
+      return cfg;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
   const bundleYaml = [
     '---',
@@ -296,8 +301,8 @@ describe('JSON output of blobs read from YAML', () => {
     '',
   ].join('\n');
 
-  it('takes the values of a document read in order as they are, and walks anything put there later', () => {
-    const cfg = loadYaml(bundleYaml);
+  it('takes the values of a document read in order as they are, and walks anything put there later', async () => {
+    const cfg = await loadYaml(bundleYaml);
     const [b] = cfg.bundles;
     if (b === undefined) throw new Error('no bundle');
     expect(nativeJsonValues({ kind: 'bundle', value: b })).toHaveLength(2);
@@ -316,7 +321,7 @@ describe('JSON output of blobs read from YAML', () => {
     expect(marked.indexOf('"group": "g"')).toBeLessThan(marked.indexOf('"version": "v2"'));
   });
 
-  it('marks no values of a document with keys out of order, a -0, or a long payload', () => {
+  it('marks no values of a document with keys out of order, a -0, or a long payload', async () => {
     const unordered = bundleYaml.replace(
       '    packageName: p\n    version: 1.0.0',
       '    version: 1.0.0\n    packageName: p',
@@ -327,12 +332,12 @@ describe('JSON output of blobs read from YAML', () => {
       `- type: olm.bundle.object\n  value:\n    data: ${'A'.repeat(20_000)}\n- type: olm.gvk\n  value:\n    group: g`,
     );
     for (const text of [unordered, negativeZero, payload]) {
-      const [b] = loadYaml(text).bundles;
+      const [b] = (await loadYaml(text)).bundles;
       if (b === undefined) throw new Error('no bundle');
       expect(nativeJsonValues({ kind: 'bundle', value: b })).toBeUndefined();
     }
     // A long string that is not a payload stays with JSON.stringify.
-    const [long] = loadYaml(bundleYaml.replace('group: g', `group: ${'g'.repeat(20_000)}`)).bundles;
+    const [long] = (await loadYaml(bundleYaml.replace('group: g', `group: ${'g'.repeat(20_000)}`))).bundles;
     if (long === undefined) throw new Error('no bundle');
     expect(nativeJsonValues({ kind: 'bundle', value: long })).toHaveLength(2);
   });

@@ -681,6 +681,11 @@ export class JsonBytesOut implements JsonOut {
     this.buf = Buffer.allocUnsafe(initialBytes);
   }
 
+  /** Bytes the buffer holds before it has to grow. */
+  get capacity(): number {
+    return this.buf.length;
+  }
+
   /** Bytes written so far (short text not yet encoded included, counted as characters). */
   get size(): number {
     return this.pos + this.pending.length;

@@ -79,6 +79,9 @@ describe('rendering file by file, in this thread and on worker threads', () => {
         const whole = await renderWith(dir, format, 0);
         expect(await renderWith(dir, format, 1)).toStrictEqual(whole);
         expect(await renderWith(dir, format, 3)).toStrictEqual(whole);
+        // The file-by-file path is taken unless the catalog has an error or a blob without a package.
+        const byFile = await renderByFile({ refs: [dir], cwd: root, threads: 1 }, format);
+        expect(byFile !== null).toBe(whole.error === undefined && whole.dropped.length === 0);
       },
     );
   }
