@@ -104,10 +104,10 @@ async function shardOrLoad(dir: string, opts: ValidateOptions): Promise<Prepared
       ...(opts.threads === undefined ? {} : { threads: opts.threads }),
     }),
   });
-  const threads = threadCount(opts.threads);
   const withOthers = (opts.others?.length ?? 0) > 0 || (opts.with?.length ?? 0) > 0;
   let bytes = 0;
   for (const f of walked.files) bytes += f.size;
+  const threads = threadCount(opts.threads, process.env, bytes);
   if (
     threads < 2 ||
     withOthers ||

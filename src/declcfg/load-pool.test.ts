@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../../test/corpus.js';
 import { loadCatalogDir } from './load.js';
-import { DEFAULT_MAX_THREADS, threadCount, workerScript } from './load-pool.js';
+import { DEFAULT_MAX_THREADS, LARGE_CATALOG_BYTES, threadCount, workerScript } from './load-pool.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../testdata/load');
 
@@ -21,6 +21,14 @@ describe('threadCount', () => {
     expect(threadCount(0, {})).toBe(auto);
     expect(threadCount(undefined, { OPM_THREADS: '16' })).toBe(16);
     expect(threadCount(undefined, { OPM_THREADS: '1000' })).toBe(64);
+  });
+
+  it('uses at most 2 threads by default on catalogs of LARGE_CATALOG_BYTES and more, as many as asked for', () => {
+    const large = LARGE_CATALOG_BYTES;
+    expect(threadCount(undefined, {}, large)).toBe(Math.min(availableParallelism(), 2));
+    expect(threadCount(undefined, {}, large - 1)).toBe(Math.min(availableParallelism(), DEFAULT_MAX_THREADS));
+    expect(threadCount(undefined, { OPM_THREADS: '4' }, large)).toBe(4);
+    expect(threadCount(3, {}, large)).toBe(3);
   });
 });
 

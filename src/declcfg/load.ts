@@ -58,9 +58,9 @@ export async function walkCatalog(dir: string): Promise<WalkResult> {
  * them (load-pool.ts), else in this thread. Results are in walk order.
  */
 async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promise<LoadResult[]> {
-  const threads = threadCount(opts.threads);
   let bytes = 0;
   for (const f of files) bytes += f.size;
+  const threads = threadCount(opts.threads, process.env, bytes);
   const script =
     threads > 1 && files.length > 1 && bytes >= (opts.workerMinBytes ?? IN_THREAD_BYTES)
       ? workerScript()
