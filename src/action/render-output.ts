@@ -9,7 +9,8 @@
  * Warnings (a nested key written twice, invalid UTF-8 in JSON) are said as the ordinary path says
  * them. Anything else, and any catalog with an error, a blob that does not encode or a blob without
  * a package, is rendered the ordinary way (render.ts and the writers): loaded whole, then written.
- * That path reports it exactly as it always has, and the output never depends on the way taken. */
+ * That path reports it exactly as it always has, and the output never depends on the way taken.
+ */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isBundleDir } from '../bundle/parse.js';
@@ -70,15 +71,15 @@ export async function renderOutput(
 ): Promise<Iterable<Uint8Array | string>> {
   // Parsed first, once: a bad template is an error whichever way the catalog is rendered.
   const parsed: RenderOutputOptions = { ...opts, imageRefTemplate: imageRefTemplateOf(opts) };
-  const byFile = await byFileOrWalked(parsed, format);
-  const files = byFile?.files;
+  const tried = await byFileOrWalked(parsed, format);
+  const files = tried?.done?.files;
   const chunks = files === undefined ? null : orderedChunks(files);
   if (files !== undefined && chunks !== null) {
     sayWarnings(opts, files);
     return chunks;
   }
   // A walk made to decide is not made again.
-  const cfg = await render(byFile === null ? parsed : { ...parsed, walked: byFile.walked });
+  const cfg = await render(tried === null ? parsed : { ...parsed, walked: tried.walked });
   return format === 'json' ? writeJsonBytes(cfg, options) : writeYaml(cfg, options);
 }
 
@@ -104,8 +105,7 @@ export async function renderByFile(
   opts: RenderOutputOptions,
   format: RenderFormat,
 ): Promise<RenderedByFile | null> {
-  const r = await byFileOrWalked(opts, format);
-  return r?.files === undefined ? null : { files: r.files, threaded: r.threaded === true };
+  return (await byFileOrWalked(opts, format))?.done ?? null;
 }
 
 /**
@@ -116,11 +116,7 @@ export async function renderByFile(
 async function byFileOrWalked(
   opts: RenderOutputOptions,
   format: RenderFormat,
-): Promise<{
-  walked: { dir: string; result: WalkResult };
-  files?: EncodedFile[];
-  threaded?: boolean;
-} | null> {
+): Promise<{ walked: { dir: string; result: WalkResult }; done?: RenderedByFile } | null> {
   const [ref] = opts.refs;
   if (opts.byFile === false || opts.refs.length !== 1 || ref === undefined) return null;
   if (opts.allow !== undefined || opts.loadCatalogDir !== undefined) return null;
@@ -144,18 +140,26 @@ async function byFileOrWalked(
   // A file with an error ends the work (encodeCatalogFile), as does a worker that cannot start or
   // dies (out of memory, a stale build): it costs the time it took, not the output, and the catalog
   // is then rendered the ordinary way.
-  const script = onThreads(opts, result.files, bytes) ? workerScript('render-worker.cjs') : null;
   const threads = threadCount(opts.threads);
+  const script = onThreads(opts, threads, result.files, bytes) ? workerScript('render-worker.cjs') : null;
   const files =
     script === null
       ? await encodeInThisThread(result.files, format)
       : await mapFilesInWorkers(result.files, threads, script, format, encodeCatalogFile).catch(() => null);
-  return files === null ? declined : { ...declined, files, threaded: script !== null };
+  return files === null ? declined : { ...declined, done: { files, threaded: script !== null } };
 }
 
-/** Whether a catalog of `bytes` pays for worker threads (the files are only opened when it might). */
-function onThreads(opts: RenderOutputOptions, files: readonly WalkedFile[], bytes: number): boolean {
-  if (threadCount(opts.threads) < 2 || files.length < 2) return false;
+/**
+ * Whether a catalog of `bytes` pays for `threads` worker threads (the files are only opened when it
+ * might).
+ */
+function onThreads(
+  opts: RenderOutputOptions,
+  threads: number,
+  files: readonly WalkedFile[],
+  bytes: number,
+): boolean {
+  if (threads < 2 || files.length < 2) return false;
   const minBytes = opts.parallelMinBytes ?? RENDER_IN_THREAD_BYTES;
   return bytes >= minBytes && (minBytes <= 0 || yamlBytes(files) >= minBytes);
 }

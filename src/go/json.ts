@@ -386,7 +386,10 @@ const NOT_NATIVE = Symbol('not native');
 /** JSON.stringify writes lone surrogates as escapes; Go writes U+FFFD. */
 const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
 const SEPARATOR = /[\u2028\u2029]/;
-/** What JSON.stringify's text may need after: a lone surrogate's escape, separators, HTML characters. */
+/**
+ * What JSON.stringify's text may need after, with HTML escaping: a lone surrogate's escape,
+ * separators, HTML characters (without it, needsAfter).
+ */
 const AFTER_HTML = /\\u[dD][89a-fA-F]|[<>&\u2028\u2029]/;
 /**
  * Into a byte output, strings longer than this are copied by the output itself (JsonBytesOut copies a
