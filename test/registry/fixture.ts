@@ -231,21 +231,17 @@ export async function startFixture(): Promise<Fixture> {
       pPlain,
     );
     started.push(plain);
+    // The `http:` section's TLS lines, for the registries served over TLS.
+    const tlsLines = ['  tls:', `    certificate: ${crt}`, `    key: ${key}`];
     const basic = await startRegistry(
       dir,
       'basic',
       yamlConfig({
         storage: path.join(dir, 'storage-basic'),
         port: pBasic,
-        extra: [
-          '  tls:',
-          `    certificate: ${crt}`,
-          `    key: ${key}`,
-          'auth:',
-          '  htpasswd:',
-          '    realm: basic-realm',
-          `    path: ${htpasswd}`,
-        ].join('\n'),
+        extra: [...tlsLines, 'auth:', '  htpasswd:', '    realm: basic-realm', `    path: ${htpasswd}`].join(
+          '\n',
+        ),
       }),
       pBasic,
     );
@@ -283,13 +279,7 @@ export async function startFixture(): Promise<Fixture> {
       yamlConfig({
         storage: path.join(dir, 'storage-plain'),
         port: pClient,
-        extra: [
-          '  tls:',
-          `    certificate: ${crt}`,
-          `    key: ${key}`,
-          '    clientcas:',
-          `      - ${clientCa}`,
-        ].join('\n'),
+        extra: [...tlsLines, '    clientcas:', `      - ${clientCa}`].join('\n'),
       }),
       pClient,
     );
