@@ -2,6 +2,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const GRPC_ONLY_IN_SERVER = 'A gRPC library is imported only in src/server/ (docs/architecture.md).';
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/out/'] },
   js.configs.recommended,
@@ -17,9 +19,30 @@ export default tseslint.config(
   {
     // commander and chalk belong to the CLI layer only.
     files: ['src/**/*.ts'],
-    ignores: ['src/cli/**'],
+    ignores: ['src/cli/**', 'src/server/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: ['commander', 'chalk'] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['commander', 'chalk'],
+          patterns: [{ group: ['@grpc/*', '@connectrpc/*'], message: GRPC_ONLY_IN_SERVER }],
+        },
+      ],
+    },
+  },
+  {
+    // The catalog server is no exception to the rule above: only the gRPC libraries are its own.
+    files: ['src/server/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: ['commander', 'chalk'] }] },
+  },
+  {
+    // A gRPC library belongs to the catalog server only; the CLI layer may not load one either.
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@grpc/*', '@connectrpc/*'], message: GRPC_ONLY_IN_SERVER }] },
+      ],
     },
   },
   {

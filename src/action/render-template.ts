@@ -29,7 +29,7 @@ import {
   semverTemplateImages,
   type RenderedBundle,
   type SemverCompat,
-} from '../template/semver.js';
+} from '../template/semver-template.js';
 import { applySubstitutions, parseSubstitutesTemplate } from '../template/substitutes.js';
 import type { BundleDirMap } from '../template/bundle-dirs.js';
 

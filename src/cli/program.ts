@@ -9,11 +9,11 @@ import { registerValidate } from './commands/validate.js';
 import { registerGenerate } from './commands/generate-dockerfile.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerVersion } from './commands/version.js';
-import { registerServe } from './commands/serve.js';
+import { registerNotProvided } from './commands/not-provided.js';
 import { registerAlpha } from './commands/alpha.js';
 import { registerFilter } from './commands/filter.js';
 import { registerDiff } from './commands/diff.js';
-import { registerList } from './commands/list-images.js';
+import { registerListGroup } from './commands/list-images.js';
 
 /** Build the command tree. Nothing here touches `process`: tests run it in-process with their own IO. */
 export function createProgram(io: CliIO): Command {
@@ -51,11 +51,11 @@ export function createProgram(io: CliIO): Command {
   registerGenerate(program, io);
   registerMigrate(program, io);
   registerVersion(program, io);
-  registerServe(program);
+  registerNotProvided(program);
   registerAlpha(program, io);
   registerFilter(program, io);
   registerDiff(program, io);
-  registerList(program, io);
+  registerListGroup(program, io);
   program
     .command('completion')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))

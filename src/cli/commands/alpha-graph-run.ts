@@ -28,7 +28,7 @@ function catalogSources(imageSource: ImageSource, io: CliIO) {
 }
 
 /** `opm alpha list packages|channels|bundles REF [PACKAGE]`. */
-export async function runList(
+export async function runAlphaList(
   io: CliIO,
   kind: ListKind,
   ref: string,

@@ -3,20 +3,20 @@ import type { ListKind } from '../../action/list.js';
 import type { CliIO } from '../io.js';
 import type { GraphFlags } from './alpha-graph-run.js';
 
-export function registerList(alpha: Command, io: CliIO): void {
+export function registerAlphaList(alpha: Command, io: CliIO): void {
   const list = alpha.command('list').description('List contents of an index');
   const table =
     (kind: ListKind) => async (ref: string, pkg: string | undefined, _flags: unknown, cmd: Command) => {
-      const { runList } = await import('./alpha-graph-run.js');
-      await runList(io, kind, ref, pkg, cmd);
+      const { runAlphaList } = await import('./alpha-graph-run.js');
+      await runAlphaList(io, kind, ref, pkg, cmd);
     };
   list
     .command('packages')
     .argument('<indexRef>')
     .description('List packages in an index')
     .action(async (ref: string, _flags: unknown, cmd: Command) => {
-      const { runList } = await import('./alpha-graph-run.js');
-      await runList(io, 'packages', ref, undefined, cmd);
+      const { runAlphaList } = await import('./alpha-graph-run.js');
+      await runAlphaList(io, 'packages', ref, undefined, cmd);
     });
   list
     .command('channels')

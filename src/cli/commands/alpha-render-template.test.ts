@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SEMVER_COMPAT, SEMVER_COMPAT_LEVELS } from '../../template/semver.js';
+import { DEFAULT_SEMVER_COMPAT, SEMVER_COMPAT_LEVELS } from '../../template/semver-template.js';
 import { DEFAULT_COMPAT_CHOICE, SEMVER_COMPAT_CHOICES } from './alpha-render-template.js';
 
 describe('alpha render-template flags', () => {

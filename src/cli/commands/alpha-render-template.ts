@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { migrationLevelHelp } from '../../action/migration-levels.js';
-import type { SemverCompat } from '../../template/semver.js';
+import type { SemverCompat } from '../../template/semver-template.js';
 import type { CliIO } from '../io.js';
 import type { RenderTemplateFlags } from './alpha-render-template-run.js';
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { registerAlphaBundle } from './serve.js';
+import { registerAlphaBundle } from './not-provided.js';
 import type { CliIO } from '../io.js';
 import { registerConvertTemplate } from './alpha-convert-template.js';
-import { registerList, registerRenderGraph } from './alpha-graph.js';
+import { registerAlphaList, registerRenderGraph } from './alpha-graph.js';
 import { registerRenderTemplate } from './alpha-render-template.js';
 import { registerFilter } from './filter.js';
 import { registerListImages } from './list-images.js';
@@ -15,7 +15,7 @@ export function registerAlpha(program: Command, io: CliIO): void {
     .description('Run an alpha subcommand');
   registerRenderTemplate(alpha, io);
   registerConvertTemplate(alpha, io);
-  registerList(alpha, io);
+  registerAlphaList(alpha, io);
   registerListImages(alpha.commands.find((c) => c.name() === 'list') ?? alpha, io);
   registerRenderGraph(alpha, io);
   registerAlphaBundle(alpha);

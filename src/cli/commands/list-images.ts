@@ -27,6 +27,6 @@ export function registerListImages(list: Command, io: CliIO): void {
 }
 
 /** The top-level `opm list` group, holding `images`. */
-export function registerList(program: Command, io: CliIO): void {
+export function registerListGroup(program: Command, io: CliIO): void {
   registerListImages(program.command('list').description('List contents of a catalog'), io);
 }

@@ -11,7 +11,7 @@ import {
   type Archetype,
   type SemverCompat,
   type StreamKind,
-} from './semver.js';
+} from './semver-template.js';
 
 const op = (v: string) => ({ name: `testoperator.v${v}`, version: parseSemver(v) });
 

@@ -24,8 +24,8 @@ function ancestors(c: Command): string[] {
   return names;
 }
 
-/** `serve`, `index`, `registry`: the top-level commands opm has and opm-ts does not. */
-export function registerServe(program: Command): void {
+/** `serve`, `index`, `registry`: the top-level commands opm has and opm-ts does not provide. */
+export function registerNotProvided(program: Command): void {
   notProvided(
     program,
     'serve',
