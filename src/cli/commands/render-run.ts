@@ -7,7 +7,13 @@ import type { CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
 import { writeChunks } from '../output.js';
-import type { RenderFlags } from './render.js';
+
+export interface RenderFlags {
+  output: string;
+  migrateLevel: string;
+  migrate: boolean;
+  alphaImageRefTemplate: string;
+}
 
 /** `--migrate` and `--migrate-level` are exclusive; `--migrate` means every migration. */
 function migrateLevelFromFlags(flags: { migrate?: boolean; migrateLevel: string }): string {

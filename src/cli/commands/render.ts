@@ -1,16 +1,10 @@
 import { Option, type Command } from 'commander';
 import { migrationLevelHelp } from '../../action/migration-levels.js';
 import type { CliIO } from '../io.js';
+import type { RenderFlags } from './render-run.js';
 
 const ALPHA_PREFIX =
   '(ALPHA: This flag will be removed or renamed in a future release, potentially without notice) ';
-
-export interface RenderFlags {
-  output: string;
-  migrateLevel: string;
-  migrate: boolean;
-  alphaImageRefTemplate: string;
-}
 
 export function registerRender(program: Command, io: CliIO): void {
   program
