@@ -44,7 +44,7 @@ export async function writeCatalogDirStaged(
   const moved: string[] = [];
   try {
     const staged = path.join(tmp, 'catalog');
-    await writeCatalogDir(cfg, staged, format);
+    await writeCatalogDir(cfg, staged, format, { shownRoot: shown });
     if (existing) {
       // Only this run's staging folder may be there; anything else appeared meanwhile.
       const others = (await readdir(out)).filter((n) => n !== path.basename(tmp));

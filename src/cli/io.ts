@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { standardOutput } from './output.js';
 
 /** What a command may touch of the process. Tests pass their own. */
 export interface CliIO {
@@ -18,7 +19,8 @@ export interface CliIO {
 
 export function processIO(): CliIO {
   return {
-    stdout: process.stdout,
+    // Written whole even on a file filling up (see standardOutput).
+    stdout: standardOutput(),
     stderr: process.stderr,
     // A getter: touching process.stdin sets up a stream, which only some commands need.
     get stdin() {

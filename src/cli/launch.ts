@@ -8,13 +8,14 @@
 // The cache written by the build (dist/opm.cjs.cache) is valid only for the Node.js version and V8
 // flags that built it (its .stamp file). Any other run compiles as usual the first time and leaves
 // a cache for its own stamp in the user's cache folder. A cache V8 rejects only costs speed.
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
-import { errnoCode } from '../go/errno.js';
+import { errnoCode, errnoText } from '../go/errno.js';
 import { defaultCacheDir } from '../util/cache-dir.js';
 import { BROKEN_PIPE_STATUS } from './exit-code.js';
+import { STDOUT_PATH, writeWholeSync } from './write-fd.js';
 import { ownPackageFrom, versionLine } from './version-line.js';
 import type * as CliMain from './main.js';
 
@@ -105,20 +106,12 @@ function readText(file: string): string | undefined {
 
 /**
  * Write `text` to standard output whole, synchronously (standard output may be a non-blocking pipe
- * shared with a parent). False when the reader has gone.
+ * shared with a parent). 'gone' when the reader has gone; otherwise the failed write's system error,
+ * named after standard output, or undefined once all is written.
  */
-export function writeStdoutSync(text: string): boolean {
-  const buf = Buffer.from(text);
-  for (let done = 0; done < buf.length;) {
-    try {
-      done += writeSync(1, buf, done);
-    } catch (err) {
-      const code = errnoCode(err);
-      if (code === 'EPIPE') return false;
-      if (code !== 'EAGAIN') throw err;
-    }
-  }
-  return true;
+export function writeStdoutSync(text: string): 'gone' | Error | undefined {
+  const err = writeWholeSync(1, Buffer.from(text), STDOUT_PATH);
+  return errnoCode(err) === 'EPIPE' ? 'gone' : err;
 }
 
 /**
@@ -134,7 +127,13 @@ export function isBareVersion(args: readonly string[], env: NodeJS.ProcessEnv = 
 export async function launch(bundle: string): Promise<void> {
   if (isBareVersion(process.argv.slice(2))) {
     const line = versionLine(ownPackageFrom(path.dirname(bundle)).version);
-    if (!writeStdoutSync(line)) process.exitCode = BROKEN_PIPE_STATUS;
+    const failed = writeStdoutSync(line);
+    if (failed === 'gone') process.exitCode = BROKEN_PIPE_STATUS;
+    else if (failed !== undefined) {
+      // The one line every other command prints for it (main.ts), without loading the command line.
+      process.stderr.write(`error: write ${STDOUT_PATH}: ${errnoText(failed)}\n`);
+      process.exitCode = 1;
+    }
     return;
   }
   if (!existsSync(bundle)) throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);

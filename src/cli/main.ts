@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { InternalError, OpmError, UsageError, formatPosition } from '../errors.js';
 import { processIO, type CliIO } from './io.js';
+import { STDOUT_PATH } from './write-fd.js';
 import { createProgram } from './program.js';
 import { pflagArgs } from './pflag.js';
 import { BROKEN_PIPE_STATUS, ExitCode, FailureExitCode } from './exit-code.js';
@@ -82,24 +83,41 @@ function printCauses(err: Error, io: CliIO): void {
 
 /**
  * A write that failed (a full disk, a closed or bad descriptor, a read-only file system): one line
- * saying so, not a stack trace. Errors of other system calls are bugs or are reported where they
- * happen.
+ * naming what could not be written, as opm does (`write /dev/stdout: no space left on device`), not
+ * a stack trace. Writes to files are reported where they happen, with the file's name (OpmError);
+ * a system error of a write that gets here is one of standard output's. Errors of other system
+ * calls are bugs or are reported where they happen.
  */
 function writeFailure(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null || !('syscall' in err) || err.syscall !== 'write')
     return undefined;
-  return `writing output: ${errnoText(err)}`;
+  const name = 'path' in err && typeof err.path === 'string' ? err.path : STDOUT_PATH;
+  return `write ${name}: ${errnoText(err)}`;
+}
+
+/** One line for a failed write to stdout that no command reported; the exit code it takes. */
+function reportStdoutFailure(err: unknown): number {
+  if (isBrokenPipe(err)) return BROKEN_PIPE_STATUS;
+  process.stderr.write(`error: ${writeFailure(err) ?? `write ${STDOUT_PATH}: ${errnoText(err)}`}\n`);
+  return 1;
 }
 
 /** The process entry (bin/opm.js). Sets the exit code and lets pending output drain. */
 export async function main(): Promise<void> {
-  // A closed stdout (`| head`) ends the run quietly instead of crashing on an unhandled 'error'.
-  process.stdout.on('error', (err) => {
+  const io = processIO();
+  // A failed write to stdout is also an 'error' of the stream, which must be listened to. A write
+  // the command waits for fails the command, which reports it with the command's exit code (diff's
+  // is 2); a write nobody waits for (help text) is reported here once the command has returned, or
+  // at once when it fails after that. The reader going away (`| head`) ends the run quietly at once.
+  let running = true;
+  let unreported: unknown;
+  const onStdoutError = (err: unknown): void => {
     if (isBrokenPipe(err)) process.exit(BROKEN_PIPE_STATUS);
-    // Standard output cannot take more (a full disk): say so once and stop.
-    process.stderr.write(`error: ${writeFailure(err) ?? `writing output: ${errnoText(err)}`}\n`);
-    process.exit(1);
-  });
+    if (running) unreported ??= err;
+    else process.exit(reportStdoutFailure(err));
+  };
+  if (io.stdout !== process.stdout) io.stdout.on('error', onStdoutError);
+  else process.stdout.on('error', onStdoutError);
   // Stopped by a signal: remove the temporary trees this run made (an unpacked image, a staged
   // output), then end as a process killed by that signal would (128 + its number).
   for (const [signal, status] of [
@@ -112,5 +130,7 @@ export async function main(): Promise<void> {
       process.exit(status);
     });
   }
-  process.exitCode = await runCli(process.argv.slice(2), processIO());
+  const code = await runCli(process.argv.slice(2), io);
+  running = false;
+  process.exitCode = code === 0 && unreported !== undefined ? reportStdoutFailure(unreported) : code;
 }

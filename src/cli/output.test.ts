@@ -1,10 +1,11 @@
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIO } from './io.js';
-import { writeChunks } from './output.js';
+import { WholeFdStream, writeAll, writeChunks } from './output.js';
+import { writeWholeSync } from './write-fd.js';
 
 /** Chunks as writeJsonBytes hands them out: byte chunks share one buffer, overwritten each time. */
 function* reusingProducer(pieces: readonly string[]): Generator<string | Uint8Array> {
@@ -69,6 +70,48 @@ describe('writeChunks', () => {
     const stream = new PassThrough();
     stream.destroy();
     await expect(writeChunks(stream, ['text'])).rejects.toThrow();
+  });
+});
+
+describe('standard output on a file or a device', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'opm-whole-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a device that takes nothing (/dev/full) fails the write, named as stdout', () => {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const err = writeWholeSync(fd, Buffer.from('text\n'), '/dev/stdout');
+      expect(err).toMatchObject({ code: 'ENOSPC', syscall: 'write', path: '/dev/stdout' });
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('fails the awaited write and the stream, once', async () => {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const stream = new WholeFdStream(fd, '/dev/stdout');
+      const errors: unknown[] = [];
+      stream.on('error', (e) => errors.push(e));
+      await expect(writeAll(stream, 'text\n')).rejects.toMatchObject({ code: 'ENOSPC', path: '/dev/stdout' });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(errors).toHaveLength(1);
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('writes every chunk whole to a file, text and bytes', async () => {
+    const file = path.join(dir, 'out.txt');
+    const fd = openSync(file, 'w');
+    try {
+      const stream = new WholeFdStream(fd, '/dev/stdout');
+      await writeChunks(stream, reusingProducer(PIECES));
+      await writeAll(stream, 'end\n');
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(EXPECTED + 'end\n');
   });
 });
 

@@ -1,11 +1,55 @@
-import type { Writable } from 'node:stream';
+import { fstatSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { STDOUT_PATH, writeWholeSync } from './write-fd.js';
 
-/** Write a string and wait until the stream has taken it (back-pressure aware). */
+/**
+ * Standard output when it is a file or a device (`opm render … > catalog.json`). Node.js writes to
+ * such a descriptor with one write(2) per chunk and does not look at how many bytes it took, so a
+ * disk that fills up cuts the output short without an error (only /dev/full, which takes nothing,
+ * failed). This stream writes every chunk whole (writeWholeSync) and fails the write, with the
+ * stream's 'error', otherwise. Pipes and terminals keep Node's own stream, whose writes are whole.
+ */
+export class WholeFdStream extends Writable {
+  readonly fd: number;
+  readonly path: string;
+  constructor(fd: number, name: string) {
+    super({ decodeStrings: true });
+    this.fd = fd;
+    this.path = name;
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    done(writeWholeSync(this.fd, chunk, this.path));
+  }
+}
+
+/**
+ * The stream commands write standard output to: WholeFdStream when descriptor 1 is a file or a
+ * device, Node's process.stdout for a pipe, a socket or a terminal (or when it cannot be told).
+ */
+export function standardOutput(): Writable {
+  try {
+    const st = fstatSync(1);
+    if (st.isFile() || st.isBlockDevice() || (st.isCharacterDevice() && !isTerminal(1))) {
+      return new WholeFdStream(1, STDOUT_PATH);
+    }
+  } catch {
+    // A closed descriptor: Node's stream reports it when written to.
+  }
+  return process.stdout;
+}
+
+function isTerminal(fd: number): boolean {
+  // node:tty is looked up rather than imported: most runs never need it.
+  return process.getBuiltinModule('node:tty').isatty(fd);
+}
+
+/**
+ * Write a string and wait until the stream has written it: a failed write (a full disk) fails the
+ * command that made it, which then writes nothing more.
+ */
 export function writeAll(stream: Writable, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const ok = stream.write(text, (err) => (err ? reject(err) : undefined));
-    if (ok) resolve();
-    else stream.once('drain', () => resolve());
+    stream.write(text, (err) => (err ? reject(err) : resolve()));
   });
 }
 

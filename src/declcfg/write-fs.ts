@@ -7,6 +7,7 @@
 import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
+import { errnoText } from '../go/errno.js';
 import { randomHex } from '../util/random-hex.js';
 import type { DeclarativeConfig } from './types.js';
 import { blobJson, blobYaml, groupBlobs, restoredBlobs } from './write.js';
@@ -28,9 +29,14 @@ function isLocalPath(p: string): boolean {
 // Chunks are gathered up to this size before each write call.
 const FLUSH_BYTES = 1 << 20;
 
-async function writeBlobs(file: string, blobs: Iterable<Blob>, format: CatalogFormat): Promise<void> {
+async function writeBlobs(
+  file: string,
+  shown: string,
+  blobs: Iterable<Blob>,
+  format: CatalogFormat,
+): Promise<void> {
   const fh = await open(file, 'wx', 0o666).catch((err: unknown) => {
-    throw fileError(file, err);
+    throw fileError(shown, err);
   });
   try {
     let pending: string[] = [];
@@ -40,9 +46,16 @@ async function writeBlobs(file: string, blobs: Iterable<Blob>, format: CatalogFo
       const text = pending.join('');
       pending = [];
       size = 0;
-      await fh.write(text).catch((err: unknown) => {
-        throw fileError(file, err);
-      });
+      // write(2) may take part of the bytes (a disk filling up): the rest is written again, and the
+      // call that cannot take any fails with the system's error.
+      const data = Buffer.from(text);
+      for (let done = 0; done < data.length;) {
+        const { bytesWritten } = await fh.write(data, done, data.length - done).catch((err: unknown) => {
+          throw fileError(shown, err);
+        });
+        if (bytesWritten === 0) throw new OpmError(`write file "${shown}": short write`);
+        done += bytesWritten;
+      }
     };
     for (const b of blobs) {
       let chunk: string;
@@ -50,7 +63,7 @@ async function writeBlobs(file: string, blobs: Iterable<Blob>, format: CatalogFo
         chunk = format === 'json' ? blobJson(b) : blobYaml(b);
       } catch (err) {
         const msg = err instanceof Error ? err.message : String(err);
-        throw new OpmError(`write to buffer for "${finalName(file)}": ${msg}`, { cause: err });
+        throw new OpmError(`write to buffer for "${shown}": ${msg}`, { cause: err });
       }
       pending.push(chunk);
       size += chunk.length;
@@ -62,16 +75,18 @@ async function writeBlobs(file: string, blobs: Iterable<Blob>, format: CatalogFo
   }
 }
 
-function fileError(file: string, err: unknown): OpmError {
-  const msg = err instanceof Error ? err.message : String(err);
-  return new OpmError(`write file "${finalName(file)}": ${msg}`, { cause: err });
+/** `shown` is the file's final name; the system's error in Go's words (no space left on device). */
+function fileError(shown: string, err: unknown): OpmError {
+  return new OpmError(`write file "${shown}": ${errnoText(err)}`, { cause: err });
 }
 
-const TEMP_SUFFIX = /\.[0-9a-f]{16}\.tmp$/;
-function finalName(temp: string): string {
-  const dir = path.dirname(temp);
-  const base = path.basename(temp).replace(TEMP_SUFFIX, '').replace(/^\./, '');
-  return path.join(dir, base);
+/** Options of writeCatalogDir. */
+export interface CatalogDirOptions extends WriteOptions {
+  /**
+   * The folder file names in error messages are shown under, in place of `root`: the final output
+   * folder when `root` is where it is staged.
+   */
+  shownRoot?: string;
 }
 
 /**
@@ -83,7 +98,7 @@ export async function writeCatalogDir(
   cfg: DeclarativeConfig,
   root: string,
   format: CatalogFormat,
-  options: WriteOptions = {},
+  options: CatalogDirOptions = {},
 ): Promise<void> {
   const groups = groupBlobs(cfg, options);
   for (const g of groups) {
@@ -94,7 +109,7 @@ export async function writeCatalogDir(
   const ext = format === 'json' ? 'json' : 'yaml';
   const createdRoot = await mkdir(root, { recursive: true, mode: 0o777 });
   const created: string[] = createdRoot === undefined ? [] : [createdRoot];
-  const temps: Array<{ temp: string; file: string }> = [];
+  const temps: Array<{ temp: string; file: string; shown: string }> = [];
   try {
     for (const g of groups) {
       const dir = g.package === '' ? root : path.join(root, g.package);
@@ -102,12 +117,14 @@ export async function writeCatalogDir(
       if (made !== undefined) created.push(made);
       const file = path.join(dir, `catalog.${ext}`);
       const temp = path.join(dir, `.catalog.${ext}.${randomHex(8)}.tmp`);
-      temps.push({ temp, file });
-      await writeBlobs(temp, restoredBlobs(cfg, g.blobs), format);
+      const shown =
+        options.shownRoot === undefined ? file : path.join(options.shownRoot, path.relative(root, file));
+      temps.push({ temp, file, shown });
+      await writeBlobs(temp, shown, restoredBlobs(cfg, g.blobs), format);
     }
     for (const t of temps) {
       await rename(t.temp, t.file).catch((err: unknown) => {
-        throw fileError(t.temp, err);
+        throw fileError(t.shown, err);
       });
     }
   } catch (err) {

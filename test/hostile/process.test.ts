@@ -130,7 +130,7 @@ describe('write failures', () => {
       },
     );
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe('error: writing output: no space left on device\n');
+    expect(r.stderr).toBe('error: write /dev/stdout: no space left on device\n');
   });
 
   it('generate dockerfile on a full disk leaves no file, and a later run succeeds', () => {

@@ -43,7 +43,10 @@ export async function runDiff(
   } catch (err) {
     throw new FailureExitCode(TROUBLE, err);
   }
-  await writeAll(io.stdout, text);
+  // Output that cannot be written is trouble too, not a difference.
+  await writeAll(io.stdout, text).catch((err: unknown) => {
+    throw new FailureExitCode(TROUBLE, err);
+  });
   const fails = flags.failOn === 'impact' ? d.upgradeImpact.length > 0 : !isEmptyDiff(d);
   if (fails) throw new ExitCode(1);
 }

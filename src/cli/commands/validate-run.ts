@@ -18,7 +18,8 @@ import { writeAll } from '../output.js';
 import { goStruct, marshalIndent, type GoStruct } from '../../go/json.js';
 import { toYaml } from '../../declcfg/write.js';
 import { compareUtf8 } from '../../go/utf8.js';
-import { formatPosition } from '../../errors.js';
+import { OpmError, formatPosition } from '../../errors.js';
+import { errnoText } from '../../go/errno.js';
 
 export interface ValidateFlags {
   output?: string;
@@ -177,7 +178,10 @@ export async function runValidate(
           base,
           passed: result.passed,
         });
-        await appendFile(path.resolve(io.cwd, summary), md);
+        // Named in the error: a failed write that reaches main.ts unnamed is taken for stdout's.
+        await appendFile(path.resolve(io.cwd, summary), md).catch((err: unknown) => {
+          throw new OpmError(`write ${summary}: ${errnoText(err)}`, { cause: err });
+        });
       }
       break;
     }
