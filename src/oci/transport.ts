@@ -10,7 +10,14 @@ import {
 } from './http/network-errors.js';
 import { proxyFor } from './http/proxy-env.js';
 import { TlsTrust } from './http/tls-trust.js';
-import { sleep, type Engine, type HttpRequest, type HttpResponse, type Timeouts } from './http/types.js';
+import {
+  onFirstUse,
+  sleep,
+  type Engine,
+  type HttpRequest,
+  type HttpResponse,
+  type Timeouts,
+} from './http/types.js';
 import { proxyEngine } from './http/undici-engine.js';
 
 export interface TransportOptions {
@@ -167,7 +174,7 @@ export class Transport {
   /**
    * A request with back-off on 429, 5xx and dropped connections, honouring `Retry-After`. A stopped
    * request rejects with its signal's reason, waits included; a `dialOnce` request to a host that
-   * cannot be reached is not tried again.
+   * cannot be reached (or that resets a connection opened for it) is not tried again.
    */
   async send(req: HttpRequest): Promise<HttpResponse> {
     const { signal } = req;
@@ -189,7 +196,7 @@ export class Transport {
           err instanceof OpmError ||
           code === undefined ||
           !RETRYABLE_NET_CODES.has(code) ||
-          (req.dialOnce === true && isDialFailure(code)) ||
+          (req.dialOnce === true && (isDialFailure(code) || (code === 'ECONNRESET' && onFirstUse(err)))) ||
           attempt >= this.attempts
         )
           throw err instanceof OpmError ? err : describeNetworkError(err, req.url.host);

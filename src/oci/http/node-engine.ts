@@ -5,7 +5,14 @@
  */
 import type * as Http from 'node:http';
 import type { TlsOptions } from './tls-trust.js';
-import { codedError, type Body, type Engine, type RawResponse, type Timeouts } from './types.js';
+import {
+  codedError,
+  markFirstUse,
+  type Body,
+  type Engine,
+  type RawResponse,
+  type Timeouts,
+} from './types.js';
 
 export async function nodeEngine(
   url: URL,
@@ -62,7 +69,10 @@ export async function nodeEngine(
         );
         // `on`, not `once`: a socket can fail again after the first error, and must not crash us.
         req.on('error', (err) => {
-          if (response === undefined) done();
+          if (response === undefined) {
+            done();
+            if (!req.reusedSocket) markFirstUse(err);
+          }
           reject(err);
         });
         req.once('response', (res) => {

@@ -85,6 +85,22 @@ export function codedError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+/** Failures of a request on a connection opened for it, not a reused keep-alive one. */
+const firstUse = new WeakSet<object>();
+
+/** Note that `err` ended a request on a connection opened for it. */
+export function markFirstUse(err: Error): void {
+  firstUse.add(err);
+}
+
+/**
+ * Whether `err` ended a request on a connection opened for it: a reset there is the server
+ * refusing, where on a reused keep-alive connection it is often a server closing an idle one.
+ */
+export function onFirstUse(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && firstUse.has(err);
+}
+
 /** Read a body up to `limit` bytes; more is an error (a registry should never send that much here). */
 export async function readBounded(body: Body, limit: number, what: string): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -73,14 +73,22 @@ export async function firstSource<T>(
 ): Promise<T> {
   const failures: Array<{ source: Source; err: unknown }> = [];
   let skipped = 0;
+  // Mirrors passed over are said in one line, before the next source tried (or the failure).
+  let unsaid = 0;
   let skipNote = '';
+  const sayUnsaid = (): void => {
+    if (unsaid > 0) log(`${unsaid} mirror(s) not tried: ${skipNote}`);
+    unsaid = 0;
+  };
   for (const source of sources) {
     const skip = health.skipReason(source);
     if (skip !== undefined) {
       skipped++;
+      unsaid++;
       skipNote = skip;
       continue;
     }
+    sayUnsaid();
     const started = Date.now();
     try {
       return await fetch(source);
@@ -92,7 +100,7 @@ export async function firstSource<T>(
       log(`${formatReference(source.ref)}: ${firstLine(err)}`);
     }
   }
-  if (skipped > 0) log(`${skipped} mirror(s) not tried: ${skipNote}`);
+  sayUnsaid();
   throw new SourcesFailed(failures, skipped);
 }
 
