@@ -125,6 +125,30 @@ describe('mirrors that cannot be reached', () => {
     }
   });
 
+  it('dials a refusing mirror once when several pulls want it at the same time', async () => {
+    const resetting = await resettingServer();
+    try {
+      const c = testClient(tmp.dir, {
+        useHttp: true,
+        env: { CONTAINERS_REGISTRIES_CONF: conf([resetting.host]) },
+      });
+      const pulled = await Promise.all(
+        ['v1', 'v2', 'v1', 'v2'].map((tag) => c.client.pull(`${src.host}/ns/foo:${tag}`)),
+      );
+      for (const p of pulled) await p.release();
+      await c.client.close();
+      expect(pulled.map((p) => p.digest)).toEqual([
+        img.top.digest,
+        other.top.digest,
+        img.top.digest,
+        other.top.digest,
+      ]);
+      expect(resetting.accepted).toBe(1);
+    } finally {
+      await resetting.close();
+    }
+  });
+
   it('stops trying mirrors once unreachable ones used up OPM_REGISTRY_MIRROR_BUDGET', async () => {
     const hosts = Array.from({ length: 50 }, (_, i) => deadHost(i));
     const c = testClient(tmp.dir, {

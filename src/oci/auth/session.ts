@@ -1,5 +1,5 @@
 import { OpmError } from '../../errors.js';
-import { isTlsFailure } from '../http/network-errors.js';
+import { isTlsFailure, isUnreachableHost } from '../http/network-errors.js';
 import { readBounded, type HttpRequest, type HttpResponse } from '../http/types.js';
 import type { Transport } from '../transport.js';
 import { parseChallenges, type Challenge } from './challenge.js';
@@ -69,6 +69,13 @@ export class RegistrySession {
   private basicHeader: string | undefined;
   private readonly tokens = new Map<string, CachedToken>();
   private readonly creds = new Map<string, Promise<Credential | undefined>>();
+  /**
+   * For a mirror: the first exchange, which requests made meanwhile wait for, so that a host that
+   * cannot be reached is dialled once however many pulls want it at the same time.
+   */
+  private firstContact: Promise<void> | undefined;
+  /** For a mirror: why it could not be reached, once that is known. */
+  private unreachable: OpmError | undefined;
 
   private readonly o: SessionOptions;
 
@@ -92,12 +99,19 @@ export class RegistrySession {
   }
 
   /** Every request of this session, the token service's included, checks certificates alike. */
-  private send(req: HttpRequest): Promise<HttpResponse> {
-    return this.o.transport.send({
-      ...req,
-      skipTlsVerify: this.o.skipTlsVerify,
-      ...(this.o.dialOnce === true ? { dialOnce: true } : {}),
-    });
+  private async send(req: HttpRequest): Promise<HttpResponse> {
+    if (this.o.dialOnce !== true)
+      return this.o.transport.send({ ...req, skipTlsVerify: this.o.skipTlsVerify });
+    if (this.firstContact !== undefined) await this.firstContact;
+    if (this.unreachable !== undefined) throw this.unreachable;
+    const sent = this.o.transport.send({ ...req, skipTlsVerify: this.o.skipTlsVerify, dialOnce: true });
+    this.firstContact ??= sent.then(
+      () => undefined,
+      (err: unknown) => {
+        if (isUnreachableHost(err)) this.unreachable = err as OpmError;
+      },
+    );
+    return sent;
   }
 
   private url(path: string): URL {

@@ -9,7 +9,7 @@ import { formatReference } from '../reference.js';
 import type { Source } from '../registries-conf/plan.js';
 
 /** Time spent on mirrors that turned out unreachable after which mirrors are no longer tried. */
-export const DEFAULT_MIRROR_BUDGET_MS = 30_000;
+const DEFAULT_MIRROR_BUDGET_MS = 30_000;
 
 /** The mirror budget from the environment (seconds, 0 or more), else the default. */
 export function mirrorBudgetMs(env: NodeJS.ProcessEnv): number {
@@ -43,7 +43,8 @@ export class MirrorHealth {
 
   /** A mirror failed after `ms`: remember its host when it could not be reached at all. */
   failed(source: Source, err: unknown, ms: number): void {
-    if (!source.mirror || !isUnreachableHost(err)) return;
+    // A host already known dead failed another pull that was trying it at the same time.
+    if (!source.mirror || !isUnreachableHost(err) || this.dead.has(source.ref.apiHost)) return;
     const msg = err instanceof Error ? err.message : String(err);
     this.dead.set(source.ref.apiHost, /\(([^)]*)\)\s*$/.exec(msg)?.[1] ?? 'unreachable');
     this.spentMs += ms;
