@@ -83,7 +83,7 @@ export class RegistryClient implements ImageSource {
       opts.noCache === true ? undefined : new BlobStore(opts.cacheDir ?? defaultCacheDir(opts.env));
     this.manifests = new ManifestResolver(platform, this.cache !== undefined);
     this.blobs = new BlobFetcher({ log: this.log, bodyDeadlineMs: this.transport.timeouts.bodyDeadlineMs });
-    this.mirrors = new MirrorHealth(mirrorBudgetMs(opts.env), this.log);
+    this.mirrors = new MirrorHealth(mirrorBudgetMs(opts.env), this.warn);
   }
 
   /** registries.conf (and drop-ins), read once; its warnings said once. */

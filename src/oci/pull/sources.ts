@@ -26,11 +26,12 @@ export class MirrorHealth {
   private spentMs = 0;
   private exhausted = false;
   private readonly budgetMs: number;
-  private readonly log: (line: string) => void;
+  private readonly warn: (line: string) => void;
 
-  constructor(budgetMs: number, log: (line: string) => void) {
+  /** `warn` says, once, that mirrors are no longer tried. */
+  constructor(budgetMs: number, warn: (line: string) => void) {
     this.budgetMs = budgetMs;
-    this.log = log;
+    this.warn = warn;
   }
 
   /** Why a mirror is not tried (again) in this run, or undefined when it is worth trying. */
@@ -38,7 +39,7 @@ export class MirrorHealth {
     if (!source.mirror) return undefined;
     const known = this.dead.get(source.ref.apiHost);
     if (known !== undefined) return `unreachable earlier in this run (${known})`;
-    return this.exhausted ? 'skipped: mirrors that could not be reached used up their time' : undefined;
+    return this.exhausted ? 'mirrors that could not be reached used up their time' : undefined;
   }
 
   /** A mirror failed after `ms`: remember its host when it could not be reached at all. */
@@ -50,8 +51,8 @@ export class MirrorHealth {
     this.spentMs += ms;
     if (!this.exhausted && this.spentMs >= this.budgetMs) {
       this.exhausted = true;
-      this.log(
-        `mirrors that could not be reached took ${Math.round(this.spentMs / 1000)} s: other mirrors are not tried in this run (OPM_REGISTRY_MIRROR_BUDGET)`,
+      this.warn(
+        `warning: mirrors that could not be reached took ${Math.round(this.spentMs / 1000)} s: other mirrors are not tried in this run (OPM_REGISTRY_MIRROR_BUDGET)`,
       );
     }
   }
