@@ -2,7 +2,9 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpmError } from '../errors.js';
-import { Transport, networkCode, readBounded } from './transport.js';
+import { networkCode } from './http/network-errors.js';
+import { readBounded } from './http/types.js';
+import { Transport } from './transport.js';
 
 const servers: Array<{ close(): void }> = [];
 afterEach(() => {

@@ -235,3 +235,18 @@ describe('Unpacker.applyLayerBytes', () => {
     expect(lstatSync(path.join(root, 'zeros')).size).toBe(big);
   });
 });
+
+describe.each(['stream', 'in memory'] as const)('Unpacker stopped by its signal (%s)', (m) => {
+  it('writes nothing more once the signal is aborted, rejecting with its reason', async () => {
+    const stop = new AbortController();
+    const u = new Unpacker(root, 'layer of test', undefined, stop.signal);
+    const put = (blob: Buffer): Promise<void> =>
+      m === 'stream' ? u.applyLayer(once(blob)) : u.applyLayerBytes(blob);
+    await put(await tarOf([{ name: 'first.txt', content: 'one' }]));
+    const reason = new Error('stopped by the caller');
+    stop.abort(reason);
+    const err = await put(await tarOf([{ name: 'second.txt', content: 'two' }])).catch((e: unknown) => e);
+    expect(err).toBe(reason);
+    expect(readdirSync(root)).toEqual(['first.txt']);
+  });
+});

@@ -163,11 +163,14 @@ export class Unpacker {
   readonly root: string;
   private readonly what: string;
   private readonly limits: UnpackLimits;
+  private readonly signal: AbortSignal | undefined;
 
-  constructor(root: string, what: string, limits: UnpackLimits = DEFAULT_LIMITS) {
+  /** `signal` stops the unpacking before the next entry, rejecting with its reason. */
+  constructor(root: string, what: string, limits: UnpackLimits = DEFAULT_LIMITS, signal?: AbortSignal) {
     this.root = root;
     this.what = what;
     this.limits = limits;
+    this.signal = signal;
   }
 
   /**
@@ -272,6 +275,7 @@ export class Unpacker {
   private async applyEntry(h: TarHeader, body: Buffer | StreamedEntry, layer: LayerPaths): Promise<void> {
     const layerPaths = layer.paths;
     const markWritten = (parts: string[]): void => layer.mark(parts);
+    this.signal?.throwIfAborted();
     if (++this.entries > this.limits.maxEntries) {
       throw new OpmError(`${this.what}: image has more than ${this.limits.maxEntries} files`, {
         code: 'E_UNPACK_LIMIT',

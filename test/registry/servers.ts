@@ -167,7 +167,9 @@ export type FaultKind =
   | 'redirect-loop'
   | 'alter'
   /** Headers, then the body a byte every 100 ms. */
-  | 'trickle';
+  | 'trickle'
+  /** Headers and half the body, then nothing more until the client goes away. */
+  | 'stall';
 
 export interface Fault {
   kind: FaultKind;
@@ -183,6 +185,8 @@ export interface FaultProxy extends Closable {
   url: string;
   host: string;
   counts: { blob: number; manifest: number; other: number };
+  /** Responses still open: the client has not read them to the end nor gone away. */
+  open: number;
   faults: Fault[];
   reset(): void;
 }
@@ -197,6 +201,7 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
     url: `http://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
     counts: { blob: 0, manifest: 0, other: 0 },
+    open: 0,
     faults: [],
     reset() {
       this.counts = { blob: 0, manifest: 0, other: 0 };
@@ -213,6 +218,8 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
           ? 'manifest'
           : 'other';
     proxy.counts[kind]++;
+    proxy.open++;
+    res.once('close', () => proxy.open--);
     const fault = proxy.faults.find((f) => f.times > 0 && (f.on === 'any' || f.on === kind));
     if (fault) fault.times--;
     if (fault?.kind === 'status-429' || fault?.kind === 'status-500') {
@@ -276,6 +283,11 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
               i++;
             }, 100);
             res.on('close', () => clearInterval(timer));
+            return;
+          }
+          if (fault.kind === 'stall') {
+            res.writeHead(200, { ...headers, 'content-length': String(body.length) });
+            res.write(body.subarray(0, Math.floor(body.length / 2)));
             return;
           }
           if (fault.kind === 'truncate') body = body.subarray(0, Math.max(0, body.length - 7));

@@ -1,11 +1,7 @@
 import { OpmError } from '../../errors.js';
-import {
-  isTlsFailure,
-  readBounded,
-  type HttpRequest,
-  type HttpResponse,
-  type Transport,
-} from '../transport.js';
+import { isTlsFailure, isUnreachableHost } from '../http/network-errors.js';
+import { readBounded, type HttpRequest, type HttpResponse } from '../http/types.js';
+import type { Transport } from '../transport.js';
 import { parseChallenges, type Challenge } from './challenge.js';
 import { findCredentials, type Credential } from './credentials.js';
 import { isRecord } from '../../go/json-value.js';
@@ -32,6 +28,8 @@ export interface SessionOptions {
   skipTlsVerify: boolean;
   env: NodeJS.ProcessEnv;
   warn: (line: string) => void;
+  /** A mirror: a host that cannot be reached is not tried again (the next source is). */
+  dialOnce?: boolean;
 }
 
 /** The first `{code, message}` of a registry error body, for messages. */
@@ -71,6 +69,13 @@ export class RegistrySession {
   private basicHeader: string | undefined;
   private readonly tokens = new Map<string, CachedToken>();
   private readonly creds = new Map<string, Promise<Credential | undefined>>();
+  /**
+   * For a mirror: the first exchange, which requests made meanwhile wait for, so that a host that
+   * cannot be reached is dialled once however many pulls want it at the same time.
+   */
+  private firstContact: Promise<void> | undefined;
+  /** For a mirror: why it could not be reached, once that is known. */
+  private unreachable: OpmError | undefined;
 
   private readonly o: SessionOptions;
 
@@ -94,8 +99,19 @@ export class RegistrySession {
   }
 
   /** Every request of this session, the token service's included, checks certificates alike. */
-  private send(req: HttpRequest): Promise<HttpResponse> {
-    return this.o.transport.send({ ...req, skipTlsVerify: this.o.skipTlsVerify });
+  private async send(req: HttpRequest): Promise<HttpResponse> {
+    if (this.o.dialOnce !== true)
+      return this.o.transport.send({ ...req, skipTlsVerify: this.o.skipTlsVerify });
+    if (this.firstContact !== undefined) await this.firstContact;
+    if (this.unreachable !== undefined) throw this.unreachable;
+    const sent = this.o.transport.send({ ...req, skipTlsVerify: this.o.skipTlsVerify, dialOnce: true });
+    this.firstContact ??= sent.then(
+      () => undefined,
+      (err: unknown) => {
+        if (isUnreachableHost(err)) this.unreachable = err as OpmError;
+      },
+    );
+    return sent;
   }
 
   private url(path: string): URL {
@@ -106,9 +122,14 @@ export class RegistrySession {
    * Send, falling back from HTTPS to plain HTTP once when insecure mode is on and the host does not
    * speak TLS (opm's insecure switch allows both).
    */
-  private async raw(path: string, headers: Record<string, string>): Promise<HttpResponse> {
+  private async raw(
+    path: string,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<HttpResponse> {
+    const stop = signal !== undefined ? { signal } : {};
     try {
-      const res = await this.send({ url: this.url(path), headers });
+      const res = await this.send({ url: this.url(path), headers, ...stop });
       this.schemeSettled = true;
       return res;
     } catch (err) {
@@ -117,13 +138,13 @@ export class RegistrySession {
       this.o.warn(`${this.o.host} does not speak TLS; using plain HTTP (insecure mode)`);
       this.scheme = 'http';
       this.schemeSettled = true;
-      return this.send({ url: this.url(path), headers });
+      return this.send({ url: this.url(path), headers, ...stop });
     }
   }
 
-  private async ping(): Promise<Challenge[]> {
+  private async ping(signal: AbortSignal | undefined): Promise<Challenge[]> {
     if (this.pingChallenges !== undefined) return this.pingChallenges;
-    const res = await this.raw('/v2/', {});
+    const res = await this.raw('/v2/', {}, signal);
     await res.body.dump();
     this.pingChallenges = res.status === 401 ? parseChallenges(res.headers['www-authenticate']) : [];
     return this.pingChallenges;
@@ -133,7 +154,12 @@ export class RegistrySession {
     return `${c.params.realm ?? ''}|${c.params.service ?? ''}|${[...scopes].sort(compareUtf8).join(' ')}`;
   }
 
-  private async fetchToken(c: Challenge, scopes: string[], repository: string): Promise<string> {
+  private async fetchToken(
+    c: Challenge,
+    scopes: string[],
+    repository: string,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
     const key = this.tokenKey(c, scopes);
     const hit = this.tokens.get(key);
     if (hit !== undefined && hit.expiresAt > Date.now()) return hit.token;
@@ -162,7 +188,13 @@ export class RegistrySession {
       if (c.params.service !== undefined) form.set('service', c.params.service);
       form.set('scope', scopes.join(' '));
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      res = await this.send({ url, method: 'POST', headers, body: form.toString() });
+      res = await this.send({
+        url,
+        method: 'POST',
+        headers,
+        body: form.toString(),
+        ...(signal !== undefined ? { signal } : {}),
+      });
     } else {
       if (c.params.service !== undefined) url.searchParams.set('service', c.params.service);
       for (const s of scopes) url.searchParams.append('scope', s);
@@ -170,7 +202,7 @@ export class RegistrySession {
         url.searchParams.set('account', cred.username);
         headers.authorization = `Basic ${Buffer.from(`${cred.username}:${cred.password}`).toString('base64')}`;
       }
-      res = await this.send({ url, headers });
+      res = await this.send({ url, headers, ...(signal !== undefined ? { signal } : {}) });
     }
     if (res.status === 401 || res.status === 403) {
       await res.body.dump();
@@ -217,13 +249,17 @@ export class RegistrySession {
     return new OpmError(`${this.o.host}: ${what}`, { code: 'E_REGISTRY_AUTH', hint });
   }
 
-  private async authHeader(repository: string, extraScopes: string[]): Promise<string | undefined> {
+  private async authHeader(
+    repository: string,
+    extraScopes: string[],
+    signal: AbortSignal | undefined,
+  ): Promise<string | undefined> {
     if (this.bearer !== undefined) {
       const scopes = [
         `repository:${repository}:pull`,
         ...extraScopes.filter((s) => s !== `repository:${repository}:pull`),
       ];
-      return `Bearer ${await this.fetchToken(this.bearer, scopes, repository)}`;
+      return `Bearer ${await this.fetchToken(this.bearer, scopes, repository, signal)}`;
     }
     return this.basicHeader;
   }
@@ -231,20 +267,21 @@ export class RegistrySession {
   /**
    * GET a registry path for `repository`, authenticating as the registry asks. At most one retry per
    * kind of 401 (first challenge, stale token, wider scope), so a refusing registry ends the loop.
+   * The signal stops it, token requests included.
    */
-  async get(path: string, repository: string, accept: string): Promise<HttpResponse> {
+  async get(path: string, repository: string, accept: string, signal?: AbortSignal): Promise<HttpResponse> {
     const extraScopes: string[] = [];
     let retriedStale = false;
     for (let round = 0; round < 4; round++) {
-      const auth = await this.authHeader(repository, extraScopes);
+      const auth = await this.authHeader(repository, extraScopes, signal);
       const headers: Record<string, string> = { accept };
       if (auth !== undefined) headers.authorization = auth;
-      const res = await this.raw(path, headers);
+      const res = await this.raw(path, headers, signal);
       if (res.status !== 401) return res;
       await res.body.dump();
       let challenges = parseChallenges(res.headers['www-authenticate']);
       // Some registries send 401 without a challenge on real requests; the ping's challenge applies.
-      if (challenges.length === 0) challenges = await this.ping();
+      if (challenges.length === 0) challenges = await this.ping(signal);
       const bearer = challenges.find((c) => c.scheme === 'bearer');
       const basic = challenges.find((c) => c.scheme === 'basic');
       const cred = await this.credentialsFor(repository);

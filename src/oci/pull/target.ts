@@ -1,0 +1,11 @@
+import type { RegistrySession } from '../auth/session.js';
+import type { BlobStore } from '../blob-cache.js';
+import type { ImageReference } from '../reference.js';
+
+/** Where one pull fetches from and stores into, and what stops it. */
+export interface PullTarget {
+  session: RegistrySession;
+  ref: ImageReference;
+  store: BlobStore;
+  signal?: AbortSignal | undefined;
+}
