@@ -63,3 +63,15 @@ describe('one blob over the blob limit', () => {
     expect(r.peakMb).toBeLessThan(250);
   });
 });
+
+describe('a configuration file that never ends', () => {
+  it('filter --config /dev/zero stops at the 16 MiB cap', () => {
+    const r = opm(['filter', path.resolve('testdata/examples/catalog'), '--config', '/dev/zero']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'error: cannot read --config "/dev/zero": more than 16 MiB, too large for a configuration file (a device or a pipe that does not end?)\n',
+    );
+    expect(r.peakMb).toBeLessThan(200);
+  });
+});
