@@ -123,9 +123,14 @@ describe('a blob over the limit', () => {
 });
 
 describe('blobs under the limit', () => {
-  it('load as they do without it, the file read in parts', async () => {
-    const text = Array.from({ length: 200 }, (_, i) => bundle(`b${i}`, 'z'.repeat(i * 40))).join('\n') + '\n';
-    const f = write('many.json', text);
+  it.each(['json', 'yaml'])('%s: load as they do without it, the file read in parts', async (kind) => {
+    const blobs = Array.from({ length: 200 }, (_, i) => bundle(`b${i}`, 'z'.repeat(i * 40)));
+    // YAML: flow documents (JSON is YAML) between `---` lines, with a comment in each.
+    const text =
+      kind === 'json'
+        ? blobs.join('\n') + '\n'
+        : blobs.map((b) => `---\n# comment\n${JSON.stringify(JSON.parse(b))}\n`).join('');
+    const f = write(`many.${kind}`, text);
     expect(f.size).toBeGreaterThan(4 * LIMIT);
     const whole = await loadFile(f, {});
     vi.stubEnv('OPM_MAX_BLOB_BYTES', String(LIMIT));

@@ -183,6 +183,7 @@ export async function* readFileParts(file: string, maxBlob = MAX_BLOB_BYTES): As
       }
       const isJson = json ?? false;
       let pending = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      chunks = [];
       let cut = eof ? -1 : findBoundary(pending, cutFrom, isJson);
       const cuts = cut !== -1;
       while (cut !== -1) {

@@ -59,9 +59,23 @@ describe('lineTooDeep', () => {
       `- >-\n  ${deep}\n`,
       `a: "multi\n  line ${deep}"\n`,
       `a: 'it''s ${deep}'\n`,
+      `a: it's ${deep}\n`,
+      `a: see [1] and ${deep}\n`,
     ]) {
       expect(lineTooDeep(text), text).toBeUndefined();
     }
+  });
+
+  it('keeps counting block levels after a plain scalar holding brackets', () => {
+    expect(lineTooDeep(`a: it's [beta] {x\n${blockMaps(MAX_CONFIG_DEPTH + 1)}`)).toBe(MAX_CONFIG_DEPTH + 2);
+  });
+
+  it('counts flow collections after a quoted key, an entry or a JSON colon', () => {
+    expect(lineTooDeep(`"k": ${flow(MAX_CONFIG_DEPTH)}`)).toBe(1);
+    expect(lineTooDeep(`- ${flow(MAX_CONFIG_DEPTH)}`)).toBe(1);
+    expect(lineTooDeep(`{"k":${flow(MAX_CONFIG_DEPTH)}}`)).toBe(1);
+    expect(lineTooDeep(`{"k": [1, ${flow(MAX_CONFIG_DEPTH - 2)}]}`)).toBeUndefined();
+    expect(lineTooDeep(`{"k": [1,${flow(MAX_CONFIG_DEPTH - 1)}]}`)).toBe(1);
   });
 
   it('finds nothing too deep in the configuration files of the repository', () => {

@@ -33,9 +33,6 @@ function isBlank(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\r' || c === undefined;
 }
 
-/** Characters after which a quote or a bracket starts a value rather than sitting inside a plain scalar. */
-const VALUE_START = new Set([' ', '\t', ',', ':']);
-
 // A block line that opens a collection: a `key:` (plain or quoted) or, handled apart, a `- ` entry.
 const KEY_LINE = /^(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"[\]{},&*!|>%@`][^#]*?)[ \t]*:(?:[ \t]|$)/;
 
@@ -107,8 +104,11 @@ export function lineTooDeep(text: string, max = MAX_CONFIG_DEPTH): number | unde
         blockScalarParent = indent;
       }
     }
-    // Whether a value may start here (a quote or a bracket opens one only there).
+    // Whether a value may start here (a quote or a bracket opens one only there, not inside a
+    // plain scalar such as `it's [beta]`), and whether an indicator (`:`, `-`, `?`, `,`) came
+    // last, so that the spaces after it still allow one.
     let canStart = true;
+    let afterIndicator = true;
     for (; i < end; i++) {
       const c = text[i] as string;
       if (quote === '"') {
@@ -128,9 +128,14 @@ export function lineTooDeep(text: string, max = MAX_CONFIG_DEPTH): number | unde
       else if ((c === '[' || c === '{') && canStart) {
         flow++;
         if (indents.length + flow > max) return line;
+        afterIndicator = true;
         continue;
       } else if ((c === ']' || c === '}') && flow > 0) flow--;
-      canStart = VALUE_START.has(c) || (c === '-' && canStart);
+      if (c === ' ' || c === '\t') canStart = afterIndicator;
+      else {
+        afterIndicator = c === ':' || c === ',' || ((c === '-' || c === '?') && canStart);
+        canStart = afterIndicator && flow > 0;
+      }
     }
     start = next;
   }
