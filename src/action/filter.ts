@@ -2,8 +2,8 @@
  * `opm filter <ref>`: render a catalog (as `render` does) and keep only the selected packages,
  * channels and versions, as a catalog that still validates.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readBoundedFile } from '../util/read-bounded.js';
 import { OpmError } from '../errors.js';
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import { errnoText } from '../go/errno.js';
@@ -44,7 +44,7 @@ export async function readSelection(
   const lists: PackageSelection[][] = [packagesFromFlags(opts.packages ?? [])];
   if (opts.configFile !== undefined) {
     const file = path.resolve(opts.cwd ?? process.cwd(), opts.configFile);
-    const text = await readFile(file, 'utf8').catch((err: unknown) => {
+    const text = await readBoundedFile(file).catch((err: unknown) => {
       throw new OpmError(`cannot read --config "${opts.configFile}": ${errnoText(err)}`);
     });
     lists.push(parseFilterConfig(text, opts.configFile, opts.ref));

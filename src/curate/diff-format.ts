@@ -3,6 +3,7 @@
  * and Markdown for a pull-request comment. Upgrade impact comes first, then one group per package.
  */
 import { compareUtf8 } from '../go/utf8.js';
+import { mdCode } from '../util/markdown.js';
 import type { CatalogDiff, DeprecationRef } from './diff.js';
 import { impactSentence, type UpgradeImpact } from './upgrade-impact.js';
 
@@ -24,23 +25,30 @@ const NO_PAINT: Paint = {
 
 type Sign = '+' | '-' | '~' | '!';
 
+/**
+ * How a format writes a value taken from the catalog: a name, a property type, a deprecation
+ * message. Every such value goes through it (Markdown puts each in a code span, so none can forge
+ * structure in a pull-request comment).
+ */
+type Name = (s: string) => string;
+
 interface Item {
   sign: Sign;
-  /** Built with `name()` around every catalog name, so each format can mark them. */
-  text: (name: (s: string) => string) => string;
+  /** Built with `name()` around every value from the catalog, so each format can mark them. */
+  text: (name: Name) => string;
 }
 
 interface Group {
-  title: (name: (s: string) => string) => string;
+  title: (name: Name) => string;
   items: Item[];
 }
 
-const list = (xs: readonly string[], name: (s: string) => string): string =>
+const list = (xs: readonly string[], name: Name): string =>
   xs.length === 0 ? '(none)' : xs.map(name).join(', ');
 
-function deprecationWhat(d: DeprecationRef, name: (s: string) => string): string {
+function deprecationWhat(d: DeprecationRef, name: Name): string {
   if (d.schema === 'olm.package') return 'the package';
-  const kind = d.schema === 'olm.channel' ? 'channel' : d.schema === 'olm.bundle' ? 'bundle' : d.schema;
+  const kind = d.schema === 'olm.channel' ? 'channel' : d.schema === 'olm.bundle' ? 'bundle' : name(d.schema);
   return `${kind} ${name(d.name)}`;
 }
 
@@ -94,7 +102,7 @@ function groups(d: CatalogDiff): Group[] {
     add(c.package, { sign: '~', text: (name) => `default channel ${name(c.before)} → ${name(c.after)}` });
   }
   for (const c of d.packagesChanged) {
-    add(c.package, { sign: '~', text: () => `package blob changed: ${c.changed.join(', ')}` });
+    add(c.package, { sign: '~', text: (name) => `package blob changed: ${c.changed.map(name).join(', ')}` });
   }
   for (const c of d.channelsAdded)
     add(c.package, { sign: '+', text: (name) => `channel ${name(c.channel)}` });
@@ -105,7 +113,7 @@ function groups(d: CatalogDiff): Group[] {
   for (const b of d.bundlesChanged) {
     add(b.package, {
       sign: '~',
-      text: (name) => `bundle ${name(b.bundle)} changed although released: ${b.changed.join(', ')}`,
+      text: (name) => `bundle ${name(b.bundle)} changed although released: ${b.changed.map(name).join(', ')}`,
     });
   }
   for (const e of d.entriesAdded) {
@@ -115,7 +123,7 @@ function groups(d: CatalogDiff): Group[] {
     add(e.package, { sign: '-', text: (name) => `entry ${name(e.bundle)} in channel ${name(e.channel)}` });
   }
   for (const e of d.edgesChanged) {
-    const show = (v: string | string[], name: (s: string) => string): string =>
+    const show = (v: string | string[], name: Name): string =>
       Array.isArray(v) ? `[${list(v, name)}]` : v === '' ? '(none)' : name(v);
     add(e.package, {
       sign: '~',
@@ -126,20 +134,20 @@ function groups(d: CatalogDiff): Group[] {
   for (const x of d.deprecationsAdded) {
     add(x.package, {
       sign: '+',
-      text: (name) => `deprecation of ${deprecationWhat(x, name)}: ${JSON.stringify(x.message)}`,
+      text: (name) => `deprecation of ${deprecationWhat(x, name)}: ${name(JSON.stringify(x.message))}`,
     });
   }
   for (const x of d.deprecationsRemoved) {
     add(x.package, {
       sign: '-',
-      text: (name) => `deprecation of ${deprecationWhat(x, name)}: ${JSON.stringify(x.message)}`,
+      text: (name) => `deprecation of ${deprecationWhat(x, name)}: ${name(JSON.stringify(x.message))}`,
     });
   }
   for (const x of d.deprecationsChanged) {
     add(x.package, {
       sign: '~',
       text: (name) =>
-        `deprecation of ${deprecationWhat(x, name)}: ${JSON.stringify(x.before)} → ${JSON.stringify(x.message)}`,
+        `deprecation of ${deprecationWhat(x, name)}: ${name(JSON.stringify(x.before))} → ${name(JSON.stringify(x.message))}`,
     });
   }
   for (const pkg of [...byPackage.keys()].sort(compareUtf8)) {
@@ -180,13 +188,10 @@ export function diffText(
 
 const MARKDOWN_SIGN: Record<Sign, string> = { '+': 'added', '-': 'removed', '~': 'changed', '!': '⚠️' };
 
-/** Names in code spans; a backtick inside a name widens the fence, as CommonMark allows. */
-function code(s: string): string {
-  const fence = s.includes('`') ? '``' : '`';
-  return `${fence}${fence.length > 1 ? ' ' : ''}${s}${fence.length > 1 ? ' ' : ''}${fence}`;
-}
-
-/** Markdown for a pull-request comment. */
+/**
+ * Markdown for a pull-request comment. Every value from the catalog is written as a code span
+ * (mdCode), so the comment's structure is this function's alone.
+ */
 export function diffMarkdown(d: CatalogDiff): string {
   let out = '## Catalog diff\n\n';
   const impacts = impactItems(d.upgradeImpact);
@@ -194,14 +199,14 @@ export function diffMarkdown(d: CatalogDiff): string {
   if (impacts.length === 0 && gs.length === 0) return `${out}No changes.\n`;
   if (impacts.length > 0) {
     out += `### ⚠️ Upgrade impact: ${d.upgradeImpact.length} bundle${d.upgradeImpact.length === 1 ? '' : 's'} can no longer upgrade\n\n`;
-    for (const i of impacts) out += `- ${i.text(code)}\n`;
+    for (const i of impacts) out += `- ${i.text(mdCode)}\n`;
     out += '\n';
   } else {
     out += 'No upgrade impact: every bundle that could upgrade still can.\n\n';
   }
   for (const g of gs) {
-    out += `### ${g.title(code)}\n\n`;
-    for (const i of g.items) out += `- ${MARKDOWN_SIGN[i.sign]}: ${i.text(code)}\n`;
+    out += `### ${g.title(mdCode)}\n\n`;
+    for (const i of g.items) out += `- ${MARKDOWN_SIGN[i.sign]}: ${i.text(mdCode)}\n`;
     out += '\n';
   }
   return out;

@@ -3,16 +3,9 @@
  * write for `mirror.operators[].packages` (an ImageSetConfiguration, a `{packages: [...]}` document,
  * or a bare list of packages); schemas/filter-config.json describes it.
  */
-import {
-  LineCounter,
-  isMap,
-  isScalar,
-  isSeq,
-  parseDocument,
-  type Node as YamlNode,
-  type YAMLMap,
-} from 'yaml';
+import { LineCounter, isMap, isScalar, isSeq, type Node as YamlNode, type YAMLMap } from 'yaml';
 import { OpmError, type SourcePosition } from '../errors.js';
+import { parseConfigDocument } from '../yaml/config-text.js';
 import { parseSemver, SemverError, compareSemver, type SemVer } from '../model/semver.js';
 
 export interface VersionBound {
@@ -67,7 +60,7 @@ export function mergeSelections(...lists: PackageSelection[][]): PackageSelectio
 }
 
 class ConfigReader {
-  private readonly counter = new LineCounter();
+  private counter = new LineCounter();
   private readonly file: string;
   private readonly text: string;
   constructor(file: string, text: string) {
@@ -76,19 +69,14 @@ class ConfigReader {
   }
 
   parse(catalogRef: string | undefined): PackageSelection[] {
-    // The failsafe schema reads every scalar as text: `minVersion: 1.10` stays "1.10".
-    const doc = parseDocument(this.text, {
+    // The failsafe schema reads every scalar as text: `minVersion: 1.10` stays "1.10". Parse
+    // errors, nesting too deep and excessive aliasing are OpmErrors with file and line.
+    const { doc, counter } = parseConfigDocument(this.text, this.file, {
       version: '1.2',
       schema: 'failsafe',
-      lineCounter: this.counter,
       uniqueKeys: true,
     });
-    const first = doc.errors[0];
-    if (first !== undefined) {
-      throw new OpmError(first.message.split('\n')[0] ?? first.message, {
-        at: this.at(first.pos[0]),
-      });
-    }
+    this.counter = counter;
     const root = doc.contents as YamlNode | null;
     if (root === null) throw this.fail(undefined, 'the file is empty', 'list the packages to keep');
     if (isSeq(root)) return this.packages(root);

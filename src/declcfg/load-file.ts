@@ -5,7 +5,7 @@
  */
 import type { Finding } from '../findings.js';
 import { decodeBlob, type DecodeIssue, type DecodeOptions } from './decode.js';
-import { LARGE_FILE_BYTES, readFileParts } from './load-large.js';
+import { BlobTooLargeError, maxBlobBytes, readFileParts, readsInParts } from './load-large.js';
 import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type ParsedText } from './parse.js';
 import { readWhole } from './read-whole.js';
@@ -135,17 +135,28 @@ export async function loadFileBlobs(
     addParseIssues(parsed, f.rel, findings);
     for (const x of decodeFindings) findings.push(x);
   };
+  const maxBlob = maxBlobBytes();
   try {
-    if (f.size <= LARGE_FILE_BYTES) parse(readWhole(f.abs, f.size));
-    // Part by part, so only one part's text is alive at a time.
-    else for await (const part of readFileParts(f.abs)) parse(part.bytes, part.firstLine);
+    // A file read whole is no larger than the blob limit.
+    if (!readsInParts(f.size, maxBlob)) parse(readWhole(f.abs, f.size));
+    // Part by part, so only one part's text is alive at a time, and a blob over the limit is
+    // refused before it is read whole.
+    else for await (const part of readFileParts(f.abs, maxBlob)) parse(part.bytes, part.firstLine);
   } catch (err) {
     if (err instanceof ReceiverError) throw err.cause;
-    findings.push({ rule: 'load.unreadable', severity: 'error', message: readProblem(err), file: f.rel });
+    const at = err instanceof BlobTooLargeError ? { line: err.line } : {};
+    findings.push({
+      rule: 'load.unreadable',
+      severity: 'error',
+      message: readProblem(err),
+      file: f.rel,
+      ...at,
+    });
   }
 }
 
 function readProblem(err: unknown): string {
+  if (err instanceof BlobTooLargeError) return err.message;
   if (errnoCode(err) === 'ERR_STRING_TOO_LONG') return 'a single blob is too large to parse (over 512 MiB)';
   if (err instanceof RangeError) return 'file is nested too deeply to parse';
   return `cannot read file: ${errnoText(err)}`;

@@ -12,7 +12,7 @@ import { InternalError, OpmError, wrapError } from '../errors.js';
 import { TYPE_BUNDLE_OBJECT } from '../property/property.js';
 import type { Property } from '../property/types.js';
 import { decodeBlob } from './decode.js';
-import { LARGE_FILE_BYTES } from './load-large.js';
+import { maxBlobBytes, readsInParts } from './load-large.js';
 import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, parseCatalogText } from './parse.js';
 import { readWhole } from './read-whole.js';
@@ -29,9 +29,10 @@ export function defersPayloads(
   if (defer === undefined || defer === false) return false;
   const minBytes = defer === true ? DEFER_PAYLOADS_BYTES : defer.minBytes;
   let total = 0;
+  const maxBlob = maxBlobBytes();
   for (const f of files) {
     // The loader reads larger files in parts; reading them back whole is not worth the risk.
-    if (f.size > LARGE_FILE_BYTES) return false;
+    if (readsInParts(f.size, maxBlob)) return false;
     total += f.size;
   }
   return total >= minBytes;

@@ -12,10 +12,13 @@
  * `--rule id=severity` flags override the file. Rules opm enforces cannot be configured: the
  * verdict on a catalog opm would reject stays a failure.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { LineCounter, isMap, parseDocument, type Node as YamlNode } from 'yaml';
+import { isMap, type Node as YamlNode } from 'yaml';
 import { OpmError, UsageError, type SourcePosition } from '../errors.js';
+import { errnoText } from '../go/errno.js';
+import { readBoundedFile } from '../util/read-bounded.js';
+import { parseConfigDocument } from '../yaml/config-text.js';
 import type { Finding } from '../findings.js';
 import { isRuleId, ruleInfo, type RuleId, type RuleLevel } from '../rules.js';
 import type { LintPolicies } from './context.js';
@@ -61,17 +64,13 @@ function levelProblem(id: string, level: string): string | undefined {
 
 /** Parse a configuration file's text. Problems are OpmErrors naming the file and line. */
 export function parseConfig(text: string, file: string): SeverityConfig {
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: true });
+  // Parse errors, nesting too deep and excessive aliasing are OpmErrors with file and line.
+  const { doc, counter } = parseConfigDocument(text, file, { uniqueKeys: true });
   const at = (line: number | undefined): SourcePosition => (line === undefined ? { file } : { file, line });
   const fail = (message: string, node?: YamlNode | null): never => {
     const offset = node?.range?.[0];
     throw new OpmError(message, { at: at(offset === undefined ? undefined : counter.linePos(offset).line) });
   };
-  const firstError = doc.errors[0];
-  if (firstError !== undefined) {
-    throw new OpmError(firstError.message.split('\n')[0] ?? '', { at: at(firstError.linePos?.[0].line) });
-  }
   const out: SeverityConfig = { file, rules: new Map(), policies: {} };
   const root = doc.contents;
   if (root === null) return out;
@@ -122,9 +121,9 @@ export async function loadSeverityConfig(catalogDir: string, explicit?: string):
   if (file === undefined) return { rules: new Map(), policies: {} };
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readBoundedFile(file);
   } catch (e) {
-    const reason = e instanceof Error && 'code' in e && e.code === 'ENOENT' ? 'no such file' : String(e);
+    const reason = e instanceof Error && 'code' in e && e.code === 'ENOENT' ? 'no such file' : errnoText(e);
     throw new OpmError(`cannot read the configuration file: ${reason}`, { at: { file } });
   }
   return parseConfig(text, file);

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Finding } from '../findings.js';
 import { ruleHelpUri } from '../rules.js';
+import { mdCell, mdCode } from '../util/markdown.js';
 
 /** Workflow-command escaping of data and of property values. */
 function ghData(s: string): string {
@@ -59,16 +60,13 @@ export function summaryLine(shownDir: string, passed: boolean, counts: Counts): 
 /** Job summaries are limited in size; past this many rows the table says how many were left out. */
 const MAX_ROWS = 500;
 
-function cell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>').replace(/</g, '&lt;');
-}
-
 export function markdownSummary(
   findings: readonly Finding[],
   opts: { shownDir: string; catalogDir: string; base: string; passed: boolean },
 ): string {
   const counts = countFindings(findings);
-  let md = `### ${opts.passed ? '✅' : '❌'} opm validate \`${opts.shownDir}\`\n\n`;
+  // Paths, messages and names come from the catalog: each goes through mdCell or mdCode.
+  let md = `### ${opts.passed ? '✅' : '❌'} opm validate ${mdCode(opts.shownDir)}\n\n`;
   md += `${plural(counts.errors, 'error')}, ${plural(counts.warnings, 'warning')}.\n\n`;
   if (findings.length === 0) return md;
   md += '| Severity | Rule | Location | Message |\n| --- | --- | --- | --- |\n';
@@ -77,7 +75,7 @@ export function markdownSummary(
       f.file === undefined
         ? ''
         : `${pathFrom(opts.base, opts.catalogDir, f.file)}${f.line === undefined ? '' : `:${f.line}`}`;
-    md += `| ${f.severity} | [\`${f.rule}\`](${ruleHelpUri(f.rule)}) | ${cell(loc)} | ${cell(scoped(f))} |\n`;
+    md += `| ${f.severity} | [${mdCode(f.rule)}](${ruleHelpUri(f.rule)}) | ${mdCell(loc)} | ${mdCell(scoped(f))} |\n`;
   }
   if (findings.length > MAX_ROWS) md += `\n${findings.length - MAX_ROWS} more findings are not shown.\n`;
   return md + '\n';

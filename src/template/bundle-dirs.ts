@@ -3,9 +3,9 @@
  * bundle directories, so templates render offline. Relative directories are relative to FILE's
  * folder.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
+import { readBoundedFile } from '../util/read-bounded.js';
 import { readTemplateDocument } from './input.js';
 import { isJsonObject } from '../go/json-value.js';
 import { errnoText } from '../go/errno.js';
@@ -43,7 +43,7 @@ export async function readBundleDirMap(file: string, cwd: string): Promise<Bundl
   const full = path.resolve(cwd, file);
   let text: string;
   try {
-    text = await readFile(full, 'utf8');
+    text = await readBoundedFile(full);
   } catch (e) {
     throw new OpmError(`unable to read bundle directory map: ${errnoText(e)}`, {
       at: { file },

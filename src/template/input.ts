@@ -6,7 +6,8 @@
 import { LineCounter, isMap, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { OpmError } from '../errors.js';
 import type { JsonValue } from '../go/json-value.js';
-import { duplicateKeyMessage, parseYamlDocument, splitYamlDocuments } from '../yaml/yaml11.js';
+import { checkConfigNesting } from '../yaml/config-text.js';
+import { duplicateKeyMessage, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
 
 /** A path into a decoded document: object keys (matched case-insensitively) and array indexes. */
 export type NodePath = (string | number)[];
@@ -107,6 +108,8 @@ export function readTemplateDocument(
   label: string,
   onWarning?: (message: string) => void,
 ): TemplateDocument {
+  // Before either parser recurses into it; YAML aliases are held to go-yaml's rule by yaml11.ts.
+  checkConfigNesting(text, label);
   const lead = LEADING_SPACE.exec(text)?.[0].length ?? 0;
   try {
     if (text[lead] === '{') {
@@ -128,6 +131,9 @@ export function readTemplateDocument(
   } catch (e) {
     if (e instanceof SyntaxError) {
       throw new OpmError(`invalid JSON: ${e.message}`, { at: { file: label } });
+    }
+    if (e instanceof YamlError) {
+      throw new OpmError(e.reason, { at: { file: label, line: e.line }, cause: e });
     }
     if (e instanceof OpmError) {
       throw new OpmError(e.message, { code: e.code, at: { file: label }, cause: e });

@@ -17,6 +17,15 @@ function allowedAliasShare(total: number): number {
 }
 
 /**
+ * Whether a document of `total` nodes once expanded, `distinct` of them written (the rest coming
+ * from aliases), breaks go-yaml's rule.
+ */
+export function aliasingExcessive(total: number, distinct: number): boolean {
+  const aliased = total - distinct;
+  return aliased > 100 && total > 1000 && aliased / total > allowedAliasShare(total);
+}
+
+/**
  * Whether `root` (as js-yaml built it, aliases shared by reference) expands into more aliased nodes
  * than go-yaml allows. Walks each distinct node once.
  */
@@ -54,6 +63,5 @@ export function excessiveAliasing(root: unknown): boolean {
     expanded.set(top.node, size);
   }
   const total = typeof root === 'object' && root !== null ? (expanded.get(root) ?? 1) : 1;
-  const aliased = total - distinct;
-  return aliased > 100 && total > 1000 && aliased / total > allowedAliasShare(total);
+  return aliasingExcessive(total, distinct);
 }

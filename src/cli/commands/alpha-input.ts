@@ -1,15 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 import { errnoText } from '../../go/errno.js';
-
-/** Read all of standard input as UTF-8. */
-async function readStdin(io: CliIO): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
+import { readBoundedFile, readBoundedStream } from '../../util/read-bounded.js';
 
 /**
  * The text of FILE, or of standard input for `-`. `label` is how messages name it. Open failures
@@ -20,9 +13,16 @@ export async function readInputFile(
   file: string,
   message: (name: string, reason: string) => string,
 ): Promise<{ text: string; label: string }> {
-  if (file === '-') return { text: await readStdin(io), label: '<stdin>' };
+  // Both with the size cap of configuration files (util/read-bounded.ts).
+  if (file === '-') {
+    try {
+      return { text: await readBoundedStream(io.stdin as AsyncIterable<Buffer | string>), label: '<stdin>' };
+    } catch (e) {
+      throw new OpmError(message('<stdin>', errnoText(e)));
+    }
+  }
   try {
-    return { text: await readFile(path.resolve(io.cwd, file), 'utf8'), label: file };
+    return { text: await readBoundedFile(path.resolve(io.cwd, file)), label: file };
   } catch (e) {
     throw new OpmError(message(file, errnoText(e)));
   }

@@ -1,9 +1,10 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { OpmError } from '../../errors.js';
 import { errnoCode, errnoText } from '../../go/errno.js';
 import { compareUtf8 } from '../../go/utf8.js';
+import { readBoundedFile } from '../../util/read-bounded.js';
 import { emptyConf, mergeConf, type RegistriesConf } from './config.js';
 import { parseRegistriesConf } from './parse.js';
 
@@ -95,7 +96,7 @@ export async function loadRegistriesConf(o: LoadOptions): Promise<RegistriesConf
   const paths = await confPaths(o);
   let conf = emptyConf();
   try {
-    const text = await readFile(paths.main, 'utf8');
+    const text = await readBoundedFile(paths.main);
     conf = mergeConf(conf, parseRegistriesConf(text, paths.main));
   } catch (err) {
     if (err instanceof OpmError) throw err;
@@ -105,7 +106,7 @@ export async function loadRegistriesConf(o: LoadOptions): Promise<RegistriesConf
     for (const f of await dropIns(dir)) {
       let text: string;
       try {
-        text = await readFile(f, 'utf8');
+        text = await readBoundedFile(f);
       } catch (err) {
         // Removed between the listing and the read.
         if (isMissing(err)) continue;
