@@ -1,4 +1,3 @@
-// needs-build: the rendering workers run dist/render-worker.cjs.
 /**
  * Rendering a catalog directory file by file, in this thread or on several, gives the bytes,
  * warnings and errors of loading it whole and then writing it: over every catalog fixture (those
@@ -15,10 +14,10 @@ import {
   type RenderFormat,
   type RenderOutputOptions,
 } from '../../src/action/render-output.js';
-import { workerScript } from '../../src/declcfg/load-pool.js';
 import type { DroppedBlob } from '../../src/declcfg/write.js';
 import { formatPosition, OpmError } from '../../src/errors.js';
 import { corpusPath, haveCorpus, projectRoot } from '../corpus.js';
+import { workersStartedBy } from '../worker-pool/workers-started.js';
 
 const root = projectRoot();
 
@@ -63,10 +62,6 @@ function catalogFixtures(): string[] {
 }
 
 describe('rendering file by file, in this thread and on worker threads', () => {
-  it('finds the bundled worker (npm run build writes it)', () => {
-    expect(workerScript('render-worker.cjs')).toMatch(/render-worker\.cjs$/);
-  });
-
   const fixtures = catalogFixtures();
   it('has catalog fixtures to compare', () => {
     expect(fixtures.length).toBeGreaterThan(50);
@@ -92,9 +87,11 @@ describe('rendering file by file, in this thread and on worker threads', () => {
   const ordered = 'testdata/render/threaded-order';
   it.each(['json', 'yaml'] as const)(`${ordered}: -o %s on 3 threads, in opm's order`, async (format) => {
     const dir = path.join(ordered, 'catalog');
-    const byFile = await renderByFile({ refs: [dir], cwd: root, threads: 3, parallelMinBytes: 0 }, format);
-    expect(byFile?.threaded).toBe(true);
-    expect(byFile?.files).toHaveLength(3);
+    const byFile = await workersStartedBy(() =>
+      renderByFile({ refs: [dir], cwd: root, threads: 3, parallelMinBytes: 0 }, format),
+    );
+    expect(byFile.started).toBe(2);
+    expect(byFile.result?.files).toHaveLength(3);
     const r = await renderWith(dir, format, 3);
     expect(r.warnings).toEqual([]);
     await expect(r.output).toMatchFileSnapshot(path.join(root, ordered, `expected.${format}`));
@@ -104,14 +101,14 @@ describe('rendering file by file, in this thread and on worker threads', () => {
     const clean = 'testdata/validate/valid-package-across-folders/catalog';
     const how = (opts: Partial<RenderOutputOptions>): Promise<RenderedByFile | null> =>
       renderByFile({ refs: [clean], cwd: root, parallelMinBytes: 0, ...opts }, 'json');
-    const threaded = await how({ threads: 2 });
-    expect(threaded?.threaded).toBe(true);
-    expect(threaded?.files.length).toBeGreaterThan(1);
-    const inThread = await how({ threads: 1 });
-    expect(inThread?.threaded).toBe(false);
-    expect(inThread?.files).toStrictEqual(threaded?.files);
+    const threaded = await workersStartedBy(() => how({ threads: 2 }));
+    expect(threaded.started).toBe(1);
+    expect(threaded.result?.files.length).toBeGreaterThan(1);
+    const inThread = await workersStartedBy(() => how({ threads: 1 }));
+    expect(inThread.started).toBe(0);
+    expect(inThread.result?.files).toStrictEqual(threaded.result?.files);
     // Under the size that pays for threads: in this thread.
-    expect((await how({ threads: 2, parallelMinBytes: 1 << 30 }))?.threaded).toBe(false);
+    expect((await workersStartedBy(() => how({ threads: 2, parallelMinBytes: 1 << 30 }))).started).toBe(0);
     // Warnings are said by the file-by-file path (the fixtures above compare them); errors are not.
     const withWarnings = 'testdata/load/duplicate-keys/catalog';
     expect((await how({ refs: [withWarnings], threads: 1 }))?.files[0]?.warnings.length).toBeGreaterThan(0);
@@ -142,10 +139,15 @@ describe('rendering file by file, in this thread and on worker threads', () => {
 describe.runIf(haveCorpus())('the corpus catalog file by file', () => {
   it('community-catalog-v4.21 renders the same loaded whole and file by file on 1, 2 and 4 threads, in JSON and YAML', async () => {
     const dir = corpusPath('community-catalog-v4.21');
-    expect((await renderByFile({ refs: [dir], threads: 2, parallelMinBytes: 0 }, 'json'))?.threaded).toBe(
-      true,
-    );
-    expect((await renderByFile({ refs: [dir], threads: 1 }, 'json'))?.threaded).toBe(false);
+    const on = (threads: number, parallelMinBytes?: number) =>
+      workersStartedBy(() =>
+        renderByFile(
+          { refs: [dir], threads, ...(parallelMinBytes === undefined ? {} : { parallelMinBytes }) },
+          'json',
+        ),
+      );
+    expect((await on(2, 0)).started).toBe(1);
+    expect((await on(1)).started).toBe(0);
     for (const format of ['json', 'yaml'] as const) {
       const whole = await renderWith(dir, format, 0);
       expect(whole.error).toBeUndefined();

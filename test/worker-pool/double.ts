@@ -1,0 +1,8 @@
+import { OpmError } from '../../src/errors.js';
+
+/** Twice `n`; an OpmError with a position and a hint for a negative `n`. */
+export function double(n: number): number {
+  if (n < 0)
+    throw new OpmError(`${n} is negative`, { at: { file: 'numbers.yaml', line: 3 }, hint: 'use 0 or more' });
+  return 2 * n;
+}
