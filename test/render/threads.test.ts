@@ -1,3 +1,4 @@
+// integration: every catalog fixture rendered on 1 and 3 threads, and the corpus catalog on 1, 2 and 4.
 /**
  * Rendering a catalog directory file by file, in this thread or on several, gives the bytes,
  * warnings and errors of loading it whole and then writing it: over every catalog fixture (those

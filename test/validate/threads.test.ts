@@ -1,3 +1,4 @@
+// integration: every validate fixture on 3 threads, and the corpus catalog on 1, 2 and 4.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
