@@ -126,7 +126,7 @@ export function canStartWorker(m: WorkerModule): boolean {
 }
 
 /** The error a worker's failure stands for, made again in this thread: same class, message, position, hint. */
-export function receivedError(sent: SentError): Error {
+function receivedError(sent: SentError): Error {
   const opts = {
     ...(sent.hint === undefined ? {} : { hint: sent.hint }),
     ...(sent.at === undefined ? {} : { at: sent.at }),
