@@ -3,6 +3,7 @@
  * thread knows, so none waits for another to hand it work.
  */
 import type { TransferListItem } from 'node:worker_threads';
+import { InternalError, OpmError, UsageError } from '../errors.js';
 
 /** Claim the next of `count` items from `next` (one Int32 over a SharedArrayBuffer), or -1 when all are taken. */
 export function claim(next: Int32Array, count: number): number {
@@ -27,6 +28,8 @@ export interface FailureReply {
 
 /** An error as plain data. */
 export interface SentError {
+  /** The error family it belongs to (errors.ts), subclasses included; absent for any other error. */
+  family?: 'UsageError' | 'OpmError' | 'InternalError';
   name: string;
   message: string;
   stack?: string;
@@ -39,6 +42,9 @@ export function failureReply(err: unknown): FailureReply {
   if (!(err instanceof Error)) return { ok: false, error: { name: 'Error', message: String(err) } };
   const e = err as Error & { hint?: unknown; at?: unknown; code?: unknown };
   const error: SentError = { name: e.name, message: e.message };
+  if (err instanceof UsageError) error.family = 'UsageError';
+  else if (err instanceof OpmError) error.family = 'OpmError';
+  else if (err instanceof InternalError) error.family = 'InternalError';
   if (e.stack !== undefined) error.stack = e.stack;
   if (typeof e.hint === 'string') error.hint = e.hint;
   if (typeof e.code === 'string') error.code = e.code;

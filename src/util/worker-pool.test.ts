@@ -65,6 +65,17 @@ describe('worker pool', () => {
     expect((err as OpmError).hint).toBe('use 0 or more');
   });
 
+  it('keeps the name of an OpmError of a class of its own, and makes it an OpmError', async () => {
+    const pool = new WorkerPool(1);
+    const w = await pool.start(testWorker, { mode: 'fail-subclass' });
+    const err = await w.next().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(OpmError);
+    expect(err).toMatchObject({ name: 'NotAnInteger', message: '1.5 is not an integer', hint: 'round it' });
+  });
+
   it('rejects with the uncaught error of a worker, and when a worker cannot start', async () => {
     const pool = new WorkerPool(2);
     const w = await pool.start(testWorker, { mode: 'throw' });

@@ -3,11 +3,12 @@
  * by URL beside its own module) and runs it in a `WorkerPool`; this module alone knows where a
  * worker's code is:
  * - built (the bundle dist/opm.cjs, or the compiled dist/util/worker-pool.js of the library), a
- *   worker runs its own bundle, dist/<name>.cjs (scripts/bundle.js writes one per worker): it starts
- *   without the code of the command line, in about 50 ms of CPU;
+ *   worker runs its own bundle, dist/<name>.cjs (scripts/bundle.js writes one per worker), so it
+ *   starts without the code of the command line;
  * - from sources (vitest, tsx: this module's URL ends in `.ts`), a worker's `.ts` module and what it
- *   imports are bundled in memory by esbuild, as the build bundles them, once per process (a few
- *   hundred ms), and each worker evaluates that code.
+ *   imports are bundled in memory by esbuild, as the build bundles them, once per process, and each
+ *   worker evaluates that code: a worker then starts as fast as from dist/, and the threaded paths
+ *   are tested from the sources as they run from the build.
  * When neither is there (a build without its worker bundles), `canStartWorker` says so and the use
  * case does the work in the calling thread.
  *
@@ -125,7 +126,11 @@ export function canStartWorker(m: WorkerModule): boolean {
   return startOf(m) !== null;
 }
 
-/** The error a worker's failure stands for, made again in this thread: same class, message, position, hint. */
+/**
+ * The error a worker's failure stands for, made again in this thread: its family's class (an
+ * OpmError is an OpmError here too: the command line says it in one line), name, message, position,
+ * hint and code.
+ */
 function receivedError(sent: SentError): Error {
   const opts = {
     ...(sent.hint === undefined ? {} : { hint: sent.hint }),
@@ -133,14 +138,15 @@ function receivedError(sent: SentError): Error {
     ...(sent.code === undefined ? {} : { code: sent.code as OpmErrorCode }),
   };
   let err: Error;
-  if (sent.name === 'UsageError') err = new UsageError(sent.message, opts);
-  else if (sent.name === 'OpmError') err = new OpmError(sent.message, opts);
-  else if (sent.name === 'InternalError') err = new InternalError(sent.message);
+  if (sent.family === 'UsageError') err = new UsageError(sent.message, opts);
+  else if (sent.family === 'OpmError') err = new OpmError(sent.message, opts);
+  else if (sent.family === 'InternalError') err = new InternalError(sent.message);
   else {
     err = new Error(sent.message);
-    err.name = sent.name;
     if (sent.code !== undefined) Object.assign(err, { code: sent.code });
   }
+  // A subclass of the family (CatalogDirError, say) keeps its name.
+  err.name = sent.name;
   if (sent.stack !== undefined) err.stack = sent.stack;
   return err;
 }

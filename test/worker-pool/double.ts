@@ -6,3 +6,11 @@ export function double(n: number): number {
     throw new OpmError(`${n} is negative`, { at: { file: 'numbers.yaml', line: 3 }, hint: 'use 0 or more' });
   return 2 * n;
 }
+
+/** An OpmError of a class of its own, as CatalogDirError is. */
+export class NotAnInteger extends OpmError {
+  constructor(n: number) {
+    super(`${n} is not an integer`, { hint: 'round it' });
+    this.name = 'NotAnInteger';
+  }
+}

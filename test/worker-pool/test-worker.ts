@@ -4,12 +4,13 @@
  * - `claims`: serves claims of numbers, doubling each (`double`, which the tests also run in their
  *   own thread);
  * - `fail`: answers with the failure of `double(-1)`;
+ * - `fail-subclass`: answers with the failure of a NotAnInteger, a class of OpmError;
  * - `throw`: throws, uncaught;
  * - `echo`: says `ready`, then answers each message with itself until it is sent null.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { failureReply, serveClaims, type ClaimWork } from '../../src/util/claim.js';
-import { double } from './double.js';
+import { double, NotAnInteger } from './double.js';
 
 const data = workerData as { mode: string } | ClaimWork<number, { mode: string }>;
 const mode = 'items' in data ? data.data.mode : data.mode;
@@ -22,6 +23,9 @@ if (port !== null) {
     } catch (err) {
       port.postMessage(failureReply(err));
     }
+    port.close();
+  } else if (mode === 'fail-subclass') {
+    port.postMessage(failureReply(new NotAnInteger(1.5)));
     port.close();
   } else if (mode === 'throw') {
     throw new TypeError('a worker that throws');
