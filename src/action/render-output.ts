@@ -96,19 +96,8 @@ function sayWarnings(opts: RenderOutputOptions, files: readonly EncodedFile[]): 
 }
 
 /** A catalog directory rendered file by file (on worker threads or in this one: the same files). */
-export interface RenderedByFile {
+interface RenderedByFile {
   files: EncodedFile[];
-}
-
-/**
- * The one ref's files encoded file by file, in walk order, or null when that is not the way to
- * render it (exported for tests: the output is the same either way).
- */
-export async function renderByFile(
-  opts: RenderOutputOptions,
-  format: RenderFormat,
-): Promise<RenderedByFile | null> {
-  return (await byFileOrWalked(opts, format))?.done ?? null;
 }
 
 /**
