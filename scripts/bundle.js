@@ -71,7 +71,7 @@ await build({
 });
 // The worker scripts on their own (loading, src/declcfg/load-pool.ts; validating,
 // src/action/validate-shards.ts; rendering, src/action/render-output.ts): a worker starts faster
-// without the code of the command line.
+// without the code of the command line. src/util/worker-pool.ts finds them as dist/<name>.cjs.
 for (const [entry, out] of [
   [['declcfg', 'load-worker.js'], 'load-worker.cjs'],
   [['action', 'validate-worker.js'], 'validate-worker.cjs'],

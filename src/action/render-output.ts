@@ -17,7 +17,7 @@ import { isBundleDir } from '../bundle/parse.js';
 import { jsonStart } from '../declcfg/parse.js';
 import { walkCatalogDir, type WalkedFile, type WalkResult } from '../declcfg/load-walk.js';
 import { LARGE_FILE_BYTES } from '../declcfg/load-large.js';
-import { mapFilesInWorkers, threadCount, workerScript } from '../declcfg/load-pool.js';
+import { mapFilesInWorkers, threadCount } from '../declcfg/load-pool.js';
 import { DEFER_PAYLOADS_BYTES } from '../declcfg/payloads.js';
 import {
   orderBlobs,
@@ -36,8 +36,12 @@ import {
 import { OpmError } from '../errors.js';
 import { imageRefTemplateOf, loadWarningText, render, type RenderOptions } from './render.js';
 import { sortFindings } from '../findings.js';
+import { canStartWorker, workerModule } from '../util/worker-pool.js';
 
 export type { RenderFormat } from './render-encode-file.js';
+
+/** The rendering worker (render-worker.ts; bundled as dist/render-worker.cjs). */
+const RENDER_WORKER = workerModule(new URL('./render-worker.js', import.meta.url));
 
 /**
  * Catalogs with fewer bytes of YAML are rendered in the calling thread; JSON files do not count.
@@ -91,21 +95,9 @@ function sayWarnings(opts: RenderOutputOptions, files: readonly EncodedFile[]): 
   for (const f of sortFindings(files.flatMap((x) => x.warnings))) warn(loadWarningText(display, f));
 }
 
-/** How a catalog directory was rendered file by file: on worker threads, or in this one. */
-export interface RenderedByFile {
+/** A catalog directory rendered file by file (on worker threads or in this one: the same files). */
+interface RenderedByFile {
   files: EncodedFile[];
-  threaded: boolean;
-}
-
-/**
- * The one ref's files encoded file by file, in walk order, or null when that is not the way to
- * render it (exported for tests: the output is the same either way).
- */
-export async function renderByFile(
-  opts: RenderOutputOptions,
-  format: RenderFormat,
-): Promise<RenderedByFile | null> {
-  return (await byFileOrWalked(opts, format))?.done ?? null;
 }
 
 /**
@@ -141,12 +133,13 @@ async function byFileOrWalked(
   // dies (out of memory, a stale build): it costs the time it took, not the output, and the catalog
   // is then rendered the ordinary way.
   const threads = threadCount(opts.threads);
-  const script = onThreads(opts, threads, result.files, bytes) ? workerScript('render-worker.cjs') : null;
-  const files =
-    script === null
-      ? await encodeInThisThread(result.files, format)
-      : await mapFilesInWorkers(result.files, threads, script, format, encodeCatalogFile).catch(() => null);
-  return files === null ? declined : { ...declined, done: { files, threaded: script !== null } };
+  const threaded = onThreads(opts, threads, result.files, bytes) && canStartWorker(RENDER_WORKER);
+  const files = threaded
+    ? await mapFilesInWorkers(result.files, threads, RENDER_WORKER, format, encodeCatalogFile).catch(
+        () => null,
+      )
+    : await encodeInThisThread(result.files, format);
+  return files === null ? declined : { ...declined, done: { files } };
 }
 
 /**

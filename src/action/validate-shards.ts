@@ -1,7 +1,7 @@
 /**
  * Validation on several threads. A catalog keeps each package in its own directory as a rule, and
  * every check of `validate` but one kind looks at one package at a time. So the catalog's files are
- * grouped by top-level entry, each thread (this one and workers running dist/validate-worker.cjs)
+ * grouped by top-level entry, each thread (this one and workers running validate-worker.ts)
  * claims groups from a shared counter, largest first, until none is left (a worker that starts late
  * simply takes fewer), and each thread's share, its shard, is loaded and checked in full by that
  * thread: nothing crosses threads but file names going out and findings coming back, which is what
@@ -20,13 +20,13 @@
  *   errors also decide opm's message, which is the first in opm's order over the whole catalog).
  * A valid catalog, the case of every CI run that passes, is therefore checked once, in parallel.
  */
-import type { Worker } from 'node:worker_threads';
 import type { Finding } from '../findings.js';
 import { loadFile } from '../declcfg/load-file.js';
 import type { WalkedFile } from '../declcfg/load-walk.js';
 import { mergeConfigs, type DeclarativeConfig } from '../declcfg/types.js';
 import { compareUtf8 } from '../go/utf8.js';
-import { claim, replyError, type FailureReply } from '../util/claim.js';
+import { claim, type FailureReply } from '../util/claim.js';
+import { WorkerPool, workerModule, type PoolWorker, type WorkerModule } from '../util/worker-pool.js';
 import { lintFindings, providersOf, type Provider } from '../lint/index.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
 
@@ -38,6 +38,9 @@ import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './valida
  * threads of one process gained far less than in two processes.
  */
 export const SHARD_MIN_BYTES = 32 * 1024 * 1024;
+
+/** The validating worker (validate-worker.ts; bundled as dist/validate-worker.cjs). */
+export const VALIDATE_WORKER = workerModule(new URL('./validate-worker.js', import.meta.url));
 
 export interface ShardWork {
   /** The groups of files to claim from, largest first; each group's files in walk order. */
@@ -157,45 +160,30 @@ interface WorkerShard {
   checked: Promise<ShardResult>;
   /** Send the catalog's bundles (null: stop) and receive the dependency findings. */
   dependencies(providers: Provider[] | null): Promise<Finding[]>;
-  /** Stop the worker now (after a failure elsewhere). */
-  stop(): Promise<unknown>;
 }
 
-function runWorker(WorkerClass: typeof Worker, script: string, work: ShardWork): WorkerShard {
-  const w = new WorkerClass(script, { workerData: work });
-  let failed: Error | undefined;
-  const pending: { resolve: (reply: ShardReply) => void; reject: (err: Error) => void }[] = [];
-  const fail = (err: Error): void => {
-    failed ??= err;
-    for (const p of pending.splice(0)) p.reject(failed);
-  };
-  w.on('message', (reply: ShardReply) => {
-    if (reply.ok) pending.shift()?.resolve(reply);
-    else fail(replyError('validating in a worker failed', reply));
-  });
-  w.once('messageerror', fail);
-  w.once('error', fail);
+function runWorker(pool: WorkerPool, m: WorkerModule, work: ShardWork): WorkerShard {
+  const started = pool.start<ShardReply>(m, work);
   // After its last answer a worker ends; ending before it is a failure.
-  w.once('exit', (code) => fail(new Error(`a validating worker stopped early (exit code ${code})`)));
-  const next = (): Promise<ShardReply> =>
-    new Promise((resolve, reject) => {
-      if (failed !== undefined) reject(failed);
-      else pending.push({ resolve, reject });
-    });
-  const checked = next().then((r) => {
+  const next = async (w: PoolWorker<ShardReply>): Promise<ShardReply> => {
+    const r = await w.next();
+    if (r === undefined) throw new Error('a validating worker stopped early');
+    return r;
+  };
+  const checked = started.then(next).then((r) => {
     if (!('result' in r)) throw new Error('a validating worker answered out of turn');
     return r.result;
   });
   return {
     checked,
     dependencies: async (providers) => {
-      w.postMessage({ providers } satisfies ShardProviders);
+      const w = await started;
+      w.post({ providers } satisfies ShardProviders);
       if (providers === null) return [];
-      const r = await next();
+      const r = await next(w);
       if (!('dependencies' in r)) throw new Error('a validating worker answered out of turn');
       return r.dependencies;
     },
-    stop: () => w.terminate(),
   };
 }
 
@@ -207,7 +195,7 @@ export function allProviders(results: readonly ShardResult[]): Provider[] {
 }
 
 /**
- * Validate the catalog's `groups` on this thread and `threads - 1` workers running `script`.
+ * Validate the catalog's `groups` on this thread and `threads - 1` workers of `m`.
  * The whole catalog's findings (in no particular order, severities not applied), or undefined when
  * the catalog must be validated in one piece (see the top of this file). Rejects when a worker
  * fails (a bug: catalog problems are findings, never thrown).
@@ -216,14 +204,12 @@ export async function validateShards(
   groups: FileGroup[],
   threads: number,
   checks: CheckOptions,
-  script: string,
+  m: WorkerModule = VALIDATE_WORKER,
 ): Promise<{ loadFindings: Finding[]; findings: Finding[] } | undefined> {
   const work: ShardWork = { groups, next: new SharedArrayBuffer(4), checks };
-  // Loaded here, not with this module: most commands never start a worker.
-  const { Worker: WorkerClass } = await import('node:worker_threads');
-  const workers = Array.from({ length: Math.min(threads, groups.length) - 1 }, () =>
-    runWorker(WorkerClass, script, work),
-  );
+  const count = Math.min(threads, groups.length) - 1;
+  const pool = new WorkerPool(Math.max(1, count));
+  const workers = Array.from({ length: Math.max(0, count) }, () => runWorker(pool, m, work));
   // Handled before this thread's share is awaited, so that a failing worker is never left unheard.
   for (const w of workers) w.checked.catch(() => undefined);
   try {
@@ -240,7 +226,7 @@ export async function validateShards(
     return merged;
   } catch (err) {
     // A bug: the workers still waiting for their second round would keep the process alive.
-    await Promise.all(workers.map((w) => w.stop()));
+    await pool.terminate(err);
     throw err;
   }
 }

@@ -8,14 +8,15 @@
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource } from '../oci/image-source.js';
 import { CatalogDirError, loadCatalogDir, walkCatalog, type LoadResult } from '../declcfg/load.js';
-import { threadCount, workerScript } from '../declcfg/load-pool.js';
+import { threadCount } from '../declcfg/load-pool.js';
 import { OpmError } from '../errors.js';
 import { mergeSortedFindings, sortFindings, type Finding } from '../findings.js';
 import { applySeverities } from '../lint/config.js';
 import type { RuleId, RuleLevel } from '../rules.js';
 import { errnoText } from '../go/errno.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
-import { groupFiles, SHARD_MIN_BYTES, validateShards } from './validate-shards.js';
+import { groupFiles, SHARD_MIN_BYTES, VALIDATE_WORKER, validateShards } from './validate-shards.js';
+import { canStartWorker } from '../util/worker-pool.js';
 
 /**
  * Loads a catalog directory, reporting file problems (syntax errors…) as findings, sorted, instead of
@@ -116,9 +117,8 @@ async function shardOrLoad(dir: string, opts: ValidateOptions): Promise<Prepared
   )
     return inOnePiece();
   const groups = groupFiles(walked.files);
-  const script = groups.length > 1 ? workerScript('validate-worker.cjs') : null;
-  if (script === null) return inOnePiece();
-  const merged = await validateShards(groups, threads, checkOptions(opts), script);
+  if (groups.length < 2 || !canStartWorker(VALIDATE_WORKER)) return inOnePiece();
+  const merged = await validateShards(groups, threads, checkOptions(opts));
   return merged === undefined ? inOnePiece() : { sharded: merged };
 }
 

@@ -5,19 +5,16 @@
  * to hand it work. Results come back as plain data and are put in walk order, so the outcome never
  * depends on timing.
  *
- * A worker costs a thread start and loading its code (dist/load-worker.cjs): about 50 ms of CPU
+ * Workers are started by the pool of util/worker-pool.ts, which finds their code (built, the bundle
+ * dist/load-worker.cjs). A worker costs a thread start and loading its code: about 50 ms of CPU
  * before it parses anything, and its parser warms up again. Small catalogs are loaded in the calling
  * thread alone, where a worker would cost more than it saves.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Worker } from 'node:worker_threads';
 import type { DecodeOptions } from './decode.js';
 import { loadFile, type LoadResult } from './load-file.js';
 import type { WalkedFile } from './load-walk.js';
-import { claim, replyError, stopClaims, type ClaimReply, type ClaimWork } from '../util/claim.js';
+import { mapClaims, workerModule, type WorkerModule } from '../util/worker-pool.js';
 
 /**
  * Catalogs with fewer bytes than this are loaded in the calling thread. A worker's start (about 50 ms
@@ -67,27 +64,8 @@ export function threadCount(
   return Math.min(availableParallelism(), most);
 }
 
-const scriptsFound = new Map<string, string | null>();
-
-/**
- * A bundled worker script (`load-worker.cjs` by default), found from this module wherever it runs:
- * in the bundle (dist/opm.cjs), compiled (dist/declcfg/) or from sources (src/declcfg/, in tests
- * after a build). Null when there is none: the work then stays in the calling thread.
- */
-export function workerScript(name = 'load-worker.cjs'): string | null {
-  const known = scriptsFound.get(name);
-  if (known !== undefined) return known;
-  let found: string | null = null;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let up = 0; up < 3 && found === null; up++) {
-    for (const candidate of [path.join(dir, name), path.join(dir, 'dist', name)]) {
-      if (found === null && existsSync(candidate)) found = candidate;
-    }
-    dir = path.dirname(dir);
-  }
-  scriptsFound.set(name, found);
-  return found;
-}
+/** The loading worker (load-worker.ts; bundled as dist/load-worker.cjs). */
+export const LOAD_WORKER = workerModule(new URL('./load-worker.js', import.meta.url));
 
 /** Options a worker can receive: functions stay behind (they cannot cross threads). */
 function plainOptions(opts: DecodeOptions): DecodeOptions {
@@ -95,81 +73,22 @@ function plainOptions(opts: DecodeOptions): DecodeOptions {
 }
 
 /**
- * Run `run` over `files` on this thread and `threads - 1` workers of `script` (which serves claims
- * with the same function, util/claim.ts); results are in the order of `files`. Largest files are
- * claimed first, so the last file to finish is a short one. Rejects when `run` throws for a file,
- * here or in a worker: no thread then claims another file.
+ * Run `run` over `files` on this thread and `threads - 1` workers of `m` (which serve claims with
+ * the same function, util/claim.ts); results are in the order of `files`. Largest files are claimed
+ * first, so the last file to finish is a short one. Rejects when `run` throws for a file, here or
+ * in a worker (with the same error): no thread then claims another file.
  */
 export async function mapFilesInWorkers<D, R extends object>(
   files: readonly WalkedFile[],
   threads: number,
-  script: string,
+  m: WorkerModule,
   data: D,
   run: (f: WalkedFile, data: D) => Promise<R>,
 ): Promise<R[]> {
   const order = [...files].sort((a, b) => b.size - a.size);
-  const indexOf = new Map(files.map((f, i) => [f, i]));
-  const results = new Array<R | undefined>(files.length);
-  const shared = new SharedArrayBuffer(4);
-  const work: ClaimWork<WalkedFile, D> = { items: order, next: shared, data };
-  const workers: Worker[] = [];
-  let failure: Error | undefined;
-  const put = (i: number, r: R): void => {
-    const f = order[i];
-    const at = f === undefined ? undefined : indexOf.get(f);
-    if (at === undefined) return;
-    results[at] = r;
-  };
-  const finished: Promise<void>[] = [];
-  const workerCount = Math.min(threads, files.length) - 1;
-  // Loaded only when workers start: most commands never do, and the module costs a few ms to load.
-  const { Worker } = workerCount > 0 ? await import('node:worker_threads') : { Worker: undefined };
-  for (let n = 0; Worker !== undefined && n < workerCount; n++) {
-    const w = new Worker(script, { workerData: work });
-    workers.push(w);
-    finished.push(
-      new Promise<void>((resolve) => {
-        w.on('message', (reply: ClaimReply<R>) => {
-          if (reply.ok) put(reply.index, reply.result);
-          else failure ??= replyError('a worker failed', reply);
-        });
-        w.on('messageerror', (err) => {
-          failure ??= err;
-        });
-        w.on('error', (err) => {
-          failure ??= err;
-        });
-        w.on('exit', () => resolve());
-      }),
-    );
-  }
-  try {
-    // This thread takes its share too; a worker's results are received between two of its files.
-    const next = new Int32Array(shared);
-    for (
-      let i = claim(next, order.length);
-      i !== -1 && failure === undefined;
-      i = claim(next, order.length)
-    ) {
-      const f = order[i];
-      if (f === undefined) continue;
-      try {
-        put(i, await run(f, data));
-      } catch (err) {
-        // As in a worker (serveClaims): a failing file ends every thread's claims.
-        stopClaims(next, order.length);
-        failure ??= err instanceof Error ? err : new Error(String(err));
-      }
-    }
-    // After a failure here the workers are stopped at once (below), not waited for.
-    if (failure === undefined) await Promise.all(finished);
-  } finally {
-    if (failure !== undefined) await Promise.all(workers.map((w) => w.terminate()));
-  }
-  if (failure !== undefined) throw failure;
-  const missing = results.findIndex((r) => r === undefined);
-  if (missing !== -1) throw new Error(`no result for ${files[missing]?.rel ?? missing}`);
-  return results as R[];
+  const done = await mapClaims(m, order, data, threads, run);
+  const byFile = new Map(order.map((f, i) => [f, done[i]]));
+  return files.map((f) => byFile.get(f) as R);
 }
 
 /** Load `files` on this thread and `threads - 1` workers; results are in the order of `files`. */
@@ -177,7 +96,6 @@ export function loadFilesInWorkers(
   files: readonly WalkedFile[],
   opts: DecodeOptions,
   threads: number,
-  script: string,
 ): Promise<LoadResult[]> {
-  return mapFilesInWorkers(files, threads, script, plainOptions(opts), (f) => loadFile(f, opts));
+  return mapFilesInWorkers(files, threads, LOAD_WORKER, plainOptions(opts), (f) => loadFile(f, opts));
 }

@@ -1,4 +1,3 @@
-// needs-build: the worker threads run dist/load-worker.cjs.
 import { mkdtempSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

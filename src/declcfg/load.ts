@@ -8,7 +8,8 @@ import { stat } from 'node:fs/promises';
 import { OpmError } from '../errors.js';
 import { sortFindings, type Finding } from '../findings.js';
 import { loadFile, type LoadOptions, type LoadResult } from './load-file.js';
-import { IN_THREAD_BYTES, loadFilesInWorkers, threadCount, workerScript } from './load-pool.js';
+import { IN_THREAD_BYTES, LOAD_WORKER, loadFilesInWorkers, threadCount } from './load-pool.js';
+import { canStartWorker } from '../util/worker-pool.js';
 import { walkCatalogDir, type WalkedFile, type WalkResult } from './load-walk.js';
 import { defersPayloads, FilePayloads } from './payloads.js';
 import { mergeConfigs, type DeclarativeConfig } from './types.js';
@@ -61,11 +62,13 @@ async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promi
   let bytes = 0;
   for (const f of files) bytes += f.size;
   const threads = threadCount(opts.threads, process.env, bytes);
-  const script =
-    threads > 1 && files.length > 1 && bytes >= (opts.workerMinBytes ?? IN_THREAD_BYTES)
-      ? workerScript()
-      : null;
-  if (script !== null) return loadFilesInWorkers(files, opts, threads, script);
+  if (
+    threads > 1 &&
+    files.length > 1 &&
+    bytes >= (opts.workerMinBytes ?? IN_THREAD_BYTES) &&
+    canStartWorker(LOAD_WORKER)
+  )
+    return loadFilesInWorkers(files, opts, threads);
   const out: LoadResult[] = [];
   for (const f of files) out.push(await loadFile(f, opts));
   return out;

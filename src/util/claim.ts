@@ -3,6 +3,7 @@
  * thread knows, so none waits for another to hand it work.
  */
 import type { TransferListItem } from 'node:worker_threads';
+import { InternalError, OpmError, UsageError } from '../errors.js';
 
 /** Claim the next of `count` items from `next` (one Int32 over a SharedArrayBuffer), or -1 when all are taken. */
 export function claim(next: Int32Array, count: number): number {
@@ -15,26 +16,45 @@ export function stopClaims(next: Int32Array, count: number): void {
   Atomics.store(next, 0, count);
 }
 
-/** A failure as a worker reports it: the error's message and stack, which cross threads as text. */
+/**
+ * A failure as a worker reports it: what the error was made of (name, message, stack, and an
+ * OpmError's hint, position and code), which crosses threads as plain data; worker-pool.ts makes
+ * the same error of it on the other side.
+ */
 export interface FailureReply {
   ok: false;
+  error: SentError;
+}
+
+/** An error as plain data. */
+export interface SentError {
+  /** The error family it belongs to (errors.ts), subclasses included; absent for any other error. */
+  family?: 'UsageError' | 'OpmError' | 'InternalError';
+  name: string;
   message: string;
   stack?: string;
+  hint?: string;
+  at?: { file: string; line?: number };
+  code?: string;
 }
 
 export function failureReply(err: unknown): FailureReply {
-  return {
-    ok: false,
-    message: err instanceof Error ? err.message : String(err),
-    ...(err instanceof Error && err.stack !== undefined ? { stack: err.stack } : {}),
-  };
+  if (!(err instanceof Error)) return { ok: false, error: { name: 'Error', message: String(err) } };
+  const e = err as Error & { hint?: unknown; at?: unknown; code?: unknown };
+  const error: SentError = { name: e.name, message: e.message };
+  if (err instanceof UsageError) error.family = 'UsageError';
+  else if (err instanceof OpmError) error.family = 'OpmError';
+  else if (err instanceof InternalError) error.family = 'InternalError';
+  if (e.stack !== undefined) error.stack = e.stack;
+  if (typeof e.hint === 'string') error.hint = e.hint;
+  if (typeof e.code === 'string') error.code = e.code;
+  if (typeof e.at === 'object' && e.at !== null) error.at = { ...(e.at as { file: string; line?: number }) };
+  return { ok: false, error };
 }
 
-/** The error a worker's failure reply stands for, in this thread, its message after `what`. */
-export function replyError(what: string, reply: FailureReply): Error {
-  const err = new Error(`${what}: ${reply.message}`);
-  if (reply.stack !== undefined) err.stack = reply.stack;
-  return err;
+/** Whether a worker's message is a failure reply. */
+export function isFailureReply(msg: unknown): msg is FailureReply {
+  return typeof msg === 'object' && msg !== null && (msg as { ok?: unknown }).ok === false && 'error' in msg;
 }
 
 /** The work a pool's worker is started with: the items in claim order, the counter, and shared data. */
@@ -46,8 +66,7 @@ export interface ClaimWork<T, D> {
 }
 
 /** A worker's answer for one claimed item. */
-export type ClaimReply<R> =
-  { index: number; ok: true; result: R } | { index: number; ok: false; message: string; stack?: string };
+export type ClaimReply<R> = { index: number; ok: true; result: R } | FailureReply;
 
 /** The side of a port a worker answers on (worker_threads' parentPort). */
 export interface ReplyPort {
@@ -75,7 +94,7 @@ export async function serveClaims<T, D, R>(
         reply = { index: i, ok: true, result: await run(item, work.data) };
       } catch (err) {
         stopClaims(next, work.items.length);
-        reply = { index: i, ...failureReply(err) };
+        reply = failureReply(err);
       }
       port.postMessage(reply, reply.ok ? transfer(reply.result) : []);
     }

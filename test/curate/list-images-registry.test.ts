@@ -1,4 +1,5 @@
 // needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
+// needs-registry: real registry servers on 127.0.0.1 (docker-registry).
 // `list images` on a catalog image built from a corpus catalog and pushed to a real registry on
 // 127.0.0.1 lists the same images as on the catalog's directory.
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// needs-browser: chromium (/usr/bin/chromium or $OPM_CHROMIUM); without it this file is left out, loudly (vitest.config.ts).
 /// <reference lib="dom" />
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

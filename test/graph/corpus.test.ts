@@ -1,4 +1,5 @@
 // needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
+// needs-browser: chromium (/usr/bin/chromium or $OPM_CHROMIUM); without it this file is left out, loudly (vitest.config.ts).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

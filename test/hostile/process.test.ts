@@ -25,9 +25,21 @@ const example = path.resolve('testdata/examples/catalog');
 const tmp = mkdtempSync(path.join(tmpdir(), 'opm-hostile-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function opm(args: string[], opts: { heapMb?: number; cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+/**
+ * Run bin/opm.js; `heapMb` bounds its heap, `addressSpaceMb` all the memory it may map (ulimit -v,
+ * buffers included): a machine without that much memory, at no cost to the one running the test.
+ */
+function opm(
+  args: string[],
+  opts: { heapMb?: number; addressSpaceMb?: number; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+) {
   const flags = opts.heapMb === undefined ? [] : [`--max-old-space-size=${opts.heapMb}`];
-  return spawnSync(process.execPath, [...flags, bin, ...args], {
+  const command = [process.execPath, ...flags, bin, ...args];
+  const [file, argv] =
+    opts.addressSpaceMb === undefined
+      ? [process.execPath, command.slice(1)]
+      : ['sh', ['-c', `ulimit -v ${opts.addressSpaceMb * 1024} && exec "$@"`, 'sh', ...command]];
+  return spawnSync(file, argv, {
     encoding: 'utf8',
     cwd: opts.cwd ?? process.cwd(),
     env: { PATH: process.env.PATH, HOME: tmp, NO_COLOR: '1', ...opts.env },
@@ -96,6 +108,9 @@ describe('bounded memory', () => {
 
 describe('outputs too large to write', () => {
   // 2.6 MB written once and aliased 900 times: within go-yaml's alias rule, 2.3 GB once expanded.
+  // Writing it would take gigabytes and minutes before the limit is met (a buffer or string
+  // larger than V8 allows); run in 1.5 GB of address space, the process meets the same failure
+  // (an allocation that fails) after a few hundred MB, as on a machine without the memory.
   const dir = path.join(tmp, 'huge');
   beforeAll(() => {
     mkdirSync(dir);
@@ -114,8 +129,9 @@ describe('outputs too large to write', () => {
   });
 
   it.each(['json', 'yaml'])('-o %s fails with one line instead of cutting the output short', (format) => {
-    const r = opm(['render', dir, '-o', format]);
+    const r = opm(['render', dir, '-o', format], { addressSpaceMb: 1536 });
     expectOneErrorLine(r);
+    expect(r.stderr).toMatch(/^error: the output is too large to be written \(/);
   });
 });
 

@@ -1,4 +1,5 @@
 // needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
+// needs-registry: real registry servers on 127.0.0.1 (docker-registry).
 // registries.conf against real registries on 127.0.0.1: a source and a mirror (docker-registry),
 // each behind a counting proxy, so every request that reaches a registry is seen.
 import { mkdirSync, writeFileSync } from 'node:fs';

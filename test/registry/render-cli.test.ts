@@ -1,4 +1,5 @@
 // needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
+// needs-registry: real registry servers on 127.0.0.1 (docker-registry).
 // `opm render <image>` end to end: images built from the corpus, pushed to real registries on
 // 127.0.0.1, rendered through the command line exactly as a user runs it.
 import { mkdirSync, readdirSync, writeFileSync, copyFileSync } from 'node:fs';

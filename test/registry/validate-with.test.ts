@@ -1,3 +1,4 @@
+// needs-registry: real registry servers on 127.0.0.1 (docker-registry).
 // `opm validate --with <catalog image>`: a catalog image built from a fixture, pushed to a real
 // registry on 127.0.0.1, satisfies a dependency of the catalog being validated.
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// integration: every bundle directory of the corpus catalog rendered and compared.
 import { describe, expect, it } from 'vitest';
 import { haveCorpus } from '../corpus.js';
 import { communityBundleDirs, catalogBundles } from './corpus-helpers.js';

@@ -1,3 +1,4 @@
+// integration: every bundle directory and catalog of the corpus through the command line.
 /**
  * Everything in the corpus renders: every registry+v1 bundle directory (a folder with `manifests/`
  * and `metadata/`) and every File-Based Catalog, each with exit 0 (a catalog whose files are all

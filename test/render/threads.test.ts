@@ -1,4 +1,4 @@
-// needs-build: the rendering workers run dist/render-worker.cjs.
+// integration: every catalog fixture rendered on 1 and 3 threads, and the corpus catalog on 1, 2 and 4.
 /**
  * Rendering a catalog directory file by file, in this thread or on several, gives the bytes,
  * warnings and errors of loading it whole and then writing it: over every catalog fixture (those
@@ -8,17 +8,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  renderByFile,
-  renderOutput,
-  type RenderedByFile,
-  type RenderFormat,
-  type RenderOutputOptions,
-} from '../../src/action/render-output.js';
-import { workerScript } from '../../src/declcfg/load-pool.js';
+import { renderOutput, type RenderFormat, type RenderOutputOptions } from '../../src/action/render-output.js';
 import type { DroppedBlob } from '../../src/declcfg/write.js';
 import { formatPosition, OpmError } from '../../src/errors.js';
 import { corpusPath, haveCorpus, projectRoot } from '../corpus.js';
+import { workersStartedBy } from '../worker-pool/workers-started.js';
 
 const root = projectRoot();
 
@@ -29,15 +23,30 @@ interface Rendered {
   error?: string;
 }
 
-/** Render on `threads` threads, or (0) loaded whole and then written, the ordinary way. */
-async function renderWith(dir: string, format: RenderFormat, threads: number): Promise<Rendered> {
+/**
+ * Render on `threads` threads, or (0) loaded whole and then written, the ordinary way; `more`
+ * options on top.
+ */
+async function renderWith(
+  dir: string,
+  format: RenderFormat,
+  threads: number,
+  more: Partial<RenderOutputOptions> = {},
+): Promise<Rendered> {
   const warnings: string[] = [];
   const dropped: DroppedBlob[] = [];
   const parts: Buffer[] = [];
   const how = threads === 0 ? { threads: 1, byFile: false } : { threads };
   try {
     const chunks = await renderOutput(
-      { refs: [dir], cwd: root, ...how, parallelMinBytes: 0, onWarning: (m) => warnings.push(m) },
+      {
+        refs: [dir],
+        cwd: root,
+        ...how,
+        parallelMinBytes: 0,
+        onWarning: (m) => warnings.push(m),
+        ...more,
+      },
       format,
       { onDropped: (b) => dropped.push(b) },
     );
@@ -63,10 +72,6 @@ function catalogFixtures(): string[] {
 }
 
 describe('rendering file by file, in this thread and on worker threads', () => {
-  it('finds the bundled worker (npm run build writes it)', () => {
-    expect(workerScript('render-worker.cjs')).toMatch(/render-worker\.cjs$/);
-  });
-
   const fixtures = catalogFixtures();
   it('has catalog fixtures to compare', () => {
     expect(fixtures.length).toBeGreaterThan(50);
@@ -79,9 +84,6 @@ describe('rendering file by file, in this thread and on worker threads', () => {
         const whole = await renderWith(dir, format, 0);
         expect(await renderWith(dir, format, 1)).toStrictEqual(whole);
         expect(await renderWith(dir, format, 3)).toStrictEqual(whole);
-        // The file-by-file path is taken unless the catalog has an error or a blob without a package.
-        const byFile = await renderByFile({ refs: [dir], cwd: root, threads: 1 }, format);
-        expect(byFile !== null).toBe(whole.error === undefined && whole.dropped.length === 0);
       },
     );
   }
@@ -92,36 +94,28 @@ describe('rendering file by file, in this thread and on worker threads', () => {
   const ordered = 'testdata/render/threaded-order';
   it.each(['json', 'yaml'] as const)(`${ordered}: -o %s on 3 threads, in opm's order`, async (format) => {
     const dir = path.join(ordered, 'catalog');
-    const byFile = await renderByFile({ refs: [dir], cwd: root, threads: 3, parallelMinBytes: 0 }, format);
-    expect(byFile?.threaded).toBe(true);
-    expect(byFile?.files).toHaveLength(3);
-    const r = await renderWith(dir, format, 3);
+    const { result: r, started } = await workersStartedBy(() => renderWith(dir, format, 3));
+    // Three files: this thread and two workers.
+    expect(started).toBe(2);
     expect(r.warnings).toEqual([]);
     await expect(r.output).toMatchFileSnapshot(path.join(root, ordered, `expected.${format}`));
   });
 
-  it('renders a catalog file by file, on threads when asked, and not one with errors', async () => {
+  it('renders on worker threads when asked and when the catalog pays for them, with the same output', async () => {
     const clean = 'testdata/validate/valid-package-across-folders/catalog';
-    const how = (opts: Partial<RenderOutputOptions>): Promise<RenderedByFile | null> =>
-      renderByFile({ refs: [clean], cwd: root, parallelMinBytes: 0, ...opts }, 'json');
-    const threaded = await how({ threads: 2 });
-    expect(threaded?.threaded).toBe(true);
-    expect(threaded?.files.length).toBeGreaterThan(1);
-    const inThread = await how({ threads: 1 });
-    expect(inThread?.threaded).toBe(false);
-    expect(inThread?.files).toStrictEqual(threaded?.files);
-    // Under the size that pays for threads: in this thread.
-    expect((await how({ threads: 2, parallelMinBytes: 1 << 30 }))?.threaded).toBe(false);
-    // Warnings are said by the file-by-file path (the fixtures above compare them); errors are not.
-    const withWarnings = 'testdata/load/duplicate-keys/catalog';
-    expect((await how({ refs: [withWarnings], threads: 1 }))?.files[0]?.warnings.length).toBeGreaterThan(0);
-    const withErrors = 'testdata/load/yaml-syntax-error/catalog';
-    expect(await how({ refs: [withErrors], threads: 2 })).toBeNull();
-    expect(await how({ refs: [withErrors], threads: 1 })).toBeNull();
-    // Asked not to, a migration, or more than one ref: the ordinary path.
-    expect(await how({ byFile: false })).toBeNull();
-    expect(await how({ threads: 2, migrateLevel: 'all' })).toBeNull();
-    expect(await how({ refs: [clean, clean], threads: 2 })).toBeNull();
+    const on = (threads: number, more: Partial<RenderOutputOptions> = {}) =>
+      workersStartedBy(() => renderWith(clean, 'json', threads, more));
+    const threaded = await on(2);
+    expect(threaded.started).toBe(1);
+    expect(threaded.result.error).toBeUndefined();
+    expect(await on(1)).toStrictEqual({ result: threaded.result, started: 0 });
+    // Under the size that pays for threads, asked for the ordinary path, or more than one ref: no
+    // worker; the same output.
+    expect(await on(2, { parallelMinBytes: 1 << 30 })).toStrictEqual({ result: threaded.result, started: 0 });
+    expect(await on(2, { byFile: false })).toStrictEqual({ result: threaded.result, started: 0 });
+    expect((await on(2, { refs: [clean, clean] })).started).toBe(0);
+    // A migration: the ordinary path.
+    expect((await on(2, { migrateLevel: 'all' })).started).toBe(0);
   });
 
   it('refuses a bad image reference template as the ordinary path does', async () => {
@@ -142,14 +136,13 @@ describe('rendering file by file, in this thread and on worker threads', () => {
 describe.runIf(haveCorpus())('the corpus catalog file by file', () => {
   it('community-catalog-v4.21 renders the same loaded whole and file by file on 1, 2 and 4 threads, in JSON and YAML', async () => {
     const dir = corpusPath('community-catalog-v4.21');
-    expect((await renderByFile({ refs: [dir], threads: 2, parallelMinBytes: 0 }, 'json'))?.threaded).toBe(
-      true,
-    );
-    expect((await renderByFile({ refs: [dir], threads: 1 }, 'json'))?.threaded).toBe(false);
     for (const format of ['json', 'yaml'] as const) {
       const whole = await renderWith(dir, format, 0);
       expect(whole.error).toBeUndefined();
-      for (const threads of [1, 2, 4]) expect(await renderWith(dir, format, threads)).toStrictEqual(whole);
+      for (const threads of [1, 2, 4]) {
+        const many = await workersStartedBy(() => renderWith(dir, format, threads));
+        expect(many).toStrictEqual({ result: whole, started: threads - 1 });
+      }
     }
   });
 });

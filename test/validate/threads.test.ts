@@ -1,4 +1,4 @@
-// needs-build: the validating workers run dist/validate-worker.cjs.
+// integration: every validate fixture on 3 threads, and the corpus catalog on 1, 2 and 4.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,8 @@ import {
 } from '../../src/action/validate-shards.js';
 import { sortFindings } from '../../src/findings.js';
 import { walkCatalog } from '../../src/declcfg/load.js';
-import { workerScript } from '../../src/declcfg/load-pool.js';
+import { workerModule } from '../../src/util/worker-pool.js';
+import { workersStartedBy } from '../worker-pool/workers-started.js';
 import { fixtureOptions } from './fixture-options.js';
 import { corpusPath, haveCorpus } from '../corpus.js';
 
@@ -25,12 +26,6 @@ function severitiesAndPolicies(dir: string): ValidateOptions {
   const { with: _others, cwd: _cwd, ...rest } = fixtureOptions(dir);
   return rest;
 }
-
-const script = (): string => {
-  const s = workerScript('validate-worker.cjs');
-  if (s === null) throw new Error('dist/validate-worker.cjs is missing');
-  return s;
-};
 
 describe('validating on several threads', () => {
   it('groups files by top-level entry, largest group first, files in walk order', () => {
@@ -81,13 +76,19 @@ describe('validating on several threads', () => {
   it('fails, with no worker left running, when a worker cannot start', async () => {
     const dir = path.join(root, 'lint-dependency-deprecated-only', 'catalog');
     const groups = groupFiles((await walkCatalog(dir)).files);
-    const missing = path.join(root, 'no-such-worker.cjs');
-    await expect(validateShards(groups, 3, {}, missing)).rejects.toThrow(/no-such-worker/);
+    const missing = workerModule(new URL('./no-such-worker.js', import.meta.url));
+    const { started } = await workersStartedBy(() =>
+      expect(validateShards(groups, 3, {}, missing)).rejects.toThrow(/no-such-worker/),
+    );
+    expect(started).toBe(0);
   });
 
   it('runs the shards on worker threads', async () => {
     const dir = path.join(root, 'lint-dependency-deprecated-only', 'catalog');
-    const merged = await validateShards(groupFiles((await walkCatalog(dir)).files), 2, {}, script());
+    const { result: merged, started } = await workersStartedBy(async () =>
+      validateShards(groupFiles((await walkCatalog(dir)).files), 2, {}),
+    );
+    expect(started).toBe(1);
     const whole = await validateCatalog(dir, { threads: 1 });
     expect(sortFindings([...(merged?.findings ?? [])])).toStrictEqual(whole.findings);
   });
@@ -113,7 +114,7 @@ describe.runIf(haveCorpus())('the corpus on several threads', () => {
     const one = await validateCatalog(dir, { threads: 1 });
     for (const threads of [2, 4]) {
       const walked = await walkCatalog(dir);
-      expect(await validateShards(groupFiles(walked.files), threads, {}, script())).toBeDefined();
+      expect(await validateShards(groupFiles(walked.files), threads, {})).toBeDefined();
       expect(await validateCatalog(dir, { threads, shardMinBytes: 0 })).toStrictEqual(one);
     }
   });
