@@ -1,4 +1,5 @@
 // needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
+// needs-registry: real registry servers on 127.0.0.1 (docker-registry).
 // OPM_REGISTRY_BODY_DEADLINE bounds a blob's download over all its attempts, against a real registry
 // behind a proxy that trickles blobs a byte every 100 ms.
 import path from 'node:path';

@@ -1,4 +1,5 @@
 // needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
+// needs-registry: real registry servers on 127.0.0.1 (docker-registry).
 // Pulls stopped by their signal, against a real registry behind a fault-injecting proxy: the pull
 // rejects with the signal's reason, the proxy sees the connection go, and nothing is left behind.
 import { randomBytes } from 'node:crypto';

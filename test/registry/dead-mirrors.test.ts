@@ -1,4 +1,5 @@
 // needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
+// needs-registry: real registry servers on 127.0.0.1 (docker-registry).
 // registries.conf with thousands of mirrors that cannot be reached, before a real registry on
 // 127.0.0.1 as the source: each dead mirror is dialled at most once in a run, and the pulls fall back
 // to the source.
