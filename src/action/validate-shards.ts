@@ -29,6 +29,7 @@ import { compareUtf8 } from '../go/utf8.js';
 import { claim, replyError, type FailureReply } from '../util/claim.js';
 import { lintFindings, providersOf, type Provider } from '../lint/index.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
+import { abortedOr, Checkpoint, throwIfAborted } from '../util/abort.js';
 
 /**
  * Catalogs with fewer bytes are validated in one thread. On 2 cores (`npm run bench`, and OPM_THREADS
@@ -94,10 +95,12 @@ export interface CheckedShard {
 
 /**
  * Claim groups until none is left, then check what was claimed as validate checks a whole catalog,
- * the dependency rules excepted.
+ * the dependency rules excepted. `signal` (this thread's share only: a worker is terminated instead)
+ * is checked between files.
  */
-export async function checkShard(work: ShardWork): Promise<CheckedShard> {
+export async function checkShard(work: ShardWork, signal?: AbortSignal): Promise<CheckedShard> {
   const next = new Int32Array(work.next);
+  const checkpoint = new Checkpoint(signal);
   const loaded: { first: number; configs: DeclarativeConfig[] }[] = [];
   const loadFindings: Finding[] = [];
   for (let i = claim(next, work.groups.length); i !== -1; i = claim(next, work.groups.length)) {
@@ -105,12 +108,14 @@ export async function checkShard(work: ShardWork): Promise<CheckedShard> {
     if (group === undefined) break;
     const configs: DeclarativeConfig[] = [];
     for (const f of group.files) {
+      await checkpoint.pass();
       const r = await loadFile(f, VALIDATE_LOAD_OPTIONS);
       configs.push(r.cfg);
       loadFindings.push(...r.findings);
     }
     loaded.push({ first: group.first, configs });
   }
+  throwIfAborted(signal);
   loaded.sort((a, b) => a.first - b.first);
   const configs = loaded.flatMap((l) => l.configs);
   const cfg = mergeConfigs(configs);
@@ -210,14 +215,17 @@ export function allProviders(results: readonly ShardResult[]): Provider[] {
  * Validate the catalog's `groups` on this thread and `threads - 1` workers running `script`.
  * The whole catalog's findings (in no particular order, severities not applied), or undefined when
  * the catalog must be validated in one piece (see the top of this file). Rejects when a worker
- * fails (a bug: catalog problems are findings, never thrown).
+ * fails (a bug: catalog problems are findings, never thrown), and with the reason of `signal` when
+ * it fires, once the workers are terminated.
  */
 export async function validateShards(
   groups: FileGroup[],
   threads: number,
   checks: CheckOptions,
   script: string,
+  signal?: AbortSignal,
 ): Promise<{ loadFindings: Finding[]; findings: Finding[] } | undefined> {
+  throwIfAborted(signal);
   const work: ShardWork = { groups, next: new SharedArrayBuffer(4), checks };
   // Loaded here, not with this module: most commands never start a worker.
   const { Worker: WorkerClass } = await import('node:worker_threads');
@@ -226,8 +234,13 @@ export async function validateShards(
   );
   // Handled before this thread's share is awaited, so that a failing worker is never left unheard.
   for (const w of workers) w.checked.catch(() => undefined);
+  // A terminated worker fails what is waited for from it, which ends the work below.
+  const onAbort = (): void => {
+    for (const w of workers) void w.stop();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const mine = await checkShard(work);
+    const mine = await checkShard(work, signal);
     const results = [mine.result, ...(await Promise.all(workers.map((w) => w.checked)))];
     const merged = mergeShards(results);
     const providers = merged === undefined ? null : allProviders(results);
@@ -235,13 +248,16 @@ export async function validateShards(
     // This thread's dependency rules run while the workers run theirs.
     const own = providers === null ? [] : mine.dependencies(providers);
     const other = await theirs;
+    throwIfAborted(signal);
     if (merged === undefined) return undefined;
     merged.findings.push(...own, ...other.flat());
     return merged;
   } catch (err) {
-    // A bug: the workers still waiting for their second round would keep the process alive.
+    // A bug or an abort: the workers still waiting for their second round would keep the process alive.
     await Promise.all(workers.map((w) => w.stop()));
-    throw err;
+    throw abortedOr(signal, err);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 

@@ -2,7 +2,8 @@
  * Reading a registry+v1 bundle directory (`manifests/` + `metadata/`), as opm does, with clearer
  * failures: every problem names the file at fault.
  */
-import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { decodeFirstDocument, DecodeError, type FirstDocument } from './decode.js';
@@ -59,13 +60,13 @@ function fail(file: string, message: string, cause?: unknown): never {
 
 /** Entries of a directory that are (or link to) regular files and do not start with `.`, by name bytes. */
 async function listFiles(dir: string): Promise<string[]> {
-  const names = readdirSync(dir).filter((n) => !n.startsWith('.'));
+  const names = (await readdir(dir)).filter((n) => !n.startsWith('.'));
   names.sort(compareUtf8);
   const out: string[] = [];
   for (const n of names) {
     let st: Stats | undefined;
     try {
-      st = statSync(path.join(dir, n));
+      st = await stat(path.join(dir, n));
     } catch {
       // A dangling link or an entry that went away: not a file to read.
     }
@@ -76,7 +77,7 @@ async function listFiles(dir: string): Promise<string[]> {
 
 /** Whether `dir` has real sub-directories `manifests` and `metadata` (symlinks do not count). */
 export async function isBundleDir(dir: string): Promise<boolean> {
-  const entries = readdirSync(dir, { withFileTypes: true });
+  const entries = await readdir(dir, { withFileTypes: true });
   const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
   return dirs.has('manifests') && dirs.has('metadata');
 }
@@ -133,7 +134,7 @@ async function readManifests(
 async function decodeFile(abs: string, file: string, warn: (m: string) => void): Promise<FirstDocument> {
   let text: string;
   try {
-    text = readFileSync(abs, 'utf8');
+    text = await readFile(abs, 'utf8');
   } catch (err) {
     return fail(file, `cannot read: ${errnoText(err)}`, err);
   }
@@ -172,9 +173,15 @@ async function readMetadata(dir: string, warn: (m: string) => void): Promise<Met
   let properties: RawProperty[] | undefined;
   for (const n of await listFiles(mdir)) {
     const file = `metadata/${n}`;
+    let text: string;
+    try {
+      text = await readFile(path.join(mdir, n), 'utf8');
+    } catch {
+      continue;
+    }
     let doc: FirstDocument;
     try {
-      doc = decodeFirstDocument(readFileSync(path.join(mdir, n), 'utf8'), {
+      doc = decodeFirstDocument(text, {
         onDuplicateKey: duplicateKeyWarning(file, warn),
       });
     } catch {

@@ -100,17 +100,33 @@ export async function main(): Promise<void> {
     process.stderr.write(`error: ${writeFailure(err) ?? `writing output: ${errnoText(err)}`}\n`);
     process.exit(1);
   });
-  // Stopped by a signal: remove the temporary trees this run made (an unpacked image, a staged
-  // output), then end as a process killed by that signal would (128 + its number).
+  // Stopped by a signal: the running command is aborted (it stops at its next check, terminates its
+  // worker threads and removes what it was writing), the temporary trees this run made (an unpacked
+  // image, a staged output) are removed, and the process ends as one killed by that signal would
+  // (128 + its number). A second signal, or a command still running STOP_GRACE_MS later, ends it at
+  // once.
+  const controller = new AbortController();
+  const stop = (status: number): never => {
+    removeOwnedNow();
+    process.exit(status);
+  };
   for (const [signal, status] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
     ['SIGHUP', 129],
   ] as const) {
-    process.once(signal, () => {
-      removeOwnedNow();
-      process.exit(status);
+    process.on(signal, () => {
+      if (controller.signal.aborted) stop(status);
+      controller.abort(new ExitCode(status));
+      setTimeout(() => stop(status), STOP_GRACE_MS).unref();
     });
   }
-  process.exitCode = await runCli(process.argv.slice(2), processIO());
+  const code = await runCli(process.argv.slice(2), processIO(controller.signal));
+  const reason: unknown = controller.signal.reason;
+  // Aborted, even if the command had finished its work: the exit status says it was stopped.
+  if (reason instanceof ExitCode) stop(reason.code);
+  process.exitCode = code;
 }
+
+/** How long a command stopped by a signal has to stop and clean up before the process ends anyway. */
+const STOP_GRACE_MS = 2000;

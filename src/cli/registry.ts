@@ -1,6 +1,6 @@
 import { escapeLine } from './escape.js';
 import type { Command } from 'commander';
-import type { ImageSource, PulledImage } from '../oci/image-source.js';
+import type { ImageSource, PulledImage, PullOptions } from '../oci/image-source.js';
 import { registryOptionsFromEnv } from '../oci/options.js';
 import type { CliIO } from './io.js';
 import { registryFlags } from './global-options.js';
@@ -37,12 +37,12 @@ export async function withImageSource<T>(
   };
   let client: (ImageSource & Closable) | undefined;
   const source: ImageSource = {
-    async pull(ref: string): Promise<PulledImage> {
+    async pull(ref: string, pullOptions?: PullOptions): Promise<PulledImage> {
       if (client === undefined) {
         const { createImageSource } = await import('../oci/registry-client.js');
         client ??= createImageSource(options);
       }
-      return client.pull(ref);
+      return client.pull(ref, pullOptions);
     },
   };
   try {

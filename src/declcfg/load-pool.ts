@@ -15,9 +15,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { DecodeOptions } from './decode.js';
-import { loadFile, type LoadResult } from './load-file.js';
+import { loadFile, type LoadOptions, type LoadResult } from './load-file.js';
 import type { WalkedFile } from './load-walk.js';
 import { claim, replyError, stopClaims, type ClaimReply, type ClaimWork } from '../util/claim.js';
+import { Checkpoint, throwIfAborted } from '../util/abort.js';
+
+/** The environment as the thread count reads it (OPM_THREADS). */
+export type Environment = Readonly<Record<string, string | undefined>>;
 
 /**
  * Catalogs with fewer bytes than this are loaded in the calling thread. A worker's start (about 50 ms
@@ -49,17 +53,18 @@ const MAX_THREADS = 64;
 
 /**
  * The number of threads to load a catalog of `catalogBytes` with: `requested` when given, else
- * OPM_THREADS when it is a positive integer, else the available parallelism (which honours CPU
+ * OPM_THREADS of `env` when it is a positive integer (the command line passes the process's
+ * environment; a library caller passes its own, or none), else the available parallelism (which honours CPU
  * affinity such as `taskset`), at most DEFAULT_MAX_THREADS (DEFAULT_MAX_THREADS_LARGE from
  * LARGE_CATALOG_BYTES on).
  */
 export function threadCount(
-  requested?: number,
-  env: NodeJS.ProcessEnv = process.env,
+  requested: number | undefined,
+  env: Environment | undefined,
   catalogBytes = 0,
 ): number {
   if (requested !== undefined && Number.isInteger(requested) && requested >= 1) return requested;
-  const fromEnv = env[THREADS_ENV]?.trim();
+  const fromEnv = env?.[THREADS_ENV]?.trim();
   // Clamped: a typo such as 1000 must not start a thousand heaps.
   if (fromEnv !== undefined && /^[1-9][0-9]{0,3}$/.test(fromEnv))
     return Math.min(Number(fromEnv), MAX_THREADS);
@@ -89,16 +94,22 @@ export function workerScript(name = 'load-worker.cjs'): string | null {
   return found;
 }
 
-/** Options a worker can receive: functions stay behind (they cannot cross threads). */
-function plainOptions(opts: DecodeOptions): DecodeOptions {
-  return Object.fromEntries(Object.entries(opts).filter(([, v]) => typeof v !== 'function')) as DecodeOptions;
+/**
+ * Options a worker can receive: functions stay behind (they cannot cross threads), and so do the
+ * signal (this thread watches it and terminates the workers) and the environment (read here).
+ */
+function plainOptions(opts: LoadOptions): DecodeOptions {
+  return Object.fromEntries(
+    Object.entries(opts).filter(([k, v]) => typeof v !== 'function' && k !== 'signal' && k !== 'env'),
+  ) as DecodeOptions;
 }
 
 /**
  * Run `run` over `files` on this thread and `threads - 1` workers of `script` (which serves claims
  * with the same function, util/claim.ts); results are in the order of `files`. Largest files are
  * claimed first, so the last file to finish is a short one. Rejects when `run` throws for a file,
- * here or in a worker: no thread then claims another file.
+ * here or in a worker: no thread then claims another file. When `signal` fires, the workers are
+ * terminated and the promise rejects with its reason once they are gone.
  */
 export async function mapFilesInWorkers<D, R extends object>(
   files: readonly WalkedFile[],
@@ -106,14 +117,23 @@ export async function mapFilesInWorkers<D, R extends object>(
   script: string,
   data: D,
   run: (f: WalkedFile, data: D) => Promise<R>,
+  signal?: AbortSignal,
 ): Promise<R[]> {
+  throwIfAborted(signal);
   const order = [...files].sort((a, b) => b.size - a.size);
   const indexOf = new Map(files.map((f, i) => [f, i]));
   const results = new Array<R | undefined>(files.length);
   const shared = new SharedArrayBuffer(4);
   const work: ClaimWork<WalkedFile, D> = { items: order, next: shared, data };
   const workers: Worker[] = [];
-  let failure: Error | undefined;
+  // An Error, or the reason of the signal (any value).
+  let failed = false;
+  let failure: unknown;
+  const fail = (err: unknown): void => {
+    if (failed) return;
+    failed = true;
+    failure = err;
+  };
   const put = (i: number, r: R): void => {
     const f = order[i];
     const at = f === undefined ? undefined : indexOf.get(f);
@@ -131,53 +151,57 @@ export async function mapFilesInWorkers<D, R extends object>(
       new Promise<void>((resolve) => {
         w.on('message', (reply: ClaimReply<R>) => {
           if (reply.ok) put(reply.index, reply.result);
-          else failure ??= replyError('a worker failed', reply);
+          else fail(replyError('a worker failed', reply));
         });
-        w.on('messageerror', (err) => {
-          failure ??= err;
-        });
-        w.on('error', (err) => {
-          failure ??= err;
-        });
+        w.on('messageerror', fail);
+        w.on('error', fail);
         w.on('exit', () => resolve());
       }),
     );
   }
+  const next = new Int32Array(shared);
+  const onAbort = (): void => {
+    stopClaims(next, order.length);
+    fail(signal?.reason);
+    for (const w of workers) void w.terminate();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const checkpoint = new Checkpoint(signal);
   try {
     // This thread takes its share too; a worker's results are received between two of its files.
-    const next = new Int32Array(shared);
-    for (
-      let i = claim(next, order.length);
-      i !== -1 && failure === undefined;
-      i = claim(next, order.length)
-    ) {
+    for (let i = claim(next, order.length); i !== -1 && !failed; i = claim(next, order.length)) {
       const f = order[i];
       if (f === undefined) continue;
       try {
+        await checkpoint.pass();
         put(i, await run(f, data));
       } catch (err) {
         // As in a worker (serveClaims): a failing file ends every thread's claims.
         stopClaims(next, order.length);
-        failure ??= err instanceof Error ? err : new Error(String(err));
+        fail(signal?.aborted === true ? signal.reason : err instanceof Error ? err : new Error(String(err)));
       }
     }
     // After a failure here the workers are stopped at once (below), not waited for.
-    if (failure === undefined) await Promise.all(finished);
+    if (!failed) await Promise.all(finished);
   } finally {
-    if (failure !== undefined) await Promise.all(workers.map((w) => w.terminate()));
+    signal?.removeEventListener('abort', onAbort);
+    if (failed) await Promise.all(workers.map((w) => w.terminate()));
   }
-  if (failure !== undefined) throw failure;
+  if (failed) throw failure;
   const missing = results.findIndex((r) => r === undefined);
   if (missing !== -1) throw new Error(`no result for ${files[missing]?.rel ?? missing}`);
   return results as R[];
 }
 
-/** Load `files` on this thread and `threads - 1` workers; results are in the order of `files`. */
+/**
+ * Load `files` on this thread and `threads - 1` workers; results are in the order of `files`. Stops
+ * when `opts.signal` fires (mapFilesInWorkers).
+ */
 export function loadFilesInWorkers(
   files: readonly WalkedFile[],
-  opts: DecodeOptions,
+  opts: LoadOptions,
   threads: number,
   script: string,
 ): Promise<LoadResult[]> {
-  return mapFilesInWorkers(files, threads, script, plainOptions(opts), (f) => loadFile(f, opts));
+  return mapFilesInWorkers(files, threads, script, plainOptions(opts), (f) => loadFile(f, opts), opts.signal);
 }

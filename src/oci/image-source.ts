@@ -15,9 +15,15 @@ export interface PulledImage {
   release(): Promise<void>;
 }
 
+/** Options of one pull. */
+export interface PullOptions {
+  /** Stops the pull: the promise rejects with the signal's reason, and nothing is left behind. */
+  signal?: AbortSignal;
+}
+
 export interface ImageSource {
   /** Pull and unpack; failures are OpmErrors saying `failed to pull image "<ref>": …`, as opm words them. */
-  pull(ref: string): Promise<PulledImage>;
+  pull(ref: string, options?: PullOptions): Promise<PulledImage>;
 }
 
 /** Options of the registry client, from the CLI's global flags and the environment. */
