@@ -5,6 +5,7 @@
  * and every worker they started has exited by then.
  */
 import { rmSync } from 'node:fs';
+import type * as WorkerThreads from 'node:worker_threads';
 import type { Worker as WorkerType } from 'node:worker_threads';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { renderOutput } from '../../src/action/render-output.js';
@@ -17,7 +18,7 @@ const workers = vi.hoisted(() => ({ started: [] as WorkerType[], exited: new Set
 
 // Every worker the code starts is recorded, and its exit.
 vi.mock('node:worker_threads', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:worker_threads')>();
+  const real = await importOriginal<typeof WorkerThreads>();
   class RecordedWorker extends real.Worker {
     constructor(...args: ConstructorParameters<typeof real.Worker>) {
       super(...args);

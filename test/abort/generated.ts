@@ -60,17 +60,19 @@ export function generateCatalog(packages: number, bundles: number): { root: stri
 /** A signal that counts how often the work looks at it, and fires at the `fireAt`-th look. */
 export interface CountingSignal {
   signal: AbortSignal;
-  reason: Error;
+  reason: unknown;
   /** Looks so far. */
   looks(): number;
   /** Looks when it fired (undefined: not fired). */
   firedAt(): number | undefined;
 }
 
-export function signalFiringAt(fireAt: number): CountingSignal {
+export function signalFiringAt(
+  fireAt: number,
+  reason: unknown = new Error('stopped by the test'),
+): CountingSignal {
   const controller = new AbortController();
   const signal = controller.signal;
-  const reason = new Error('stopped by the test');
   const realAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
   if (realAborted === undefined) throw new Error('AbortSignal.prototype.aborted is not a getter');
   let looks = 0;
