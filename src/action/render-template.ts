@@ -166,7 +166,10 @@ class ImageRenderer {
     }
     if (!(await isBundleDir(dir))) throw missing('is not a bundle directory (no manifests/ and metadata/)');
     const warn = this.opts.onWarning;
-    const parsed = await parseBundleDir(dir, warn === undefined ? {} : { onWarning: warn });
+    const parsed = await parseBundleDir(dir, {
+      ...(warn === undefined ? {} : { onWarning: warn }),
+      ...(this.opts.signal === undefined ? {} : { signal: this.opts.signal }),
+    });
     const bundle = toDeclcfgBundle(parsed, image, warn === undefined ? {} : { onWarning: warn });
     putInRenderOrder(bundle);
     return { bundle, csv: parsed.csv.object };

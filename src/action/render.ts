@@ -10,7 +10,7 @@ import path from 'node:path';
 import { OpmError, formatPosition, wrapError } from '../errors.js';
 import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource, PulledImage } from '../oci/image-source.js';
-import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION } from '../bundle/parse.js';
+import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION, type ParseOptions } from '../bundle/parse.js';
 import { packageVersionOf, toDeclcfgBundle } from '../bundle/convert.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
@@ -214,7 +214,7 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
 /** A bundle directory renders with `image` '' unless an image reference template is given. */
 async function renderBundleDir(dir: string, ref: string, ctx: Context): Promise<DeclarativeConfig> {
   const warn = ctx.warn;
-  const parsed = await parseBundleDir(dir, warn === undefined ? {} : { onWarning: warn });
+  const parsed = await parseBundleDir(dir, parseOptions(ctx));
   const template = ctx.template;
   const image =
     template === undefined
@@ -229,6 +229,14 @@ async function renderBundleDir(dir: string, ref: string, ctx: Context): Promise<
   const cfg = emptyConfig();
   cfg.bundles.push(toDeclcfgBundle(parsed, image, warn === undefined ? {} : { onWarning: warn }));
   return cfg;
+}
+
+/** How a bundle directory of a ref is read: warnings under the ref, stopped by the signal. */
+function parseOptions(ctx: Context): ParseOptions {
+  return {
+    ...(ctx.warn === undefined ? {} : { onWarning: ctx.warn }),
+    ...(ctx.opts.signal === undefined ? {} : { signal: ctx.opts.signal }),
+  };
 }
 
 function looksLikePath(ref: string): boolean {
@@ -277,7 +285,7 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
   if (labels[PACKAGE_ANNOTATION] !== undefined) {
     if (!refAllowed(ctx.allow, RefType.BundleImage)) throw new NotAllowedError('cannot render bundle image');
     const warn = ctx.warn;
-    const parsed = await parseBundleDir(img.root, warn === undefined ? {} : { onWarning: warn });
+    const parsed = await parseBundleDir(img.root, parseOptions(ctx));
     const cfg = emptyConfig();
     cfg.bundles.push(toDeclcfgBundle(parsed, ref, warn === undefined ? {} : { onWarning: warn }));
     return cfg;

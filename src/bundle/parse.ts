@@ -15,6 +15,7 @@ import { isRecord } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { errnoText } from '../go/errno.js';
 import { duplicateKeyMessage } from '../yaml/yaml11.js';
+import { throwIfAborted } from '../util/abort.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
 const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
@@ -52,6 +53,8 @@ export interface RegistryBundle {
 export interface ParseOptions {
   /** Problems opm tolerates silently (extra documents, objects without kind). */
   onWarning?: (message: string) => void;
+  /** Stops the reading: the promise rejects with the signal's reason (util/abort.ts). */
+  signal?: AbortSignal;
 }
 
 function fail(file: string, message: string, cause?: unknown): never {
@@ -84,8 +87,8 @@ export async function isBundleDir(dir: string): Promise<boolean> {
 
 export async function parseBundleDir(dir: string, opts: ParseOptions = {}): Promise<RegistryBundle> {
   const warn = opts.onWarning ?? (() => undefined);
-  const { objects, csv } = await readManifests(dir, warn);
-  const meta = await readMetadata(dir, warn);
+  const { objects, csv } = await readManifests(dir, warn, opts.signal);
+  const meta = await readMetadata(dir, warn, opts.signal);
   let name: string;
   try {
     name = csvName(csv.object);
@@ -98,13 +101,14 @@ export async function parseBundleDir(dir: string, opts: ParseOptions = {}): Prom
 async function readManifests(
   dir: string,
   warn: (m: string) => void,
+  signal: AbortSignal | undefined,
 ): Promise<{ objects: ManifestObject[]; csv: ManifestObject }> {
   const mdir = path.join(dir, 'manifests');
   const objects: ManifestObject[] = [];
   let csv: ManifestObject | undefined;
   for (const n of await listFiles(mdir)) {
     const file = `manifests/${n}`;
-    const doc = await decodeFile(path.join(mdir, n), file, warn);
+    const doc = await decodeFile(path.join(mdir, n), file, warn, signal);
     if (doc.blankFirstDocument === true) {
       warn(`${file}: its first YAML document is empty, so the file contributes nothing (as in opm)`);
     } else if (doc.moreDocuments) {
@@ -131,11 +135,17 @@ async function readManifests(
   return { objects, csv };
 }
 
-async function decodeFile(abs: string, file: string, warn: (m: string) => void): Promise<FirstDocument> {
+async function decodeFile(
+  abs: string,
+  file: string,
+  warn: (m: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<FirstDocument> {
   let text: string;
   try {
-    text = await readFile(abs, 'utf8');
+    text = await readFile(abs, { encoding: 'utf8', ...(signal === undefined ? {} : { signal }) });
   } catch (err) {
+    throwIfAborted(signal);
     return fail(file, `cannot read: ${errnoText(err)}`, err);
   }
   try {
@@ -166,7 +176,11 @@ interface MetadataFiles {
  * channels or default channel), the dependencies file (the first with entries) and the
  * properties file (the first with entries). Files that do not decode are not candidates.
  */
-async function readMetadata(dir: string, warn: (m: string) => void): Promise<MetadataFiles> {
+async function readMetadata(
+  dir: string,
+  warn: (m: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<MetadataFiles> {
   const mdir = path.join(dir, 'metadata');
   let annotations: Record<string, string> | undefined;
   let dependencies: RawProperty[] | undefined;
@@ -175,8 +189,12 @@ async function readMetadata(dir: string, warn: (m: string) => void): Promise<Met
     const file = `metadata/${n}`;
     let text: string;
     try {
-      text = await readFile(path.join(mdir, n), 'utf8');
+      text = await readFile(path.join(mdir, n), {
+        encoding: 'utf8',
+        ...(signal === undefined ? {} : { signal }),
+      });
     } catch {
+      throwIfAborted(signal);
       continue;
     }
     let doc: FirstDocument;

@@ -48,7 +48,8 @@ async function requireDir(dir: string): Promise<void> {
 /**
  * List the files of a catalog directory to load, in walk order (`.indexignore` honoured), with the
  * problems met on the way. Throws CatalogDirError when the root is missing or not a directory, and
- * the reason of `signal` when it fires.
+ * the reason of `signal` when it fires. The root is checked asynchronously; the walk itself is
+ * synchronous (walkCatalogDirSync says why).
  */
 export async function walkCatalog(dir: string, signal?: AbortSignal): Promise<WalkResult> {
   await requireDir(dir);

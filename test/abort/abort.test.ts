@@ -4,7 +4,7 @@
  * signal only a few more times after it fired, far fewer than the files left), and leave nothing
  * written. A signal that never fires changes nothing of the result.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { render } from '../../src/action/render.js';
@@ -71,6 +71,34 @@ describe('aborting a render', () => {
     expect(whole.value).toBe(plain);
     expect(whole.looks).toBeGreaterThanOrEqual(PACKAGES);
     await expectAbortedAt(Math.floor(whole.looks / 2), (signal) => renderOutput({ ...opts, signal }, 'yaml'));
+  });
+
+  it('stops reading a bundle directory mid-way', async () => {
+    const bundle = path.join(root, 'bundle');
+    mkdirSync(path.join(bundle, 'manifests'), { recursive: true });
+    mkdirSync(path.join(bundle, 'metadata'));
+    writeFileSync(
+      path.join(bundle, 'manifests', 'foo.csv.yaml'),
+      'apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: foo.v0.1.0\nspec:\n  version: 0.1.0\n',
+    );
+    for (let i = 0; i < 20; i++) {
+      writeFileSync(
+        path.join(bundle, 'manifests', `config-${i}.yaml`),
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config-${i}\n`,
+      );
+    }
+    writeFileSync(
+      path.join(bundle, 'metadata', 'annotations.yaml'),
+      'annotations:\n  operators.operatorframework.io.bundle.package.v1: foo\n  operators.operatorframework.io.bundle.channels.v1: stable\n',
+    );
+    try {
+      const whole = await looksOfWholeRun((signal) => render({ refs: [bundle], signal }));
+      expect(whole.value.bundles.map((b) => b.name)).toEqual(['foo.v0.1.0']);
+      expect(whole.looks).toBeGreaterThanOrEqual(20);
+      await expectAbortedAt(Math.floor(whole.looks / 2), (signal) => render({ refs: [bundle], signal }));
+    } finally {
+      rmSync(bundle, { recursive: true });
+    }
   });
 
   it('rejects with an AbortError when the signal has fired already', async () => {
