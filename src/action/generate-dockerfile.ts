@@ -32,7 +32,10 @@ export interface DockerfileOptions {
   skipValidate?: boolean;
   /** The environment OPM_THREADS is read from when validating; none by default. */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Stops the validation and the write: no Dockerfile is left, and the promise rejects with the signal's reason. */
+  /**
+   * Stops the validation and the write: no Dockerfile is left, and the promise rejects with the
+   * signal's reason.
+   */
   signal?: AbortSignal;
 }
 

@@ -50,7 +50,10 @@ export type { RenderFormat } from './render-encode-file.js';
 export const RENDER_IN_THREAD_BYTES = 32 * 1024 * 1024;
 
 export interface RenderOutputOptions extends RenderOptions {
-  /** Threads to render with (default: OPM_THREADS of `env`, else the available parallelism; see load-pool.ts). */
+  /**
+   * Threads to render with (default: OPM_THREADS of `env`, else the available parallelism; see
+   * load-pool.ts).
+   */
   threads?: number;
   /** Catalogs with fewer bytes of YAML are rendered in this thread (default RENDER_IN_THREAD_BYTES). */
   parallelMinBytes?: number;

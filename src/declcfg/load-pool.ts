@@ -54,9 +54,9 @@ const MAX_THREADS = 64;
 /**
  * The number of threads to load a catalog of `catalogBytes` with: `requested` when given, else
  * OPM_THREADS of `env` when it is a positive integer (the command line passes the process's
- * environment; a library caller passes its own, or none), else the available parallelism (which honours CPU
- * affinity such as `taskset`), at most DEFAULT_MAX_THREADS (DEFAULT_MAX_THREADS_LARGE from
- * LARGE_CATALOG_BYTES on).
+ * environment; a library caller passes its own, or none), else the available parallelism (which
+ * honours CPU affinity such as `taskset`), at most DEFAULT_MAX_THREADS (DEFAULT_MAX_THREADS_LARGE
+ * from LARGE_CATALOG_BYTES on).
  */
 export function threadCount(
   requested: number | undefined,
