@@ -2,7 +2,41 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Output is sorted as Go sorts strings, by UTF-8 bytes: JavaScript's default sort and `<` use
+// UTF-16 order, and localeCompare the locale's.
+const SORT_RULES = [
+  {
+    selector: 'CallExpression[callee.property.name=/^(sort|toSorted)$/][arguments.length=0]',
+    message: 'Pass a comparator: compareUtf8 (src/go/utf8.ts) for strings, as Go sorts them.',
+  },
+  {
+    selector: "CallExpression[callee.property.name='localeCompare']",
+    message: 'Use compareUtf8 (src/go/utf8.ts): Go compares strings by their bytes.',
+  },
+];
+
+// Only the command line (src/cli/) touches the process: its environment, working directory,
+// arguments, streams, exit code and signals. The core takes them as options (cwd, env, signal).
+// Facts about the runtime stay readable everywhere: the process id (names of owned temporary
+// files), arch, platform, versions and config, and getBuiltinModule (a built-in module loaded when
+// first needed).
+const PROCESS_MESSAGE =
+  'Only src/cli/ touches process: take cwd, env or signal as an option (docs/architecture.md).';
+const PROCESS_RULES = [
+  {
+    selector:
+      "MemberExpression[object.name='process']:not([property.name=/^(getBuiltinModule|pid|arch|platform|versions|config)$/])",
+    message: PROCESS_MESSAGE,
+  },
+  {
+    selector:
+      "Identifier[name='process']:not(MemberExpression > Identifier.object):not(MemberExpression > Identifier.property):not(Property > Identifier.key)",
+    message: PROCESS_MESSAGE,
+  },
+];
+
 const GRPC_ONLY_IN_SERVER = 'A gRPC library is imported only in src/server/ (docs/architecture.md).';
+const GRPC_PATTERNS = [{ group: ['@grpc/*', '@connectrpc/*'], message: GRPC_ONLY_IN_SERVER }];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/out/'] },
@@ -17,52 +51,57 @@ export default tseslint.config(
     },
   },
   {
-    // commander and chalk belong to the CLI layer only.
+    // commander and chalk belong to the CLI layer only, a gRPC library to the catalog server only.
     files: ['src/**/*.ts'],
-    ignores: ['src/cli/**', 'src/server/**'],
+    ignores: ['src/cli/**'],
     rules: {
+      // And process, whose module is the global under another name.
       'no-restricted-imports': [
         'error',
         {
-          paths: ['commander', 'chalk'],
-          patterns: [{ group: ['@grpc/*', '@connectrpc/*'], message: GRPC_ONLY_IN_SERVER }],
+          paths: [
+            'commander',
+            'chalk',
+            { name: 'process', message: PROCESS_MESSAGE },
+            { name: 'node:process', message: PROCESS_MESSAGE },
+          ],
+          patterns: GRPC_PATTERNS,
         },
       ],
     },
   },
   {
-    // The catalog server is no exception to the rule above: only the gRPC libraries are its own.
+    // The catalog server: the rule above without the gRPC libraries, which are its own.
     files: ['src/server/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: ['commander', 'chalk'] }] },
-  },
-  {
-    // A gRPC library belongs to the catalog server only; the CLI layer may not load one either.
-    files: ['src/cli/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@grpc/*', '@connectrpc/*'], message: GRPC_ONLY_IN_SERVER }] },
+        {
+          paths: [
+            'commander',
+            'chalk',
+            { name: 'process', message: PROCESS_MESSAGE },
+            { name: 'node:process', message: PROCESS_MESSAGE },
+          ],
+        },
       ],
     },
   },
   {
-    // Output is sorted as Go sorts strings, by UTF-8 bytes: JavaScript's default sort and `<` use
-    // UTF-16 order, and localeCompare the locale's.
+    // The command line may not load a gRPC library either: `opm serve` runs the server's.
+    files: ['src/cli/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: GRPC_PATTERNS }] },
+  },
+  {
     files: ['src/**/*.ts'],
     ignores: ['**/*.test.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: 'CallExpression[callee.property.name=/^(sort|toSorted)$/][arguments.length=0]',
-          message: 'Pass a comparator: compareUtf8 (src/go/utf8.ts) for strings, as Go sorts them.',
-        },
-        {
-          selector: "CallExpression[callee.property.name='localeCompare']",
-          message: 'Use compareUtf8 (src/go/utf8.ts): Go compares strings by their bytes.',
-        },
-      ],
-    },
+    rules: { 'no-restricted-syntax': ['error', ...SORT_RULES] },
+  },
+  {
+    // Worker entry points (*-worker.ts) included: what a worker needs comes in workerData.
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src/cli/**'],
+    rules: { 'no-restricted-syntax': ['error', ...SORT_RULES, ...PROCESS_RULES] },
   },
   {
     // The dependency checker's configuration is CommonJS, as dependency-cruiser loads it.

@@ -59,20 +59,29 @@ async function main(): Promise<number> {
       for (const file of listFiles(dir)) parseCatalogBytes(readFileSync(file));
       return 0;
     case 'load': {
-      // loadCatalogDir as validate calls it, on args[1] threads, workers from args[2] bytes on.
+      // loadCatalogDir as validate calls it, on args[1] threads, workers from args[2] bytes on;
+      // args[3] `signal`: with a signal that does not fire, as the command line loads.
       const r = await loadCatalogDir(dir, {
         elidePayloads: true,
         threads: Number(args[1] ?? 1),
         workerMinBytes: Number(args[2] ?? 0),
+        ...(args[3] === 'signal' ? { signal: new AbortController().signal } : {}),
       });
       return r.findings.some((f) => f.severity === 'error') ? 1 : 0;
     }
     case 'render': {
       // `render <dir> -o args[2]` to /dev/null on args[1] threads, workers whatever the size;
-      // args[3] `whole`: loaded whole and then written, not file by file.
+      // args[3] `whole`: loaded whole and then written, not file by file; args[4] `signal`: with a
+      // signal that does not fire, as the command line renders.
       const fd = openSync('/dev/null', 'w');
       const chunks = await renderOutput(
-        { refs: [dir], threads: Number(args[1]), parallelMinBytes: 0, byFile: args[3] !== 'whole' },
+        {
+          refs: [dir],
+          threads: Number(args[1]),
+          parallelMinBytes: 0,
+          byFile: args[3] !== 'whole',
+          ...(args[4] === 'signal' ? { signal: new AbortController().signal } : {}),
+        },
         args[2] === 'yaml' ? 'yaml' : 'json',
       );
       for (const c of chunks) writeSync(fd, typeof c === 'string' ? Buffer.from(c) : c);

@@ -34,7 +34,7 @@ export { catalogImages, type CatalogImage } from './curate/images.js';
 export { convertToModel, convertToModelOrThrow } from './model/convert.js';
 export { parseSemver, compareSemver, parseRange } from './model/semver.js';
 export { createImageSource } from './oci/registry-client.js';
-export type { ImageSource, PulledImage, RegistryOptions } from './oci/image-source.js';
+export type { ImageSource, PullOptions, PulledImage, RegistryOptions } from './oci/image-source.js';
 export { OpmError, UsageError, InternalError, type OpmErrorCode } from './errors.js';
 export { sortFindings, type Finding, type Severity } from './findings.js';
 export {

@@ -11,7 +11,14 @@ export interface CliResult {
 /** Run the CLI in-process, capturing stdout and stderr. */
 export async function runOpm(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; configRoot?: string } = {},
+  options: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    stdin?: string;
+    configRoot?: string;
+    /** Stands for the process's signals (main.ts aborts the running command with ExitCode). */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -29,6 +36,7 @@ export async function runOpm(
     cwd: options.cwd ?? process.cwd(),
     stderrIsTTY: false,
     ...(options.configRoot !== undefined ? { configRoot: options.configRoot } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
   };
   const code = await runCli(args, io);
   return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };

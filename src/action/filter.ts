@@ -2,8 +2,8 @@
  * `opm filter <ref>`: render a catalog (as `render` does) and keep only the selected packages,
  * channels and versions, as a catalog that still validates.
  */
-import path from 'node:path';
 import { readBoundedFile } from '../util/read-bounded.js';
+import { throwIfAborted } from '../util/abort.js';
 import { OpmError } from '../errors.js';
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import { errnoText } from '../go/errno.js';
@@ -17,7 +17,7 @@ import {
   type PackageSelection,
 } from '../curate/filter-config.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { render, type CatalogDirLoader } from './render.js';
+import { render, resolveIn, type CatalogDirLoader } from './render.js';
 
 export interface SelectionOptions {
   /** `--package` names: whole packages. */
@@ -30,7 +30,12 @@ export interface SelectionOptions {
 export interface CatalogSourceOptions {
   ref: string;
   imageSource?: ImageSource;
+  /** Directory relative paths are resolved against (RenderOptions.cwd). */
   cwd?: string;
+  /** The environment OPM_THREADS is read from; none by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Stops the work: nothing is written, and the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
   loadCatalogDir?: CatalogDirLoader;
   onWarning?: (message: string) => void;
 }
@@ -39,11 +44,12 @@ export type FilterOptions = SelectionOptions & CatalogSourceOptions;
 
 /** Read the selection of the flags and the `--config` file. Throws OpmError naming file and line. */
 export async function readSelection(
-  opts: SelectionOptions & { ref: string; cwd?: string },
+  opts: SelectionOptions & { ref: string; cwd?: string; signal?: AbortSignal },
 ): Promise<FilterSpec> {
   const lists: PackageSelection[][] = [packagesFromFlags(opts.packages ?? [])];
   if (opts.configFile !== undefined) {
-    const file = path.resolve(opts.cwd ?? process.cwd(), opts.configFile);
+    const file = resolveIn(opts.cwd, opts.configFile);
+    throwIfAborted(opts.signal);
     const text = await readBoundedFile(file).catch((err: unknown) => {
       throw new OpmError(`cannot read --config "${opts.configFile}": ${errnoText(err)}`);
     });
@@ -57,6 +63,8 @@ export function renderRef(opts: CatalogSourceOptions): Promise<DeclarativeConfig
   return render({
     refs: [opts.ref],
     ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+    ...(opts.env === undefined ? {} : { env: opts.env }),
+    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
     ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
     ...(opts.loadCatalogDir === undefined ? {} : { loadCatalogDir: opts.loadCatalogDir }),
     ...(opts.onWarning === undefined ? {} : { onWarning: opts.onWarning }),
@@ -76,9 +84,17 @@ export async function filter(opts: FilterOptions): Promise<FilterResult> {
 export async function filterToDir(
   opts: FilterOptions & { outputDir: string; format: 'json' | 'yaml' },
 ): Promise<FilterResult> {
-  const out = path.resolve(opts.cwd ?? process.cwd(), opts.outputDir);
+  const out = resolveIn(opts.cwd, opts.outputDir);
   const state = await checkOutputDir(out, opts.outputDir);
   const result = await filter(opts);
-  await writeCatalogDirStaged(result.config, out, opts.outputDir, state, opts.format, 'opm-filter');
+  await writeCatalogDirStaged(
+    result.config,
+    out,
+    opts.outputDir,
+    state,
+    opts.format,
+    'opm-filter',
+    opts.signal,
+  );
   return result;
 }

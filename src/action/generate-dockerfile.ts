@@ -6,6 +6,7 @@ import { errnoCode, errnoText } from '../go/errno.js';
 import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { validateCatalog } from './validate.js';
+import { throwIfAborted } from '../util/abort.js';
 
 export { DEFAULT_OPM_IMAGE } from './dockerfile-defaults.js';
 
@@ -29,6 +30,13 @@ export interface DockerfileOptions {
    * its build.
    */
   skipValidate?: boolean;
+  /** The environment OPM_THREADS is read from when validating; none by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Stops the validation and the write: no Dockerfile is left, and the promise rejects with the
+   * signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -210,13 +218,18 @@ export async function planDockerfile(opts: DockerfileOptions): Promise<Dockerfil
   if (baseImage === '') throw new OpmError('base image is unset');
   const base = path.basename(dir.replace(/(.)[\\/]+$/, '$1'));
   const text = dockerfileText(base, baseImage, builderImage, labels);
-  if (opts.skipValidate !== true) await requireValidCatalog(opts.fbcRootDir);
+  if (opts.skipValidate !== true) await requireValidCatalog(opts.fbcRootDir, opts);
+  throwIfAborted(opts.signal);
   return { file, text };
 }
 
 /** Refuse a catalog that does not validate, naming its first error and how many more there are. */
-async function requireValidCatalog(dir: string): Promise<void> {
-  const result = await validateCatalog(dir, { lint: false });
+async function requireValidCatalog(dir: string, opts: DockerfileOptions): Promise<void> {
+  const result = await validateCatalog(dir, {
+    lint: false,
+    ...(opts.env === undefined ? {} : { env: opts.env }),
+    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+  });
   const errors = result.findings.filter((f) => f.severity === 'error');
   const first = errors[0];
   if (first === undefined) return;
@@ -234,7 +247,7 @@ async function requireValidCatalog(dir: string): Promise<void> {
 /** Plan (checks and validation included) and write the Dockerfile: `opm generate dockerfile`. */
 export async function generateDockerfile(opts: DockerfileOptions): Promise<DockerfilePlan> {
   const plan = await planDockerfile(opts);
-  await writeDockerfile(plan);
+  await writeDockerfile(plan, opts.signal);
   return plan;
 }
 
@@ -243,7 +256,8 @@ export async function generateDockerfile(opts: DockerfileOptions): Promise<Docke
  * file appeared meanwhile. A full disk or an interruption leaves no Dockerfile at all (a partial one
  * would make every later run refuse with "file already exists").
  */
-export async function writeDockerfile(plan: DockerfilePlan): Promise<void> {
+export async function writeDockerfile(plan: DockerfilePlan, signal?: AbortSignal): Promise<void> {
+  throwIfAborted(signal);
   const dir = path.dirname(plan.file);
   const prefix = `.${path.basename(plan.file)}.tmp-`;
   await removeStale(dir, prefix);
@@ -251,9 +265,12 @@ export async function writeDockerfile(plan: DockerfilePlan): Promise<void> {
   try {
     await writeFile(temp, plan.text, {
       flag: fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY,
+      ...(signal === undefined ? {} : { signal }),
     });
+    throwIfAborted(signal);
     await link(temp, plan.file);
   } catch (err) {
+    if (signal?.aborted === true) throw signal.reason;
     if (errnoCode(err) === 'EEXIST') throw new OpmError(`path "${plan.file}": file already exists`);
     throw new OpmError(`write "${plan.file}": ${errnoText(err)}`, { cause: err });
   } finally {

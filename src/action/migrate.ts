@@ -2,10 +2,9 @@
  * `opm migrate <catalogRef> <outputDir>`: render a catalog image or FBC directory (with the
  * requested migrations) and write it as a catalog directory, one folder per package.
  */
-import path from 'node:path';
 import type { ImageSource } from '../oci/image-source.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { render, REF_CATALOGS, type CatalogDirLoader } from './render.js';
+import { render, resolveIn, REF_CATALOGS, type CatalogDirLoader } from './render.js';
 
 export interface MigrateOptions {
   ref: string;
@@ -14,7 +13,12 @@ export interface MigrateOptions {
   /** Last migration to run ('' = none). */
   migrateLevel?: string;
   imageSource?: ImageSource;
+  /** Directory relative paths are resolved against (RenderOptions.cwd). */
   cwd?: string;
+  /** The environment OPM_THREADS is read from; none by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Stops the migration: nothing is written, and the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
   loadCatalogDir?: CatalogDirLoader;
   onWarning?: (message: string) => void;
 }
@@ -24,13 +28,14 @@ export interface MigrateOptions {
  * staged (writeCatalogDirStaged), so a failure leaves no output.
  */
 export async function migrate(opts: MigrateOptions): Promise<void> {
-  const cwd = opts.cwd ?? process.cwd();
-  const out = path.resolve(cwd, opts.outputDir);
+  const out = resolveIn(opts.cwd, opts.outputDir);
   const existing = (await checkOutputDir(out, opts.outputDir)) === 'empty';
   const cfg = await render({
     refs: [opts.ref],
     allow: REF_CATALOGS,
-    cwd,
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+    ...(opts.env === undefined ? {} : { env: opts.env }),
+    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
     ...(opts.migrateLevel === undefined ? {} : { migrateLevel: opts.migrateLevel }),
     ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
     ...(opts.loadCatalogDir === undefined ? {} : { loadCatalogDir: opts.loadCatalogDir }),
@@ -43,5 +48,6 @@ export async function migrate(opts: MigrateOptions): Promise<void> {
     existing ? 'empty' : 'absent',
     opts.format,
     'opm-migrate',
+    opts.signal,
   );
 }

@@ -12,6 +12,7 @@ import { errnoText } from '../go/errno.js';
 import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import { writeCatalogDir } from '../declcfg/write-fs.js';
+import { throwIfAborted } from '../util/abort.js';
 
 /** Whether `dir` may be written: it must not exist, or be an empty directory. */
 export async function checkOutputDir(abs: string, shown: string): Promise<'absent' | 'empty'> {
@@ -25,6 +26,8 @@ export async function checkOutputDir(abs: string, shown: string): Promise<'absen
 /**
  * Write `cfg` into `outputDir` (`shown` as the user typed it), which checkOutputDir found `state`
  * before the catalog was made. `tmpName` names the staging folder (`opm-migrate`, `opm-filter`).
+ * When `signal` fires before the catalog is in place, nothing is left and the promise rejects with
+ * its reason.
  */
 export async function writeCatalogDirStaged(
   cfg: DeclarativeConfig,
@@ -33,7 +36,9 @@ export async function writeCatalogDirStaged(
   state: 'absent' | 'empty',
   format: 'json' | 'yaml',
   tmpName: string,
+  signal?: AbortSignal,
 ): Promise<void> {
+  throwIfAborted(signal);
   const existing = state === 'empty';
   const parent = existing ? out : path.dirname(out);
   const prefix = existing ? `.${tmpName}.tmp-` : `.${path.basename(out)}.tmp-`;
@@ -44,7 +49,11 @@ export async function writeCatalogDirStaged(
   const moved: string[] = [];
   try {
     const staged = path.join(tmp, 'catalog');
-    await writeCatalogDir(cfg, staged, format, { shownRoot: shown });
+    await writeCatalogDir(cfg, staged, format, {
+      shownRoot: shown,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    throwIfAborted(signal);
     if (existing) {
       // Only this run's staging folder may be there; anything else appeared meanwhile.
       const others = (await readdir(out)).filter((n) => n !== path.basename(tmp));
@@ -62,6 +71,7 @@ export async function writeCatalogDirStaged(
     }
   } catch (err) {
     for (const p of moved) await rm(p, { recursive: true, force: true });
+    if (signal?.aborted === true) throw signal.reason;
     throw err instanceof OpmError
       ? err
       : new OpmError(`write output dir "${shown}": ${errnoText(err)}`, { cause: err });

@@ -11,11 +11,11 @@
  * a package, is rendered the ordinary way (render.ts and the writers): loaded whole, then written.
  * That path reports it exactly as it always has, and the output never depends on the way taken.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { isBundleDir } from '../bundle/parse.js';
 import { jsonStart } from '../declcfg/parse.js';
-import { walkCatalogDir, type WalkedFile, type WalkResult } from '../declcfg/load-walk.js';
+import { walkCatalogDirSync, type WalkedFile, type WalkResult } from '../declcfg/load-walk.js';
 import { LARGE_FILE_BYTES } from '../declcfg/load-large.js';
 import { mapFilesInWorkers, threadCount } from '../declcfg/load-pool.js';
 import { DEFER_PAYLOADS_BYTES } from '../declcfg/payloads.js';
@@ -34,14 +34,15 @@ import {
   type RenderFormat,
 } from './render-encode-file.js';
 import { OpmError } from '../errors.js';
-import { imageRefTemplateOf, loadWarningText, render, type RenderOptions } from './render.js';
+import { imageRefTemplateOf, loadWarningText, render, resolveIn, type RenderOptions } from './render.js';
 import { sortFindings } from '../findings.js';
 import { canStartWorker, workerModule } from '../util/worker-pool.js';
+import { Checkpoint } from '../util/abort.js';
 
 export type { RenderFormat } from './render-encode-file.js';
 
 /** The rendering worker (render-worker.ts; bundled as dist/render-worker.cjs). */
-const RENDER_WORKER = workerModule(new URL('./render-worker.js', import.meta.url));
+export const RENDER_WORKER = workerModule(new URL('./render-worker.js', import.meta.url));
 
 /**
  * Catalogs with fewer bytes of YAML are rendered in the calling thread; JSON files do not count.
@@ -53,7 +54,10 @@ const RENDER_WORKER = workerModule(new URL('./render-worker.js', import.meta.url
 export const RENDER_IN_THREAD_BYTES = 32 * 1024 * 1024;
 
 export interface RenderOutputOptions extends RenderOptions {
-  /** Threads to render with (default: OPM_THREADS, else the available parallelism; see load-pool.ts). */
+  /**
+   * Threads to render with (default: OPM_THREADS of `env`, else the available parallelism; see
+   * load-pool.ts).
+   */
   threads?: number;
   /** Catalogs with fewer bytes of YAML are rendered in this thread (default RENDER_IN_THREAD_BYTES). */
   parallelMinBytes?: number;
@@ -113,13 +117,14 @@ async function byFileOrWalked(
   if (opts.byFile === false || opts.refs.length !== 1 || ref === undefined) return null;
   if (opts.allow !== undefined || opts.loadCatalogDir !== undefined) return null;
   if (migrationsUpTo(opts.migrateLevel ?? '').length > 0) return null;
-  const dir = path.resolve(opts.cwd ?? process.cwd(), ref);
+  const dir = resolveIn(opts.cwd, ref);
   try {
-    if (!statSync(dir).isDirectory() || (await isBundleDir(dir))) return null;
+    if (!(await stat(dir)).isDirectory() || (await isBundleDir(dir))) return null;
   } catch {
     return null; // an image reference, or a path render() will report on
   }
-  const result = await walkCatalogDir(dir);
+  const signal = opts.signal;
+  const result = walkCatalogDirSync(dir, signal);
   const declined = { walked: { dir, result } };
   if (result.problems.length > 0) return declined;
   let bytes = 0;
@@ -131,14 +136,17 @@ async function byFileOrWalked(
   if (bytes >= DEFER_PAYLOADS_BYTES) return declined;
   // A file with an error ends the work (encodeCatalogFile), as does a worker that cannot start or
   // dies (out of memory, a stale build): it costs the time it took, not the output, and the catalog
-  // is then rendered the ordinary way.
-  const threads = threadCount(opts.threads);
+  // is then rendered the ordinary way. An abort is not such a failure: it rejects with its reason.
+  const threads = threadCount(opts.threads, opts.env);
   const threaded = onThreads(opts, threads, result.files, bytes) && canStartWorker(RENDER_WORKER);
   const files = threaded
-    ? await mapFilesInWorkers(result.files, threads, RENDER_WORKER, format, encodeCatalogFile).catch(
-        () => null,
+    ? await mapFilesInWorkers(result.files, threads, RENDER_WORKER, format, encodeCatalogFile, signal).catch(
+        () => {
+          if (signal?.aborted === true) throw signal.reason;
+          return null;
+        },
       )
-    : await encodeInThisThread(result.files, format);
+    : await encodeInThisThread(result.files, format, signal);
   return files === null ? declined : { ...declined, done: { files } };
 }
 
@@ -166,11 +174,17 @@ function onThreads(
 async function encodeInThisThread(
   files: readonly WalkedFile[],
   format: RenderFormat,
+  signal: AbortSignal | undefined,
 ): Promise<EncodedFile[] | null> {
   const out: EncodedFile[] = [];
+  const checkpoint = new Checkpoint(signal);
   try {
-    for (const f of files) out.push(await encodeCatalogFile(f, format));
+    for (const f of files) {
+      await checkpoint.pass();
+      out.push(await encodeCatalogFile(f, format));
+    }
   } catch (err) {
+    if (signal?.aborted === true) throw signal.reason;
     if (err instanceof FileHasErrors || err instanceof OpmError) return null;
     throw err;
   }

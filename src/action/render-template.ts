@@ -13,6 +13,7 @@ import { emptyConfig, type Bundle, type DeclarativeConfig } from '../declcfg/typ
 import { decodeBlob } from '../declcfg/decode.js';
 import type { ImageSource } from '../oci/image-source.js';
 import { Limiter } from '../util/limit.js';
+import { throwIfAborted } from '../util/abort.js';
 import { isBundleDir, parseBundleDir } from '../bundle/parse.js';
 import { toDeclcfgBundle } from '../bundle/convert.js';
 import { bundleCsv, migrationsUpTo, runMigrations, type Migration } from './migrations.js';
@@ -53,6 +54,10 @@ export interface RenderTemplateOptions {
   semverCompat?: SemverCompat;
   /** Images rendered at once. */
   concurrency?: number;
+  /** The environment OPM_THREADS is read from; none by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Stops the rendering (pulls, bundle directories): the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
   onWarning?: (message: string) => void;
 }
 
@@ -89,6 +94,7 @@ class ImageRenderer {
     try {
       return await this.begin(u);
     } catch (e) {
+      throwIfAborted(this.opts.signal);
       throw this.locate(e, u);
     }
   }
@@ -116,6 +122,7 @@ class ImageRenderer {
   }
 
   private async renderImage(u: Use): Promise<RenderedBundle[]> {
+    throwIfAborted(this.opts.signal);
     const dirs = this.opts.bundleDirs;
     const dir = dirs?.dirs.get(u.image);
     let rendered: RenderedBundle[];
@@ -126,6 +133,8 @@ class ImageRenderer {
         refs: [u.image],
         allow: REF_BUNDLE_IMAGES,
         imageSource: this.opts.imageSource,
+        ...(this.opts.env === undefined ? {} : { env: this.opts.env }),
+        ...(this.opts.signal === undefined ? {} : { signal: this.opts.signal }),
         ...(this.opts.onWarning === undefined ? {} : { onWarning: this.opts.onWarning }),
       });
       rendered = cfg.bundles.map((bundle) => ({ bundle, csv: bundleCsv(bundle) }));
@@ -157,7 +166,10 @@ class ImageRenderer {
     }
     if (!(await isBundleDir(dir))) throw missing('is not a bundle directory (no manifests/ and metadata/)');
     const warn = this.opts.onWarning;
-    const parsed = await parseBundleDir(dir, warn === undefined ? {} : { onWarning: warn });
+    const parsed = await parseBundleDir(dir, {
+      ...(warn === undefined ? {} : { onWarning: warn }),
+      ...(this.opts.signal === undefined ? {} : { signal: this.opts.signal }),
+    });
     const bundle = toDeclcfgBundle(parsed, image, warn === undefined ? {} : { onWarning: warn });
     putInRenderOrder(bundle);
     return { bundle, csv: parsed.csv.object };
@@ -263,14 +275,17 @@ export async function renderTemplate(opts: RenderTemplateOptions): Promise<Rende
   const type = opts.type ?? detectTemplateType(readTemplateDocument(opts.text, opts.label));
   const renderer = new ImageRenderer(opts, migrations);
   try {
+    throwIfAborted(opts.signal);
     const config =
       type === 'basic'
         ? await renderBasic(opts, renderer)
         : type === 'semver'
           ? await renderSemver(opts, renderer)
           : await renderSubstitutes(opts, renderer);
+    throwIfAborted(opts.signal);
     return { type, config };
   } catch (e) {
+    throwIfAborted(opts.signal);
     if (e instanceof OpmError && !e.message.startsWith('auto-detecting')) {
       throw new OpmError(`rendering template: ${e.message}`, {
         code: e.code,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { OpmError, formatPosition, wrapError } from '../errors.js';
 import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource, PulledImage } from '../oci/image-source.js';
-import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION } from '../bundle/parse.js';
+import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION, type ParseOptions } from '../bundle/parse.js';
 import { packageVersionOf, toDeclcfgBundle } from '../bundle/convert.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
@@ -18,6 +18,7 @@ import { migrationsUpTo, runMigrations } from './migrations.js';
 import { loadCatalogDirOrThrow } from '../declcfg/load.js';
 import type { WalkResult } from '../declcfg/load-walk.js';
 import { putInRenderOrder } from './render-bundle-order.js';
+import { abortedOr, throwIfAborted } from '../util/abort.js';
 
 /** Kinds of input render accepts; masks combine them. */
 const RefType = {
@@ -61,8 +62,18 @@ export interface RenderOptions {
   imageSource?: ImageSource;
   /** Accepted kinds of input (default: all). */
   allow?: RefMask;
-  /** Directory relative paths are resolved against (default: the process's). */
+  /**
+   * Directory relative paths are resolved against. The command line passes its own; without it,
+   * they are resolved as `path.resolve` does (against the working directory of the process).
+   */
   cwd?: string;
+  /** The environment OPM_THREADS is read from (the command line passes the process's); none by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Stops the render (catalog loads, image pulls): the promise rejects with the signal's reason
+   * (util/abort.ts).
+   */
+  signal?: AbortSignal;
   /** FBC directory loader (default: the shared declcfg loader). */
   loadCatalogDir?: CatalogDirLoader;
   /** A walk of a local catalog directory already made (render-output.ts): it is not walked again. */
@@ -87,8 +98,18 @@ export function imageRefTemplateOf(opts: RenderOptions): ImageRefTemplate | unde
   return t === '' ? undefined : parseImageRefTemplate(t);
 }
 
-/** Render every ref and concatenate the results. Errors name the ref: `render reference "<ref>": …`. */
+/** `p` resolved against `cwd` when given, else as `path.resolve` does (RenderOptions.cwd). */
+export function resolveIn(cwd: string | undefined, p: string): string {
+  return cwd === undefined ? path.resolve(p) : path.resolve(cwd, p);
+}
+
+/**
+ * Render every ref and concatenate the results. Errors name the ref: `render reference "<ref>": …`;
+ * an abort rejects with the signal's reason as it is.
+ */
 export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
+  const signal = opts.signal;
+  throwIfAborted(signal);
   const migrations = migrationsUpTo(opts.migrateLevel ?? '');
   const template = imageRefTemplateOf(opts);
   const ctx: Context = { opts, template, allow: opts.allow ?? REF_ALL, migrating: migrations.length > 0 };
@@ -102,11 +123,14 @@ export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
         const refCtx: Context =
           warn === undefined ? ctx : { ...ctx, warn: (m) => warn(`${ref.replace(/\/+$/, '')}/${m}`) };
         try {
+          throwIfAborted(signal);
           const cfg = await renderReference(ref, refCtx);
+          throwIfAborted(signal);
           for (const b of cfg.bundles) putInRenderOrder(b);
           runMigrations(cfg, migrations);
           return cfg;
         } catch (err) {
+          if (signal?.aborted === true) throw signal.reason;
           throw wrapError(`render reference "${ref}"`, err);
         }
       }),
@@ -127,7 +151,7 @@ interface Context {
 }
 
 async function renderReference(ref: string, ctx: Context): Promise<DeclarativeConfig> {
-  const abs = path.resolve(ctx.opts.cwd ?? process.cwd(), ref);
+  const abs = resolveIn(ctx.opts.cwd, ref);
   let st: Stats;
   try {
     st = await stat(abs);
@@ -166,6 +190,8 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
     ((d: string) =>
       loadCatalogDirOrThrow(d, {
         ...(onLoadWarning === undefined ? {} : { onWarning: onLoadWarning }),
+        ...(ctx.opts.signal === undefined ? {} : { signal: ctx.opts.signal }),
+        ...(ctx.opts.env === undefined ? {} : { env: ctx.opts.env }),
         ...(defer === undefined ? {} : { deferPayloads: defer }),
         ...(ctx.opts.walked?.dir === d ? { walked: ctx.opts.walked.result } : {}),
       }));
@@ -188,7 +214,7 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
 /** A bundle directory renders with `image` '' unless an image reference template is given. */
 async function renderBundleDir(dir: string, ref: string, ctx: Context): Promise<DeclarativeConfig> {
   const warn = ctx.warn;
-  const parsed = await parseBundleDir(dir, warn === undefined ? {} : { onWarning: warn });
+  const parsed = await parseBundleDir(dir, parseOptions(ctx));
   const template = ctx.template;
   const image =
     template === undefined
@@ -203,6 +229,14 @@ async function renderBundleDir(dir: string, ref: string, ctx: Context): Promise<
   const cfg = emptyConfig();
   cfg.bundles.push(toDeclcfgBundle(parsed, image, warn === undefined ? {} : { onWarning: warn }));
   return cfg;
+}
+
+/** How a bundle directory of a ref is read: warnings under the ref, stopped by the signal. */
+function parseOptions(ctx: Context): ParseOptions {
+  return {
+    ...(ctx.warn === undefined ? {} : { onWarning: ctx.warn }),
+    ...(ctx.opts.signal === undefined ? {} : { signal: ctx.opts.signal }),
+  };
 }
 
 function looksLikePath(ref: string): boolean {
@@ -223,8 +257,12 @@ async function renderImage(ref: string, ctx: Context, statError: unknown): Promi
     );
   }
   // Sources name the image in their errors (`failed to pull image "<ref>": …`), as opm does.
-  const img = await source.pull(ref);
+  const signal = ctx.opts.signal;
+  const img = await source.pull(ref, { signal }).catch((err: unknown) => {
+    throw abortedOr(signal, err);
+  });
   try {
+    throwIfAborted(signal);
     return await renderPulledImage(ref, img, ctx);
   } finally {
     await img.release();
@@ -247,7 +285,7 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
   if (labels[PACKAGE_ANNOTATION] !== undefined) {
     if (!refAllowed(ctx.allow, RefType.BundleImage)) throw new NotAllowedError('cannot render bundle image');
     const warn = ctx.warn;
-    const parsed = await parseBundleDir(img.root, warn === undefined ? {} : { onWarning: warn });
+    const parsed = await parseBundleDir(img.root, parseOptions(ctx));
     const cfg = emptyConfig();
     cfg.bundles.push(toDeclcfgBundle(parsed, ref, warn === undefined ? {} : { onWarning: warn }));
     return cfg;

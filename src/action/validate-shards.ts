@@ -29,6 +29,7 @@ import { claim, type FailureReply } from '../util/claim.js';
 import { WorkerPool, workerModule, type PoolWorker, type WorkerModule } from '../util/worker-pool.js';
 import { lintFindings, providersOf, type Provider } from '../lint/index.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
+import { abortedOr, Checkpoint, throwIfAborted } from '../util/abort.js';
 
 /**
  * Catalogs with fewer bytes are validated in one thread. On 2 cores (`npm run bench`, and OPM_THREADS
@@ -97,10 +98,12 @@ export interface CheckedShard {
 
 /**
  * Claim groups until none is left, then check what was claimed as validate checks a whole catalog,
- * the dependency rules excepted.
+ * the dependency rules excepted. `signal` (this thread's share only: a worker is terminated instead)
+ * is checked between files.
  */
-export async function checkShard(work: ShardWork): Promise<CheckedShard> {
+export async function checkShard(work: ShardWork, signal?: AbortSignal): Promise<CheckedShard> {
   const next = new Int32Array(work.next);
+  const checkpoint = new Checkpoint(signal);
   const loaded: { first: number; configs: DeclarativeConfig[] }[] = [];
   const loadFindings: Finding[] = [];
   for (let i = claim(next, work.groups.length); i !== -1; i = claim(next, work.groups.length)) {
@@ -108,12 +111,14 @@ export async function checkShard(work: ShardWork): Promise<CheckedShard> {
     if (group === undefined) break;
     const configs: DeclarativeConfig[] = [];
     for (const f of group.files) {
+      await checkpoint.pass();
       const r = await loadFile(f, VALIDATE_LOAD_OPTIONS);
       configs.push(r.cfg);
       loadFindings.push(...r.findings);
     }
     loaded.push({ first: group.first, configs });
   }
+  throwIfAborted(signal);
   loaded.sort((a, b) => a.first - b.first);
   const configs = loaded.flatMap((l) => l.configs);
   const cfg = mergeConfigs(configs);
@@ -198,22 +203,28 @@ export function allProviders(results: readonly ShardResult[]): Provider[] {
  * Validate the catalog's `groups` on this thread and `threads - 1` workers of `m`.
  * The whole catalog's findings (in no particular order, severities not applied), or undefined when
  * the catalog must be validated in one piece (see the top of this file). Rejects when a worker
- * fails (a bug: catalog problems are findings, never thrown).
+ * fails (a bug: catalog problems are findings, never thrown), and with the reason of `signal` when
+ * it fires, once the workers are terminated.
  */
 export async function validateShards(
   groups: FileGroup[],
   threads: number,
   checks: CheckOptions,
+  signal?: AbortSignal,
   m: WorkerModule = VALIDATE_WORKER,
 ): Promise<{ loadFindings: Finding[]; findings: Finding[] } | undefined> {
+  throwIfAborted(signal);
   const work: ShardWork = { groups, next: new SharedArrayBuffer(4), checks };
   const count = Math.min(threads, groups.length) - 1;
   const pool = new WorkerPool(Math.max(1, count));
   const workers = Array.from({ length: Math.max(0, count) }, () => runWorker(pool, m, work));
   // Handled before this thread's share is awaited, so that a failing worker is never left unheard.
   for (const w of workers) w.checked.catch(() => undefined);
+  // A terminated worker fails what is waited for from it, which ends the work below.
+  const onAbort = (): void => void pool.terminate(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const mine = await checkShard(work);
+    const mine = await checkShard(work, signal);
     const results = [mine.result, ...(await Promise.all(workers.map((w) => w.checked)))];
     const merged = mergeShards(results);
     const providers = merged === undefined ? null : allProviders(results);
@@ -221,13 +232,16 @@ export async function validateShards(
     // This thread's dependency rules run while the workers run theirs.
     const own = providers === null ? [] : mine.dependencies(providers);
     const other = await theirs;
+    throwIfAborted(signal);
     if (merged === undefined) return undefined;
     merged.findings.push(...own, ...other.flat());
     return merged;
   } catch (err) {
-    // A bug: the workers still waiting for their second round would keep the process alive.
-    await pool.terminate(err);
-    throw err;
+    // A bug or an abort: the workers still waiting for their second round would keep the process alive.
+    await pool.terminate(abortedOr(signal, err));
+    throw abortedOr(signal, err);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 

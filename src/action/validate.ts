@@ -17,6 +17,7 @@ import { errnoText } from '../go/errno.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
 import { groupFiles, SHARD_MIN_BYTES, VALIDATE_WORKER, validateShards } from './validate-shards.js';
 import { canStartWorker } from '../util/worker-pool.js';
+import { throwIfAborted } from '../util/abort.js';
 
 /**
  * Loads a catalog directory, reporting file problems (syntax errors…) as findings, sorted, instead of
@@ -39,12 +40,19 @@ export interface ValidateOptions extends CheckOptions {
   with?: readonly string[];
   /** Where `with` image references are pulled from. */
   imageSource?: ImageSource;
-  /** Directory `with` paths are relative to (default: the process's). */
+  /** Directory `with` paths are relative to (RenderOptions.cwd). */
   cwd?: string;
+  /** The environment OPM_THREADS is read from (the command line passes the process's); none by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Stops the validation (between files, and between the steps of the checks); the promise rejects
+   * with the signal's reason and worker threads are terminated (util/abort.ts).
+   */
+  signal?: AbortSignal;
   /** Warnings fail the validation too. */
   strict?: boolean;
   /**
-   * Threads to validate with (1: this thread only); by default OPM_THREADS, else the available
+   * Threads to validate with (1: this thread only); by default OPM_THREADS of `env`, else the available
    * parallelism, at most four (load-pool.ts).
    */
   threads?: number;
@@ -79,6 +87,8 @@ async function loadOthers(opts: ValidateOptions): Promise<DeclarativeConfig[]> {
           refs: [ref],
           ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
           ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+          ...(opts.env === undefined ? {} : { env: opts.env }),
+          ...(opts.signal === undefined ? {} : { signal: opts.signal }),
         }),
       );
     }
@@ -96,19 +106,22 @@ type Prepared = { sharded: { loadFindings: Finding[]; findings: Finding[] } } | 
  * catalog's. The directory is walked once either way.
  */
 async function shardOrLoad(dir: string, opts: ValidateOptions): Promise<Prepared> {
+  const signal = opts.signal;
   if (opts.load !== undefined) return { loaded: await opts.load(dir) };
-  const walked = await walkCatalog(dir);
+  const walked = await walkCatalog(dir, signal);
   const inOnePiece = async (): Promise<Prepared> => ({
     loaded: await loadCatalogDir(dir, {
       ...VALIDATE_LOAD_OPTIONS,
       walked,
       ...(opts.threads === undefined ? {} : { threads: opts.threads }),
+      ...(opts.env === undefined ? {} : { env: opts.env }),
+      ...(signal === undefined ? {} : { signal }),
     }),
   });
   const withOthers = (opts.others?.length ?? 0) > 0 || (opts.with?.length ?? 0) > 0;
   let bytes = 0;
   for (const f of walked.files) bytes += f.size;
-  const threads = threadCount(opts.threads, process.env, bytes);
+  const threads = threadCount(opts.threads, opts.env, bytes);
   if (
     threads < 2 ||
     withOthers ||
@@ -118,7 +131,7 @@ async function shardOrLoad(dir: string, opts: ValidateOptions): Promise<Prepared
     return inOnePiece();
   const groups = groupFiles(walked.files);
   if (groups.length < 2 || !canStartWorker(VALIDATE_WORKER)) return inOnePiece();
-  const merged = await validateShards(groups, threads, checkOptions(opts));
+  const merged = await validateShards(groups, threads, checkOptions(opts), signal);
   return merged === undefined ? inOnePiece() : { sharded: merged };
 }
 
@@ -133,12 +146,14 @@ function checkOptions(opts: ValidateOptions): CheckOptions {
 }
 
 export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {
+  throwIfAborted(opts.signal);
   let prepared;
   try {
     prepared = await shardOrLoad(dir, opts);
   } catch (err) {
     throw err instanceof CatalogDirError ? directoryError(err, opts.displayDir ?? dir) : err;
   }
+  throwIfAborted(opts.signal);
   const levels = opts.severities ?? new Map<RuleId, RuleLevel>();
   if ('sharded' in prepared) {
     const { sharded } = prepared;
@@ -151,6 +166,7 @@ export async function validateCatalog(dir: string, opts: ValidateOptions = {}): 
   }
   const { cfg, findings: loadFindings } = prepared.loaded;
   const otherConfigs = opts.lint === false ? [] : await loadOthers(opts);
+  throwIfAborted(opts.signal);
   const loadFailed = loadFindings.some((f) => f.severity === 'error');
   const checks = checkCatalog(cfg, loadFailed, otherConfigs, opts);
   return result(

@@ -2,7 +2,8 @@
  * Reading a registry+v1 bundle directory (`manifests/` + `metadata/`), as opm does, with clearer
  * failures: every problem names the file at fault.
  */
-import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { decodeFirstDocument, DecodeError, type FirstDocument } from './decode.js';
@@ -14,6 +15,7 @@ import { isRecord } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { errnoText } from '../go/errno.js';
 import { duplicateKeyMessage } from '../yaml/yaml11.js';
+import { throwIfAborted } from '../util/abort.js';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
 const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
@@ -51,6 +53,8 @@ export interface RegistryBundle {
 export interface ParseOptions {
   /** Problems opm tolerates silently (extra documents, objects without kind). */
   onWarning?: (message: string) => void;
+  /** Stops the reading: the promise rejects with the signal's reason (util/abort.ts). */
+  signal?: AbortSignal;
 }
 
 function fail(file: string, message: string, cause?: unknown): never {
@@ -59,13 +63,13 @@ function fail(file: string, message: string, cause?: unknown): never {
 
 /** Entries of a directory that are (or link to) regular files and do not start with `.`, by name bytes. */
 async function listFiles(dir: string): Promise<string[]> {
-  const names = readdirSync(dir).filter((n) => !n.startsWith('.'));
+  const names = (await readdir(dir)).filter((n) => !n.startsWith('.'));
   names.sort(compareUtf8);
   const out: string[] = [];
   for (const n of names) {
     let st: Stats | undefined;
     try {
-      st = statSync(path.join(dir, n));
+      st = await stat(path.join(dir, n));
     } catch {
       // A dangling link or an entry that went away: not a file to read.
     }
@@ -76,15 +80,15 @@ async function listFiles(dir: string): Promise<string[]> {
 
 /** Whether `dir` has real sub-directories `manifests` and `metadata` (symlinks do not count). */
 export async function isBundleDir(dir: string): Promise<boolean> {
-  const entries = readdirSync(dir, { withFileTypes: true });
+  const entries = await readdir(dir, { withFileTypes: true });
   const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
   return dirs.has('manifests') && dirs.has('metadata');
 }
 
 export async function parseBundleDir(dir: string, opts: ParseOptions = {}): Promise<RegistryBundle> {
   const warn = opts.onWarning ?? (() => undefined);
-  const { objects, csv } = await readManifests(dir, warn);
-  const meta = await readMetadata(dir, warn);
+  const { objects, csv } = await readManifests(dir, warn, opts.signal);
+  const meta = await readMetadata(dir, warn, opts.signal);
   let name: string;
   try {
     name = csvName(csv.object);
@@ -97,13 +101,14 @@ export async function parseBundleDir(dir: string, opts: ParseOptions = {}): Prom
 async function readManifests(
   dir: string,
   warn: (m: string) => void,
+  signal: AbortSignal | undefined,
 ): Promise<{ objects: ManifestObject[]; csv: ManifestObject }> {
   const mdir = path.join(dir, 'manifests');
   const objects: ManifestObject[] = [];
   let csv: ManifestObject | undefined;
   for (const n of await listFiles(mdir)) {
     const file = `manifests/${n}`;
-    const doc = await decodeFile(path.join(mdir, n), file, warn);
+    const doc = await decodeFile(path.join(mdir, n), file, warn, signal);
     if (doc.blankFirstDocument === true) {
       warn(`${file}: its first YAML document is empty, so the file contributes nothing (as in opm)`);
     } else if (doc.moreDocuments) {
@@ -130,11 +135,17 @@ async function readManifests(
   return { objects, csv };
 }
 
-async function decodeFile(abs: string, file: string, warn: (m: string) => void): Promise<FirstDocument> {
+async function decodeFile(
+  abs: string,
+  file: string,
+  warn: (m: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<FirstDocument> {
   let text: string;
   try {
-    text = readFileSync(abs, 'utf8');
+    text = await readFile(abs, { encoding: 'utf8', ...(signal === undefined ? {} : { signal }) });
   } catch (err) {
+    throwIfAborted(signal);
     return fail(file, `cannot read: ${errnoText(err)}`, err);
   }
   try {
@@ -165,16 +176,30 @@ interface MetadataFiles {
  * channels or default channel), the dependencies file (the first with entries) and the
  * properties file (the first with entries). Files that do not decode are not candidates.
  */
-async function readMetadata(dir: string, warn: (m: string) => void): Promise<MetadataFiles> {
+async function readMetadata(
+  dir: string,
+  warn: (m: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<MetadataFiles> {
   const mdir = path.join(dir, 'metadata');
   let annotations: Record<string, string> | undefined;
   let dependencies: RawProperty[] | undefined;
   let properties: RawProperty[] | undefined;
   for (const n of await listFiles(mdir)) {
     const file = `metadata/${n}`;
+    let text: string;
+    try {
+      text = await readFile(path.join(mdir, n), {
+        encoding: 'utf8',
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch {
+      throwIfAborted(signal);
+      continue;
+    }
     let doc: FirstDocument;
     try {
-      doc = decodeFirstDocument(readFileSync(path.join(mdir, n), 'utf8'), {
+      doc = decodeFirstDocument(text, {
         onDuplicateKey: duplicateKeyWarning(file, warn),
       });
     } catch {

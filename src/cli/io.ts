@@ -15,10 +15,21 @@ export interface CliIO {
    * Tests point it at an empty folder so the machine's configuration stays out of them.
    */
   configRoot?: string;
+  /** Fires when the run is to stop (SIGINT, SIGTERM, SIGHUP): the running use case is aborted. */
+  signal?: AbortSignal;
 }
 
-export function processIO(): CliIO {
+/**
+ * What every use case takes from the process besides its inputs: the environment (OPM_THREADS) and
+ * the signal that stops it. Below cli/ nothing reads `process`.
+ */
+export function runOptions(io: CliIO): { env: NodeJS.ProcessEnv; signal?: AbortSignal } {
+  return io.signal === undefined ? { env: io.env } : { env: io.env, signal: io.signal };
+}
+
+export function processIO(signal?: AbortSignal): CliIO {
   return {
+    ...(signal === undefined ? {} : { signal }),
     // Written whole even on a file filling up (see standardOutput).
     stdout: standardOutput(),
     stderr: process.stderr,

@@ -104,7 +104,13 @@ function reportStdoutFailure(err: unknown): number {
 
 /** The process entry (bin/opm.js). Sets the exit code and lets pending output drain. */
 export async function main(): Promise<void> {
-  const io = processIO();
+  // Stopped by a signal: the running command is aborted (it stops at its next check, terminates its
+  // worker threads and removes what it was writing), the temporary trees this run made (an unpacked
+  // image, a staged output) are removed, and the process ends as one killed by that signal would
+  // (128 + its number). A second signal, or a command still running STOP_GRACE_MS later, ends it at
+  // once.
+  const controller = new AbortController();
+  const io = processIO(controller.signal);
   // A failed write to stdout is also an 'error' of the stream, which must be listened to. A write
   // the command waits for fails the command, which reports it with the command's exit code (diff's
   // is 2); a write nobody waits for (help text) is reported here once the command has returned, or
@@ -118,19 +124,28 @@ export async function main(): Promise<void> {
   };
   if (io.stdout !== process.stdout) io.stdout.on('error', onStdoutError);
   else process.stdout.on('error', onStdoutError);
-  // Stopped by a signal: remove the temporary trees this run made (an unpacked image, a staged
-  // output), then end as a process killed by that signal would (128 + its number).
+  const stop = (status: number): never => {
+    removeOwnedNow();
+    process.exit(status);
+  };
   for (const [signal, status] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
     ['SIGHUP', 129],
   ] as const) {
-    process.once(signal, () => {
-      removeOwnedNow();
-      process.exit(status);
+    process.on(signal, () => {
+      if (controller.signal.aborted) stop(status);
+      controller.abort(new ExitCode(status));
+      setTimeout(() => stop(status), STOP_GRACE_MS).unref();
     });
   }
   const code = await runCli(process.argv.slice(2), io);
   running = false;
+  const reason: unknown = controller.signal.reason;
+  // Aborted, even if the command had finished its work: the exit status says it was stopped.
+  if (reason instanceof ExitCode) stop(reason.code);
   process.exitCode = code === 0 && unreported !== undefined ? reportStdoutFailure(unreported) : code;
 }
+
+/** How long a command stopped by a signal has to stop and clean up before the process ends anyway. */
+const STOP_GRACE_MS = 2000;

@@ -10,7 +10,7 @@ import { corpusPath, haveCorpus, projectRoot } from '../../test/corpus.js';
 import type { Finding } from '../findings.js';
 import { decodeBlob } from './decode.js';
 import { loadFile, loadFileBlobs } from './load-file.js';
-import { walkCatalogDir, type WalkedFile } from './load-walk.js';
+import { walkCatalogDirSync, type WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type RawBlob } from './parse.js';
 import { markNativeJson, nativeJsonValues } from './native-json.js';
 import { blobsOf } from './write.js';
@@ -23,7 +23,7 @@ async function fixtureFiles(): Promise<WalkedFile[]> {
   for (const group of ['testdata/load', 'testdata/validate', 'testdata/render']) {
     for (const name of readdirSync(path.join(root, group)).sort()) {
       const dir = path.join(root, group, name, 'catalog');
-      if (existsSync(dir)) files.push(...(await walkCatalogDir(dir)).files);
+      if (existsSync(dir)) files.push(...walkCatalogDirSync(dir).files);
     }
   }
   return files;
@@ -94,7 +94,7 @@ describe('reading a catalog file blob by blob', () => {
   });
 
   it.runIf(haveCorpus())('gives what a whole-file load gives, for the corpus catalog', async () => {
-    const { files } = await walkCatalogDir(corpusPath('community-catalog-v4.21'));
+    const { files } = walkCatalogDirSync(corpusPath('community-catalog-v4.21'));
     for (const f of files) await compareFile(f);
   });
 

@@ -13,15 +13,25 @@ import { emptyConfig, type Blob, type DeclarativeConfig, type Location } from '.
 import { markNativeJson } from './native-json.js';
 import { type JsonObject } from '../go/json-value.js';
 import { errnoCode, errnoText } from '../go/errno.js';
+import { throwIfAborted } from '../util/abort.js';
 
 export interface LoadOptions extends DecodeOptions {
   /**
-   * Threads that read and parse files: 1 loads in this thread; the default is OPM_THREADS from the
-   * environment, else the available parallelism (see load-pool.ts).
+   * Threads that read and parse files: 1 loads in this thread; the default is OPM_THREADS of `env`,
+   * else the available parallelism (see load-pool.ts).
    */
   threads?: number;
+  /** The environment OPM_THREADS is read from (the command line passes the process's); none by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Stops the load: checked between files (and between the parts of a large file); the promise then
+   * rejects with the signal's reason, and worker threads are terminated (util/abort.ts).
+   */
+  signal?: AbortSignal;
   /** Catalogs with fewer bytes are loaded in this thread (default IN_THREAD_BYTES of load-pool.ts). */
   workerMinBytes?: number;
+  /** The largest blob read (default: OPM_MAX_BLOB_BYTES of `env`, else MAX_BLOB_BYTES of load-large.ts). */
+  maxBlobBytes?: number;
   /**
    * Leave the olm.bundle.object payloads on disk when the catalog holds at least `minBytes` (true:
    * DEFER_PAYLOADS_BYTES of payloads.ts) and no file is read in parts: the bundles are loaded with
@@ -91,7 +101,11 @@ function addParseIssues(parsed: ParsedText, file: string, findings: Finding[]): 
   }
 }
 
-/** Load one file; its findings are in file order, not sorted. Never throws for bad content. */
+/**
+ * Load one file; its findings are in file order, not sorted. Never throws for bad content. A file of
+ * up to LARGE_FILE_BYTES is read synchronously in one call (readWhole), larger ones in parts
+ * asynchronously: the loops over files let the event loop run between files (util/abort.ts).
+ */
 export async function loadFile(f: WalkedFile, opts: LoadOptions): Promise<LoadResult> {
   const cfg = emptyConfig();
   const findings: Finding[] = [];
@@ -135,15 +149,20 @@ export async function loadFileBlobs(
     addParseIssues(parsed, f.rel, findings);
     for (const x of decodeFindings) findings.push(x);
   };
-  const maxBlob = maxBlobBytes();
+  const maxBlob = opts.maxBlobBytes ?? maxBlobBytes(opts.env);
   try {
     // A file read whole is no larger than the blob limit.
     if (!readsInParts(f.size, maxBlob)) parse(readWhole(f.abs, f.size));
     // Part by part, so only one part's text is alive at a time, and a blob over the limit is
     // refused before it is read whole.
-    else for await (const part of readFileParts(f.abs, maxBlob)) parse(part.bytes, part.firstLine);
+    else
+      for await (const part of readFileParts(f.abs, maxBlob)) {
+        throwIfAborted(opts.signal);
+        parse(part.bytes, part.firstLine);
+      }
   } catch (err) {
     if (err instanceof ReceiverError) throw err.cause;
+    if (opts.signal?.aborted === true) throw opts.signal.reason;
     const at = err instanceof BlobTooLargeError ? { line: err.line } : {};
     findings.push({
       rule: 'load.unreadable',

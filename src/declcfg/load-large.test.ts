@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadFile } from './load-file.js';
 import {
   BlobTooLargeError,
@@ -19,7 +19,6 @@ import {
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'opm-blob-limit-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-afterEach(() => vi.unstubAllEnvs());
 
 const LIMIT = 64 * 1024;
 
@@ -81,9 +80,8 @@ describe('a blob over the limit', () => {
     ['at the end', `${small}\n${big}\n`],
     ['after blank lines', `\n\n  \n${big}\n`],
   ])('JSON, %s: refused with the line it starts on', async (where, text) => {
-    vi.stubEnv('OPM_MAX_BLOB_BYTES', String(LIMIT));
     const f = write(`json-${where.replace(/ /g, '-')}.json`, text);
-    const r = await loadFile(f, {});
+    const r = await loadFile(f, { env: { OPM_MAX_BLOB_BYTES: String(LIMIT) } });
     expect(r.findings).toEqual([
       {
         rule: 'load.unreadable',
@@ -96,12 +94,11 @@ describe('a blob over the limit', () => {
   });
 
   it('YAML: refused with the line of its separator', async () => {
-    vi.stubEnv('OPM_MAX_BLOB_BYTES', String(LIMIT));
     const doc = (name: string, description: string): string =>
       `---\nschema: olm.bundle\nname: ${name}\npackage: p\nimage: example.com/p:${name}\nproperties:\n- type: olm.csv.metadata\n  value:\n    description: ${description}\n`;
     const text = ['a', 'b', 'c'].map((n) => doc(n, 'short')).join('') + doc('huge', 'y'.repeat(LIMIT));
     const f = write('catalog.yaml', text);
-    const r = await loadFile(f, {});
+    const r = await loadFile(f, { maxBlobBytes: LIMIT });
     expect(r.findings.map((x) => [x.message, x.line])).toEqual([
       ['a single blob is too large to parse (over 65536 bytes)', lineOf(text, 'name: huge') - 2],
     ]);
@@ -133,8 +130,7 @@ describe('blobs under the limit', () => {
     const f = write(`many.${kind}`, text);
     expect(f.size).toBeGreaterThan(4 * LIMIT);
     const whole = await loadFile(f, {});
-    vi.stubEnv('OPM_MAX_BLOB_BYTES', String(LIMIT));
-    const parts = await loadFile(f, {});
+    const parts = await loadFile(f, { env: { OPM_MAX_BLOB_BYTES: String(LIMIT) } });
     expect(parts.findings).toEqual([]);
     expect(parts).toEqual(whole);
     expect(parts.cfg.bundles).toHaveLength(200);

@@ -21,7 +21,7 @@ export const MAX_BLOB_BYTES = 512 * 1024 * 1024;
 const MAX_BLOB_ENV = 'OPM_MAX_BLOB_BYTES';
 
 /** The blob limit: OPM_MAX_BLOB_BYTES when it is a positive integer below MAX_BLOB_BYTES, else that. */
-export function maxBlobBytes(env: NodeJS.ProcessEnv = process.env): number {
+export function maxBlobBytes(env: Readonly<Record<string, string | undefined>> = {}): number {
   const v = env[MAX_BLOB_ENV]?.trim();
   if (v === undefined || !/^[1-9][0-9]{0,15}$/.test(v)) return MAX_BLOB_BYTES;
   return Math.min(Number(v), MAX_BLOB_BYTES);

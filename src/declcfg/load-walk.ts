@@ -5,9 +5,10 @@
  * followed; symlinks to directories are not walked (opm fails reading them), so the walk cannot
  * loop. Entries that cannot be read become problems, never exceptions.
  *
- * The file system is asked synchronously: each call of the promise API is a trip through the thread
- * pool, and a walk is many small calls with nothing to do in between (about 25 ms of waiting on a
- * catalog of 30 packages).
+ * The file system is asked synchronously, and the walk says so in its name: each call of the promise
+ * API is a trip through the thread pool, and a walk is many small calls with nothing to do in between
+ * (about 25 ms of waiting on a catalog of 30 packages). With a signal, it is checked at every
+ * directory.
  */
 import { errnoCode, errnoText } from '../go/errno.js';
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -15,6 +16,7 @@ import path from 'node:path';
 import { IndexIgnore } from './indexignore.js';
 import { compareUtf8 } from '../go/utf8.js';
 import type { RuleId } from '../rules.js';
+import { throwIfAborted } from '../util/abort.js';
 
 export interface WalkProblem {
   rule: RuleId;
@@ -40,9 +42,10 @@ interface Entry {
   kind: 'file' | 'symlink' | 'other';
 }
 
-function listEntries(root: string, problems: WalkProblem[]): Entry[] {
+function listEntries(root: string, problems: WalkProblem[], signal: AbortSignal | undefined): Entry[] {
   const out: Entry[] = [];
   const visit = (dirRel: string): void => {
+    throwIfAborted(signal);
     const dirAbs = dirRel === '' ? root : path.join(root, dirRel);
     let names;
     try {
@@ -100,10 +103,13 @@ function resolveFile(e: Entry): WalkedFile | WalkProblem {
   }
 }
 
-/** Walk a catalog directory (which must exist) and list the files to load, in walk order. */
-export async function walkCatalogDir(root: string): Promise<WalkResult> {
+/**
+ * Walk a catalog directory (which must exist) and list the files to load, in walk order. Throws the
+ * reason of `signal` when it has fired.
+ */
+export function walkCatalogDirSync(root: string, signal?: AbortSignal): WalkResult {
   const problems: WalkProblem[] = [];
-  const entries = listEntries(root, problems);
+  const entries = listEntries(root, problems, signal);
   const ignore = new IndexIgnore();
   for (const e of entries) {
     if (path.posix.basename(e.rel) !== '.indexignore') continue;

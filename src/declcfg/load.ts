@@ -10,9 +10,11 @@ import { sortFindings, type Finding } from '../findings.js';
 import { loadFile, type LoadOptions, type LoadResult } from './load-file.js';
 import { IN_THREAD_BYTES, LOAD_WORKER, loadFilesInWorkers, threadCount } from './load-pool.js';
 import { canStartWorker } from '../util/worker-pool.js';
-import { walkCatalogDir, type WalkedFile, type WalkResult } from './load-walk.js';
+import { walkCatalogDirSync, type WalkedFile, type WalkResult } from './load-walk.js';
 import { defersPayloads, FilePayloads } from './payloads.js';
+import { maxBlobBytes } from './load-large.js';
 import { mergeConfigs, type DeclarativeConfig } from './types.js';
+import { Checkpoint, throwIfAborted } from '../util/abort.js';
 
 export type { LoadOptions, LoadResult, LocatedObject } from './load-file.js';
 
@@ -47,11 +49,13 @@ async function requireDir(dir: string): Promise<void> {
 
 /**
  * List the files of a catalog directory to load, in walk order (`.indexignore` honoured), with the
- * problems met on the way. Throws CatalogDirError when the root is missing or not a directory.
+ * problems met on the way. Throws CatalogDirError when the root is missing or not a directory, and
+ * the reason of `signal` when it fires. The root is checked asynchronously; the walk itself is
+ * synchronous (walkCatalogDirSync says why).
  */
-export async function walkCatalog(dir: string): Promise<WalkResult> {
+export async function walkCatalog(dir: string, signal?: AbortSignal): Promise<WalkResult> {
   await requireDir(dir);
-  return walkCatalogDir(dir);
+  return walkCatalogDirSync(dir, signal);
 }
 
 /**
@@ -61,7 +65,7 @@ export async function walkCatalog(dir: string): Promise<WalkResult> {
 async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promise<LoadResult[]> {
   let bytes = 0;
   for (const f of files) bytes += f.size;
-  const threads = threadCount(opts.threads, process.env, bytes);
+  const threads = threadCount(opts.threads, opts.env, bytes);
   if (
     threads > 1 &&
     files.length > 1 &&
@@ -70,7 +74,11 @@ async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promi
   )
     return loadFilesInWorkers(files, opts, threads);
   const out: LoadResult[] = [];
-  for (const f of files) out.push(await loadFile(f, opts));
+  const checkpoint = new Checkpoint(opts.signal);
+  for (const f of files) {
+    await checkpoint.pass();
+    out.push(await loadFile(f, opts));
+  }
   return out;
 }
 
@@ -78,16 +86,22 @@ async function loadFiles(files: readonly WalkedFile[], opts: LoadOptions): Promi
  * Load a catalog directory. Never throws for bad content: parse, decode and file problems are
  * findings (sorted); only a missing root or a root that is not a directory throws (CatalogDirError).
  * The directory is walked once (`walked`, when given, is that walk already made); with
- * `deferPayloads` the walk's sizes decide whether payloads stay on disk (payloads.ts).
+ * `deferPayloads` the walk's sizes decide whether payloads stay on disk (payloads.ts). When
+ * `signal` fires, the load stops between two files and rejects with the signal's reason.
  */
 export async function loadCatalogDir(
   dir: string,
   opts: LoadOptions & { walked?: WalkResult } = {},
 ): Promise<LoadResult> {
   const { walked: given, ...loadOpts } = opts;
-  const walked = given ?? (await walkCatalog(dir));
+  throwIfAborted(loadOpts.signal);
+  const walked = given ?? (await walkCatalog(dir, loadOpts.signal));
   const findings: Finding[] = walked.problems.map((p) => ({ ...p, severity: 'error' }));
-  const defer = defersPayloads(walked.files, loadOpts.deferPayloads);
+  const defer = defersPayloads(
+    walked.files,
+    loadOpts.deferPayloads,
+    loadOpts.maxBlobBytes ?? maxBlobBytes(loadOpts.env),
+  );
   const perFile = await loadFiles(walked.files, defer ? { ...loadOpts, elidePayloads: true } : loadOpts);
   const cfg = mergeConfigs(perFile.map((r) => r.cfg));
   for (const r of perFile) findings.push(...r.findings);

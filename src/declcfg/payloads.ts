@@ -12,7 +12,7 @@ import { InternalError, OpmError, wrapError } from '../errors.js';
 import { TYPE_BUNDLE_OBJECT } from '../property/property.js';
 import type { Property } from '../property/types.js';
 import { decodeBlob } from './decode.js';
-import { maxBlobBytes, readsInParts } from './load-large.js';
+import { readsInParts } from './load-large.js';
 import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, parseCatalogText } from './parse.js';
 import { readWhole } from './read-whole.js';
@@ -25,11 +25,11 @@ export const DEFER_PAYLOADS_BYTES = 128 * 1024 * 1024;
 export function defersPayloads(
   files: readonly WalkedFile[],
   defer: boolean | { minBytes: number } | undefined,
+  maxBlob: number,
 ): boolean {
   if (defer === undefined || defer === false) return false;
   const minBytes = defer === true ? DEFER_PAYLOADS_BYTES : defer.minBytes;
   let total = 0;
-  const maxBlob = maxBlobBytes();
   for (const f of files) {
     // The loader reads larger files in parts; reading them back whole is not worth the risk.
     if (readsInParts(f.size, maxBlob)) return false;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { errnoText } from '../go/errno.js';
 import { randomHex } from '../util/random-hex.js';
+import { throwIfAborted } from '../util/abort.js';
 import type { DeclarativeConfig } from './types.js';
 import { blobJson, blobYaml, groupBlobs, restoredBlobs } from './write.js';
 import type { WriteOptions } from './write.js';
@@ -87,12 +88,15 @@ export interface CatalogDirOptions extends WriteOptions {
    * folder when `root` is where it is staged.
    */
   shownRoot?: string;
+  /** Stops the writing: what was written is removed and the promise rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 /**
  * Write `cfg` as a catalog directory under `root`, as `opm migrate` does. Throws OpmError for a
  * package name that is not a local path (`invalid package name "<p>": must be a single local
- * path element`) and for write failures.
+ * path element`) and for write failures. `signal` is checked before each package's file; when it
+ * fires, what was written is removed and the promise rejects with its reason.
  */
 export async function writeCatalogDir(
   cfg: DeclarativeConfig,
@@ -100,7 +104,8 @@ export async function writeCatalogDir(
   format: CatalogFormat,
   options: CatalogDirOptions = {},
 ): Promise<void> {
-  const groups = groupBlobs(cfg, options);
+  const { signal, ...writeOptions } = options;
+  const groups = groupBlobs(cfg, writeOptions);
   for (const g of groups) {
     if (g.package !== '' && !isLocalPath(g.package)) {
       throw new OpmError(`invalid package name "${g.package}": must be a single local path element`);
@@ -112,6 +117,7 @@ export async function writeCatalogDir(
   const temps: Array<{ temp: string; file: string; shown: string }> = [];
   try {
     for (const g of groups) {
+      throwIfAborted(signal);
       const dir = g.package === '' ? root : path.join(root, g.package);
       const made = await mkdir(dir, { recursive: true, mode: 0o777 });
       if (made !== undefined) created.push(made);
@@ -122,6 +128,7 @@ export async function writeCatalogDir(
       temps.push({ temp, file, shown });
       await writeBlobs(temp, shown, restoredBlobs(cfg, g.blobs), format);
     }
+    throwIfAborted(signal);
     for (const t of temps) {
       await rename(t.temp, t.file).catch((err: unknown) => {
         throw fileError(t.shown, err);

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
-import { walkCatalogDir } from '../declcfg/load-walk.js';
+import { walkCatalogDirSync } from '../declcfg/load-walk.js';
 import { parseCatalogBytes } from '../declcfg/parse.js';
 import type { JsonObject } from '../go/json-value.js';
 import { schemasDir } from './schema.js';
@@ -67,8 +67,8 @@ async function samples(): Promise<JsonObject[]> {
   for (const group of ['validate', 'load']) {
     for (const name of readdirSync(path.join(root, group))) {
       const dir = path.join(root, group, name, 'catalog');
-      const walked = await walkCatalogDir(dir).catch(() => undefined);
-      for (const f of walked?.files ?? []) {
+      const walked = walkCatalogDirSync(dir);
+      for (const f of walked.files) {
         for (const b of parseCatalogBytes(readFileSync(f.abs)).blobs) blobs.push(b.value);
       }
     }

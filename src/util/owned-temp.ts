@@ -45,6 +45,8 @@ export function removeOwnedNow(): void {
 
 function alive(pid: number): boolean {
   try {
+    // Signal 0 sends nothing: it asks whether another run that left a temporary tree is alive.
+    // eslint-disable-next-line no-restricted-syntax
     process.kill(pid, 0);
     return true;
   } catch (err) {

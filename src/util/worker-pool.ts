@@ -22,6 +22,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TransferListItem, Worker } from 'node:worker_threads';
 import { InternalError, OpmError, UsageError, type OpmErrorCode } from '../errors.js';
+import { Checkpoint } from './abort.js';
 import {
   claim,
   isFailureReply,
@@ -279,7 +280,9 @@ export class WorkerPool {
  * the same function, serveClaims in util/claim.ts): every thread claims the next item from one
  * shared counter, so none waits for another to hand it work. Results are in the order of `items`.
  * Rejects when `run` throws for an item, here or in a worker (as the same error): no thread then
- * claims another item, and the workers are stopped.
+ * claims another item, and the workers are stopped. When `signal` fires, no thread claims another
+ * item, the workers are terminated, and the promise rejects with the signal's reason once they are
+ * gone (util/abort.ts).
  */
 export async function mapClaims<T, D, R>(
   m: WorkerModule,
@@ -287,6 +290,7 @@ export async function mapClaims<T, D, R>(
   data: D,
   threads: number,
   run: (item: T, data: D) => Promise<R>,
+  signal?: AbortSignal,
 ): Promise<R[]> {
   const results = new Array<R | undefined>(items.length);
   const shared = new SharedArrayBuffer(4);
@@ -294,27 +298,32 @@ export async function mapClaims<T, D, R>(
   const work: ClaimWork<T, D> = { items: [...items], next: shared, data };
   const workerCount = Math.min(threads, items.length) - 1;
   const pool = new WorkerPool(Math.max(1, workerCount));
-  let failure: Error | undefined;
+  // An Error, or the signal's reason (any value), which is thrown as it is.
+  let failed = false;
+  let failure: unknown;
   const fail = (err: unknown): void => {
     // A failing item ends every thread's claims, and the workers are not waited for.
     stopClaims(next, items.length);
-    failure ??= err instanceof Error ? err : new Error(String(err));
+    if (!failed) {
+      failed = true;
+      failure = signal?.aborted === true ? signal.reason : err instanceof Error ? err : new Error(String(err));
+    }
     void pool.terminate(failure);
   };
+  const onAbort = (): void => fail(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
   const hear = async (w: PoolWorker<ClaimReply<R>>): Promise<void> => {
     for (let r = await w.next(); r !== undefined; r = await w.next()) if (r.ok) results[r.index] = r.result;
   };
   const workers = Array.from({ length: Math.max(0, workerCount) }, () =>
     pool.start<ClaimReply<R>>(m, work).then(hear).catch(fail),
   );
+  const checkpoint = new Checkpoint(signal);
   try {
     // This thread takes its share too; a worker's results are received between two of its items.
-    for (
-      let i = claim(next, items.length);
-      i !== -1 && failure === undefined;
-      i = claim(next, items.length)
-    ) {
+    for (let i = claim(next, items.length); i !== -1 && !failed; i = claim(next, items.length)) {
       try {
+        await checkpoint.pass();
         results[i] = await run(items[i] as T, data);
       } catch (err) {
         fail(err);
@@ -322,9 +331,10 @@ export async function mapClaims<T, D, R>(
     }
     await Promise.all(workers);
   } finally {
-    if (failure !== undefined) await pool.terminate(failure);
+    signal?.removeEventListener('abort', onAbort);
+    if (failed) await pool.terminate(failure);
   }
-  if (failure !== undefined) throw failure;
+  if (failed) throw failure;
   const missing = results.findIndex((r) => r === undefined);
   if (missing !== -1) throw new Error(`no result for item ${missing}`);
   return results as R[];

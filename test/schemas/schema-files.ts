@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { validateCatalog } from '../../src/action/validate.js';
-import { walkCatalogDir } from '../../src/declcfg/load-walk.js';
+import { walkCatalogDirSync } from '../../src/declcfg/load-walk.js';
 import { parseCatalogText } from '../../src/declcfg/parse.js';
 import { projectRoot } from '../corpus.js';
 
@@ -43,7 +43,7 @@ export interface Violation {
 
 export async function catalogViolations(dir: string): Promise<{ docs: number; violations: Violation[] }> {
   const validate = validatorOf('catalog.json');
-  const { files } = await walkCatalogDir(dir);
+  const { files } = walkCatalogDirSync(dir);
   const violations: Violation[] = [];
   let docs = 0;
   for (const f of files) {

@@ -78,7 +78,7 @@ describe('validating on several threads', () => {
     const groups = groupFiles((await walkCatalog(dir)).files);
     const missing = workerModule(new URL('./no-such-worker.js', import.meta.url));
     const { started } = await workersStartedBy(() =>
-      expect(validateShards(groups, 3, {}, missing)).rejects.toThrow(/no-such-worker/),
+      expect(validateShards(groups, 3, {}, undefined, missing)).rejects.toThrow(/no-such-worker/),
     );
     expect(started).toBe(0);
   });

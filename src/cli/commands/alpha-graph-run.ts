@@ -4,7 +4,7 @@ import { loadCatalogDirOrThrow } from '../../declcfg/load.js';
 import { listIndex, type ListKind } from '../../action/list.js';
 import { renderGraph } from '../../action/render-graph.js';
 import type { ImageSource } from '../../oci/image-source.js';
-import type { CliIO } from '../io.js';
+import { runOptions, type CliIO } from '../io.js';
 import { writeAll } from '../output.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
@@ -20,8 +20,10 @@ function catalogSources(imageSource: ImageSource, io: CliIO) {
   return {
     imageSource,
     cwd: io.cwd,
+    ...runOptions(io),
     loadCatalogDir: (dir: string) =>
       loadCatalogDirOrThrow(dir, {
+        ...runOptions(io),
         onWarning: (f) => io.stderr.write(`warning: ${escapeLine(f.message)}\n`),
       }),
   };

@@ -8,7 +8,7 @@ import { readBundleDirMap } from '../../template/bundle-dirs.js';
 import { templateArgs } from '../../template/detect.js';
 import { DEFAULT_SEMVER_COMPAT, SEMVER_COMPAT_LEVELS, type SemverCompat } from '../../template/semver-template.js';
 import { outputFormat } from '../global-options.js';
-import type { CliIO } from '../io.js';
+import { runOptions, type CliIO } from '../io.js';
 import { writeAll } from '../output.js';
 import { readInputFile } from './alpha-input.js';
 import { withImageSource } from '../registry.js';
@@ -43,6 +43,7 @@ export async function runRenderTemplate(
       ...(bundleDirs === undefined ? {} : { bundleDirs }),
       imageSource,
       semverCompat: compatLevel(flags.semverCompat),
+      ...runOptions(io),
       onWarning: (m) => io.stderr.write(`warning: ${escapeLine(m)}\n`),
     }),
   );

@@ -8,7 +8,7 @@ import { stdoutColors } from '../colors.js';
 import { escapeLine } from '../escape.js';
 import { ExitCode, FailureExitCode } from '../exit-code.js';
 import { outputFormat } from '../global-options.js';
-import type { CliIO } from '../io.js';
+import { runOptions, type CliIO } from '../io.js';
 import { writeAll } from '../output.js';
 import { withImageSource } from '../registry.js';
 
@@ -37,7 +37,7 @@ export async function runDiff(
     }
     const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
     d = await withImageSource(cmd, io, (imageSource) =>
-      diff({ oldRef, newRef, imageSource, cwd: io.cwd, onWarning: warn }),
+      diff({ oldRef, newRef, imageSource, cwd: io.cwd, ...runOptions(io), onWarning: warn }),
     );
     text = formatDiff(d, format, io);
   } catch (err) {

@@ -3,7 +3,7 @@ import { filter, filterToDir, type FilterOptions } from '../../action/filter.js'
 import { writeJsonBytes, writeYaml } from '../../declcfg/write.js';
 import { escapeLine } from '../escape.js';
 import { outputFormat } from '../global-options.js';
-import type { CliIO } from '../io.js';
+import { runOptions, type CliIO } from '../io.js';
 import { writeChunks } from '../output.js';
 import { withImageSource } from '../registry.js';
 
@@ -27,6 +27,7 @@ export function selectionOptions(
     packages: flags.package,
     headsOnly: flags.headsOnly,
     cwd: io.cwd,
+    ...runOptions(io),
     onWarning: (m) => void io.stderr.write(`warning: ${escapeLine(m)}\n`),
     ...(flags.config === undefined ? {} : { configFile: flags.config }),
   };

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { generateDockerfile } from '../../action/generate-dockerfile.js';
 import { UsageError } from '../../errors.js';
-import type { CliIO } from '../io.js';
+import { runOptions, type CliIO } from '../io.js';
 
 export interface DockerfileFlags {
   baseImage: string;
@@ -34,5 +34,6 @@ export async function runGenerateDockerfile(
     ...(flags.binaryImage === undefined ? {} : { binaryImage: flags.binaryImage }),
     extraLabels: flags.extraLabels,
     skipValidate: flags.skipValidate,
+    ...runOptions(io),
   });
 }

@@ -1,7 +1,7 @@
 import { escapeLine } from '../escape.js';
 import type { Command } from 'commander';
 import { migrate } from '../../action/migrate.js';
-import type { CliIO } from '../io.js';
+import { runOptions, type CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
 
@@ -28,6 +28,7 @@ export async function runMigrate(
       migrateLevel: flags.migrateLevel,
       imageSource,
       cwd: io.cwd,
+      ...runOptions(io),
       onWarning: (m) => io.stderr.write(`warning: ${escapeLine(m)}\n`),
     }),
   );

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UsageError, formatPosition } from '../../errors.js';
 import { ALL_MIGRATIONS } from '../../action/migration-levels.js';
 import type { DroppedBlob } from '../../declcfg/write.js';
-import type { CliIO } from '../io.js';
+import { runOptions, type CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
 import { writeChunks } from '../output.js';
@@ -40,6 +40,7 @@ export async function runRender(io: CliIO, refs: string[], flags: RenderFlags, c
         imageRefTemplate: flags.alphaImageRefTemplate,
         imageSource,
         cwd: io.cwd,
+        ...runOptions(io),
         onWarning: warn,
         // Output only: large local catalogs keep their payloads on disk until written.
         deferPayloads: true,

@@ -9,7 +9,7 @@ import { countFindings, githubAnnotations, markdownSummary, summaryLine } from '
 import { findRepositoryRoot, toSarif } from '../../lint/sarif.js';
 import { ExitCode } from '../exit-code.js';
 import { outputFormat } from '../global-options.js';
-import type { CliIO } from '../io.js';
+import { runOptions, type CliIO } from '../io.js';
 import { withImageSource } from '../registry.js';
 import type { ImageSource } from '../../oci/image-source.js';
 import { ownPackage } from './version.js';
@@ -148,6 +148,7 @@ export async function runValidate(
       strict: opts.strict,
       with: opts.with,
       cwd: io.cwd,
+      ...runOptions(io),
       ...(imageSource === undefined ? {} : { imageSource }),
     });
   // A registry client is set up only when --with names something to pull.
