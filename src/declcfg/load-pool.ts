@@ -115,5 +115,12 @@ export function loadFilesInWorkers(
   opts: LoadOptions,
   threads: number,
 ): Promise<LoadResult[]> {
-  return mapFilesInWorkers(files, threads, LOAD_WORKER, plainOptions(opts), (f) => loadFile(f, opts), opts.signal);
+  return mapFilesInWorkers(
+    files,
+    threads,
+    LOAD_WORKER,
+    plainOptions(opts),
+    (f) => loadFile(f, opts),
+    opts.signal,
+  );
 }

@@ -306,7 +306,8 @@ export async function mapClaims<T, D, R>(
     stopClaims(next, items.length);
     if (!failed) {
       failed = true;
-      failure = signal?.aborted === true ? signal.reason : err instanceof Error ? err : new Error(String(err));
+      failure =
+        signal?.aborted === true ? signal.reason : err instanceof Error ? err : new Error(String(err));
     }
     void pool.terminate(failure);
   };
