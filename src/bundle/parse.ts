@@ -6,10 +6,11 @@ import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { decodeFirstDocument, DecodeError, type FirstDocument } from './decode.js';
-import { marshal } from '../go/json.js';
+import { marshal } from '../go/json-encode.js';
 import { nodeText, type JsonNode } from './json-scan.js';
 import { csvName } from './csv.js';
 import type { Obj } from '../go/json-decode.js';
+import type { NativeJson } from '../go/json-native.js';
 import { isRecord } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { errnoText } from '../go/errno.js';
@@ -31,6 +32,8 @@ export interface ManifestObject {
   /** Path relative to the bundle root, e.g. `manifests/foo.csv.yaml`. */
   file: string;
   object: Obj;
+  /** `object` marked ready for JSON.stringify by the YAML reader (FirstDocument.native). */
+  native?: NativeJson;
 }
 
 export interface RegistryBundle {
@@ -116,7 +119,10 @@ async function readManifests(
       warn(`${file}: has no "kind"; ignored (as in opm)`);
       continue;
     }
-    const obj: ManifestObject = { file, object: doc.value };
+    const obj: ManifestObject =
+      doc.native === undefined
+        ? { file, object: doc.value }
+        : { file, object: doc.value, native: doc.native };
     if (kind === 'ClusterServiceVersion') {
       if (csv !== undefined) {
         fail(file, `a second ClusterServiceVersion (the first is in ${csv.file}); a bundle has exactly one`);
