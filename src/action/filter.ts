@@ -17,7 +17,8 @@ import {
   type PackageSelection,
 } from '../curate/filter-config.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { render, type CatalogDirLoader } from './render.js';
+import { render } from './render.js';
+import type { CatalogDirLoader } from '../declcfg/load.js';
 
 export interface SelectionOptions {
   /** `--package` names: whole packages. */

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import type { ImageSource } from '../oci/image-source.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { render, REF_CATALOGS, type CatalogDirLoader } from './render.js';
+import { render, REF_CATALOGS } from './render.js';
+import type { CatalogDirLoader } from '../declcfg/load.js';
 
 export interface MigrateOptions {
   ref: string;

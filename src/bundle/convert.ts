@@ -24,7 +24,7 @@ import { asArray, asObject, asString, field, type Obj } from '../go/json-decode.
 import { goStruct } from '../go/go-struct.js';
 import { marshal } from '../go/json-encode.js';
 import { compareUtf8 } from '../go/utf8.js';
-import { JsonScanError, nodeText, nodeValue, scanJsonDocument } from './json-scan.js';
+import { JsonScanError, nodeText, nodeValue, scanJsonDocument } from '../go/json-scan.js';
 import type { ManifestObject, RawProperty, RegistryBundle } from './parse.js';
 import { isRecord } from '../go/json-value.js';
 import {

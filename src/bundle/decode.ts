@@ -7,7 +7,7 @@ import { parseYamlDocument, splitYamlDocuments, type YamlDocumentText } from '..
 import type { BlockFacts } from '../yaml/block-reader.js';
 import { vouchNativeJson, type NativeJson } from '../go/json-native.js';
 import type { JsonValue } from '../go/json-value.js';
-import { scanJson, nodeValue, type JsonNode } from './json-scan.js';
+import { scanJson, nodeValue, type JsonNode } from '../go/json-scan.js';
 
 export interface FirstDocument {
   /** The decoded first document; undefined when it holds nothing (blank or comments only). */

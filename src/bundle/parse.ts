@@ -7,7 +7,7 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { decodeFirstDocument, DecodeError, type FirstDocument } from './decode.js';
 import { marshal } from '../go/json-encode.js';
-import { nodeText, type JsonNode } from './json-scan.js';
+import { nodeText, type JsonNode } from '../go/json-scan.js';
 import { csvName } from './csv.js';
 import type { Obj } from '../go/json-decode.js';
 import type { NativeJson } from '../go/json-native.js';

@@ -13,7 +13,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
 import type { BlockFacts } from '../yaml/block-reader.js';
 import { NATIVE_STRING_LIMIT } from '../go/json-native.js';
-import { countKeysInText, scanJsonValue } from './parse-json.js';
+import { countKeysInText, scanJsonValue } from '../go/json-scan.js';
 import type { JsonObject, JsonValue } from '../go/json-value.js';
 import { isJsonObject } from '../go/json-value.js';
 import { decodeUtf8AsGo, firstInvalidUtf8 } from '../go/utf8.js';

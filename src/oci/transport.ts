@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type * as Http from 'node:http';
 import type { SecureContext } from 'node:tls';
@@ -8,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import { OpmError } from '../errors.js';
 import { errnoText } from '../go/errno.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { homeDir } from '../util/home-dir.js';
 
 /** A response body: read it to the end, `dump()` it, or `destroy()` it. */
 export interface Body extends AsyncIterable<Buffer> {
@@ -116,7 +116,7 @@ const RETRYABLE_NET_CODES = new Set([
 ]);
 
 function defaultCertDirs(env: NodeJS.ProcessEnv): string[] {
-  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
+  const home = homeDir(env);
   return [
     '/etc/containers/certs.d',
     '/etc/docker/certs.d',

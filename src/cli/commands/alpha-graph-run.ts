@@ -20,10 +20,13 @@ function catalogSources(imageSource: ImageSource, io: CliIO) {
   return {
     imageSource,
     cwd: io.cwd,
-    loadCatalogDir: (dir: string) =>
-      loadCatalogDirOrThrow(dir, {
+    // Clean here, so that its warnings are written as these commands write them.
+    loadCatalogDir: async (dir: string) => ({
+      cfg: await loadCatalogDirOrThrow(dir, {
         onWarning: (f) => io.stderr.write(`warning: ${escapeLine(f.message)}\n`),
       }),
+      findings: [],
+    }),
   };
 }
 
