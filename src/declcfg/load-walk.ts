@@ -6,8 +6,8 @@
  * loop. Entries that cannot be read become problems, never exceptions.
  *
  * The file system is asked synchronously: each call of the promise API is a trip through the thread
- * pool, and a walk is many small calls with nothing to do in between (about 25 ms of waiting on a
- * catalog of 30 packages).
+ * pool, and a walk is many small calls with nothing to do in between, so those trips would be
+ * waiting and nothing else.
  */
 import { errnoCode, errnoText } from '../go/errno.js';
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';

@@ -66,8 +66,8 @@ const AFTER_HTML = /\\u[dD][89a-fA-F]|[<>&\u2028\u2029]/;
 /**
  * Into a byte output, strings longer than this are copied by the output itself (JsonBytesOut copies a
  * plain string in one go), not left in JSON.stringify's text to be scanned again and then encoded:
- * base64 payloads run to megabytes. Measured: the 48 MB generated catalog with payloads rendered 25%
- * slower with every string in JSON.stringify's text.
+ * base64 payloads run to megabytes, and a catalog of payloads renders markedly slower with them
+ * left in the text (docs/performance.md).
  */
 export const NATIVE_STRING_LIMIT = 16 * 1024;
 /** Where such a string goes in JSON.stringify's text: `"\u0000<n>"` (see appendIndentedNatively). */
@@ -83,8 +83,8 @@ const INDEX_LIKE = /^(?:0|[1-9][0-9]*)$/;
  * two would write differently (-0, a non-finite number, a lone surrogate, a RawJson whose text
  * JSON.stringify would not write back as it is).
  * Native code does in one pass what the piece-by-piece encoder does in many small steps, and does not
- * need warming up: a 110 KB CustomResourceDefinition is encoded in 6 ms instead of 21-26 ms in a fresh
- * process, a good part of `opm render <bundle dir>`. The string escapes are the same as Go's except U+2028,
+ * need warming up, which matters most in a fresh process encoding a large manifest (a
+ * CustomResourceDefinition in `opm render <bundle dir>`; docs/performance.md). The string escapes are the same as Go's except U+2028,
  * U+2029 and (with HTML escaping) `<`, `>`, `&`, which only occur inside strings and are escaped after.
  */
 export function marshalNatively(value: unknown, escapeHTML = true): string | undefined {
@@ -158,7 +158,7 @@ function stringifyNatively(
  * Whether JSON.stringify's text holds a lone surrogate's escape or a line or paragraph separator, by
  * native searches rather than an expression tested at every character: a search for U+2028 in text
  * of one-byte characters gives up at once, and `\u` is rare in JSON.stringify's text (control
- * characters and lone surrogates only). On the corpus catalog's output: 9.5 ms instead of 17.
+ * characters and lone surrogates only).
  */
 function needsAfter(text: string): boolean {
   return (
