@@ -3,8 +3,8 @@
 // The two lines above are a POSIX shell script when this file runs as a program (`opm`, npm's
 // link to it) and a string and a comment to JavaScript. The shell hands NODE_EXTRA_CA_CERTS to
 // Node.js under another name: Node.js 20 reads and parses every root certificate at start-up when
-// that variable is set, before any JavaScript runs, which alone takes twice as long as the
-// reference opm's whole `version` (nodejs/node#40524). It is put back below at once, for child
+// that variable is set, before any JavaScript runs, which alone takes longer than the reference
+// opm's whole `version` (nodejs/node#40524). It is put back below at once, for child
 // processes, and the registry client adds those certificates itself when it opens a TLS
 // connection (src/oci/transport.ts). `node bin/opm.js` skips the shell lines and works as well.
 //

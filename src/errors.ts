@@ -113,8 +113,11 @@ export function formatPosition(at: SourcePosition | undefined): string {
   return at ? `${positionText(at)}: ` : '';
 }
 
-/** Prefix an error's message with context, keeping its type, position and hint. */
-export function wrapError(context: string, err: unknown): OpmError {
+/**
+ * `err` with its message prefixed by context, keeping its type, position and hint, for the caller to
+ * throw. An InternalError comes back as it is: a bug stays a bug, not a problem of the input.
+ */
+export function wrapError(context: string, err: unknown): OpmError | InternalError {
   if (err instanceof OpmError) {
     const wrapped = new OpmError(`${context}: ${err.message}`, {
       code: err.code,
@@ -124,7 +127,7 @@ export function wrapError(context: string, err: unknown): OpmError {
     });
     return wrapped;
   }
-  if (err instanceof InternalError) throw err;
+  if (err instanceof InternalError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   return new OpmError(`${context}: ${msg}`, { cause: err });
 }

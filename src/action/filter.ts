@@ -17,7 +17,8 @@ import {
   type PackageSelection,
 } from '../curate/filter-config.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { render, resolveIn, type CatalogDirLoader } from './render.js';
+import { render, resolveIn } from './render.js';
+import type { CatalogDirLoader } from '../declcfg/load.js';
 
 export interface SelectionOptions {
   /** `--package` names: whole packages. */

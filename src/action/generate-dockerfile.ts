@@ -7,6 +7,7 @@ import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js'
 import { compareUtf8 } from '../go/utf8.js';
 import { validateCatalog } from './validate.js';
 import { throwIfAborted } from '../util/abort.js';
+import { pathExists } from '../util/path-exists.js';
 
 export { DEFAULT_OPM_IMAGE } from './dockerfile-defaults.js';
 
@@ -207,7 +208,7 @@ export async function planDockerfile(opts: DockerfileOptions): Promise<Dockerfil
   }
   const labels = parseLabels(opts.extraLabels);
   const file = dockerfilePath(opts.fbcRootDir);
-  if (await exists(file)) {
+  if (await pathExists(file)) {
     throw new OpmError(`path "${file}": file already exists`, { hint: 'remove it or move it away first' });
   }
   const dir = path.normalize(opts.fbcRootDir);
@@ -276,14 +277,5 @@ export async function writeDockerfile(plan: DockerfilePlan, signal?: AbortSignal
   } finally {
     await unlink(temp).catch(() => undefined);
     releaseOwned(temp);
-  }
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
-    return true;
-  } catch {
-    return false;
   }
 }

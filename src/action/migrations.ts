@@ -18,7 +18,8 @@ import {
   field,
   type Obj,
 } from '../go/json-decode.js';
-import { goStruct, marshal } from '../go/json.js';
+import { goStruct } from '../go/go-struct.js';
+import { marshal } from '../go/json-encode.js';
 import { ALL_MIGRATIONS, MIGRATION_LEVELS, type MigrationLevel } from './migration-levels.js';
 
 import { isRecord } from '../go/json-value.js';

@@ -9,7 +9,7 @@ import { loadFileBlobs } from '../declcfg/load-file.js';
 import type { WalkedFile } from '../declcfg/load-walk.js';
 import { appendBlobJson, blobYaml, placeOf, type BlobPlace } from '../declcfg/write.js';
 import type { Finding } from '../findings.js';
-import { JsonBytesOut } from '../go/json.js';
+import { JsonBytesOut } from '../go/json-bytes-out.js';
 import { putInRenderOrder } from './render-bundle-order.js';
 
 export type RenderFormat = 'json' | 'yaml';

@@ -46,10 +46,9 @@ export const RENDER_WORKER = workerModule(new URL('./render-worker.js', import.m
 
 /**
  * Catalogs with fewer bytes of YAML are rendered in the calling thread; JSON files do not count.
- * Workers pay for themselves where parsing is the work: on 2 cores a 54 MB YAML catalog (the
- * corpus catalog four times) rendered 1.2x (JSON) and 1.13x (YAML) faster on two threads than file
- * by file in one, the 14 MB corpus catalog alone 8% slower to JSON and YAML, and a 48 MB catalog of
- * payloads 18% slower to JSON (`npm run bench`: the "render ... threads vs 1" rows).
+ * Workers pay for themselves where parsing YAML is the work, on large catalogs only; on a catalog of
+ * payloads they cost more than they save (`npm run bench`: the "render ... threads vs 1" rows;
+ * docs/performance.md).
  */
 export const RENDER_IN_THREAD_BYTES = 32 * 1024 * 1024;
 
@@ -167,9 +166,8 @@ function onThreads(
 
 /**
  * Each file encoded in turn in this thread; null when one has an error or a blob that cannot be
- * written (an OpmError), which the ordinary path reports. Keeping bytes instead of objects halves
- * the garbage collector's work: on one core, `render -o json` of the 14 MB corpus catalog took about
- * 15% less time than loading it whole first.
+ * written (an OpmError), which the ordinary path reports. Keeping bytes instead of a catalog's worth
+ * of objects leaves the garbage collector much less to do (docs/performance.md).
  */
 async function encodeInThisThread(
   files: readonly WalkedFile[],

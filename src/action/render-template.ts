@@ -9,7 +9,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { OpmError, formatPosition } from '../errors.js';
-import { emptyConfig, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
+import { addBlob, emptyConfig, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
 import { decodeBlob } from '../declcfg/decode.js';
 import type { ImageSource } from '../oci/image-source.js';
 import { Limiter } from '../util/limit.js';
@@ -186,24 +186,8 @@ function addEntry(cfg: DeclarativeConfig, entry: TemplateEntry, label: string, p
     });
   }
   // Entries keep their template position while the catalog is checked (substitutes), then lose it.
-  const loc = { file: label, line: entry.line };
-  switch (blob.kind) {
-    case 'package':
-      cfg.packages.push({ ...blob.value, loc });
-      break;
-    case 'channel':
-      cfg.channels.push({ ...blob.value, loc });
-      break;
-    case 'bundle':
-      cfg.bundles.push({ ...blob.value, loc });
-      break;
-    case 'deprecation':
-      cfg.deprecations.push({ ...blob.value, loc });
-      break;
-    case 'other':
-      cfg.others.push({ ...blob.value, loc });
-      break;
-  }
+  blob.value.loc = { file: label, line: entry.line };
+  addBlob(cfg, blob);
 }
 
 function stripLoc(cfg: DeclarativeConfig): DeclarativeConfig {

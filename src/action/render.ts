@@ -15,7 +15,7 @@ import { packageVersionOf, toDeclcfgBundle } from '../bundle/convert.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
 import { migrationsUpTo, runMigrations } from './migrations.js';
-import { loadCatalogDirOrThrow } from '../declcfg/load.js';
+import { cleanCatalog, loadCatalogDir, type CatalogDirLoader } from '../declcfg/load.js';
 import type { WalkResult } from '../declcfg/load-walk.js';
 import { putInRenderOrder } from './render-bundle-order.js';
 import { abortedOr, throwIfAborted } from '../util/abort.js';
@@ -49,9 +49,6 @@ export class NotAllowedError extends OpmError {
   }
 }
 
-/** Loads an FBC directory (the shared loader; injectable for tests). */
-export type CatalogDirLoader = (dir: string) => Promise<DeclarativeConfig>;
-
 export interface RenderOptions {
   refs: readonly string[];
   /** Last migration to run ('' = none, `all` = every one). */
@@ -74,7 +71,7 @@ export interface RenderOptions {
    * (util/abort.ts).
    */
   signal?: AbortSignal;
-  /** FBC directory loader (default: the shared declcfg loader). */
+  /** FBC directory loader (default: the shared declcfg loader); its error findings are thrown. */
   loadCatalogDir?: CatalogDirLoader;
   /** A walk of a local catalog directory already made (render-output.ts): it is not walked again. */
   walked?: { dir: string; result: WalkResult };
@@ -188,15 +185,14 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
   const load =
     ctx.opts.loadCatalogDir ??
     ((d: string) =>
-      loadCatalogDirOrThrow(d, {
-        ...(onLoadWarning === undefined ? {} : { onWarning: onLoadWarning }),
+      loadCatalogDir(d, {
         ...(ctx.opts.signal === undefined ? {} : { signal: ctx.opts.signal }),
         ...(ctx.opts.env === undefined ? {} : { env: ctx.opts.env }),
         ...(defer === undefined ? {} : { deferPayloads: defer }),
         ...(ctx.opts.walked?.dir === d ? { walked: ctx.opts.walked.result } : {}),
       }));
   try {
-    return await load(dir);
+    return cleanCatalog(await load(dir), onLoadWarning);
   } catch (err) {
     // Loader positions are relative to the catalog root; show them under the ref as typed.
     if (err instanceof OpmError && err.at !== undefined) {

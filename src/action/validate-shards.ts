@@ -32,11 +32,9 @@ import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './valida
 import { abortedOr, Checkpoint, throwIfAborted } from '../util/abort.js';
 
 /**
- * Catalogs with fewer bytes are validated in one thread. On 2 cores (`npm run bench`, and OPM_THREADS
- * 1 against 2 by hand) the 13 MB YAML corpus catalog validated about 8% slower on two threads than on
- * one and a generated 100 MB JSON catalog about as fast, while the generated 1 GB catalog validated
- * 1.7 times faster: a worker's start and warm-up cost about 150 ms of CPU, and parsing YAML in two
- * threads of one process gained far less than in two processes.
+ * Catalogs with fewer bytes are validated in one thread: a worker's start and warm-up cost more than
+ * a second thread saves below this size, and parsing YAML in two threads of one process gains far
+ * less than in two processes (`npm run bench`, and OPM_THREADS 1 against 2; docs/performance.md).
  */
 export const SHARD_MIN_BYTES = 32 * 1024 * 1024;
 

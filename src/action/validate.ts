@@ -7,7 +7,13 @@
  */
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource } from '../oci/image-source.js';
-import { CatalogDirError, loadCatalogDir, walkCatalog, type LoadResult } from '../declcfg/load.js';
+import {
+  CatalogDirError,
+  loadCatalogDir,
+  walkCatalog,
+  type CatalogDirLoader,
+  type LoadResult,
+} from '../declcfg/load.js';
 import { threadCount } from '../declcfg/load-pool.js';
 import { OpmError } from '../errors.js';
 import { mergeSortedFindings, sortFindings, type Finding } from '../findings.js';
@@ -19,16 +25,10 @@ import { groupFiles, SHARD_MIN_BYTES, VALIDATE_WORKER, validateShards } from './
 import { canStartWorker } from '../util/worker-pool.js';
 import { throwIfAborted } from '../util/abort.js';
 
-/**
- * Loads a catalog directory, reporting file problems (syntax errors…) as findings, sorted, instead of
- * failing; a root that is missing or not a directory throws CatalogDirError (as loadCatalogDir does).
- */
-export type CatalogLoader = (dir: string) => Promise<{ cfg: DeclarativeConfig; findings: Finding[] }>;
-
 /** The checks to run (CheckOptions: schemas, lint, severities, policies), and how. */
 export interface ValidateOptions extends CheckOptions {
   /** How to read the directory; the FBC loader by default. */
-  load?: CatalogLoader;
+  load?: CatalogDirLoader;
   /** How to name the directory in errors (the path as the user wrote it); `dir` by default. */
   displayDir?: string;
   /** Other catalogs that may satisfy dependencies, already loaded. */

@@ -21,10 +21,11 @@ import {
   type Gvk,
 } from './csv.js';
 import { asArray, asObject, asString, field, type Obj } from '../go/json-decode.js';
-import { goStruct, marshal } from '../go/json.js';
+import { goStruct } from '../go/go-struct.js';
+import { marshal } from '../go/json-encode.js';
 import { compareUtf8 } from '../go/utf8.js';
-import { JsonScanError, nodeText, nodeValue, scanJsonDocument } from './json-scan.js';
-import type { RawProperty, RegistryBundle } from './parse.js';
+import { JsonScanError, nodeText, nodeValue, scanJsonDocument } from '../go/json-scan.js';
+import type { ManifestObject, RawProperty, RegistryBundle } from './parse.js';
 import { isRecord } from '../go/json-value.js';
 import {
   TYPE_BUNDLE_OBJECT,
@@ -73,8 +74,8 @@ function gvkValue(g: Gvk): JsonObject {
 }
 
 /** The base64 JSON of an object as opm stores it in `olm.bundle.object` (Go json.Marshal). */
-function bundleObjectData(object: Obj): string {
-  return Buffer.from(marshal(object, true), 'utf8').toString('base64');
+function bundleObjectData(m: ManifestObject): string {
+  return Buffer.from(marshal(m.native ?? m.object, true), 'utf8').toString('base64');
 }
 
 interface ProvidedApi extends Gvk {
@@ -312,7 +313,7 @@ function bundleProperties(b: RegistryBundle, opts: ConvertOptions = {}): Propert
 
   pkg ??= built(TYPE_PACKAGE, packageValue(b.packageName, version, release));
   const all: Keyed[] = [
-    ...b.objects.map((m) => built(TYPE_BUNDLE_OBJECT, { data: bundleObjectData(m.object) })),
+    ...b.objects.map((m) => built(TYPE_BUNDLE_OBJECT, { data: bundleObjectData(m) })),
     pkg,
     ...[...gvks.values()].map((g) => built(TYPE_GVK, gvkValue(g))),
     ...[...required.values()].map((g) => built(TYPE_GVK_REQUIRED, gvkValue(g))),

@@ -5,8 +5,9 @@
  */
 import { parseYamlDocument, splitYamlDocuments, type YamlDocumentText } from '../yaml/yaml11.js';
 import type { BlockFacts } from '../yaml/block-reader.js';
-import { markNativeReady } from '../go/json.js';
-import { scanJson, nodeValue, type JsonNode } from './json-scan.js';
+import { vouchNativeJson, type NativeJson } from '../go/json-native.js';
+import type { JsonValue } from '../go/json-value.js';
+import { scanJson, nodeValue, type JsonNode } from '../go/json-scan.js';
 
 export interface FirstDocument {
   /** The decoded first document; undefined when it holds nothing (blank or comments only). */
@@ -15,6 +16,8 @@ export interface FirstDocument {
   moreDocuments: boolean;
   /** The first document holds only blank lines or comments while later ones have content: opm reads nothing. */
   blankFirstDocument?: boolean;
+  /** `value` marked ready for JSON.stringify, when the YAML reader found it so (see parseYaml). */
+  native?: NativeJson;
   /** For JSON files, the parsed first value with text positions (for raw property values). */
   json?: { text: string; node: JsonNode };
 }
@@ -60,14 +63,24 @@ export function decodeFirstDocument(text: string, opts: DecodeFileOptions = {}):
     const more = docs.length > 0;
     return { value: undefined, moreDocuments: more, blankFirstDocument: more };
   }
-  return { value: parseYaml(first.text, opts, first.line), moreDocuments: docs.length > 1 };
+  const { value, native } = parseYamlMarked(first.text, opts, first.line);
+  return { value, moreDocuments: docs.length > 1, ...(native === undefined ? {} : { native }) };
+}
+
+/** Parse one YAML document with opm's YAML 1.1 scalar rules (timestamps stay strings). */
+export function parseYaml(doc: string, opts: DecodeFileOptions = {}, firstLine = 1): unknown {
+  return parseYamlMarked(doc, opts, firstLine).value;
 }
 
 /**
- * Parse one YAML document with opm's YAML 1.1 scalar rules (timestamps stay strings). A manifest
- * whose keys came in Go's order is marked ready for json.Marshal (go/json.ts markNativeReady).
+ * parseYaml, with a mapping or list whose keys came in Go's order (and no -0) also marked ready for
+ * json.Marshal (go/json-native.ts NativeJson).
  */
-export function parseYaml(doc: string, opts: DecodeFileOptions = {}, firstLine = 1): unknown {
+function parseYamlMarked(
+  doc: string,
+  opts: DecodeFileOptions,
+  firstLine: number,
+): { value: unknown; native?: NativeJson } {
   const onDuplicateKey = opts.onDuplicateKey;
   const facts: BlockFacts = { stringifiesAsGo: false, longestString: 0 };
   try {
@@ -76,8 +89,9 @@ export function parseYaml(doc: string, opts: DecodeFileOptions = {}, firstLine =
         facts,
         ...(onDuplicateKey === undefined ? {} : { onDuplicateKey: (line, key) => onDuplicateKey(line, key) }),
       }) ?? null;
-    if (facts.stringifiesAsGo && typeof value === 'object' && value !== null) markNativeReady(value);
-    return value;
+    if (facts.stringifiesAsGo && typeof value === 'object' && value !== null)
+      return { value, native: vouchNativeJson(value as JsonValue) };
+    return { value };
   } catch (err) {
     throw new DecodeError(err instanceof Error ? err.message : String(err));
   }

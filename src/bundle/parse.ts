@@ -7,10 +7,11 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { decodeFirstDocument, DecodeError, type FirstDocument } from './decode.js';
-import { marshal } from '../go/json.js';
-import { nodeText, type JsonNode } from './json-scan.js';
+import { marshal } from '../go/json-encode.js';
+import { nodeText, type JsonNode } from '../go/json-scan.js';
 import { csvName } from './csv.js';
 import type { Obj } from '../go/json-decode.js';
+import type { NativeJson } from '../go/json-native.js';
 import { isRecord } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { errnoText } from '../go/errno.js';
@@ -33,6 +34,8 @@ export interface ManifestObject {
   /** Path relative to the bundle root, e.g. `manifests/foo.csv.yaml`. */
   file: string;
   object: Obj;
+  /** `object` marked ready for JSON.stringify by the YAML reader (FirstDocument.native). */
+  native?: NativeJson;
 }
 
 export interface RegistryBundle {
@@ -121,7 +124,10 @@ async function readManifests(
       warn(`${file}: has no "kind"; ignored (as in opm)`);
       continue;
     }
-    const obj: ManifestObject = { file, object: doc.value };
+    const obj: ManifestObject =
+      doc.native === undefined
+        ? { file, object: doc.value }
+        : { file, object: doc.value, native: doc.native };
     if (kind === 'ClusterServiceVersion') {
       if (csv !== undefined) {
         fail(file, `a second ClusterServiceVersion (the first is in ${csv.file}); a bundle has exactly one`);

@@ -13,7 +13,7 @@ import type {
   Deprecation,
   Package,
 } from '../declcfg/types.js';
-import { marshal } from '../go/json.js';
+import { marshal } from '../go/json-encode.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { propertyValue } from '../property/property.js';
 import { versionLookup } from './channel-graph.js';

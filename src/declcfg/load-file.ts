@@ -9,7 +9,7 @@ import { BlobTooLargeError, maxBlobBytes, readFileParts, readsInParts } from './
 import type { WalkedFile } from './load-walk.js';
 import { parseCatalogBytes, type ParsedText } from './parse.js';
 import { readWhole } from './read-whole.js';
-import { emptyConfig, type Blob, type DeclarativeConfig, type Location } from './types.js';
+import { addBlob, emptyConfig, type Blob, type DeclarativeConfig, type Location } from './types.js';
 import { markNativeJson } from './native-json.js';
 import { type JsonObject } from '../go/json-value.js';
 import { errnoCode, errnoText } from '../go/errno.js';
@@ -85,14 +85,6 @@ function decodeLocated(
   if (nativeJson === true) markNativeJson(b);
   b.value.loc = loc;
   return b;
-}
-
-function addBlob(cfg: DeclarativeConfig, b: Blob): void {
-  if (b.kind === 'package') cfg.packages.push(b.value);
-  else if (b.kind === 'channel') cfg.channels.push(b.value);
-  else if (b.kind === 'bundle') cfg.bundles.push(b.value);
-  else if (b.kind === 'deprecation') cfg.deprecations.push(b.value);
-  else cfg.others.push(b.value);
 }
 
 function addParseIssues(parsed: ParsedText, file: string, findings: Finding[]): void {

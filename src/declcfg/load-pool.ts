@@ -6,8 +6,8 @@
  * depends on timing.
  *
  * Workers are started by the pool of util/worker-pool.ts, which finds their code (built, the bundle
- * dist/load-worker.cjs). A worker costs a thread start and loading its code: about 50 ms of CPU
- * before it parses anything, and its parser warms up again. Small catalogs are loaded in the calling
+ * dist/load-worker.cjs). A worker costs a thread start and loading its code before it parses
+ * anything, and its parser warms up again. Small catalogs are loaded in the calling
  * thread alone, where a worker would cost more than it saves.
  */
 import { availableParallelism } from 'node:os';
@@ -21,10 +21,9 @@ import { throwIfAborted } from '../util/abort.js';
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /**
- * Catalogs with fewer bytes than this are loaded in the calling thread. A worker's start (about 50 ms
- * of CPU), its parser warming up again and the copy of its results back cost more than they save on
- * small catalogs: on 2 cores the 13 MB YAML corpus catalog loaded about 15% slower on two threads than
- * on one, the 340 MB generated JSON catalog 15-25% faster (`npm run bench` shows both).
+ * Catalogs with fewer bytes than this are loaded in the calling thread. A worker's start, its parser
+ * warming up again and the copy of its results back cost more than they save on small catalogs, and
+ * less than they save on large ones (`npm run bench` shows both; docs/performance.md).
  */
 export const IN_THREAD_BYTES = 32 * 1024 * 1024;
 
@@ -38,10 +37,9 @@ const THREADS_ENV = 'OPM_THREADS';
 export const DEFAULT_MAX_THREADS = 4;
 /**
  * Catalogs of this many bytes and more are loaded on at most DEFAULT_MAX_THREADS_LARGE threads when
- * none are asked for. On such catalogs (payloads, nearly all of their size) each thread adds about
- * 95 MB to the peak: the generated 1 GB catalog (3,000 bundles with payloads) validated at 190 MB on
- * one thread, 280 MB on two, 375 MB on three and 490 MB on four, while two threads already took it
- * from 2.2 to 1.6 s on 2 cores.
+ * none are asked for. On such catalogs (payloads, nearly all of their size) each thread adds its own
+ * copy of a share of them to the peak memory, while most of the gain in time comes with the second
+ * thread (docs/performance.md).
  */
 export const LARGE_CATALOG_BYTES = 128 * 1024 * 1024;
 const DEFAULT_MAX_THREADS_LARGE = 2;

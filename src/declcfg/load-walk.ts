@@ -6,9 +6,8 @@
  * loop. Entries that cannot be read become problems, never exceptions.
  *
  * The file system is asked synchronously, and the walk says so in its name: each call of the promise
- * API is a trip through the thread pool, and a walk is many small calls with nothing to do in between
- * (about 25 ms of waiting on a catalog of 30 packages). With a signal, it is checked at every
- * directory.
+ * API is a trip through the thread pool, and a walk is many small calls with nothing to do in between,
+ * so those trips would be waiting and nothing else. With a signal, it is checked at every directory.
  */
 import { errnoCode, errnoText } from '../go/errno.js';
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';

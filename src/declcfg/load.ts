@@ -122,17 +122,30 @@ function toError(f: Finding, context?: string): OpmError {
 }
 
 /**
- * Load a catalog directory for commands that need a clean catalog (render, migrate): the first error
+ * Loads a catalog directory as loadCatalogDir does (its findings as data, a missing root thrown);
+ * what use cases take to have a catalog read some other way.
+ */
+export type CatalogDirLoader = (dir: string) => Promise<LoadResult>;
+
+/**
+ * The catalog of a load, for commands that need a clean catalog (render, migrate): the first error
  * finding (in sorted order) is thrown as an OpmError positioned at its file and line; warnings go to
  * `onWarning`.
  */
+export function cleanCatalog(
+  { cfg, findings }: LoadResult,
+  onWarning?: (f: Finding) => void,
+): DeclarativeConfig {
+  const error = findings.find((f) => f.severity === 'error');
+  if (error) throw toError(error);
+  if (onWarning !== undefined) for (const f of findings) onWarning(f);
+  return cfg;
+}
+
+/** loadCatalogDir, then {@link cleanCatalog}. */
 export async function loadCatalogDirOrThrow(
   dir: string,
   opts: LoadOptions & { walked?: WalkResult; onWarning?(f: Finding): void } = {},
 ): Promise<DeclarativeConfig> {
-  const { cfg, findings } = await loadCatalogDir(dir, opts);
-  const error = findings.find((f) => f.severity === 'error');
-  if (error) throw toError(error);
-  for (const f of findings) opts.onWarning?.(f);
-  return cfg;
+  return cleanCatalog(await loadCatalogDir(dir, opts), opts.onWarning);
 }

@@ -1,27 +1,30 @@
 /**
- * Property values ready for the JSON writer as they are (GoStruct.readyField): maps and lists read
- * from a YAML document that the block reader found to have its keys in order and no -0 (and no long
- * `olm.bundle.object` data, which the writer copies apart: parse.ts). The writer then hands them to
- * JSON.stringify without walking them first. Only the very objects the blob was decoded with are
- * trusted, so a property put there later (a migration's) is walked as usual; the values themselves
- * are never changed in place. Kept aside rather than on the blob, which stays plain data: a blob
- * cloned to another thread simply loses the mark.
+ * Property values ready for the JSON writer as they are (go/json-native.ts NativeJson): maps and lists
+ * read from a YAML document that the block reader found to have its keys in order and no -0 (and no
+ * long `olm.bundle.object` data, which the writer copies apart: parse.ts). The writer then hands them
+ * to JSON.stringify without walking them first. A mark holds the very value the blob was decoded
+ * with, and the writer takes it only while the property still holds that value, so a property put or
+ * replaced there later (a migration's) is walked as usual. Kept aside rather than on the blob, which
+ * stays plain data: a blob cloned to another thread simply loses the marks.
  */
+import { vouchNativeJson, type NativeJson } from '../go/json-native.js';
+import { RawJson } from '../go/raw-json.js';
 import type { Blob } from './types.js';
 
-const READY = new WeakMap<object, readonly object[]>();
+const READY = new WeakMap<object, readonly NativeJson[]>();
 
 /** Say that the map and list values of `b`'s properties are ready for JSON.stringify. */
 export function markNativeJson(b: Blob): void {
   if (b.kind === 'other' || b.kind === 'deprecation') return;
-  const values: object[] = [];
+  const values: NativeJson[] = [];
   for (const p of b.value.properties ?? []) {
-    if (typeof p.value === 'object' && p.value !== null) values.push(p.value);
+    if (typeof p.value === 'object' && p.value !== null && !(p.value instanceof RawJson))
+      values.push(vouchNativeJson(p.value));
   }
   if (values.length > 0) READY.set(b.value, values);
 }
 
-/** The property values of `b` that are ready for JSON.stringify as they are (see markNativeJson). */
-export function nativeJsonValues(b: Blob): readonly object[] | undefined {
+/** The property values of `b` marked ready for JSON.stringify (see markNativeJson). */
+export function nativeJsonValues(b: Blob): readonly NativeJson[] | undefined {
   return READY.get(b.value);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCatalogBytes, parseCatalogText } from './parse.js';
 import { firstInvalidUtf8 } from '../go/utf8.js';
-import { scanJsonValue } from './parse-json.js';
+import { scanJsonValue } from '../go/json-scan.js';
 
 function summary(text: string): unknown {
   const r = parseCatalogText(text);

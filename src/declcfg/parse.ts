@@ -12,8 +12,8 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
 import type { BlockFacts } from '../yaml/block-reader.js';
-import { NATIVE_STRING_LIMIT } from '../go/json.js';
-import { countKeysInText, scanJsonValue } from './parse-json.js';
+import { NATIVE_STRING_LIMIT } from '../go/json-native.js';
+import { countKeysInText, scanJsonValue } from '../go/json-scan.js';
 import type { JsonObject, JsonValue } from '../go/json-value.js';
 import { isJsonObject } from '../go/json-value.js';
 import { decodeUtf8AsGo, firstInvalidUtf8 } from '../go/utf8.js';
@@ -205,7 +205,7 @@ function parseYamlStream(text: string, firstLine: number, wellFormed: boolean, o
 
 /**
  * Whether a raw blob has `olm.bundle.object` properties, whose base64 data the JSON writer copies
- * into its output apart from the text when long (go/json.ts); other long strings (descriptions,
+ * into its output apart from the text when long (go/json-native.ts); other long strings (descriptions,
  * examples) are as well left in JSON.stringify's text.
  */
 function holdsPayloads(value: JsonObject): boolean {

@@ -4,7 +4,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 /**
  * The read buffer of this thread, grown as needed up to KEPT_READ_BUFFER_BYTES. A file's bytes are
  * dead once decoded to text; a fresh buffer for each file left them piling up outside the heap
- * until the next collection (about 100 MB on a catalog of large payloads), in every loading thread.
+ * until the next collection, in every loading thread (docs/performance.md).
  */
 let readBuffer = Buffer.allocUnsafe(0);
 /** A larger buffer, for a rare large file, is not kept for the life of the process. */

@@ -137,6 +137,15 @@ export function emptyConfig(): DeclarativeConfig {
   return { packages: [], channels: [], bundles: [], deprecations: [], others: [] };
 }
 
+/** Add a blob to the list of its kind, after those already there. */
+export function addBlob(cfg: DeclarativeConfig, b: Blob): void {
+  if (b.kind === 'package') cfg.packages.push(b.value);
+  else if (b.kind === 'channel') cfg.channels.push(b.value);
+  else if (b.kind === 'bundle') cfg.bundles.push(b.value);
+  else if (b.kind === 'deprecation') cfg.deprecations.push(b.value);
+  else cfg.others.push(b.value);
+}
+
 /** opm's DeclarativeConfig.Merge: plain concatenation (deferred payloads merged too). */
 export function mergeConfigs(configs: DeclarativeConfig[]): DeclarativeConfig {
   const out = emptyConfig();

@@ -5,14 +5,17 @@
  * blobs at a time), so a large catalog streams out.
  */
 import { InternalError } from '../errors.js';
-import { GoStruct, JsonBytesOut, appendIndented, marshalIndent } from '../go/json.js';
+import { GoStruct } from '../go/go-struct.js';
+import { JsonBytesOut } from '../go/json-bytes-out.js';
+import { appendIndented, marshalIndent } from '../go/json-encode.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { emitYaml } from '../yaml/emit.js';
 import { nativeJsonValues } from './native-json.js';
+import type { NativeJson } from '../go/json-native.js';
 import type { ChannelEntry, DeclarativeConfig, Location, Blob } from './types.js';
 import type { Property } from '../property/types.js';
 
-export { marshalIndent } from '../go/json.js';
+export { marshalIndent } from '../go/json-encode.js';
 
 /**
  * A blob opm leaves out of its output because its package name is empty (a package, channel,
@@ -142,15 +145,11 @@ export function groupBlobs(cfg: DeclarativeConfig, options: WriteOptions = {}): 
 
 function properties(
   props: readonly Property[] | undefined,
-  ready: readonly object[] | undefined,
+  ready: readonly NativeJson[] | undefined,
 ): GoStruct[] | undefined {
   if (props === undefined || props.length === 0) return undefined;
   return props.map(
-    (p) =>
-      new GoStruct(
-        { type: p.type, value: p.value },
-        ready !== undefined && ready.includes(p.value as object) ? 'value' : undefined,
-      ),
+    (p) => new GoStruct({ type: p.type, value: ready?.find((r) => r.value === p.value) ?? p.value }),
   );
 }
 

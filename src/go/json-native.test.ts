@@ -5,18 +5,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusDir, haveCorpus } from '../../test/corpus.js';
-import { decodeFirstDocument } from '../bundle/decode.js';
+import { decodeFirstDocument, type FirstDocument } from '../bundle/decode.js';
+import { GoStruct } from './go-struct.js';
+import { JsonBytesOut } from './json-bytes-out.js';
 import {
-  GoStruct,
-  JsonBytesOut,
   appendIndented,
   marshal,
   marshalByParts,
   marshalIndent,
   marshalIndentByParts,
-  marshalIndentNatively,
-  marshalNatively,
-} from './json.js';
+} from './json-encode.js';
+import { marshalIndentNatively, marshalNatively, vouchNativeJson } from './json-native.js';
 import { RawJson } from './raw-json.js';
 
 /** Both encoders agree (same text, or the same error), with and without HTML escaping. */
@@ -223,28 +222,61 @@ function manifestFiles(dir: string): string[] {
 }
 
 /** Both encoders agree on the first document of every manifest file under `dir` that decodes. */
-function checkManifests(dir: string): number {
+function checkManifests(dir: string): { checked: number; marked: number } {
   let checked = 0;
+  let marked = 0;
   for (const file of manifestFiles(dir)) {
-    let value: unknown;
+    let doc: FirstDocument;
     try {
-      value = decodeFirstDocument(readFileSync(file, 'utf8')).value;
+      doc = decodeFirstDocument(readFileSync(file, 'utf8'));
     } catch {
       continue; // files that do not decode are the decoder's tests' business
     }
-    if (value === undefined) continue;
-    expect(marshal(value, true), file).toBe(marshalByParts(value, true));
+    if (doc.value === undefined) continue;
+    // As the bundle reader marshals it: marked ready by the YAML reader where it found it so.
+    expect(marshal(doc.native ?? doc.value, true), file).toBe(marshalByParts(doc.value, true));
     checked++;
+    if (doc.native !== undefined) marked++;
   }
-  return checked;
+  return { checked, marked };
 }
+
+describe('NativeJson', () => {
+  it('is taken by the JSON.stringify path as it is, unwalked', () => {
+    // A value vouched for wrongly (keys out of Go's order) shows what the mark means: the native
+    // path trusts it, while the piece-by-piece encoder writes its value as any other.
+    const wrong = vouchNativeJson({ b: 1, a: [{ d: 1, c: 2 }] });
+    expect(marshalNatively(wrong)).toBe('{"b":1,"a":[{"d":1,"c":2}]}');
+    expect(marshalNatively(new GoStruct({ v: wrong }))).toBe('{"v":{"b":1,"a":[{"d":1,"c":2}]}}');
+    expect(marshalNatively([wrong])).toBe('[{"b":1,"a":[{"d":1,"c":2}]}]');
+    expect(marshalByParts(wrong)).toBe('{"a":[{"c":2,"d":1}],"b":1}');
+  });
+
+  it('writes what its value writes, when vouched for rightly', () => {
+    const value = { '<': '\u2028', a: ['x', { c: null, d: 1.5 }], b: 'long '.repeat(5000) };
+    const ready = vouchNativeJson(value);
+    for (const html of [true, false]) {
+      expect(marshal(ready, html)).toBe(marshalByParts(value, html));
+      expect(marshalIndent(new GoStruct({ v: ready }), '', '    ', html)).toBe(
+        marshalIndent(new GoStruct({ v: value }), '', '    ', html),
+      );
+      const bytes = new JsonBytesOut(16);
+      appendIndented(bytes, [ready], '', '  ', html);
+      expect(bytes.take().toString('utf8')).toBe(marshalIndent([value], '', '  ', html));
+    }
+  });
+});
 
 describe('marshal on real manifests', () => {
   it('agrees with the encoder on every manifest of the bundle fixtures', () => {
-    expect(checkManifests(path.resolve('testdata/render'))).toBeGreaterThan(20);
+    const { checked, marked } = checkManifests(path.resolve('testdata/render'));
+    expect(checked).toBeGreaterThan(20);
+    expect(marked).toBeGreaterThan(0);
   });
 
   it.runIf(haveCorpus())('agrees with the encoder on every manifest of the corpus bundles', () => {
-    expect(checkManifests(path.join(corpusDir ?? '', 'community-bundles'))).toBeGreaterThan(100);
+    const { checked, marked } = checkManifests(path.join(corpusDir ?? '', 'community-bundles'));
+    expect(checked).toBeGreaterThan(100);
+    expect(marked).toBeGreaterThan(0);
   });
 });

@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RawJson } from './raw-json.js';
-import {
-  GoStruct,
-  formatGoFloatG,
-  formatGoJsonNumber,
-  marshal,
-  marshalIndent,
-  quoteGoString,
-} from './json.js';
+import { GoStruct } from './go-struct.js';
+import { marshal, marshalIndent } from './json-encode.js';
+import { formatGoFloatG, formatGoJsonNumber } from './json-number.js';
+import { quoteGoString } from './json-quote.js';
 import { compareUtf8 } from './utf8.js';
 
 describe('quoteGoString', () => {

@@ -1,4 +1,3 @@
-import os from 'node:os';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { nodeEngine } from './http/node-engine.js';
@@ -19,6 +18,7 @@ import {
   type Timeouts,
 } from './http/types.js';
 import { proxyEngine } from './http/undici-engine.js';
+import { homeDir } from '../util/home-dir.js';
 
 export interface TransportOptions {
   skipTlsVerify: boolean;
@@ -58,7 +58,7 @@ function envDeadline(env: NodeJS.ProcessEnv): Partial<Timeouts> {
 const MAX_CONNECTIONS = 8;
 
 function defaultCertDirs(env: NodeJS.ProcessEnv): string[] {
-  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
+  const home = homeDir(env);
   return [
     '/etc/containers/certs.d',
     '/etc/docker/certs.d',

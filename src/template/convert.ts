@@ -7,7 +7,8 @@ import { OpmError } from '../errors.js';
 import { SCHEMA_BUNDLE } from '../declcfg/types.js';
 import { type JsonObject, type JsonValue } from '../go/json-value.js';
 import { parseCatalogText } from '../declcfg/parse.js';
-import { GoStruct, goStruct, marshalIndent } from '../go/json.js';
+import { GoStruct, goStruct } from '../go/go-struct.js';
+import { marshalIndent } from '../go/json-encode.js';
 import { BASIC_SCHEMA, SUBSTITUTES_SCHEMA } from './detect.js';
 import { stringField } from './entries.js';
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RawJson } from '../go/raw-json.js';
-import { GoStruct, JsonBytesOut, appendIndented, marshalIndent } from '../go/json.js';
+import { GoStruct } from '../go/go-struct.js';
+import { JsonBytesOut } from '../go/json-bytes-out.js';
+import { appendIndented, marshalIndent } from '../go/json-encode.js';
 
 /** What JsonBytesOut writes for `value`, as text. */
 function viaBytes(value: unknown, escapeHTML = false, initialBytes?: number): string {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { corpusDir, haveCorpus } from '../../test/corpus.js';
 import { seededRandom } from '../../test/seeded-random.js';
 import type { JsonValue } from '../go/json-value.js';
-import { marshalIndentByParts } from '../go/json.js';
+import { marshalIndentByParts } from '../go/json-encode.js';
 import { readBlockYaml, type BlockFacts } from './block-reader.js';
 import { emitYaml } from './emit.js';
 import { resolveYaml11Scalar, splitYamlDocuments, YAML11_SCHEMA } from './yaml11.js';

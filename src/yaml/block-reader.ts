@@ -1,8 +1,8 @@
 /**
  * A fast reader for the YAML that catalog tools write (go-yaml's output style): block mappings and
  * sequences, plain, single- and double-quoted scalars on one line, literal block scalars (`|`, `|-`,
- * `|+`), and the empty collections `[]` and `{}`. It reads such a document about four times faster
- * than js-yaml, which is most of the time of loading a YAML catalog.
+ * `|+`), and the empty collections `[]` and `{}`. It reads such a document several times faster than
+ * js-yaml (docs/performance.md), whose reading is most of the time of loading a YAML catalog.
  *
  * It never decides anything js-yaml could decide differently: at the first thing outside that subset
  * (comments, anchors, aliases, tags, flow collections, folded or multi-line scalars, duplicate or

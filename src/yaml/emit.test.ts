@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RawJson } from '../go/raw-json.js';
-import { GoStruct } from '../go/json.js';
+import { GoStruct } from '../go/go-struct.js';
+import { vouchNativeJson } from '../go/json-native.js';
 import { emitYaml } from './emit.js';
 import { compareYamlKeys } from './key-order.js';
 import { plainReadsAsNonString, scalarStyle } from './scalar-style.js';
@@ -84,6 +85,12 @@ describe('layout', () => {
     expect(emitYaml(new GoStruct({ schema: 's', name: 'm', skipped: undefined, entries: null }))).toBe(
       'entries: null\nname: m\nschema: s\n',
     );
+  });
+
+  it('writes a value marked ready for JSON.stringify as the value itself', () => {
+    const value = { b: ['1.0', { c: null }], a: 'yes', '2': 1 };
+    expect(emitYaml(new GoStruct({ v: vouchNativeJson(value) }))).toBe(emitYaml(new GoStruct({ v: value })));
+    expect(emitYaml(vouchNativeJson(value))).toBe('"2": 1\na: "yes"\nb:\n- "1.0"\n- c: null\n');
   });
 });
 

@@ -5,13 +5,14 @@
  * Indent 2, line width 80, block style, keys in go-yaml's order, each string in the style go-yaml
  * picks for it.
  *
- * Input values: what the Go JSON marshaller in src/util/go-json.ts accepts (null, booleans, finite
- * numbers, strings, arrays, plain objects, GoStruct, RawJson). Numbers go through Go's JSON number
+ * Input values: what the Go JSON marshaller in src/go/json-encode.ts accepts (null, booleans, finite
+ * numbers, strings, arrays, plain objects, GoStruct, RawJson, NativeJson). Numbers go through Go's JSON number
  * text, as in opm, so `1.0` is written `1` and `1e21` `1e+21`.
  */
 import { RawJson } from '../go/raw-json.js';
 import { InternalError } from '../errors.js';
-import { GoStruct } from '../go/json.js';
+import { GoStruct } from '../go/go-struct.js';
+import { NativeJson } from '../go/json-native.js';
 import { compareYamlKeys } from './key-order.js';
 import { YamlPlainScalar, rereadRawJson, rereadTypedString, yamlTextOfNumber } from './json-reread.js';
 import { isSimpleKey, plainReadsAsNonString, scalarStyle } from './scalar-style.js';
@@ -154,6 +155,7 @@ class Emitter {
     if (Array.isArray(v)) return this.sequence(v, indent, mapping, raw);
     if (v instanceof YamlPlainScalar) return this.plainScalar(v.text);
     if (v instanceof RawJson) return this.node(rereadRawJson(v.text), indent, mapping, true);
+    if (v instanceof NativeJson) return this.node(v.value, indent, mapping, raw);
     const entries: Entry[] = [];
     if (v instanceof Map) {
       for (const [k, x] of v as Map<unknown, unknown>) {

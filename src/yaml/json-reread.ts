@@ -4,7 +4,7 @@
  * written, except that raw line-break characters inside them are folded as in any double-quoted
  * YAML scalar and some raw control characters are refused.
  */
-import { formatGoFloatG, formatGoJsonNumber } from '../go/json.js';
+import { formatGoFloatG, formatGoJsonNumber } from '../go/json-number.js';
 import { OpmError } from '../errors.js';
 
 /** A non-string scalar as the YAML emitter writes it (`12`, `1.5`, `1e+21`, `true`, `null`). */

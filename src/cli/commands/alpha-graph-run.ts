@@ -21,11 +21,14 @@ function catalogSources(imageSource: ImageSource, io: CliIO) {
     imageSource,
     cwd: io.cwd,
     ...runOptions(io),
-    loadCatalogDir: (dir: string) =>
-      loadCatalogDirOrThrow(dir, {
+    // Clean here, so that its warnings are written as these commands write them.
+    loadCatalogDir: async (dir: string) => ({
+      cfg: await loadCatalogDirOrThrow(dir, {
         ...runOptions(io),
         onWarning: (f) => io.stderr.write(`warning: ${escapeLine(f.message)}\n`),
       }),
+      findings: [],
+    }),
   };
 }
 

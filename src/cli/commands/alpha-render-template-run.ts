@@ -6,7 +6,11 @@ import { writeJson, writeYaml } from '../../declcfg/write.js';
 import { writeMermaid } from '../../graph/mermaid.js';
 import { readBundleDirMap } from '../../template/bundle-dirs.js';
 import { templateArgs } from '../../template/detect.js';
-import { DEFAULT_SEMVER_COMPAT, SEMVER_COMPAT_LEVELS, type SemverCompat } from '../../template/semver-template.js';
+import {
+  DEFAULT_SEMVER_COMPAT,
+  SEMVER_COMPAT_LEVELS,
+  type SemverCompat,
+} from '../../template/semver-template.js';
 import { outputFormat } from '../global-options.js';
 import { runOptions, type CliIO } from '../io.js';
 import { writeAll } from '../output.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { isRecord } from '../../go/json-value.js';
+import { homeDir } from '../../util/home-dir.js';
 
 /** Credentials for one registry. `source` says where they came from and never holds a secret. */
 export interface Credential {
@@ -26,7 +26,7 @@ function str(v: unknown): string | undefined {
  * docker config), then the containers-tools locations. The first file with an entry wins.
  */
 export function credentialFiles(env: NodeJS.ProcessEnv): string[] {
-  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
+  const home = homeDir(env);
   const files: string[] = [];
   const add = (p: string | undefined): void => {
     if (p !== undefined && p !== '' && !files.includes(p)) files.push(p);

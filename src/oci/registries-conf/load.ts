@@ -1,5 +1,4 @@
 import { readdir, stat } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { OpmError } from '../../errors.js';
 import { errnoCode, errnoText } from '../../go/errno.js';
@@ -7,6 +6,8 @@ import { compareUtf8 } from '../../go/utf8.js';
 import { readBoundedFile } from '../../util/read-bounded.js';
 import { emptyConf, mergeConf, type RegistriesConf } from './config.js';
 import { parseRegistriesConf } from './parse.js';
+import { homeDir } from '../../util/home-dir.js';
+import { pathExists } from '../../util/path-exists.js';
 
 export interface LoadOptions {
   env: NodeJS.ProcessEnv;
@@ -36,7 +37,7 @@ export interface ConfPaths {
  */
 async function confPaths(o: LoadOptions): Promise<ConfPaths> {
   const root = o.root ?? '/';
-  const home = o.env.HOME !== undefined && o.env.HOME !== '' ? o.env.HOME : os.homedir();
+  const home = homeDir(o.env);
   const systemFile = path.join(root, 'etc', 'containers', 'registries.conf');
   const systemDir = path.join(root, 'etc', 'containers', 'registries.conf.d');
   const userFile = path.join(home, '.config', 'containers', 'registries.conf');
@@ -45,17 +46,8 @@ async function confPaths(o: LoadOptions): Promise<ConfPaths> {
     (v): v is string => v !== undefined && v !== '',
   );
   if (named !== undefined) return { main: named, required: true, dropInDirs: [systemDir, userDir] };
-  if (await exists(userFile)) return { main: userFile, required: false, dropInDirs: [userDir] };
+  if (await pathExists(userFile)) return { main: userFile, required: false, dropInDirs: [userDir] };
   return { main: systemFile, required: false, dropInDirs: [systemDir, userDir] };
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function readError(file: string, err: unknown): OpmError {
