@@ -16,7 +16,7 @@ import type {
 import { marshal } from '../go/json.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { propertyValue } from '../property/property.js';
-import { versionLookup } from './channel-graph.js';
+import { versionLookup } from '../model/channel-graph.js';
 import { packageImpact, type PackageGraph, type UpgradeImpact } from './upgrade-impact.js';
 
 export interface ChannelRef {
