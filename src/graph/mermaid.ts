@@ -10,8 +10,8 @@
 import { goQuote } from '../go/fmt.js';
 import { compareSemver, type SemVer } from '../model/semver.js';
 import { bundleVersion } from '../model/bundle-version.js';
-import { ChannelGraph, minimumEdge, narrowChannel, orZero } from '../model/channel-graph.js';
-import type { Channel, DeclarativeConfig } from '../declcfg/types.js';
+import { ChannelGraph, minimumEdge, narrowChannels, orZero } from '../model/channel-graph.js';
+import type { DeclarativeConfig } from '../declcfg/types.js';
 import { compareUtf8 } from '../go/utf8.js';
 
 export interface MermaidOptions {
@@ -69,14 +69,7 @@ export function writeMermaid(cfg: DeclarativeConfig, options: MermaidOptions = {
 
   // Group the surviving channels by package; packages are written in sorted order, and edges
   // are numbered in that same written order.
-  const byPackage = new Map<string, Channel[]>();
-  for (const c of channels) {
-    const f = narrowChannel(c, versions, packageName, min);
-    if (f === undefined) continue;
-    const list = byPackage.get(f.package);
-    if (list === undefined) byPackage.set(f.package, [f]);
-    else list.push(f);
-  }
+  const byPackage = narrowChannels(channels, versions, packageName, min);
 
   const out: string[] = [...HEADER];
   const decorated = new Map<Decoration, string[]>();

@@ -11,11 +11,11 @@ import type { Finding } from '../findings.js';
 import type { Bundle, Channel, ChannelEntry, DeclarativeConfig } from '../declcfg/types.js';
 import { bundleVersion } from '../model/bundle-version.js';
 import { convertToModel } from '../model/convert.js';
-import { ChannelGraph, minimumEdge, narrowChannel, orZero } from '../model/channel-graph.js';
+import { ChannelGraph, minimumEdge, narrowChannels, orZero, type EdgeKind } from '../model/channel-graph.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { compareSemver, formatSemver, type SemVer } from '../model/semver.js';
 
-export type EdgeKind = 'replaces' | 'skips' | 'skipRange';
+export type { EdgeKind } from '../model/channel-graph.js';
 
 export interface Problem {
   severity: 'error' | 'warning';
@@ -268,14 +268,7 @@ export function buildUpgradeGraph(cfg: DeclarativeConfig, options: GraphOptions 
   const { model, findings } = convertToModel(scoped);
   const deprecations = deprecationsOf(scoped);
 
-  const byPackage = new Map<string, Channel[]>();
-  for (const c of channels) {
-    const f = narrowChannel(c, semvers, packageName, min);
-    if (f === undefined) continue;
-    const list = byPackage.get(f.package);
-    if (list === undefined) byPackage.set(f.package, [f]);
-    else list.push(f);
-  }
+  const byPackage = narrowChannels(channels, semvers, packageName, min);
   // Packages without any channel left are still listed when nothing narrows the view.
   if (minEdgeName === '')
     for (const p of scoped.packages) if (!byPackage.has(p.name)) byPackage.set(p.name, []);

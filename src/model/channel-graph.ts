@@ -526,3 +526,21 @@ export function narrowChannel(
   if (out.length === 0) return undefined;
   return { ...c, entries: out };
 }
+
+/** `narrowChannel` over `channels`, the channels left grouped by package (in the order given). */
+export function narrowChannels(
+  channels: readonly Channel[],
+  versions: ReadonlyMap<string, SemVer>,
+  packageName: string,
+  min: MinimumEdge | undefined,
+): Map<string, Channel[]> {
+  const byPackage = new Map<string, Channel[]>();
+  for (const c of channels) {
+    const f = narrowChannel(c, versions, packageName, min);
+    if (f === undefined) continue;
+    const list = byPackage.get(f.package);
+    if (list === undefined) byPackage.set(f.package, [f]);
+    else list.push(f);
+  }
+  return byPackage;
+}
