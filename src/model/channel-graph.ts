@@ -245,15 +245,6 @@ export class ChannelGraph {
     return this.byName.has(name);
   }
 
-  /** The channel's distinct names, in entry order. */
-  names(): IterableIterator<string> {
-    return this.byName.keys();
-  }
-
-  version(name: string): SemVer | undefined {
-    return this.versionOf(name);
-  }
-
   private parsed(e: GraphEntry): ParsedRange | undefined {
     if (e.skipRange === '') return undefined;
     let p = this.ranges.get(e);
@@ -287,8 +278,8 @@ export class ChannelGraph {
   }
 
   /**
-   * The entries that upgrade from `name` by replacing or skipping it, in channel order, each name
-   * once (the first entry of a name, as everywhere in the graph).
+   * The entries that upgrade from `name` by replacing or skipping it, in channel order (an entry
+   * that does both, once; of a name listed twice, the first entry, as everywhere in the graph).
    */
   replacedBy(name: string): GraphEntry[] {
     if (this.successors === undefined) {
@@ -320,14 +311,6 @@ export class ChannelGraph {
       .map((i) => this.entries[i] as GraphEntry);
   }
 
-  /** Whether `to` upgrades from a bundle named `name` at `version` (by replaces, skips or skipRange). */
-  upgradesFrom(to: GraphEntry, name: string, version: SemVer | undefined): boolean {
-    if (to.replaces === name || to.skips.includes(name)) return true;
-    if (version === undefined) return false;
-    const set = this.skipRangeOf(to);
-    return set !== undefined && rangeSetMatches(set, version);
-  }
-
   /**
    * The edges into `to`: its replaces, its skips in order, then what its skipRange covers in
    * channel order (itself left out, each name once). Names outside the channel are kept for
@@ -348,15 +331,10 @@ export class ChannelGraph {
 
   /** Bundles nothing in the channel replaces or skips, in byte order (opm's heads). */
   heads(): string[] {
-    return this.chain().heads;
+    return this.headsAndSkipped().heads;
   }
 
-  /**
-   * opm's Channel.Head and validateReplacesChain: heads (no incoming replaces or skips edge), then,
-   * with exactly one head, the walk along replaces, a cycle met on it, and the stranded bundles
-   * (neither on the walk nor skipped).
-   */
-  chain(): ChainAnalysis {
+  private headsAndSkipped(): { heads: string[]; skipped: Set<string> } {
     const incoming = new Set<string>();
     const skipped = new Set<string>();
     for (const b of this.byName.values()) {
@@ -367,6 +345,16 @@ export class ChannelGraph {
       }
     }
     const heads = [...this.byName.keys()].filter((n) => !incoming.has(n)).sort(compareUtf8);
+    return { heads, skipped };
+  }
+
+  /**
+   * opm's Channel.Head and validateReplacesChain: heads (no incoming replaces or skips edge), then,
+   * with exactly one head, the walk along replaces, a cycle met on it, and the stranded bundles
+   * (neither on the walk nor skipped).
+   */
+  chain(): ChainAnalysis {
+    const { heads, skipped } = this.headsAndSkipped();
     const onlyHead = heads[0];
     if (heads.length !== 1 || onlyHead === undefined) return { heads, stranded: [] };
     const path: string[] = [onlyHead];
