@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCatalog } from './generate-catalog.js';
+import { generateChannelCatalog } from './generate-channel-catalog.js';
 import { graphBench } from './graph.js';
 import { registryBench } from './registry.js';
 import type { Row } from './row.js';
@@ -201,6 +202,29 @@ if (corpusDir) {
   rows.push(measure(`filter --heads-only ${label}`, floor, ['filter', dir, '--heads-only'], 3));
   rows.push(measure(`diff ${label} with itself`, floor, ['diff', dir, dir], 4));
   rows.push(measure(`list images ${label}`, floor, ['list', 'images', dir], 2));
+}
+
+// The upgrade graph of one channel of 10,000 bundles (src/model/channel-graph.ts): validate (opm's
+// chain checks and the upgrade.* rules) and diff (the upgrade impact of removing every other
+// bundle), against loading the catalog. Validate and diff do much besides (conversion, schemas,
+// the other rules, two loads), so the ceiling is loose; it is there for work that scans every entry
+// for every entry, which multiplies the figure many times over at this size.
+{
+  const channelDir = (name: string, everyOther: boolean): string => {
+    const dir = path.join(outDir, name);
+    if (!existsSync(`${dir}.complete`)) {
+      generateChannelCatalog(dir, 10_000, everyOther);
+      writeFileSync(`${dir}.complete`, '');
+    }
+    return dir;
+  };
+  const before = channelDir('channel-10000', false);
+  const after = channelDir('channel-10000-every-other', true);
+  const floor = ['load-catalog', before];
+  rows.push(measure('validate one channel of 10,000 bundles', floor, ['validate', before], 15));
+  rows.push(
+    measure('diff one channel of 10,000 bundles, every other removed', floor, ['diff', before, after], 15),
+  );
 }
 
 // Side by side with the reference opm, as processes, at one core and at all cores.

@@ -8,7 +8,7 @@ import type { DeclarativeConfig } from '../declcfg/types.js';
 import { compareUtf8 as compareGoStrings } from '../go/utf8.js';
 import { convertToModelOrThrow } from '../model/convert.js';
 import type { Model, ModelChannel, ModelPackage } from '../model/model.js';
-import { analyzeChain } from '../model/validate.js';
+import { ChannelGraph } from '../model/channel-graph.js';
 import { bundleCsv } from './migrations.js';
 import { NotAllowedError, REF_CATALOGS, render, type RenderOptions } from './render.js';
 
@@ -32,7 +32,7 @@ function formatTable(rows: string[][]): string {
 
 /** The channel head's name, or opm's error text for a channel without exactly one head. */
 function channelHead(ch: ModelChannel): { name: string } | { error: string } {
-  const { heads } = analyzeChain(ch);
+  const heads = ChannelGraph.fromModel(ch).heads();
   const only = heads[0];
   if (heads.length === 1 && only !== undefined) return { name: only };
   if (heads.length === 0) return { error: 'no channel head found in graph' };

@@ -16,7 +16,7 @@ import type {
 import { marshal } from '../go/json-encode.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { propertyValue } from '../property/property.js';
-import { versionLookup } from './channel-graph.js';
+import { versionLookup } from '../model/channel-graph.js';
 import { packageImpact, type PackageGraph, type UpgradeImpact } from './upgrade-impact.js';
 
 export interface ChannelRef {
@@ -246,27 +246,17 @@ function diffEntries(
     else if (ne === undefined) d.entriesRemoved.push({ package: pkg, channel, bundle });
     else {
       const at = { package: pkg, channel, bundle };
-      if ((oe.replaces ?? '') !== (ne.replaces ?? '')) {
-        d.edgesChanged.push({
-          ...at,
-          field: 'replaces',
-          before: oe.replaces ?? '',
-          after: ne.replaces ?? '',
-        });
-      }
+      const text = (field: 'replaces' | 'skipRange'): void => {
+        const [before, after] = [oe[field] ?? '', ne[field] ?? ''];
+        if (before !== after) d.edgesChanged.push({ ...at, field, before, after });
+      };
+      text('replaces');
       const os = oe.skips ?? [];
       const ns = ne.skips ?? [];
       if (marshal([...os].sort(compareUtf8)) !== marshal([...ns].sort(compareUtf8))) {
         d.edgesChanged.push({ ...at, field: 'skips', before: [...os], after: [...ns] });
       }
-      if ((oe.skipRange ?? '') !== (ne.skipRange ?? '')) {
-        d.edgesChanged.push({
-          ...at,
-          field: 'skipRange',
-          before: oe.skipRange ?? '',
-          after: ne.skipRange ?? '',
-        });
-      }
+      text('skipRange');
     }
   }
 }

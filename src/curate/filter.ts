@@ -18,8 +18,14 @@ import type {
 } from '../declcfg/types.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { convertToModel } from '../model/convert.js';
-import { compareSemver, type SemVer } from '../model/semver.js';
-import { analyzeEntries, highestVersion, versionLookup } from './channel-graph.js';
+import { compareSemver } from '../model/semver.js';
+import {
+  ChannelGraph,
+  highestVersion,
+  versionLookup,
+  type ChainAnalysis,
+  type VersionOf,
+} from '../model/channel-graph.js';
 import type { FilterSpec, PackageSelection, VersionBound } from './filter-config.js';
 
 export interface FilterResult {
@@ -201,7 +207,7 @@ function filterPackage(
     }
     let repaired = repairChannel(entries, keep, versionOf, where);
     if (headsOnly) {
-      const head = analyzeEntries(repaired.entries).heads[0];
+      const head = ChannelGraph.fromEntries(repaired.entries).heads()[0];
       if (head === undefined) throw new OpmError(`${where} has no head`);
       keep = new Set([head]);
       repaired = repairChannel(entries, keep, versionOf, where);
@@ -223,7 +229,7 @@ function filterPackage(
 function selectRange(
   entries: readonly ChannelEntry[],
   range: Range,
-  versionOf: (b: string) => SemVer | undefined,
+  versionOf: VersionOf,
   where: string,
 ): Set<string> {
   if (range.min === undefined && range.max === undefined) return new Set(entries.map((e) => e.name));
@@ -249,11 +255,11 @@ function selectRange(
 function repairChannel(
   entries: readonly ChannelEntry[],
   keep: ReadonlySet<string>,
-  versionOf: (b: string) => SemVer | undefined,
+  versionOf: VersionOf,
   where: string,
 ): { entries: ChannelEntry[]; edits: string[] } {
   const edits: string[] = [];
-  const original = new Map(entries.map((e) => [e.name, e]));
+  const original = ChannelGraph.fromEntries(entries);
   const out: ChannelEntry[] = [];
   for (const e of entries) {
     if (!keep.has(e.name)) continue;
@@ -265,7 +271,7 @@ function repairChannel(
       let a = r;
       while (a !== '' && original.has(a) && !keep.has(a) && !seen.has(a)) {
         seen.add(a);
-        a = original.get(a)?.replaces ?? '';
+        a = original.entry(a)?.replaces ?? '';
       }
       if (keep.has(a)) {
         copy.replaces = a;
@@ -314,8 +320,8 @@ function repairChannel(
   };
   // Successors in the original graph: the entries that upgraded from a bundle.
   const successors = (name: string): string[] =>
-    entries
-      .filter((e) => e.replaces === name || (e.skips ?? []).includes(name))
+    original
+      .replacedBy(name)
       .map((e) => e.name)
       .sort(compareUtf8);
   const nearestKeptSuccessor = (from: string): string | undefined => {
@@ -335,9 +341,10 @@ function repairChannel(
     return undefined;
   };
 
-  let analysis = analyzeEntries(out);
+  const chainOf = (list: readonly ChannelEntry[]): ChainAnalysis => ChannelGraph.fromEntries(list).chain();
+  let analysis = chainOf(out);
   if (analysis.heads.length > 1) {
-    const originalHead = analyzeEntries(entries).heads;
+    const originalHead = original.heads();
     const head =
       analysis.heads.find((h) => originalHead.length === 1 && originalHead[0] === h) ??
       highestVersion(analysis.heads, versionOf);
@@ -346,7 +353,7 @@ function repairChannel(
       const to = nearestKeptSuccessor(other) ?? head;
       linkTo(other, to, 'what upgraded from it in between is not kept');
     }
-    analysis = analyzeEntries(out);
+    analysis = chainOf(out);
   }
   const head = analysis.heads[0];
   if (analysis.heads.length === 1 && head !== undefined && analysis.cycle === undefined) {
@@ -354,7 +361,7 @@ function repairChannel(
       const to = nearestKeptSuccessor(s) ?? head;
       linkTo(s, to === s ? head : to, 'it was cut off from the head');
     }
-    analysis = analyzeEntries(out);
+    analysis = chainOf(out);
   }
   if (analysis.heads.length !== 1 || analysis.cycle !== undefined || analysis.stranded.length > 0) {
     const problem =

@@ -8,8 +8,8 @@
  */
 import type { Channel } from '../declcfg/types.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { ChannelGraph, VersionIndex, type VersionOf } from '../model/channel-graph.js';
 import type { SemVer } from '../model/semver.js';
-import { channelHead, graphEntries, reachingHeads, upgradesFrom } from './channel-graph.js';
 
 export type ImpactReason = 'stranded' | 'removed' | 'channel-removed' | 'package-removed';
 
@@ -23,14 +23,41 @@ export interface UpgradeImpact {
 /** One side of the comparison: a package's channels and its bundles' versions. */
 export interface PackageGraph {
   channels: ReadonlyMap<string, Channel>;
-  versionOf: (bundle: string) => SemVer | undefined;
+  versionOf: VersionOf;
 }
 
-/** Names in the channel from which the head can be reached. */
-function reaching(ch: Channel, versionOf: (b: string) => SemVer | undefined): Set<string> {
-  const entries = ch.entries ?? [];
-  const head = channelHead(entries, versionOf);
-  return reachingHeads(graphEntries(entries), head === undefined ? [] : [head], versionOf);
+/** A channel's graph and the names in it from which its head can be reached. */
+function reaching(ch: Channel, versionOf: VersionOf): { graph: ChannelGraph; reached: Set<string> } {
+  const graph = ChannelGraph.fromEntries(ch.entries ?? [], versionOf);
+  const head = graph.head();
+  return { graph, reached: graph.reaching(head === undefined ? [] : [head]) };
+}
+
+/**
+ * Of the bundles no longer listed (`gone`, with their old versions), those that no entry on a path
+ * to the head replaces, skips or skipRanges.
+ */
+function notTaken(
+  graph: ChannelGraph,
+  reached: ReadonlySet<string>,
+  gone: readonly string[],
+  versionOf: VersionOf,
+): Set<string> {
+  const left = new Set(gone);
+  const versions: { item: string; version: SemVer }[] = [];
+  for (const name of gone) {
+    const version = versionOf(name);
+    if (version !== undefined) versions.push({ item: name, version });
+  }
+  const take = new VersionIndex(versions).search();
+  for (const e of graph.entries) {
+    if (!reached.has(e.name)) continue;
+    left.delete(e.replaces);
+    for (const s of e.skips) left.delete(s);
+    const range = graph.skipRangeOf(e);
+    if (range !== undefined) take(range, (name) => left.delete(name));
+  }
+  return left;
 }
 
 /** The impact on one package; `after` undefined when the package was removed. */
@@ -42,7 +69,7 @@ export function packageImpact(
   const out: UpgradeImpact[] = [];
   for (const name of [...before.channels.keys()].sort(compareUtf8)) {
     const oldCh = before.channels.get(name) as Channel;
-    const oldReach = reaching(oldCh, before.versionOf);
+    const oldReach = reaching(oldCh, before.versionOf).reached;
     const users = [...oldReach].sort(compareUtf8);
     const newCh = after?.channels.get(name);
     if (after === undefined || newCh === undefined) {
@@ -50,18 +77,14 @@ export function packageImpact(
       for (const bundle of users) out.push({ package: pkg, channel: name, bundle, reason });
       continue;
     }
-    const entries = graphEntries(newCh.entries ?? []);
-    const inNew = new Set(entries.map((e) => e.name));
-    const newReach = reaching(newCh, after.versionOf);
-    const reachable = entries.filter((e) => newReach.has(e.name));
+    const { graph, reached: newReach } = reaching(newCh, after.versionOf);
+    // Installed on clusters though no longer listed: something on a path to the head must take it.
+    const gone = users.filter((b) => !graph.has(b));
+    const cutOff = notTaken(graph, newReach, gone, before.versionOf);
     for (const bundle of users) {
-      if (inNew.has(bundle)) {
+      if (graph.has(bundle)) {
         if (!newReach.has(bundle)) out.push({ package: pkg, channel: name, bundle, reason: 'stranded' });
-        continue;
-      }
-      // Installed on clusters though no longer listed: something on a path to the head must take it.
-      const version = before.versionOf(bundle);
-      if (!reachable.some((e) => upgradesFrom(e, bundle, version))) {
+      } else if (cutOff.has(bundle)) {
         out.push({ package: pkg, channel: name, bundle, reason: 'removed' });
       }
     }

@@ -8,16 +8,14 @@
  */
 import { OpmError } from '../errors.js';
 import type { Finding } from '../findings.js';
-import { goQuote } from '../go/fmt.js';
 import type { Bundle, Channel, ChannelEntry, DeclarativeConfig } from '../declcfg/types.js';
 import { bundleVersion } from '../model/bundle-version.js';
 import { convertToModel } from '../model/convert.js';
-import { analyzeChain } from '../model/validate.js';
+import { ChannelGraph, minimumEdge, narrowChannels, orZero, type EdgeKind } from '../model/channel-graph.js';
 import { compareUtf8 } from '../go/utf8.js';
-import { SemverError, compareSemver, formatSemver, parseRange, type SemVer } from '../model/semver.js';
-import { filterChannel } from './mermaid.js';
+import { compareSemver, formatSemver, type SemVer } from '../model/semver.js';
 
-export type EdgeKind = 'replaces' | 'skips' | 'skipRange';
+export type { EdgeKind } from '../model/channel-graph.js';
 
 export interface Problem {
   severity: 'error' | 'warning';
@@ -84,8 +82,6 @@ export interface GraphOptions {
   /** Draw only this package ('' = all). */
   packageName?: string;
 }
-
-const ZERO: SemVer = { major: 0n, minor: 0n, patch: 0n, pre: [], build: [] };
 
 function problemOf(f: Finding): Problem {
   return { severity: f.severity, message: f.message };
@@ -164,7 +160,7 @@ function buildChannel(
   findings: Finding[],
 ): GraphChannel {
   const entries = c.entries ?? [];
-  const ver = (name: string): SemVer => infos.get(name)?.version ?? ZERO;
+  const ver = orZero((name) => infos.get(name)?.version);
   const listed = new Map<string, ChannelEntry>();
   for (const e of entries) if (!listed.has(e.name)) listed.set(e.name, e);
 
@@ -217,23 +213,17 @@ function buildChannel(
     }
     edges.push(edge);
   };
+  // Into each node: its replaces, its skips, then what its skipRange covers, oldest first.
+  const graph = ChannelGraph.fromEntries(entries, ver);
+  const position = (n: string): number => index.get(n) ?? 0;
   for (const name of sorted) {
-    const e = listed.get(name);
+    const e = graph.entry(name);
     if (e === undefined) continue;
-    if (e.replaces !== undefined && e.replaces !== '') add(e.replaces, e.name, 'replaces');
-    for (const s of e.skips ?? []) add(s, e.name, 'skips');
-    if (e.skipRange !== undefined && e.skipRange !== '') {
-      let range: ((v: SemVer) => boolean) | undefined;
-      try {
-        range = parseRange(e.skipRange);
-      } catch (err) {
-        if (!(err instanceof SemverError)) throw err;
-      }
-      if (range !== undefined) {
-        for (const other of sorted)
-          if (other !== e.name && range(ver(other))) add(other, e.name, 'skipRange', e.skipRange);
-      }
-    }
+    const into = graph.edgesInto(e);
+    const covered = into.filter((x) => x.kind === 'skipRange');
+    covered.sort((a, b) => position(a.from) - position(b.from));
+    for (const x of into) if (x.kind !== 'skipRange') add(x.from, x.to, x.kind);
+    for (const x of covered) add(x.from, x.to, 'skipRange', e.skipRange);
   }
 
   const ch: GraphChannel = {
@@ -271,30 +261,14 @@ export function buildUpgradeGraph(cfg: DeclarativeConfig, options: GraphOptions 
   }
 
   const channels = [...scoped.channels].sort((a, b) => compareUtf8(a.name, b.name));
-  let floor = ZERO;
-  let floorPackage = '';
-  if (minEdgeName !== '') {
-    const v = semvers.get(minEdgeName);
-    if (v === undefined) {
-      throw new OpmError(`unknown minimum edge name: ${goQuote(minEdgeName)}`);
-    }
-    floor = v;
-    floorPackage = channels.find((c) => (c.entries ?? []).some((e) => e.name === minEdgeName))?.package ?? '';
-  }
+  const min = minimumEdge(minEdgeName, channels, semvers);
 
   // The validator's findings and chain analysis, over the whole (unfiltered) package, so that a
   // narrowed view shows the problems the catalog really has.
   const { model, findings } = convertToModel(scoped);
   const deprecations = deprecationsOf(scoped);
 
-  const byPackage = new Map<string, Channel[]>();
-  for (const c of channels) {
-    const f = filterChannel(c, semvers, { minEdgeName, packageName, floor, floorPackage });
-    if (f === undefined) continue;
-    const list = byPackage.get(f.package);
-    if (list === undefined) byPackage.set(f.package, [f]);
-    else list.push(f);
-  }
+  const byPackage = narrowChannels(channels, semvers, packageName, min);
   // Packages without any channel left are still listed when nothing narrows the view.
   if (minEdgeName === '')
     for (const p of scoped.packages) if (!byPackage.has(p.name)) byPackage.set(p.name, []);
@@ -309,7 +283,7 @@ export function buildUpgradeGraph(cfg: DeclarativeConfig, options: GraphOptions 
       const mc = mp?.channels.get(c.name);
       let marks: ChainMarks | undefined;
       if (mc !== undefined) {
-        const a = analyzeChain(mc);
+        const a = ChannelGraph.fromModel(mc).chain();
         const marked = new Set<string>(a.stranded);
         if (a.heads.length > 1) for (const h of a.heads) marked.add(h);
         const cycleEdges = new Set<string>();

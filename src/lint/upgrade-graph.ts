@@ -6,47 +6,19 @@
  */
 import type { Finding } from '../findings.js';
 import { goQuote } from '../go/fmt.js';
-import type { ModelBundle, ModelChannel } from '../model/model.js';
-import { compareSemver, formatSemver, parseRange, SemverError, type SemverRange } from '../model/semver.js';
-import { analyzeChain } from '../model/validate.js';
+import type { ModelBundle, ModelChannel, ModelPackage } from '../model/model.js';
+import { ChannelGraph, VersionIndex } from '../model/channel-graph.js';
+import { compareSemver, formatSemver } from '../model/semver.js';
 import { finding, packages, sortedByName, type LintInput } from './context.js';
 
-function tryRange(text: string): SemverRange | undefined {
-  if (text === '') return undefined;
-  try {
-    return parseRange(text);
-  } catch (e) {
-    if (e instanceof SemverError) return undefined;
-    throw e;
+/** The versions of all bundles of a package, for skipRange matches across its channels. */
+function packageVersions(p: ModelPackage): VersionIndex<string> {
+  const items: { item: string; version: NonNullable<ModelBundle['version']> }[] = [];
+  for (const c of p.channels.values()) {
+    for (const b of c.bundles.values())
+      if (b.version !== undefined) items.push({ item: b.name, version: b.version });
   }
-}
-
-/** Bundles that can reach `head` by upgrades (reverse search from the head). */
-function reachingHead(
-  ch: ModelChannel,
-  head: string,
-  ranges: ReadonlyMap<string, SemverRange | undefined>,
-): Set<string> {
-  const bundles = [...ch.bundles.values()];
-  const reached = new Set<string>([head]);
-  const queue = [head];
-  for (let target = queue.pop(); target !== undefined; target = queue.pop()) {
-    const y = ch.bundles.get(target);
-    if (y === undefined) continue;
-    const range = ranges.get(y.name);
-    for (const x of bundles) {
-      if (reached.has(x.name)) continue;
-      const edge =
-        y.replaces === x.name ||
-        y.skips.includes(x.name) ||
-        (range !== undefined && x.version !== undefined && range(x.version));
-      if (edge) {
-        reached.add(x.name);
-        queue.push(x.name);
-      }
-    }
-  }
-  return reached;
+  return new VersionIndex(items);
 }
 
 /** Names, the first 20 of them: a channel of hundreds of bundles must not make a page-long line. */
@@ -55,20 +27,17 @@ function listed(names: string[]): string {
   return names.length > 20 ? `${shown} and ${names.length - 20} more` : shown;
 }
 
-function channelFindings(ch: ModelChannel, out: Finding[]): void {
+function channelFindings(ch: ModelChannel, versions: () => VersionIndex<string>, out: Finding[]): void {
   const place = { loc: ch.loc, package: ch.package.name, channel: ch.name };
-  const a = analyzeChain(ch);
+  const graph = ChannelGraph.fromModel(ch);
+  const a = graph.chain();
   const head = a.heads[0];
   const healthy =
     a.heads.length === 1 && a.cycle === undefined && a.stranded.length === 0 && head !== undefined;
   if (!healthy) return;
   const byName = (n: string): ModelBundle | undefined => ch.bundles.get(n);
 
-  // Each skipRange parsed once, for the reachability search and the unmatched-range check.
-  const ranges = new Map<string, SemverRange | undefined>(
-    [...ch.bundles.values()].map((b) => [b.name, tryRange(b.skipRange)]),
-  );
-  const reached = reachingHead(ch, head, ranges);
+  const reached = graph.reaching([head]);
   const stranded = sortedByName(
     [...ch.bundles.values()].filter((b) => b.blob !== undefined && !reached.has(b.name)),
   );
@@ -110,13 +79,10 @@ function channelFindings(ch: ModelChannel, out: Finding[]): void {
         ),
       );
     }
-    const range = ranges.get(y.name);
+    const range = graph.skipRangeOf(y);
     if (range !== undefined) {
       // Any bundle of the package counts: users switching channels upgrade through skipRange too.
-      const matched = [...ch.package.channels.values()].some((c) =>
-        [...c.bundles.values()].some((x) => x.name !== y.name && x.version !== undefined && range(x.version)),
-      );
-      if (!matched) {
+      if (!versions().someMatching(range, (x) => x !== y.name)) {
         out.push(
           finding(
             'upgrade.skip-range-unmatched',
@@ -132,9 +98,11 @@ function channelFindings(ch: ModelChannel, out: Finding[]): void {
 export function upgradeGraphFindings(input: LintInput): Finding[] {
   const out: Finding[] = [];
   for (const p of packages(input.model)) {
+    let index: VersionIndex<string> | undefined;
+    const versions = (): VersionIndex<string> => (index ??= packageVersions(p));
     for (const ch of sortedByName(p.channels.values())) {
       if (ch.synthesized || ch.bundles.size === 0) continue;
-      channelFindings(ch, out);
+      channelFindings(ch, versions, out);
     }
     const dc = p.defaultChannel;
     if (dc !== undefined && !dc.synthesized && dc.deprecation !== undefined && p.deprecation === undefined) {

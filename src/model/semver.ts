@@ -147,28 +147,62 @@ export function formatSemver(v: SemVer): string {
 /** A parsed range: a predicate over versions. */
 export type SemverRange = (v: SemVer) => boolean;
 
-type Comparator = (v: SemVer, ref: SemVer) => boolean;
+/** A comparison operator of a range, in one spelling per meaning. */
+export type RangeOp = '=' | '!=' | '>' | '>=' | '<' | '<=';
 
-function comparatorFor(op: string): Comparator | undefined {
+/** One comparison of a range: a version compared with `version` by `op`. */
+export interface RangeComparison {
+  op: RangeOp;
+  version: SemVer;
+}
+
+/**
+ * A parsed range as its parts: alternatives (`||`), each a list of comparisons that must all hold.
+ * Searches over many versions use the bounds; `rangeSetMatches` is the predicate.
+ */
+export type RangeSet = readonly (readonly RangeComparison[])[];
+
+function rangeOpFor(op: string): RangeOp | undefined {
   switch (op) {
     case '':
     case '=':
     case '==':
-      return (v, r) => compareSemver(v, r) === 0;
+      return '=';
     case '!':
     case '!=':
-      return (v, r) => compareSemver(v, r) !== 0;
+      return '!=';
     case '>':
-      return (v, r) => compareSemver(v, r) > 0;
     case '>=':
-      return (v, r) => compareSemver(v, r) >= 0;
     case '<':
-      return (v, r) => compareSemver(v, r) < 0;
     case '<=':
-      return (v, r) => compareSemver(v, r) <= 0;
+      return op;
     default:
       return undefined;
   }
+}
+
+/** Whether `v` satisfies one comparison. */
+export function comparisonHolds(v: SemVer, c: RangeComparison): boolean {
+  const r = compareSemver(v, c.version);
+  switch (c.op) {
+    case '=':
+      return r === 0;
+    case '!=':
+      return r !== 0;
+    case '>':
+      return r > 0;
+    case '>=':
+      return r >= 0;
+    case '<':
+      return r < 0;
+    case '<=':
+      return r <= 0;
+  }
+}
+
+/** Whether `v` is in the range: some alternative whose comparisons all hold. */
+export function rangeSetMatches(set: RangeSet, v: SemVer): boolean {
+  return set.some((alt) => alt.every((c) => comparisonHolds(v, c)));
 }
 
 /**
@@ -296,33 +330,33 @@ function expandWildcards(parts: string[][]): string[][] {
  * Pre-release versions are compared like any other version (not excluded).
  */
 export function parseRange(s: string): SemverRange {
+  const set = parseRangeSet(s);
+  return (v) => rangeSetMatches(set, v);
+}
+
+/** Parse a range into its alternatives and comparisons; throws as `parseRange` does. */
+export function parseRangeSet(s: string): RangeSet {
   const expanded = expandWildcards(splitOrParts(splitAndTrim(s)));
-  const alternatives: SemverRange[] = [];
-  for (const andParts of expanded) {
-    const checks: SemverRange[] = [];
-    for (const ap of andParts) {
+  return expanded.map((andParts) =>
+    andParts.map((ap): RangeComparison => {
       const [op, vStr] = splitComparatorVersion(ap);
       const whole = op + vStr;
-      const cmp = comparatorFor(op);
-      if (cmp === undefined) {
+      const rangeOp = rangeOpFor(op);
+      if (rangeOp === undefined) {
         throw new SemverError(
           `Could not parse Range ${goQuote(ap)}: Could not parse comparator ${goQuote(op)} in ${goQuote(whole)}`,
         );
       }
-      let ref: SemVer;
       try {
-        ref = parseSemver(vStr);
+        return { op: rangeOp, version: parseSemver(vStr) };
       } catch (e) {
         if (!(e instanceof SemverError)) throw e;
         throw new SemverError(
           `Could not parse Range ${goQuote(ap)}: Could not parse version ${goQuote(vStr)} in ${goQuote(whole)}: ${e.message}`,
         );
       }
-      checks.push((v) => cmp(v, ref));
-    }
-    alternatives.push((v) => checks.every((c) => c(v)));
-  }
-  return (v) => alternatives.some((a) => a(v));
+    }),
+  );
 }
 
 /** Parse a range and return blang's error text, or undefined when it parses. */

@@ -15,6 +15,7 @@ import { formatRelease } from './release.js';
 import { formatSemver, rangeError } from './semver.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { positionText } from '../errors.js';
+import { ChannelGraph } from './channel-graph.js';
 
 /** A node of opm's validation error tree; a string child is a leaf error. */
 export interface ValidationNode {
@@ -74,60 +75,13 @@ function err(rule: RuleId, message: string): Finding {
 // ---------------------------------------------------------------------------------------------
 // Replaces chain
 
-export interface ChainAnalysis {
-  heads: string[];
-  /** When a cycle was met: the path from the repeated bundle back to it. */
-  cycle?: string[];
-  stranded: string[];
-  /** The last bundle reached along `replaces` from the head, and what it replaces ('' for none). */
-  tail?: { name: string; replaces: string };
-}
-
-/**
- * opm's Channel.Head and validateReplacesChain: heads (no incoming replaces/skips edge), the walk
- * along replaces, cycles and strandings.
- */
-export function analyzeChain(ch: ModelChannel): ChainAnalysis {
-  const incoming = new Set<string>();
-  const skipped = new Set<string>();
-  for (const b of ch.bundles.values()) {
-    if (b.replaces !== '') incoming.add(b.replaces);
-    for (const s of b.skips) {
-      incoming.add(s);
-      skipped.add(s);
-    }
-  }
-  const heads = [...ch.bundles.keys()].filter((n) => !incoming.has(n)).sort(compareUtf8);
-  const onlyHead = heads[0];
-  if (heads.length !== 1 || onlyHead === undefined) return { heads, stranded: [] };
-  const path: string[] = [onlyHead];
-  const reached = new Set<string>([onlyHead]);
-  let cur = ch.bundles.get(onlyHead);
-  let tail: { name: string; replaces: string } | undefined;
-  while (cur !== undefined) {
-    const next = cur.replaces;
-    tail = { name: cur.name, replaces: next };
-    if (next === '') break;
-    if (reached.has(next)) {
-      return { heads, cycle: [...path.slice(path.indexOf(next)), next], stranded: [], tail };
-    }
-    reached.add(next);
-    path.push(next);
-    // A replaced bundle that is also skipped ends the chain (opm's rule).
-    if (skipped.has(next)) break;
-    cur = ch.bundles.get(next);
-  }
-  const stranded = [...ch.bundles.keys()].filter((n) => !reached.has(n) && !skipped.has(n)).sort(compareUtf8);
-  return tail === undefined ? { heads, stranded } : { heads, stranded, tail };
-}
-
 function describeLoc(b: ModelBundle | undefined): string {
   const loc = b?.blob?.loc;
   return loc ? ` (${positionText(loc)})` : '';
 }
 
 function validateReplacesChain(ch: ModelChannel, scope: Scope): void {
-  const a = analyzeChain(ch);
+  const a = ChannelGraph.fromModel(ch).chain();
   const where = (f: Finding): Finding => place(f, ch.loc, ch.package.name, ch.name);
   if (a.heads.length === 0) {
     report(
