@@ -91,28 +91,447 @@ function arc(from: Box, to: Box): Point[] {
   ];
 }
 
-/** The graph as dagre takes it: nodes by index, edges keyed by index so parallel edges stay apart. */
-export function layoutChannel(ch: GraphChannel): ChannelLayout {
-  if (ch.nodes.length === 0) return { nodes: [], edges: [], arcs: [], width: 0, height: 0 };
+/** What the layout did, for tests that hold its cost to the size of the graph. */
+export interface LayoutStats {
+  /** dagre runs, the nodes handed to them in all, and the most handed to one run. */
+  dagreRuns: number;
+  dagreNodes: number;
+  largestDagre: number;
+  /** Nodes placed on a lane's chain without dagre. */
+  chainNodes: number;
+}
+
+export function newLayoutStats(): LayoutStats {
+  return { dagreRuns: 0, dagreNodes: 0, largestDagre: 0, chainNodes: 0 };
+}
+
+/**
+ * Lanes up to this many nodes are laid out by dagre as a whole. dagre's cost grows faster than the
+ * graph (about 0.2 s at 200 nodes, 0.7 s at 400) and its recursion overflows the stack near 2,000.
+ */
+export const DAGRE_MAX_NODES = 150;
+/** The most nodes of a larger lane given to one dagre run when the lane offers no better cut. */
+export const BLOCK_MAX_NODES = 100;
+const RANKSEP = 44;
+const NODESEP = 14;
+
+type LayoutEdge = ReturnType<typeof layoutEdges>[number];
+
+/** Node boxes (top-left corners) and edge routes, keyed as the layout edges are. */
+interface Placement {
+  boxes: Box[];
+  routes: Map<string, Point[]>;
+}
+
+/** dagre over nodes of the given widths and edges between their indexes. */
+function runDagre(widths: readonly number[], edges: readonly LayoutEdge[], stats?: LayoutStats): Placement {
+  if (stats !== undefined) {
+    stats.dagreRuns++;
+    stats.dagreNodes += widths.length;
+    stats.largestDagre = Math.max(stats.largestDagre, widths.length);
+  }
   const g = new dagre.graphlib.Graph<GraphLabel, NodeLabel, EdgeLabel>({ multigraph: true });
-  g.setGraph({ rankdir: 'LR', nodesep: 14, ranksep: 44, edgesep: 8, marginx: 0, marginy: 0 });
-  ch.nodes.forEach((n, i) => {
-    g.setNode(String(i), { width: nodeWidth(n), height: NODE_HEIGHT });
+  g.setGraph({ rankdir: 'LR', nodesep: NODESEP, ranksep: RANKSEP, edgesep: 8, marginx: 0, marginy: 0 });
+  widths.forEach((width, i) => {
+    g.setNode(String(i), { width, height: NODE_HEIGHT });
   });
-  for (const e of layoutEdges(ch))
-    g.setEdge(String(e.from), String(e.to), { weight: e.weight, minlen: 1 }, e.key);
+  for (const e of edges) g.setEdge(String(e.from), String(e.to), { weight: e.weight, minlen: 1 }, e.key);
   dagre.layout(g);
-  const nodes = ch.nodes.map((_, i) => {
+  const boxes = widths.map((_, i) => {
     const l = g.node(String(i));
     return { x: (l.x ?? 0) - l.width / 2, y: (l.y ?? 0) - l.height / 2, width: l.width, height: l.height };
   });
+  const routes = new Map<string, Point[]>();
+  for (const e of edges) {
+    const l: EdgeLabel = g.edge({ v: String(e.from), w: String(e.to), name: e.key });
+    routes.set(
+      e.key,
+      (l.points ?? []).map((p: Point) => ({ x: p.x, y: p.y })),
+    );
+  }
+  return { boxes, routes };
+}
+
+/** Runs `place` on the part of a graph made of `members` (indexes, ascending) and the edges inside it. */
+function placePart(
+  members: readonly number[],
+  widths: readonly number[],
+  edges: readonly LayoutEdge[],
+  local: Int32Array,
+  place: (widths: number[], edges: LayoutEdge[]) => Placement,
+): Placement {
+  members.forEach((v, i) => (local[v] = i));
+  const inner = edges
+    .filter((e) => local[e.from] !== -1 && local[e.to] !== -1)
+    .map((e) => ({ ...e, from: local[e.from] ?? 0, to: local[e.to] ?? 0 }));
+  const placed = place(
+    members.map((v) => widths[v] ?? 0),
+    inner,
+  );
+  for (const v of members) local[v] = -1;
+  return placed;
+}
+
+/** The smallest box around a placement's nodes and routes. */
+function bounds(p: Placement): { minX: number; minY: number; maxX: number; maxY: number } {
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  for (const b of p.boxes) {
+    minX = Math.min(minX, b.x);
+    minY = Math.min(minY, b.y);
+    maxX = Math.max(maxX, b.x + b.width);
+    maxY = Math.max(maxY, b.y + b.height);
+  }
+  for (const pts of p.routes.values())
+    for (const q of pts) {
+      minX = Math.min(minX, q.x);
+      minY = Math.min(minY, q.y);
+      maxX = Math.max(maxX, q.x);
+      maxY = Math.max(maxY, q.y);
+    }
+  return { minX, minY, maxX, maxY };
+}
+
+/** A straight route between two placed nodes, border to border, bent nowhere (as dagre routes a chain edge). */
+function straightRoute(from: Box, to: Box): Point[] {
+  const forward = from.x + from.width / 2 <= to.x + to.width / 2;
+  const a = { x: forward ? from.x + from.width : from.x, y: from.y + from.height / 2 };
+  const b = { x: forward ? to.x : to.x + to.width, y: to.y + to.height / 2 };
+  return [a, { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 }, b];
+}
+
+/** A loop on the right side of a node, for a bundle that replaces or skips itself. */
+function selfLoop(b: Box): Point[] {
+  const r = b.x + b.width;
+  const cy = b.y + b.height / 2;
+  return [
+    { x: r, y: cy - 8 },
+    { x: r + 20, y: cy - 16 },
+    { x: r + 20, y: cy + 16 },
+    { x: r, y: cy + 8 },
+  ];
+}
+
+/**
+ * Ranks of a connected graph, left to right, in time linear in its size: edges closing a cycle
+ * (found by a depth-first walk without recursion) are turned round, each node goes one rank after
+ * its furthest predecessor, and a node nothing points to moves up to the rank before its nearest
+ * successor, next to what it upgrades to.
+ */
+function rankNodes(
+  n: number,
+  edges: readonly LayoutEdge[],
+): { rank: Int32Array; tail: Int32Array; head: Int32Array } {
+  const out: number[][] = Array.from({ length: n }, () => []);
+  edges.forEach((e, i) => {
+    if (e.from !== e.to) out[e.from]?.push(i);
+  });
+  const tail = new Int32Array(edges.length);
+  const head = new Int32Array(edges.length);
+  edges.forEach((e, i) => {
+    tail[i] = e.from;
+    head[i] = e.to;
+  });
+  // 0 unseen, 1 on the walk's path, 2 done.
+  const state = new Uint8Array(n);
+  const next = new Int32Array(n);
+  const stack: number[] = [];
+  for (let root = 0; root < n; root++) {
+    if (state[root] !== 0) continue;
+    state[root] = 1;
+    stack.push(root);
+    while (stack.length > 0) {
+      const v = stack[stack.length - 1] ?? 0;
+      const list = out[v] ?? [];
+      const k = next[v] ?? 0;
+      if (k === list.length) {
+        state[v] = 2;
+        stack.pop();
+        continue;
+      }
+      next[v] = k + 1;
+      const ei = list[k] ?? 0;
+      const w = edges[ei]?.to ?? 0;
+      if (state[w] === 1) {
+        tail[ei] = w;
+        head[ei] = v;
+      } else if (state[w] === 0) {
+        state[w] = 1;
+        stack.push(w);
+      }
+    }
+  }
+  const indeg = new Int32Array(n);
+  const succ: number[][] = Array.from({ length: n }, () => []);
+  for (let i = 0; i < edges.length; i++) {
+    const a = tail[i] ?? 0;
+    const b = head[i] ?? 0;
+    if (a === b) continue;
+    succ[a]?.push(b);
+    indeg[b] = (indeg[b] ?? 0) + 1;
+  }
+  const order: number[] = [];
+  const remaining = Int32Array.from(indeg);
+  for (let v = 0; v < n; v++) if (remaining[v] === 0) order.push(v);
+  const rank = new Int32Array(n);
+  for (let q = 0; q < order.length; q++) {
+    const v = order[q] ?? 0;
+    for (const w of succ[v] ?? []) {
+      rank[w] = Math.max(rank[w] ?? 0, (rank[v] ?? 0) + 1);
+      remaining[w] = (remaining[w] ?? 0) - 1;
+      if (remaining[w] === 0) order.push(w);
+    }
+  }
+  for (let q = order.length - 1; q >= 0; q--) {
+    const v = order[q] ?? 0;
+    const s = succ[v] ?? [];
+    if (indeg[v] !== 0 || s.length === 0) continue;
+    let nearest = Infinity;
+    for (const w of s) nearest = Math.min(nearest, rank[w] ?? 0);
+    rank[v] = nearest - 1;
+  }
+  return { rank, tail, head };
+}
+
+/**
+ * A connected graph too large for dagre at once, as a lane is: its ranks are cut into blocks
+ * wherever a single edge crosses from one rank to the next (on a replaces chain, between every two
+ * bundles), and, where no such place comes, at the fewest crossing edges once a block holds
+ * BLOCK_MAX_NODES. A block of one node is placed as it is; dagre lays out the others. Blocks follow
+ * each other left to right, a rank gap apart, each raised or lowered so that the edge into it runs
+ * straight; edges between blocks go straight from border to border, as dagre draws a chain.
+ */
+function layoutBlocks(
+  widths: readonly number[],
+  edges: readonly LayoutEdge[],
+  stats?: LayoutStats,
+): Placement {
+  const n = widths.length;
+  const { rank, tail, head } = rankNodes(n, edges);
+  let maxRank = 0;
+  for (const r of rank) maxRank = Math.max(maxRank, r);
+  const count = new Int32Array(maxRank + 1);
+  for (const r of rank) count[r] = (count[r] ?? 0) + 1;
+  // cross[r]: edges over the gap between rank r and r + 1.
+  const cross = new Int32Array(maxRank + 1);
+  for (let i = 0; i < edges.length; i++) {
+    const lo = Math.min(rank[tail[i] ?? 0] ?? 0, rank[head[i] ?? 0] ?? 0);
+    const hi = Math.max(rank[tail[i] ?? 0] ?? 0, rank[head[i] ?? 0] ?? 0);
+    if (lo === hi) continue;
+    cross[lo] = (cross[lo] ?? 0) + 1;
+    cross[hi] = (cross[hi] ?? 0) - 1;
+  }
+  for (let r = 1; r <= maxRank; r++) cross[r] = (cross[r] ?? 0) + (cross[r - 1] ?? 0);
+
+  // Each block's last rank.
+  const ends: number[] = [];
+  let start = 0;
+  let held = 0;
+  let best = -1;
+  for (let r = 0; r < maxRank; r++) {
+    held += count[r] ?? 0;
+    if ((cross[r] ?? 0) <= 1) {
+      ends.push(r);
+      start = r + 1;
+      held = 0;
+      best = -1;
+      continue;
+    }
+    if (held * 2 >= BLOCK_MAX_NODES && (best < 0 || (cross[r] ?? 0) < (cross[best] ?? 0))) best = r;
+    if (held >= BLOCK_MAX_NODES && best >= 0) {
+      ends.push(best);
+      for (let k = start; k <= best; k++) held -= count[k] ?? 0;
+      start = best + 1;
+      best = -1;
+    }
+  }
+  ends.push(maxRank);
+  const blockOfRank = new Int32Array(maxRank + 1);
+  ends.forEach((end, b) => {
+    for (let r = b === 0 ? 0 : (ends[b - 1] ?? 0) + 1; r <= end; r++) blockOfRank[r] = b;
+  });
+  const members: number[][] = ends.map(() => []);
+  for (let v = 0; v < n; v++) members[blockOfRank[rank[v] ?? 0] ?? 0]?.push(v);
+  const blockOf = (v: number): number => blockOfRank[rank[v] ?? 0] ?? 0;
+
+  // Edges into each block from an earlier one, by the oriented direction.
+  const into: number[][] = ends.map(() => []);
+  for (let i = 0; i < edges.length; i++) {
+    const a = blockOf(tail[i] ?? 0);
+    const b = blockOf(head[i] ?? 0);
+    if (a < b) into[b]?.push(i);
+  }
+
+  const boxes: Box[] = new Array<Box>(n);
+  const routes = new Map<string, Point[]>();
+  const local = new Int32Array(n).fill(-1);
+  let right = 0;
+  members.forEach((list, b) => {
+    let placed: Placement;
+    if (list.length === 1) {
+      if (stats !== undefined) stats.chainNodes++;
+      placed = {
+        boxes: [{ x: 0, y: 0, width: widths[list[0] ?? 0] ?? 0, height: NODE_HEIGHT }],
+        routes: new Map(),
+      };
+    } else if (list.length > DAGRE_MAX_NODES) {
+      placed = placePart(list, widths, edges, local, (w, e) => layoutColumns(w, e, localRanks(list, rank)));
+    } else {
+      placed = placePart(list, widths, edges, local, (w, e) => runDagre(w, e, stats));
+    }
+    const box = bounds(placed);
+    // The edge that sets the block's height: the heaviest into it, the first of those.
+    let anchor = -1;
+    for (const i of into[b] ?? []) {
+      if (anchor < 0 || (edges[i]?.weight ?? 0) > (edges[anchor]?.weight ?? 0)) anchor = i;
+    }
+    let dy = -box.minY;
+    if (anchor >= 0) {
+      const src = boxes[tail[anchor] ?? 0];
+      const dst = placed.boxes[list.indexOf(head[anchor] ?? 0)];
+      if (src !== undefined && dst !== undefined) dy = src.y + src.height / 2 - (dst.y + dst.height / 2);
+    }
+    const dx = (b === 0 ? 0 : right + RANKSEP) - box.minX;
+    list.forEach((v, i) => {
+      const p = placed.boxes[i];
+      if (p !== undefined) boxes[v] = { ...p, x: p.x + dx, y: p.y + dy };
+    });
+    for (const [key, pts] of placed.routes)
+      routes.set(
+        key,
+        pts.map((q) => ({ x: q.x + dx, y: q.y + dy })),
+      );
+    right = box.maxX + dx;
+  });
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i];
+    if (e === undefined || routes.has(e.key)) continue;
+    const from = boxes[e.from];
+    const to = boxes[e.to];
+    if (from !== undefined && to !== undefined)
+      routes.set(e.key, e.from === e.to ? selfLoop(from) : straightRoute(from, to));
+  }
+  return { boxes, routes };
+}
+
+function localRanks(list: readonly number[], rank: Int32Array): number[] {
+  let min = Infinity;
+  for (const v of list) min = Math.min(min, rank[v] ?? 0);
+  return list.map((v) => (rank[v] ?? 0) - min);
+}
+
+/**
+ * The plainest layered picture, for a block of many nodes in few ranks (many bundles replacing or
+ * skipping the same one): a column per rank, its nodes one under the other, edges straight. Only
+ * placed boxes are returned: the caller draws every edge straight.
+ */
+function layoutColumns(
+  widths: readonly number[],
+  _edges: readonly LayoutEdge[],
+  ranks: readonly number[],
+): Placement {
+  const columns: number[] = [];
+  ranks.forEach((r, i) => (columns[r] = Math.max(columns[r] ?? 0, widths[i] ?? 0)));
+  const xs: number[] = [];
+  let x = 0;
+  for (let r = 0; r < columns.length; r++) {
+    xs[r] = x;
+    x += (columns[r] ?? 0) + RANKSEP;
+  }
+  const slots: number[] = [];
+  const boxes = ranks.map((r, i) => {
+    const slot = slots[r] ?? 0;
+    slots[r] = slot + 1;
+    const width = widths[i] ?? 0;
+    return {
+      x: (xs[r] ?? 0) + ((columns[r] ?? 0) - width) / 2,
+      y: slot * (NODE_HEIGHT + NODESEP),
+      width,
+      height: NODE_HEIGHT,
+    };
+  });
+  return { boxes, routes: new Map() };
+}
+/**
+ * A lane too large for dagre at once: each connected part is laid out on its own (by dagre when it
+ * is small, in blocks when it is not), and the parts are stacked top to bottom, the first bundle's
+ * first.
+ */
+function layoutLarge(
+  widths: readonly number[],
+  edges: readonly LayoutEdge[],
+  stats?: LayoutStats,
+): Placement {
+  const n = widths.length;
+  const parent = Int32Array.from({ length: n }, (_, i) => i);
+  const find = (v: number): number => {
+    let r = v;
+    while ((parent[r] ?? r) !== r) r = parent[r] ?? r;
+    while ((parent[v] ?? v) !== r) {
+      const up = parent[v] ?? v;
+      parent[v] = r;
+      v = up;
+    }
+    return r;
+  };
+  for (const e of edges) {
+    const a = find(e.from);
+    const b = find(e.to);
+    if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
+  }
+  const parts = new Map<number, number[]>();
+  for (let v = 0; v < n; v++) {
+    const r = find(v);
+    const list = parts.get(r);
+    if (list === undefined) parts.set(r, [v]);
+    else list.push(v);
+  }
+  const boxes: Box[] = new Array<Box>(n);
+  const routes = new Map<string, Point[]>();
+  const local = new Int32Array(n).fill(-1);
+  let top = 0;
+  // Map order is insertion order: parts come by their first node.
+  for (const list of parts.values()) {
+    const placed = placePart(list, widths, edges, local, (w, e) =>
+      w.length <= DAGRE_MAX_NODES ? runDagre(w, e, stats) : layoutBlocks(w, e, stats),
+    );
+    const box = bounds(placed);
+    const dx = -box.minX;
+    const dy = top - box.minY;
+    list.forEach((v, i) => {
+      const p = placed.boxes[i];
+      if (p !== undefined) boxes[v] = { ...p, x: p.x + dx, y: p.y + dy };
+    });
+    for (const [key, pts] of placed.routes)
+      routes.set(
+        key,
+        pts.map((q) => ({ x: q.x + dx, y: q.y + dy })),
+      );
+    top += box.maxY - box.minY + NODESEP;
+  }
+  return { boxes, routes };
+}
+
+/**
+ * One channel's picture. Up to DAGRE_MAX_NODES nodes, dagre lays out the whole lane; a larger lane
+ * is laid out part by part (layoutLarge), in time and memory that grow with its size.
+ */
+export function layoutChannel(ch: GraphChannel, stats?: LayoutStats): ChannelLayout {
+  if (ch.nodes.length === 0) return { nodes: [], edges: [], arcs: [], width: 0, height: 0 };
+  const widths = ch.nodes.map(nodeWidth);
+  const placed =
+    ch.nodes.length <= DAGRE_MAX_NODES
+      ? runDagre(widths, layoutEdges(ch), stats)
+      : layoutLarge(widths, layoutEdges(ch), stats);
+  const nodes = placed.boxes;
   const arcs = ch.edges.map((e) => e.kind === 'skipRange');
   const edges = ch.edges.map((e, i) => {
     const from = nodes[e.from];
     const to = nodes[e.to];
     if (e.kind === 'skipRange' && from !== undefined && to !== undefined) return arc(from, to);
-    const l: EdgeLabel = g.edge({ v: String(e.from), w: String(e.to), name: String(i) });
-    return (l.points ?? []).map((p: Point) => ({ x: p.x, y: p.y }));
+    return placed.routes.get(String(i)) ?? [];
   });
   return normalize(nodes, edges, arcs);
 }
@@ -156,6 +575,6 @@ export function normalize(
 }
 
 /** Layouts of every channel of every package, in the graph's order. */
-export function layoutGraph(graph: UpgradeGraph): ChannelLayout[][] {
-  return graph.packages.map((p) => p.channels.map(layoutChannel));
+export function layoutGraph(graph: UpgradeGraph, stats?: LayoutStats): ChannelLayout[][] {
+  return graph.packages.map((p) => p.channels.map((c) => layoutChannel(c, stats)));
 }
