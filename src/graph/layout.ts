@@ -368,6 +368,7 @@ function layoutBlocks(
   const routes = new Map<string, Point[]>();
   const local = new Int32Array(n).fill(-1);
   let right = 0;
+  let line: number | undefined;
   members.forEach((list, b) => {
     let placed: Placement;
     if (list.length === 1) {
@@ -382,7 +383,10 @@ function layoutBlocks(
       placed = placePart(list, widths, edges, local, (w, e) => runDagre(w, e, stats));
     }
     const box = bounds(placed);
-    // The edge that sets the block's height: the heaviest into it, the first of those.
+    // The edge that sets the block's height: the heaviest into it, the first of those. Its end
+    // goes on the line of the lane's first such edge, not on its own start: dagre may place a
+    // block's last node a little lower than its first, and over thousands of blocks the lane
+    // would slope away.
     let anchor = -1;
     for (const i of into[b] ?? []) {
       if (anchor < 0 || (edges[i]?.weight ?? 0) > (edges[anchor]?.weight ?? 0)) anchor = i;
@@ -391,7 +395,10 @@ function layoutBlocks(
     if (anchor >= 0) {
       const src = boxes[tail[anchor] ?? 0];
       const dst = placed.boxes[list.indexOf(head[anchor] ?? 0)];
-      if (src !== undefined && dst !== undefined) dy = src.y + src.height / 2 - (dst.y + dst.height / 2);
+      if (src !== undefined && dst !== undefined) {
+        line ??= src.y + src.height / 2;
+        dy = line - (dst.y + dst.height / 2);
+      }
     }
     const dx = (b === 0 ? 0 : right + RANKSEP) - box.minX;
     list.forEach((v, i) => {
@@ -462,7 +469,8 @@ function layoutColumns(
 function layoutLarge(
   widths: readonly number[],
   edges: readonly LayoutEdge[],
-  stats?: LayoutStats,
+  stats: LayoutStats | undefined,
+  dagreMaxNodes: number,
 ): Placement {
   const n = widths.length;
   const parent = Int32Array.from({ length: n }, (_, i) => i);
@@ -495,7 +503,7 @@ function layoutLarge(
   // Map order is insertion order: parts come by their first node.
   for (const list of parts.values()) {
     const placed = placePart(list, widths, edges, local, (w, e) =>
-      w.length <= DAGRE_MAX_NODES ? runDagre(w, e, stats) : layoutBlocks(w, e, stats),
+      w.length <= dagreMaxNodes ? runDagre(w, e, stats) : layoutBlocks(w, e, stats),
     );
     const box = bounds(placed);
     const dx = -box.minX;
@@ -516,15 +524,20 @@ function layoutLarge(
 
 /**
  * One channel's picture. Up to DAGRE_MAX_NODES nodes, dagre lays out the whole lane; a larger lane
- * is laid out part by part (layoutLarge), in time and memory that grow with its size.
+ * is laid out part by part (layoutLarge), in time and memory that grow with its size. Tests lower
+ * `dagreMaxNodes` to hold the part-by-part layout to dagre's on small lanes.
  */
-export function layoutChannel(ch: GraphChannel, stats?: LayoutStats): ChannelLayout {
+export function layoutChannel(
+  ch: GraphChannel,
+  stats?: LayoutStats,
+  dagreMaxNodes = DAGRE_MAX_NODES,
+): ChannelLayout {
   if (ch.nodes.length === 0) return { nodes: [], edges: [], arcs: [], width: 0, height: 0 };
   const widths = ch.nodes.map(nodeWidth);
   const placed =
-    ch.nodes.length <= DAGRE_MAX_NODES
+    ch.nodes.length <= dagreMaxNodes
       ? runDagre(widths, layoutEdges(ch), stats)
-      : layoutLarge(widths, layoutEdges(ch), stats);
+      : layoutLarge(widths, layoutEdges(ch), stats, dagreMaxNodes);
   const nodes = placed.boxes;
   const arcs = ch.edges.map((e) => e.kind === 'skipRange');
   const edges = ch.edges.map((e, i) => {
