@@ -97,7 +97,7 @@ export interface LayoutStats {
   dagreRuns: number;
   dagreNodes: number;
   largestDagre: number;
-  /** Nodes placed on a lane's chain without dagre. */
+  /** Nodes placed without dagre, in time linear in the size of their part of the lane. */
   chainNodes: number;
 }
 
@@ -106,12 +106,11 @@ export function newLayoutStats(): LayoutStats {
 }
 
 /**
- * Lanes up to this many nodes are laid out by dagre as a whole. dagre's cost grows faster than the
- * graph (about 0.2 s at 200 nodes, 0.7 s at 400) and its recursion overflows the stack near 2,000.
+ * Lanes up to this many nodes are laid out by dagre as a whole, unless they are a plain chain.
+ * dagre's cost grows faster than the graph (about 0.2 s at 200 nodes, 0.7 s at 400, and some 3 ms
+ * however small the graph), and its recursion overflows the stack near 2,000 nodes.
  */
 export const DAGRE_MAX_NODES = 150;
-/** The most nodes of a larger lane given to one dagre run when the lane offers no better cut. */
-export const BLOCK_MAX_NODES = 100;
 const RANKSEP = 44;
 const NODESEP = 14;
 
@@ -152,21 +151,22 @@ function runDagre(widths: readonly number[], edges: readonly LayoutEdge[], stats
   return { boxes, routes };
 }
 
-/** Runs `place` on the part of a graph made of `members` (indexes, ascending) and the edges inside it. */
+/**
+ * Runs `place` on the part of a graph made of `members` (indexes, ascending) and `inner`, the edges
+ * between them, renumbered from 0 (`local` is -1 everywhere, and is again when it returns).
+ */
 function placePart(
   members: readonly number[],
   widths: readonly number[],
-  edges: readonly LayoutEdge[],
+  inner: readonly LayoutEdge[],
   local: Int32Array,
   place: (widths: number[], edges: LayoutEdge[]) => Placement,
 ): Placement {
   members.forEach((v, i) => (local[v] = i));
-  const inner = edges
-    .filter((e) => local[e.from] !== -1 && local[e.to] !== -1)
-    .map((e) => ({ ...e, from: local[e.from] ?? 0, to: local[e.to] ?? 0 }));
+  const renumbered = inner.map((e) => ({ ...e, from: local[e.from] ?? 0, to: local[e.to] ?? 0 }));
   const placed = place(
     members.map((v) => widths[v] ?? 0),
-    inner,
+    renumbered,
   );
   for (const v of members) local[v] = -1;
   return placed;
@@ -296,125 +296,85 @@ function rankNodes(
 }
 
 /**
- * A connected graph too large for dagre at once, as a lane is: its ranks are cut into blocks
- * wherever a single edge crosses from one rank to the next (on a replaces chain, between every two
- * bundles), and, where no such place comes, at the fewest crossing edges once a block holds
- * BLOCK_MAX_NODES. A block of one node is placed as it is; dagre lays out the others. Blocks follow
- * each other left to right, a rank gap apart, each raised or lowered so that the edge into it runs
- * straight; edges between blocks go straight from border to border, as dagre draws a chain.
+ * A connected graph laid out in time linear in its size, as a lane of a channel is: a column per
+ * rank (rankNodes), and along the top row the lane's line, the path a reader follows first: from
+ * the first rank, each step takes the heaviest edge (replaces before skips before skipRange), then
+ * the one whose successors reach furthest, then the longest. The other nodes of a rank go under its
+ * line node in the order of the channel (oldest first), and every edge is drawn straight from
+ * border to border. On a chain this is exactly dagre's picture; where a bundle is skipped, it hangs
+ * under the line as dagre hangs it.
  */
-function layoutBlocks(
-  widths: readonly number[],
-  edges: readonly LayoutEdge[],
-  stats?: LayoutStats,
-): Placement {
+function layoutLine(widths: readonly number[], edges: readonly LayoutEdge[], stats?: LayoutStats): Placement {
   const n = widths.length;
+  if (stats !== undefined) stats.chainNodes += n;
   const { rank, tail, head } = rankNodes(n, edges);
   let maxRank = 0;
   for (const r of rank) maxRank = Math.max(maxRank, r);
-  const count = new Int32Array(maxRank + 1);
-  for (const r of rank) count[r] = (count[r] ?? 0) + 1;
-  // cross[r]: edges over the gap between rank r and r + 1.
-  const cross = new Int32Array(maxRank + 1);
-  for (let i = 0; i < edges.length; i++) {
-    const lo = Math.min(rank[tail[i] ?? 0] ?? 0, rank[head[i] ?? 0] ?? 0);
-    const hi = Math.max(rank[tail[i] ?? 0] ?? 0, rank[head[i] ?? 0] ?? 0);
-    if (lo === hi) continue;
-    cross[lo] = (cross[lo] ?? 0) + 1;
-    cross[hi] = (cross[hi] ?? 0) - 1;
+  // Nodes by rank (a counting sort), and each node's edges as they point after rankNodes.
+  const first = new Int32Array(maxRank + 2);
+  for (const r of rank) first[r + 1] = (first[r + 1] ?? 0) + 1;
+  for (let r = 0; r <= maxRank; r++) first[r + 1] = (first[r + 1] ?? 0) + (first[r] ?? 0);
+  const byRank = new Int32Array(n);
+  const fill = first.slice(0, maxRank + 1);
+  for (let v = 0; v < n; v++) {
+    const r = rank[v] ?? 0;
+    byRank[fill[r] ?? 0] = v;
+    fill[r] = (fill[r] ?? 0) + 1;
   }
-  for (let r = 1; r <= maxRank; r++) cross[r] = (cross[r] ?? 0) + (cross[r - 1] ?? 0);
-
-  // Each block's last rank.
-  const ends: number[] = [];
-  let start = 0;
-  let held = 0;
-  let best = -1;
-  for (let r = 0; r < maxRank; r++) {
-    held += count[r] ?? 0;
-    if ((cross[r] ?? 0) <= 1) {
-      ends.push(r);
-      start = r + 1;
-      held = 0;
-      best = -1;
-      continue;
-    }
-    if (held * 2 >= BLOCK_MAX_NODES && (best < 0 || (cross[r] ?? 0) < (cross[best] ?? 0))) best = r;
-    if (held >= BLOCK_MAX_NODES && best >= 0) {
-      ends.push(best);
-      for (let k = start; k <= best; k++) held -= count[k] ?? 0;
-      start = best + 1;
-      best = -1;
-    }
+  const outs: number[][] = Array.from({ length: n }, () => []);
+  for (let i = 0; i < edges.length; i++) if (tail[i] !== head[i]) outs[tail[i] ?? 0]?.push(i);
+  // far[v]: the furthest rank reached from v.
+  const far = Int32Array.from(rank);
+  for (let k = n - 1; k >= 0; k--) {
+    const v = byRank[k] ?? 0;
+    for (const i of outs[v] ?? []) far[v] = Math.max(far[v] ?? 0, far[head[i] ?? 0] ?? 0);
   }
-  ends.push(maxRank);
-  const blockOfRank = new Int32Array(maxRank + 1);
-  ends.forEach((end, b) => {
-    for (let r = b === 0 ? 0 : (ends[b - 1] ?? 0) + 1; r <= end; r++) blockOfRank[r] = b;
-  });
-  const members: number[][] = ends.map(() => []);
-  for (let v = 0; v < n; v++) members[blockOfRank[rank[v] ?? 0] ?? 0]?.push(v);
-  const blockOf = (v: number): number => blockOfRank[rank[v] ?? 0] ?? 0;
-
-  // Edges into each block from an earlier one, by the oriented direction.
-  const into: number[][] = ends.map(() => []);
-  for (let i = 0; i < edges.length; i++) {
-    const a = blockOf(tail[i] ?? 0);
-    const b = blockOf(head[i] ?? 0);
-    if (a < b) into[b]?.push(i);
+  const row = new Int32Array(n).fill(-1);
+  let v = -1;
+  for (let k = 0; k < n && rank[byRank[k] ?? 0] === 0; k++) {
+    const u = byRank[k] ?? 0;
+    if (v < 0 || (far[u] ?? 0) > (far[v] ?? 0)) v = u;
   }
-
-  const boxes: Box[] = new Array<Box>(n);
-  const routes = new Map<string, Point[]>();
-  const local = new Int32Array(n).fill(-1);
-  let right = 0;
-  let line: number | undefined;
-  members.forEach((list, b) => {
-    let placed: Placement;
-    if (list.length === 1) {
-      if (stats !== undefined) stats.chainNodes++;
-      placed = {
-        boxes: [{ x: 0, y: 0, width: widths[list[0] ?? 0] ?? 0, height: NODE_HEIGHT }],
-        routes: new Map(),
-      };
-    } else if (list.length > DAGRE_MAX_NODES) {
-      placed = placePart(list, widths, edges, local, (w, e) => layoutColumns(w, e, localRanks(list, rank)));
-    } else {
-      placed = placePart(list, widths, edges, local, (w, e) => runDagre(w, e, stats));
-    }
-    const box = bounds(placed);
-    // The edge that sets the block's height: the heaviest into it, the first of those. Its end
-    // goes on the line of the lane's first such edge, not on its own start: dagre may place a
-    // block's last node a little lower than its first, and over thousands of blocks the lane
-    // would slope away.
-    let anchor = -1;
-    for (const i of into[b] ?? []) {
-      if (anchor < 0 || (edges[i]?.weight ?? 0) > (edges[anchor]?.weight ?? 0)) anchor = i;
-    }
-    let dy = -box.minY;
-    if (anchor >= 0) {
-      const src = boxes[tail[anchor] ?? 0];
-      const dst = placed.boxes[list.indexOf(head[anchor] ?? 0)];
-      if (src !== undefined && dst !== undefined) {
-        line ??= src.y + src.height / 2;
-        dy = line - (dst.y + dst.height / 2);
+  while (v >= 0) {
+    row[v] = 0;
+    let best = -1;
+    for (const i of outs[v] ?? []) {
+      if (best < 0) {
+        best = i;
+        continue;
       }
+      const w = head[i] ?? 0;
+      const bw = head[best] ?? 0;
+      const di =
+        (edges[i]?.weight ?? 0) - (edges[best]?.weight ?? 0) ||
+        (far[w] ?? 0) - (far[bw] ?? 0) ||
+        (rank[w] ?? 0) - (rank[bw] ?? 0) ||
+        bw - w;
+      if (di > 0) best = i;
     }
-    const dx = (b === 0 ? 0 : right + RANKSEP) - box.minX;
-    list.forEach((v, i) => {
-      const p = placed.boxes[i];
-      if (p !== undefined) boxes[v] = { ...p, x: p.x + dx, y: p.y + dy };
-    });
-    for (const [key, pts] of placed.routes)
-      routes.set(
-        key,
-        pts.map((q) => ({ x: q.x + dx, y: q.y + dy })),
-      );
-    right = box.maxX + dx;
-  });
-  for (let i = 0; i < edges.length; i++) {
-    const e = edges[i];
-    if (e === undefined || routes.has(e.key)) continue;
+    v = best < 0 ? -1 : (head[best] ?? 0);
+  }
+  const widest = new Float64Array(maxRank + 1);
+  for (let u = 0; u < n; u++) widest[rank[u] ?? 0] = Math.max(widest[rank[u] ?? 0] ?? 0, widths[u] ?? 0);
+  const xs = new Float64Array(maxRank + 1);
+  for (let r = 1; r <= maxRank; r++) xs[r] = (xs[r - 1] ?? 0) + (widest[r - 1] ?? 0) + RANKSEP;
+  const boxes: Box[] = new Array<Box>(n);
+  for (let r = 0; r <= maxRank; r++) {
+    let next = 1;
+    for (let k = first[r] ?? 0; k < (first[r + 1] ?? 0); k++) {
+      const u = byRank[k] ?? 0;
+      if (row[u] !== 0) row[u] = next++;
+      const width = widths[u] ?? 0;
+      boxes[u] = {
+        x: (xs[r] ?? 0) + ((widest[r] ?? 0) - width) / 2,
+        y: (row[u] ?? 0) * (NODE_HEIGHT + NODESEP),
+        width,
+        height: NODE_HEIGHT,
+      };
+    }
+  }
+  const routes = new Map<string, Point[]>();
+  for (const e of edges) {
     const from = boxes[e.from];
     const to = boxes[e.to];
     if (from !== undefined && to !== undefined)
@@ -423,48 +383,29 @@ function layoutBlocks(
   return { boxes, routes };
 }
 
-function localRanks(list: readonly number[], rank: Int32Array): number[] {
-  let min = Infinity;
-  for (const v of list) min = Math.min(min, rank[v] ?? 0);
-  return list.map((v) => (rank[v] ?? 0) - min);
+/** Whether a graph is one path (a chain of replaces and nothing else), which layoutLine draws as dagre does. */
+function isPath(n: number, edges: readonly LayoutEdge[]): boolean {
+  if (edges.length !== n - 1) return false;
+  const next = new Int32Array(n).fill(-1);
+  const into = new Uint8Array(n);
+  for (const e of edges) {
+    if (e.from === e.to || next[e.from] !== -1 || into[e.to] !== 0) return false;
+    next[e.from] = e.to;
+    into[e.to] = 1;
+  }
+  let v = into.indexOf(0);
+  let seen = 0;
+  while (v >= 0 && seen <= n) {
+    seen++;
+    v = next[v] ?? -1;
+  }
+  return seen === n;
 }
 
 /**
- * The plainest layered picture, for a block of many nodes in few ranks (many bundles replacing or
- * skipping the same one): a column per rank, its nodes one under the other, edges straight. Only
- * placed boxes are returned: the caller draws every edge straight.
- */
-function layoutColumns(
-  widths: readonly number[],
-  _edges: readonly LayoutEdge[],
-  ranks: readonly number[],
-): Placement {
-  const columns: number[] = [];
-  ranks.forEach((r, i) => (columns[r] = Math.max(columns[r] ?? 0, widths[i] ?? 0)));
-  const xs: number[] = [];
-  let x = 0;
-  for (let r = 0; r < columns.length; r++) {
-    xs[r] = x;
-    x += (columns[r] ?? 0) + RANKSEP;
-  }
-  const slots: number[] = [];
-  const boxes = ranks.map((r, i) => {
-    const slot = slots[r] ?? 0;
-    slots[r] = slot + 1;
-    const width = widths[i] ?? 0;
-    return {
-      x: (xs[r] ?? 0) + ((columns[r] ?? 0) - width) / 2,
-      y: slot * (NODE_HEIGHT + NODESEP),
-      width,
-      height: NODE_HEIGHT,
-    };
-  });
-  return { boxes, routes: new Map() };
-}
-/**
- * A lane too large for dagre at once: each connected part is laid out on its own (by dagre when it
- * is small, in blocks when it is not), and the parts are stacked top to bottom, the first bundle's
- * first.
+ * A lane too large for dagre at once, or a chain: each connected part is laid out on its own (by
+ * dagre when it is small and not a chain, by layoutLine when it is not), and the parts are stacked
+ * top to bottom, the first bundle's first.
  */
 function layoutLarge(
   widths: readonly number[],
@@ -489,21 +430,22 @@ function layoutLarge(
     const b = find(e.to);
     if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
   }
-  const parts = new Map<number, number[]>();
+  const parts = new Map<number, { nodes: number[]; edges: LayoutEdge[] }>();
   for (let v = 0; v < n; v++) {
     const r = find(v);
-    const list = parts.get(r);
-    if (list === undefined) parts.set(r, [v]);
-    else list.push(v);
+    const part = parts.get(r);
+    if (part === undefined) parts.set(r, { nodes: [v], edges: [] });
+    else part.nodes.push(v);
   }
+  for (const e of edges) parts.get(find(e.from))?.edges.push(e);
   const boxes: Box[] = new Array<Box>(n);
   const routes = new Map<string, Point[]>();
   const local = new Int32Array(n).fill(-1);
   let top = 0;
   // Map order is insertion order: parts come by their first node.
-  for (const list of parts.values()) {
-    const placed = placePart(list, widths, edges, local, (w, e) =>
-      w.length <= dagreMaxNodes ? runDagre(w, e, stats) : layoutBlocks(w, e, stats),
+  for (const { nodes: list, edges: inner } of parts.values()) {
+    const placed = placePart(list, widths, inner, local, (w, e) =>
+      w.length <= dagreMaxNodes && !isPath(w.length, e) ? runDagre(w, e, stats) : layoutLine(w, e, stats),
     );
     const box = bounds(placed);
     const dx = -box.minX;
@@ -523,9 +465,10 @@ function layoutLarge(
 }
 
 /**
- * One channel's picture. Up to DAGRE_MAX_NODES nodes, dagre lays out the whole lane; a larger lane
- * is laid out part by part (layoutLarge), in time and memory that grow with its size. Tests lower
- * `dagreMaxNodes` to hold the part-by-part layout to dagre's on small lanes.
+ * One channel's picture. Up to DAGRE_MAX_NODES nodes, dagre lays out the whole lane, as it always
+ * has; a larger lane, or a plain chain of any length (drawn by layoutLine exactly as dagre draws
+ * it, in a fraction of the time), is laid out part by part (layoutLarge), in time and memory that
+ * grow with its size. Tests lower `dagreMaxNodes` to compare the two on small lanes.
  */
 export function layoutChannel(
   ch: GraphChannel,
@@ -534,10 +477,11 @@ export function layoutChannel(
 ): ChannelLayout {
   if (ch.nodes.length === 0) return { nodes: [], edges: [], arcs: [], width: 0, height: 0 };
   const widths = ch.nodes.map(nodeWidth);
+  const layoutEdgeList = layoutEdges(ch);
   const placed =
-    ch.nodes.length <= dagreMaxNodes
-      ? runDagre(widths, layoutEdges(ch), stats)
-      : layoutLarge(widths, layoutEdges(ch), stats, dagreMaxNodes);
+    ch.nodes.length <= dagreMaxNodes && !isPath(widths.length, layoutEdgeList)
+      ? runDagre(widths, layoutEdgeList, stats)
+      : layoutLarge(widths, layoutEdgeList, stats, dagreMaxNodes);
   const nodes = placed.boxes;
   const arcs = ch.edges.map((e) => e.kind === 'skipRange');
   const edges = ch.edges.map((e, i) => {
