@@ -468,20 +468,22 @@ function layoutLarge(
  * One channel's picture. Up to DAGRE_MAX_NODES nodes, dagre lays out the whole lane, as it always
  * has; a larger lane, or a plain chain of any length (drawn by layoutLine exactly as dagre draws
  * it, in a fraction of the time), is laid out part by part (layoutLarge), in time and memory that
- * grow with its size. Tests lower `dagreMaxNodes` to compare the two on small lanes.
+ * grow with its size. Tests and benchmarks may force one `engine` to compare the two.
  */
 export function layoutChannel(
   ch: GraphChannel,
   stats?: LayoutStats,
-  dagreMaxNodes = DAGRE_MAX_NODES,
+  engine: 'auto' | 'dagre' | 'line' = 'auto',
 ): ChannelLayout {
   if (ch.nodes.length === 0) return { nodes: [], edges: [], arcs: [], width: 0, height: 0 };
   const widths = ch.nodes.map(nodeWidth);
   const layoutEdgeList = layoutEdges(ch);
-  const placed =
-    ch.nodes.length <= dagreMaxNodes && !isPath(widths.length, layoutEdgeList)
-      ? runDagre(widths, layoutEdgeList, stats)
-      : layoutLarge(widths, layoutEdgeList, stats, dagreMaxNodes);
+  const whole =
+    engine === 'dagre' ||
+    (engine === 'auto' && ch.nodes.length <= DAGRE_MAX_NODES && !isPath(widths.length, layoutEdgeList));
+  const placed = whole
+    ? runDagre(widths, layoutEdgeList, stats)
+    : layoutLarge(widths, layoutEdgeList, stats, engine === 'line' ? 0 : DAGRE_MAX_NODES);
   const nodes = placed.boxes;
   const arcs = ch.edges.map((e) => e.kind === 'skipRange');
   const edges = ch.edges.map((e, i) => {
