@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ChannelEntry, DeclarativeConfig } from '../../src/declcfg/types.js';
+import { bundleName, catalog } from './generated-catalogs.js';
 import { writeHtml } from '../../src/graph/html.js';
 import {
   DAGRE_MAX_NODES,
@@ -19,41 +20,6 @@ import { writeMermaid } from '../../src/graph/mermaid.js';
 import { writeSvg } from '../../src/graph/svg.js';
 import { buildUpgradeGraph, type GraphChannel } from '../../src/graph/upgrade-graph.js';
 import { drawnChannels, parseSvg } from './svg-tree.js';
-
-type Shape = 'chain' | 'skips';
-
-const bundleName = (pkg: string, i: number): string => `${pkg}.v1.0.${i}`;
-
-/**
- * `packages` packages of one channel of `perChannel` bundles each. `chain`: each bundle replaces
- * the one before. `skips`: every fifth bundle replaces the one before last and skips the last, as a
- * fix release does, and every tenth has a skipRange over the four bundles before it.
- */
-function catalog(packages: number, perChannel: number, shape: Shape = 'chain'): DeclarativeConfig {
-  const cfg: DeclarativeConfig = { packages: [], channels: [], bundles: [], deprecations: [], others: [] };
-  for (let p = 0; p < packages; p++) {
-    const pkg = `operator-${String(p).padStart(3, '0')}`;
-    cfg.packages.push({ schema: 'olm.package', name: pkg, defaultChannel: 'stable' });
-    const entries: ChannelEntry[] = [];
-    for (let i = 0; i < perChannel; i++) {
-      const entry: ChannelEntry = { name: bundleName(pkg, i) };
-      const fix = shape === 'skips' && i > 1 && i % 5 === 0;
-      if (i > 0) entry.replaces = bundleName(pkg, fix ? i - 2 : i - 1);
-      if (fix) entry.skips = [bundleName(pkg, i - 1)];
-      if (shape === 'skips' && i > 0 && i % 10 === 0) entry.skipRange = `>=1.0.${i - 4} <1.0.${i}`;
-      entries.push(entry);
-      cfg.bundles.push({
-        schema: 'olm.bundle',
-        package: pkg,
-        name: entry.name,
-        image: `registry.example.com/${pkg}-bundle:v1.0.${i}`,
-        properties: [{ type: 'olm.package', value: { packageName: pkg, version: `1.0.${i}` } }],
-      });
-    }
-    cfg.channels.push({ schema: 'olm.channel', package: pkg, name: 'stable', entries });
-  }
-  return cfg;
-}
 
 function lane(cfg: DeclarativeConfig): GraphChannel {
   const ch = buildUpgradeGraph(cfg).packages[0]?.channels[0];
