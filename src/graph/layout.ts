@@ -113,6 +113,8 @@ export function newLayoutStats(): LayoutStats {
 export const DAGRE_MAX_NODES = 150;
 const RANKSEP = 44;
 const NODESEP = 14;
+/** Edges over more ranks than this are drawn straight by layoutLine, not given a row of their own. */
+const TRACK_SPAN = 100;
 
 type LayoutEdge = ReturnType<typeof layoutEdges>[number];
 
@@ -300,9 +302,10 @@ function rankNodes(
  * rank (rankNodes), and along the top row the lane's line, the path a reader follows first: from
  * the first rank, each step takes the heaviest edge (replaces before skips before skipRange), then
  * the one whose successors reach furthest, then the longest. The other nodes of a rank go under its
- * line node in the order of the channel (oldest first), and every edge is drawn straight from
- * border to border. On a chain this is exactly dagre's picture; where a bundle is skipped, it hangs
- * under the line as dagre hangs it.
+ * line node in the order of the channel (oldest first). Edges between next ranks, or along a row
+ * that is free over the ranks between, are drawn straight from border to border; longer ones run
+ * along a row of their own under the bundles they pass. On a chain this is exactly dagre's
+ * picture; where a bundle is skipped, it hangs under the line as dagre hangs it.
  */
 function layoutLine(widths: readonly number[], edges: readonly LayoutEdge[], stats?: LayoutStats): Placement {
   const n = widths.length;
@@ -373,12 +376,64 @@ function layoutLine(widths: readonly number[], edges: readonly LayoutEdge[], sta
       };
     }
   }
+  // The lowest row taken at each rank, and whether the line passes through it.
+  const lowest = new Int32Array(maxRank + 1);
+  const onLine = new Uint8Array(maxRank + 1);
+  for (let u = 0; u < n; u++) {
+    const r = rank[u] ?? 0;
+    lowest[r] = Math.max(lowest[r] ?? 0, row[u] ?? 0);
+    if (row[u] === 0) onLine[r] = 1;
+  }
+  const free = (r: number, k: number): boolean => (k === 0 ? onLine[r] === 0 : k > (lowest[r] ?? 0));
   const routes = new Map<string, Point[]>();
+  const tracked: { edge: LayoutEdge; lo: number; hi: number; floor: number }[] = [];
   for (const e of edges) {
     const from = boxes[e.from];
     const to = boxes[e.to];
-    if (from !== undefined && to !== undefined)
-      routes.set(e.key, e.from === e.to ? selfLoop(from) : straightRoute(from, to));
+    if (from === undefined || to === undefined) continue;
+    if (e.from === e.to) {
+      routes.set(e.key, selfLoop(from));
+      continue;
+    }
+    const [rf, rt] = [rank[e.from] ?? 0, rank[e.to] ?? 0];
+    const [lo, hi] = rf < rt ? [rf, rt] : [rt, rf];
+    // Straight when nothing is in the way: next ranks, or a row free over every rank between.
+    // skipRange's own edges are drawn as arcs, and edges over more than TRACK_SPAN ranks straight.
+    let straight = rf < rt && (hi - lo === 1 || e.key.startsWith('range') || hi - lo > TRACK_SPAN);
+    if (!straight && rf < rt && row[e.from] === row[e.to]) {
+      straight = true;
+      for (let r = lo + 1; r < hi && straight; r++) straight = free(r, row[e.from] ?? 0);
+    }
+    if (straight) {
+      routes.set(e.key, straightRoute(from, to));
+      continue;
+    }
+    // Otherwise it runs along a row of its own under the ranks it passes, as dagre routes a long
+    // edge through a column of dummy nodes; an edge turned round by a cycle goes under, too.
+    let floor = 1;
+    for (let r = lo + 1; r < hi; r++) floor = Math.max(floor, (lowest[r] ?? 0) + 1);
+    tracked.push({ edge: e, lo, hi, floor });
+  }
+  // Rows for the long edges, leftmost first: each takes the first row at or under its floor that
+  // no other long edge holds over the same ranks.
+  tracked.sort((a, b) => a.lo - b.lo || a.hi - b.hi);
+  const heldUntil: number[] = [];
+  for (const { edge: e, lo, hi, floor } of tracked) {
+    let k = floor;
+    while ((heldUntil[k] ?? -1) >= lo) k++;
+    heldUntil[k] = hi - 1;
+    const y = k * (NODE_HEIGHT + NODESEP) + NODE_HEIGHT / 2;
+    const [left, right] = (rank[e.from] ?? 0) < (rank[e.to] ?? 0) ? [e.from, e.to] : [e.to, e.from];
+    const a = boxes[left];
+    const b = boxes[right];
+    if (a === undefined || b === undefined) continue;
+    const pts: Point[] = [
+      { x: a.x + a.width, y: a.y + a.height / 2 },
+      { x: (xs[lo + 1] ?? 0) - RANKSEP / 2, y },
+    ];
+    for (let r = lo + 1; r < hi; r++) pts.push({ x: (xs[r] ?? 0) + (widest[r] ?? 0) / 2, y });
+    pts.push({ x: (xs[hi] ?? 0) - RANKSEP / 2, y }, { x: b.x, y: b.y + b.height / 2 });
+    routes.set(e.key, left === e.from ? pts : pts.reverse());
   }
   return { boxes, routes };
 }

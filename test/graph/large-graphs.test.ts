@@ -15,6 +15,7 @@ import {
   newLayoutStats,
   type Box,
   type ChannelLayout,
+  type Point,
 } from '../../src/graph/layout.js';
 import { writeMermaid } from '../../src/graph/mermaid.js';
 import { writeSvg } from '../../src/graph/svg.js';
@@ -44,6 +45,54 @@ function expectNoOverlap(l: ChannelLayout): void {
       expect(overlap(a, b), `${JSON.stringify(a)} overlaps ${JSON.stringify(b)}`).toBe(false);
     }
   }
+}
+
+/** Whether the segment p-q passes through the inside of box b (Liang-Barsky clipping). */
+function crosses(p: Point, q: Point, b: Box): boolean {
+  const [x0, x1, y0, y1] = [b.x + 1, b.x + b.width - 1, b.y + 1, b.y + b.height - 1];
+  let t0 = 0;
+  let t1 = 1;
+  const dx = q.x - p.x;
+  const dy = q.y - p.y;
+  for (const [d, a] of [
+    [-dx, p.x - x0],
+    [dx, x1 - p.x],
+    [-dy, p.y - y0],
+    [dy, y1 - p.y],
+  ] as const) {
+    if (d === 0) {
+      if (a < 0) return false;
+    } else {
+      const t = a / d;
+      if (d < 0) t0 = Math.max(t0, t);
+      else t1 = Math.min(t1, t);
+    }
+  }
+  return t0 < t1;
+}
+
+/** No drawn edge (but skipRange arcs) runs through a node other than its own two. */
+function expectEdgesAroundNodes(ch: GraphChannel, l: ChannelLayout): void {
+  const order = l.nodes.map((_, i) => i).sort((a, b) => (l.nodes[a]?.x ?? 0) - (l.nodes[b]?.x ?? 0));
+  ch.edges.forEach((e, i) => {
+    if (l.arcs[i] === true) return;
+    const route = l.edges[i] ?? [];
+    for (let k = 1; k < route.length; k++) {
+      const p = route[k - 1];
+      const q = route[k];
+      if (p === undefined || q === undefined) continue;
+      const [lo, hi] = [Math.min(p.x, q.x), Math.max(p.x, q.x)];
+      for (const j of order) {
+        const b = l.nodes[j];
+        if (b === undefined || b.x > hi) break;
+        if (j === e.from || j === e.to || b.x + b.width < lo) continue;
+        expect(
+          crosses(p, q, b),
+          `${ch.nodes[e.from]?.name} -> ${ch.nodes[e.to]?.name} crosses ${ch.nodes[j]?.name}`,
+        ).toBe(false);
+      }
+    }
+  });
 }
 
 describe('a channel of 10,000 bundles in one replaces chain', () => {
@@ -132,6 +181,13 @@ describe('growth with the size of a lane', () => {
     const svgRatio = writeSvg(g10, l10).length / writeSvg(g1, l1).length;
     expect(svgRatio).toBeGreaterThan(9);
     expect(svgRatio).toBeLessThan(11.5);
+  });
+
+  it('long skips run under the bundles they pass, not through them', () => {
+    const ch = lane(catalog(1, 1_000, 'long-skips'));
+    const l = layoutChannel(ch);
+    expectNoOverlap(l);
+    expectEdgesAroundNodes(ch, l);
   });
 
   it('skipped bundles hang under the line, which runs straight through the replaces chain', () => {
