@@ -9,6 +9,7 @@ import type { ChannelEntry, DeclarativeConfig } from '../../src/declcfg/types.js
 import { bundleName, catalog } from './generated-catalogs.js';
 import { writeHtml } from '../../src/graph/html.js';
 import {
+  DAGRE_BUDGET_NODES,
   DAGRE_MAX_NODES,
   layoutChannel,
   layoutGraph,
@@ -19,7 +20,7 @@ import {
 } from '../../src/graph/layout.js';
 import { writeMermaid } from '../../src/graph/mermaid.js';
 import { writeSvg } from '../../src/graph/svg.js';
-import { buildUpgradeGraph, type GraphChannel } from '../../src/graph/upgrade-graph.js';
+import { buildUpgradeGraph, type GraphChannel, type GraphPackage } from '../../src/graph/upgrade-graph.js';
 import { drawnChannels, parseSvg } from './svg-tree.js';
 
 function lane(cfg: DeclarativeConfig): GraphChannel {
@@ -268,6 +269,29 @@ describe('the linear layout against dagre', () => {
     const drawn = drawnChannels(parseSvg(svg))[0];
     expect(drawn?.nodes).toHaveLength(ch.nodes.length);
     expect(drawn?.edges).toHaveLength(ch.edges.length);
+  });
+});
+
+describe('many small lanes', () => {
+  it('past DAGRE_BUDGET_NODES bundles that would go to dagre, every lane takes the linear layout', () => {
+    // 60 lanes of 100 bundles with skips: each alone would go to dagre (about 0.1 s each).
+    const per = 100;
+    const lanes = Math.floor(DAGRE_BUDGET_NODES / per) + 10;
+    const graph = buildUpgradeGraph(catalog(lanes, per, 'skips'));
+    const stats = newLayoutStats();
+    const layouts = layoutGraph(graph, stats);
+    expect(stats).toEqual({ dagreRuns: 0, dagreNodes: 0, largestDagre: 0, chainNodes: lanes * per });
+    // The same lane alone goes to dagre, and both layouts draw every node and edge.
+    const one = graph.packages[0]?.channels[0];
+    if (one === undefined) throw new Error('no lane');
+    const alone = newLayoutStats();
+    layoutGraph({ packages: [{ ...(graph.packages[0] as GraphPackage), channels: [one] }] }, alone);
+    expect(alone).toEqual({ dagreRuns: 1, dagreNodes: per, largestDagre: per, chainNodes: 0 });
+    for (const l of layouts.flat()) {
+      expect(l.nodes).toHaveLength(per);
+      expectNoOverlap(l);
+    }
+    expectEdgesAroundNodes(one, layouts[0]?.[0] as ChannelLayout);
   });
 });
 
