@@ -1,7 +1,7 @@
 // One measured run, in its own process so that peak memory (maxRSS) belongs to it alone.
 //   child <mode> <args...>    modes: floor-parse DIR | floor-render-json DIR | floor-render-yaml DIR |
 //                             parse-ours DIR | load DIR THREADS WORKER_MIN_BYTES | load-catalog DIR |
-//                             opm ARGS... | graph-layout dagre|elk DIR PACKAGE | graph-page DIR PACKAGE OUT.html
+//                             opm ARGS... | graph-layout auto|dagre|elk DIR PACKAGE | graph-page DIR PACKAGE OUT.html
 // Prints one JSON line: { "ms": wall time of the work, "maxRssMB": peak resident memory, "code": exit code }.
 // The graph modes time only their own part (set in `timed`), not the loading of the catalog.
 import { closeSync, openSync, readFileSync, writeSync, createWriteStream } from 'node:fs';
@@ -111,17 +111,18 @@ async function main(): Promise<number> {
     }
     case 'graph-layout': {
       // Imported here, not at the top: ELK and the browser client would weigh on every row's memory.
+      // `dagre` forces dagre on every lane; `auto` is what render-graph does.
       const { layoutChannel } = await import('../src/graph/layout.js');
       const { buildUpgradeGraph } = await import('../src/graph/upgrade-graph.js');
-      const { layoutChannelElk } = await import('./graph-layout-elk.js');
       const [engine, catalog, pkg] = args;
+      const elk = engine === 'elk' ? await import('./graph-layout-elk.js') : undefined;
       const { cfg } = await loadCatalogDir(catalog ?? '', { elidePayloads: true });
       const graph = buildUpgradeGraph(cfg, { packageName: pkg ?? '' });
       const channels = graph.packages.flatMap((p) => p.channels);
       const t0 = performance.now();
       for (const c of channels) {
-        if (engine === 'elk') await layoutChannelElk(c);
-        else layoutChannel(c);
+        if (elk !== undefined) await elk.layoutChannelElk(c);
+        else layoutChannel(c, undefined, engine === 'dagre' ? 'dagre' : 'auto');
       }
       timed = performance.now() - t0;
       return channels.length > 0 ? 0 : 1;

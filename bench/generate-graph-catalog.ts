@@ -39,3 +39,32 @@ export function generateGraphCatalog(dir: string, channels = 10, perChannel = 15
   );
   return pkg;
 }
+
+/**
+ * A package whose one channel is `bundles` bundles in a plain replaces chain, as a long-lived
+ * operator publishes them over the years: the shape the drawn graph once failed on (dagre's
+ * recursion overflowed near 2,000). Deterministic.
+ */
+export function generateLaneCatalog(dir: string, bundles: number): string {
+  const pkg = 'lane-bench-operator';
+  const blobs: object[] = [{ schema: 'olm.package', name: pkg, defaultChannel: 'stable' }];
+  const entries = [];
+  for (let i = 0; i < bundles; i++) {
+    const name = `${pkg}.v1.0.${i}`;
+    entries.push({ name, ...(i > 0 ? { replaces: `${pkg}.v1.0.${i - 1}` } : {}) });
+    blobs.push({
+      schema: 'olm.bundle',
+      package: pkg,
+      name,
+      image: `registry.example.com/${pkg}-bundle:v1.0.${i}`,
+      properties: [{ type: 'olm.package', value: { packageName: pkg, version: `1.0.${i}` } }],
+    });
+  }
+  blobs.push({ schema: 'olm.channel', package: pkg, name: 'stable', entries });
+  mkdirSync(path.join(dir, pkg), { recursive: true });
+  writeFileSync(
+    path.join(dir, pkg, 'catalog.json'),
+    blobs.map((b) => JSON.stringify(b, null, 2)).join('\n') + '\n',
+  );
+  return pkg;
+}

@@ -3,14 +3,18 @@
 //           channels), the layouts alone: the measurement behind using dagre;
 //   render-graph -o svg|html of that package as a process, against loading the catalog;
 //   150 bundles × 10 channels: drawing the HTML page and chromium showing it, a hover and a
-//           selection answered, against loading the catalog; held to 2 s.
-// Runs standalone (`node bench/out/graph.mjs`, from bench/graph-main.ts) or from bench/run.ts.
+//           selection answered, against loading the catalog; held to 2 s;
+//   lanes of 1,000 and 10,000 bundles in a replaces chain (laneBench): render-graph -o svg|html
+//           against -o mermaid of the same catalog (the format opm has), and the layout alone
+//           against loading the catalog, with peak memory beside each.
+// Runs standalone (`node bench/out/graph.mjs`, from bench/graph-main.ts; BENCH_GRAPH=lanes for
+// the lane rows alone) or from bench/run.ts.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusDir } from '../test/corpus.js';
-import { generateGraphCatalog } from './generate-graph-catalog.js';
+import { generateGraphCatalog, generateLaneCatalog } from './generate-graph-catalog.js';
 import type { Row } from './row.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -75,6 +79,36 @@ function chromiumPresent(): boolean {
   return existsSync(process.env.OPM_CHROMIUM ?? '/usr/bin/chromium');
 }
 
+/** A lane of 1,000 and of 10,000 bundles: the drawn formats against Mermaid, the layout against loading. */
+export function laneBench(runs = Number(process.env.BENCH_RUNS ?? 3)): Row[] {
+  const rows: Row[] = [];
+  for (const bundles of [1_000, 10_000]) {
+    const dir = path.join(here, `generated-lane-${bundles}`);
+    mkdirSync(dir, { recursive: true });
+    const pkg = generateLaneCatalog(dir, bundles);
+    const mermaid = ['opm', 'alpha', 'render-graph', dir];
+    for (const format of ['svg', 'html']) {
+      rows.push(
+        measure(
+          `render-graph -o ${format} lane ${bundles} vs -o mermaid`,
+          mermaid,
+          [...mermaid, '-o', format],
+          runs,
+        ),
+      );
+    }
+    rows.push(
+      measure(
+        `graph layout lane ${bundles} vs load`,
+        ['load', dir, '1', '0'],
+        ['graph-layout', 'auto', dir, pkg],
+        runs,
+      ),
+    );
+  }
+  return rows;
+}
+
 export function graphBench(runs = Number(process.env.BENCH_RUNS ?? 3)): Row[] {
   const rows: Row[] = [];
   if (corpusDir !== undefined) {
@@ -117,5 +151,6 @@ export function graphBench(runs = Number(process.env.BENCH_RUNS ?? 3)): Row[] {
   } else {
     process.stderr.write('*** no chromium (apt-get install chromium): the page row is not run ***\n');
   }
+  rows.push(...laneBench(runs));
   return rows;
 }

@@ -63,9 +63,9 @@ export const PAGE_SCRIPT = String.raw`
     row(dl, 'skipRange', n.skipRange);
     row(dl, 'properties', n.properties);
     row(dl, 'deprecated', n.deprecation);
-    var upgrades = [];
-    ch.edges.forEach(function (e) {
-      if (e[0] === at.i) upgrades.push(ch.nodes[e[1]].name + ' (' + KINDS[e[2]] + ')');
+    var upgrades = links(ch).out[at.i].map(function (k) {
+      var e = ch.edges[k];
+      return ch.nodes[e[1]].name + ' (' + KINDS[e[2]] + ')';
     });
     row(dl, 'upgrades to', upgrades);
     details.appendChild(dl);
@@ -88,29 +88,44 @@ export const PAGE_SCRIPT = String.raw`
     }
   }
 
+  // Each channel's edges by the node they leave and the node they reach, made the first time the
+  // channel is looked at, so that a hover or a selection costs the edges of the nodes it touches,
+  // not a walk over every edge of the lane for every node.
+  function links(ch) {
+    if (!ch.out) {
+      ch.out = ch.nodes.map(function () { return []; });
+      ch.into = ch.nodes.map(function () { return []; });
+      ch.edges.forEach(function (e, k) { ch.out[e[0]].push(k); ch.into[e[1]].push(k); });
+    }
+    return ch;
+  }
+
   // Shortest upgrade path (fewest edges) from bundle i to a head, breadth first in edge order.
   function pathToHead(ch, i) {
-    var parent = {};
+    links(ch);
+    var parent = [];
     parent[i] = null;
     var queue = [i];
     var found = -1;
-    while (queue.length > 0) {
-      var k = queue.shift();
+    for (var q = 0; q < queue.length; q++) {
+      var k = queue[q];
       if (ch.nodes[k].head) { found = k; break; }
-      ch.edges.forEach(function (e, ei) {
-        if (e[0] === k && !(e[1] in parent)) { parent[e[1]] = { from: k, edge: ei }; queue.push(e[1]); }
+      ch.out[k].forEach(function (ei) {
+        var to = ch.edges[ei][1];
+        if (parent[to] === undefined) { parent[to] = { from: k, edge: ei }; queue.push(to); }
       });
     }
     if (found < 0) {
-      var all = Object.keys(parent).map(Number);
+      var all = queue.slice().sort(function (a, b) { return a - b; });
       return { reachesHead: false, nodes: all, edges: all.filter(function (k) { return parent[k]; }).map(function (k) { return parent[k].edge; }) };
     }
     var nodes = [found];
     var edges = [];
     for (var cur = found; parent[cur]; cur = parent[cur].from) {
       edges.push(parent[cur].edge);
-      nodes.unshift(parent[cur].from);
+      nodes.push(parent[cur].from);
     }
+    nodes.reverse();
     return { reachesHead: true, nodes: nodes, edges: edges };
   }
 
@@ -204,8 +219,8 @@ export const PAGE_SCRIPT = String.raw`
     near.forEach(function (e) { e.classList.remove('near'); });
     near = [];
     if (!at) return;
-    data[at.p].channels[at.c].edges.forEach(function (e, k) {
-      if (e[0] !== at.i && e[1] !== at.i) return;
+    var ch = links(data[at.p].channels[at.c]);
+    ch.out[at.i].concat(ch.into[at.i]).forEach(function (k) {
       var el = document.getElementById(at.lane.id + 'e' + k);
       el.classList.add('near');
       near.push(el);

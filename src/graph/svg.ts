@@ -29,7 +29,7 @@ function problemLines(problems: readonly Problem[], x: number, y: number, width:
   const svg = lines
     .map((l, i) => `<text class="problem-text" x="${num(x)}" y="${num(y + i * LINE + 12)}">${esc(l)}</text>`)
     .join('');
-  const longest = Math.max(0, ...lines.map((l) => textWidth(l, 7)));
+  const longest = lines.reduce((m, l) => Math.max(m, textWidth(l, 7)), 0);
   return { svg, width: longest, height: lines.length * LINE };
 }
 
@@ -108,7 +108,7 @@ function packageBlock(p: GraphPackage, pi: number, layouts: ChannelLayout[], x: 
   out.push(probs.svg);
   width = Math.max(width, probs.width);
   cy += probs.height + (probs.height > 0 ? 6 : 0);
-  const laneMin = Math.max(...layouts.map((l) => l.width + 2 * LANE_PAD), 0);
+  const laneMin = layouts.reduce((m, l) => Math.max(m, l.width + 2 * LANE_PAD), 0);
   p.channels.forEach((ch, ci) => {
     const layout = layouts[ci] ?? { nodes: [], edges: [], arcs: [], width: 0, height: 0 };
     const l = lane(ch, layout, `p${pi}c${ci}`, x, cy, laneMin);

@@ -10,6 +10,7 @@ import { loadCatalogDirOrThrow } from '../../src/declcfg/load.js';
 import { drawGraph } from '../../src/graph/draw.js';
 import { launch, openPage, screenshotDir, svgScreenshot } from './chromium.js';
 import { expectedChannels } from './graph-expectations.js';
+import { bundleName, catalog } from './generated-catalogs.js';
 import { details, expectAllDrawn, seenLanes } from './page-checks.js';
 
 const testdata = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../testdata/graph');
@@ -145,6 +146,29 @@ describe('the drawn graph in chromium (testdata/graph)', () => {
     expect(scrolled.some((l) => l.overflows)).toBe(true);
     expect(scrolled.every((l) => l.atEnd)).toBe(true);
     expect(await page.locator('section.lane:visible').count()).toBe(3);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a page of 10,000 bundles in one lane: hover, and the path from the oldest to the head', async () => {
+    const cfg = catalog(1, 10_000);
+    const file = path.join(tmp, 'lane-10000.html');
+    writeFileSync(file, drawGraph(cfg, 'html'));
+    const { page, errors } = await openPage(browser);
+    await page.goto(pathToFileURL(file).href);
+    const lane = page.locator('section.lane[data-channel="stable"]');
+    expect(await lane.locator('g.node').count()).toBe(10_000);
+    // The lane opens at its head, on the right.
+    const atEnd = await lane
+      .locator('.scroll')
+      .evaluate((s) => s.scrollWidth > s.clientWidth && s.scrollLeft + s.clientWidth >= s.scrollWidth - 1);
+    expect(atEnd).toBe(true);
+    const newest = bundleName('operator-000', 9_999);
+    await lane.locator(`g.node[data-bundle="${newest}"]`).hover();
+    expect(await details(page)).toContain(`head yes`);
+    await lane.locator(`g.node[data-bundle="${bundleName('operator-000', 0)}"]`).click();
+    expect(await details(page)).toContain('Upgrade path to the head, 9999 steps');
+    expect(await lane.locator('path.edge.on-path').count()).toBe(9_999);
     expect(errors).toEqual([]);
     await page.close();
   });
