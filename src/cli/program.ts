@@ -1,5 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import { completionScript, SHELLS, type Shell } from './completion.js';
+import { formatHelp, helpWidth } from './help.js';
 import { writeAll } from './output.js';
 import type { CliIO } from './io.js';
 import { UsageError } from '../errors.js';
@@ -17,6 +18,7 @@ import { registerListGroup } from './commands/list-images.js';
 
 /** Build the command tree. Nothing here touches `process`: tests run it in-process with their own IO. */
 export function createProgram(io: CliIO): Command {
+  const width = helpWidth(io.env, io.stdout);
   const program = new Command('opm')
     .description('opm: build, render and validate File-Based Catalogs of the Operator Framework')
     .usage('[command] [flags]')
@@ -28,8 +30,9 @@ export function createProgram(io: CliIO): Command {
       outputError: () => undefined,
     })
     .showSuggestionAfterError(true)
-    // Every command's help lists the global flags too, wrapped to the terminal (80 columns otherwise).
-    .configureHelp({ showGlobalOptions: true, helpWidth: terminalColumns(io) })
+    // Laid out as opm's help, within the terminal's width (80 columns otherwise); inherited by
+    // every command made with .command().
+    .configureHelp({ formatHelp: (cmd) => formatHelp(cmd, width) })
     .enablePositionalOptions(false)
     .option(
       '--skip-tls-verify',
@@ -114,9 +117,4 @@ function editDistance(a: string, b: string): number {
     prev = row;
   }
   return prev[b.length] ?? 0;
-}
-
-function terminalColumns(io: CliIO): number {
-  const columns = (io.stdout as { columns?: unknown }).columns;
-  return typeof columns === 'number' && columns > 0 ? columns : 80;
 }

@@ -36,8 +36,8 @@ describe('opm command line', () => {
     async (args) => {
       const r = await runOpm(args);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^Usage: opm/);
-      if (args[1] === 'render') expect(r.stdout).toMatch(/^Usage: opm render /);
+      expect(r.stdout).toMatch(/\nUsage:\n {2}opm /);
+      if (args[1] === 'render') expect(r.stdout).toMatch(/\nUsage:\n {2}opm render /);
     },
   );
 
@@ -46,7 +46,7 @@ describe('opm command line', () => {
     async (args) => {
       const r = await runOpm(args);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^Usage: opm/);
+      expect(r.stdout).toMatch(/\nUsage:\n {2}opm /);
       expect(r.stderr).toBe('');
     },
   );

@@ -1,13 +1,21 @@
 import type { Command } from 'commander';
 import { OpmError } from '../../errors.js';
 
+const NOT_PROVIDED = new WeakSet<Command>();
+
+/** Whether `cmd` only answers that opm-ts does not provide it (never offered by completion). */
+export function isNotProvided(cmd: Command): boolean {
+  return NOT_PROVIDED.has(cmd);
+}
+
 /**
  * opm commands that opm-ts does not provide. They are registered so that scripts and Dockerfiles
  * that call them get one clear line saying what to use instead (exit 1), not "unknown command".
  */
 function notProvided(parent: Command, name: string, what: string, instead: string): void {
-  parent
-    .command(name)
+  // Hidden from help and completion: they are there to answer, not to be offered.
+  const cmd = parent
+    .command(name, { hidden: true })
     .argument('[args...]')
     .allowUnknownOption(true)
     .helpOption(false)
@@ -16,6 +24,7 @@ function notProvided(parent: Command, name: string, what: string, instead: strin
       const full = [...ancestors(parent), name].join(' ');
       throw new OpmError(`${full} is not provided by opm-ts`, { hint: instead });
     });
+  NOT_PROVIDED.add(cmd);
 }
 
 function ancestors(c: Command): string[] {
