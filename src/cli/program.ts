@@ -1,6 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import { completionScript, SHELLS, type Shell } from './completion.js';
-import { formatHelp, helpWidth } from './help.js';
+import { commandPath, formatHelp, helpWidth } from './help.js';
 import { writeAll } from './output.js';
 import type { CliIO } from './io.js';
 import { UsageError } from '../errors.js';
@@ -10,7 +10,7 @@ import { registerValidate } from './commands/validate.js';
 import { registerGenerate } from './commands/generate-dockerfile.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerVersion } from './commands/version.js';
-import { registerNotProvided } from './commands/not-provided.js';
+import { isNotProvided, registerNotProvided } from './commands/not-provided.js';
 import { registerAlpha } from './commands/alpha.js';
 import { registerFilter } from './commands/filter.js';
 import { registerDiff } from './commands/diff.js';
@@ -80,8 +80,7 @@ function groupsPrintHelp(cmd: Command, io: CliIO): void {
   for (const sub of cmd.commands) groupsPrintHelp(sub, io);
   cmd.allowExcessArguments(true).action((...args: unknown[]) => {
     const self = args.at(-1) as Command;
-    const names: string[] = [];
-    for (let p: Command | null = self; p !== null; p = p.parent) names.unshift(p.name());
+    const names = commandPath(self).split(' ');
     const unknown = self.args[0];
     // `opm help [command]`, as cobra has it.
     if (unknown === 'help') {
@@ -92,13 +91,36 @@ function groupsPrintHelp(cmd: Command, io: CliIO): void {
       return;
     }
     if (unknown !== undefined) {
-      const near = self.commands.map((c) => c.name()).filter((n) => editDistance(n, unknown) <= 2);
+      const near = self.commands
+        .filter((c) => !isNotProvided(c))
+        .map((c) => c.name())
+        .filter((n) => editDistance(n, unknown) <= 2);
+      // A command of that name elsewhere (`opm list packages` is `opm alpha list packages`).
+      const elsewhere = near.length > 0 ? [] : commandsNamed(root(self), unknown);
+      const meant = near.length > 0 ? near : elsewhere;
       throw new UsageError(
         `unknown command ${JSON.stringify(unknown)} for ${JSON.stringify(names.join(' '))}`,
-        { hint: near.length > 0 ? `did you mean ${near.join(' or ')}?` : `see '${names.join(' ')} --help'` },
+        {
+          hint: meant.length > 0 ? `did you mean ${meant.join(' or ')}?` : `see '${names.join(' ')} --help'`,
+        },
       );
     }
     io.stdout.write(self.helpInformation());
+  });
+}
+
+function root(cmd: Command): Command {
+  let c = cmd;
+  while (c.parent !== null) c = c.parent;
+  return c;
+}
+
+/** The full paths of the commands called `name` anywhere in the tree (`opm alpha list packages`). */
+function commandsNamed(cmd: Command, name: string): string[] {
+  return cmd.commands.flatMap((c) => {
+    if (isNotProvided(c)) return [];
+    const here = c.name() === name ? [commandPath(c)] : [];
+    return [...here, ...commandsNamed(c, name)];
   });
 }
 

@@ -24,6 +24,18 @@ describe('opm command line', () => {
       `error: unknown command "bogus" for "opm alpha list" (see 'opm alpha list --help')\n`,
     ],
     [['rendr', 'x'], `error: unknown command "rendr" for "opm" (did you mean render?)\n`],
+    [
+      ['list', 'packages', 'x'],
+      `error: unknown command "packages" for "opm list" (did you mean opm alpha list packages?)\n`,
+    ],
+    [
+      ['render-template', 'basic', 't.yaml'],
+      `error: unknown command "render-template" for "opm" (did you mean opm alpha render-template?)\n`,
+    ],
+    [
+      ['alpha', 'list', 'bundle'],
+      `error: unknown command "bundle" for "opm alpha list" (did you mean bundles?)\n`,
+    ],
   ])('an unknown command at any depth: %j exits 2 with one line', async (args, line) => {
     const r = await runOpm(args);
     expect(r.code).toBe(2);
