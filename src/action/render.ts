@@ -211,6 +211,26 @@ function looksLikePath(ref: string): boolean {
   );
 }
 
+/**
+ * A ref without a registry host, or without a tag or digest (`goood`, `catalog/fooo`), is as likely
+ * a misspelt directory as an image: a failed pull of one also says that no such directory exists.
+ */
+function mayBeMisspeltPath(ref: string, err: unknown): unknown {
+  if (!(err instanceof OpmError)) return err;
+  const slash = ref.indexOf('/');
+  const first = slash < 0 ? '' : ref.slice(0, slash);
+  const host = first.includes('.') || first.includes(':') || first === 'localhost';
+  const tagged = ref.includes('@') || ref.slice(ref.lastIndexOf('/') + 1).includes(':');
+  if (host && tagged) return err;
+  const hint = `no such directory: ${ref}${err.hint === undefined ? '' : `; ${err.hint}`}`;
+  return new OpmError(err.message, {
+    code: err.code,
+    hint,
+    ...(err.at === undefined ? {} : { at: err.at }),
+    cause: err,
+  });
+}
+
 async function renderImage(ref: string, ctx: Context, statError: unknown): Promise<DeclarativeConfig> {
   const source = ctx.opts.imageSource;
   if (looksLikePath(ref)) {
@@ -223,7 +243,12 @@ async function renderImage(ref: string, ctx: Context, statError: unknown): Promi
     );
   }
   // Sources name the image in their errors (`failed to pull image "<ref>": …`), as opm does.
-  const img = await source.pull(ref);
+  let img: PulledImage;
+  try {
+    img = await source.pull(ref);
+  } catch (err) {
+    throw mayBeMisspeltPath(ref, err);
+  }
   try {
     return await renderPulledImage(ref, img, ctx);
   } finally {
