@@ -15,6 +15,37 @@ describe('opm validate (CLI)', () => {
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
+  it.each([
+    [[], '2 warnings (--warnings shows them)\n'],
+    [['--rule', 'blob.schema-misspelt=off'], ''],
+  ])('says how many warnings it leaves unshown on a catalog with only warnings: %j', async (flags, line) => {
+    const dir = path.join(fixtures, 'lint-blob-schema-misspelt/catalog');
+    const r = await runOpm(['validate', dir, ...flags]);
+    expect(r).toEqual({ code: 0, stdout: '', stderr: line });
+    // Machine outputs keep to their documents.
+    for (const o of ['json', 'yaml', 'sarif']) {
+      const m = await runOpm(['validate', dir, '-o', o, ...flags]);
+      expect(m.stderr).toBe('');
+      expect(m.stdout).not.toContain('--warnings shows them');
+    }
+    const shown = await runOpm(['validate', dir, '--warnings', ...flags]);
+    expect(shown.stderr).not.toContain('--warnings shows them');
+    if (line !== '') expect(shown.stderr).toContain('warning: ');
+  });
+
+  it('counts one warning as one', async () => {
+    const dir = path.join(fixtures, 'lint-blob-schema-misspelt/catalog');
+    const r = await runOpm([
+      'validate',
+      dir,
+      '--rule',
+      'blob.schema-misspelt=off',
+      '--rule',
+      'policy.package-icon=warning',
+    ]);
+    expect(r.stderr).toBe('1 warning (--warnings shows them)\n');
+  });
+
   it('prints findings grouped per package on stderr and exits 1', async () => {
     const r = await runOpm(['validate', path.join(fixtures, 'multi-file/catalog')]);
     expect(r.code).toBe(1);
@@ -104,7 +135,9 @@ describe.runIf(haveCorpus())('corpus catalogs', () => {
     ];
     const results = [];
     for (const dir of dirs) results.push({ dir, ...(await runOpm(['validate', dir])) });
-    expect(results).toEqual(dirs.map((dir) => ({ dir, code: 0, stdout: '', stderr: '' })));
+    // Warnings left unshown are counted in one line.
+    const stderr = expect.stringMatching(/^(?:|\d+ warnings? \(--warnings shows them\)\n)$/);
+    expect(results).toEqual(dirs.map((dir) => ({ dir, code: 0, stdout: '', stderr })));
   });
 });
 

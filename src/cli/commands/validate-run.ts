@@ -83,8 +83,11 @@ function yamlDocument(v: unknown): string {
 function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): string {
   const c = stderrColors(io);
   const shown = showWarnings ? r.findings : r.findings.filter((f) => f.severity === 'error');
-  // A valid catalog prints nothing unless warnings were asked for.
-  if (shown.length === 0) return '';
+  // A clean catalog prints nothing; one with warnings only says how many there are.
+  if (shown.length === 0) {
+    const n = r.findings.length;
+    return n === 0 ? '' : `${n} warning${n === 1 ? '' : 's'} (--warnings shows them)\n`;
+  }
   const groups = new Map<string, Finding[]>();
   for (const f of shown) {
     const key = f.package ?? '';
