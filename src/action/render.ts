@@ -2,7 +2,7 @@
  * `opm render`: turn catalog images, bundle images, bundle directories and FBC directories into
  * one declarative config, ref by ref, in argument order (no validation, no de-duplication).
  */
-import type { Finding } from '../findings.js';
+import { underCatalog, type Finding } from '../findings.js';
 import { Limiter } from '../util/limit.js';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
@@ -151,7 +151,7 @@ async function renderReference(ref: string, ctx: Context): Promise<DeclarativeCo
  * as render says it: positioned under the ref as typed (`display`).
  */
 export function loadWarningText(display: string, f: Finding): string {
-  const file = f.file === undefined ? display : path.posix.join(display, f.file);
+  const file = f.file === undefined ? display : underCatalog(display, f.file);
   return `${formatPosition({ file, line: f.line })}${f.message}`;
 }
 
@@ -176,7 +176,7 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
     if (err instanceof OpmError && err.at !== undefined) {
       throw new OpmError(err.message, {
         code: err.code,
-        at: { ...err.at, file: path.posix.join(display, err.at.file) },
+        at: { ...err.at, file: underCatalog(display, err.at.file) },
         ...(err.hint === undefined ? {} : { hint: err.hint }),
         cause: err,
       });

@@ -47,14 +47,18 @@ describe('opm validate (CLI)', () => {
   });
 
   it('prints findings grouped per package on stderr and exits 1', async () => {
-    const r = await runOpm(['validate', path.join(fixtures, 'multi-file/catalog')]);
+    // Files are named under the catalog directory as typed, to be opened from where opm ran.
+    const r = await runOpm(['validate', 'testdata/validate/multi-file/catalog'], {
+      cwd: path.resolve(fixtures, '../..'),
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
+    const file = (f: string): string => `testdata/validate/multi-file/catalog/${f}`;
     expect(r.stderr).toContain(
-      'invalid index:\n├── package "bar":\n│   └── bar/catalog.yaml:5: error: channel "stable" has 2 heads',
+      `invalid index:\n├── package "bar":\n│   └── ${file('bar/catalog.yaml')}:5: error: channel "stable" has 2 heads (bundles nothing replaces or skips): bar.v1.0.0 (${file('bar/catalog.yaml')}:12)`,
     );
     expect(r.stderr).toContain(
-      '└── package "foo":\n    └── foo/catalog.yaml:23: error: error parsing bundle "foo.v0.2.0" version "latest"',
+      `└── package "foo":\n    └── ${file('foo/catalog.yaml')}:23: error: error parsing bundle "foo.v0.2.0" version "latest"`,
     );
     expect(r.stderr).toContain('[bundle.version-invalid]');
   });
