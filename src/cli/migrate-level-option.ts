@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 /**
  * `--migrate-level`, shared by render, migrate and alpha render-template. A level that does not
  * exist is a usage error (exit 2) when the flag is read, naming the levels there are; opm says
- * only `unknown migration level "x"` and exits 0 from render.
+ * only `unknown migration level "x"` and exits 1.
  */
 export function migrateLevelOption(): Option {
   return new Option('--migrate-level <string>', migrationLevelHelp())

@@ -66,7 +66,7 @@ describe('opm render (CLI)', () => {
         cwd: root,
       },
     );
-    // A usage error (exit 2) that lists the levels; opm exits 0 from render with the first half.
+    // A usage error (exit 2) that lists the levels; opm says the first half and exits 1.
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'error: unknown migration level "x" (valid levels: none, bundle-object-to-csv-metadata, all)\n',
