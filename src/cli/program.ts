@@ -10,7 +10,7 @@ import { registerValidate } from './commands/validate.js';
 import { registerGenerate } from './commands/generate-dockerfile.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerVersion } from './commands/version.js';
-import { isNotProvided, registerNotProvided } from './commands/not-provided.js';
+import { isNotProvided, notProvidedError, registerNotProvided } from './commands/not-provided.js';
 import { registerAlpha } from './commands/alpha.js';
 import { registerFilter } from './commands/filter.js';
 import { registerDiff } from './commands/diff.js';
@@ -87,6 +87,8 @@ function groupsPrintHelp(cmd: Command, io: CliIO): void {
       const target = self.commands.find(
         (c) => c.name() === self.args[1] || c.aliases().includes(self.args[1] ?? ''),
       );
+      const answer = target === undefined ? undefined : notProvidedError(target);
+      if (answer !== undefined) throw answer;
       io.stdout.write((target ?? self).helpInformation());
       return;
     }

@@ -114,9 +114,16 @@ describe('--help', () => {
     expect(alpha.stdout).toMatch(/^ {2}render-template /m);
     expect(alpha.stdout).not.toMatch(/^ {2}bundle /m);
     // Still there when called, with their one line.
-    const serve = await runOpm(['serve', '--help']);
-    expect(serve.code).toBe(1);
-    expect(serve.stderr).toMatch(/^error: opm serve is not provided by opm-ts/);
+    for (const args of [
+      ['serve', '--help'],
+      ['help', 'serve'],
+      ['alpha', 'help', 'bundle'],
+    ]) {
+      const r = await runOpm(args);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error: opm (?:alpha )?(?:serve|bundle) is not provided by opm-ts \(.+\)\n$/);
+    }
   });
 
   it('follows COLUMNS', async () => {

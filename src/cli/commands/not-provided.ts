@@ -1,11 +1,17 @@
 import type { Command } from 'commander';
 import { OpmError } from '../../errors.js';
 
-const NOT_PROVIDED = new WeakSet<Command>();
+/** The commands that only answer that opm-ts does not provide them, with that answer. */
+const NOT_PROVIDED = new WeakMap<Command, () => OpmError>();
 
 /** Whether `cmd` only answers that opm-ts does not provide it (never offered by completion). */
 export function isNotProvided(cmd: Command): boolean {
   return NOT_PROVIDED.has(cmd);
+}
+
+/** The answer of such a command (for `opm help serve`, which answers as `opm serve` does). */
+export function notProvidedError(cmd: Command): OpmError | undefined {
+  return NOT_PROVIDED.get(cmd)?.();
 }
 
 /**
@@ -21,10 +27,11 @@ function notProvided(parent: Command, name: string, what: string, instead: strin
     .helpOption(false)
     .description(`(not provided by opm-ts) ${what}: ${instead}`)
     .action(() => {
-      const full = [...ancestors(parent), name].join(' ');
-      throw new OpmError(`${full} is not provided by opm-ts`, { hint: instead });
+      throw answer();
     });
-  NOT_PROVIDED.add(cmd);
+  const answer = (): OpmError =>
+    new OpmError(`${[...ancestors(parent), name].join(' ')} is not provided by opm-ts`, { hint: instead });
+  NOT_PROVIDED.set(cmd, answer);
 }
 
 function ancestors(c: Command): string[] {
