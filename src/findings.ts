@@ -2,6 +2,7 @@
  * Findings are what validation reports: data, not exceptions. Every finding carries a stable rule id
  * and, where known, the file and line of the blob at fault and the package/channel/bundle it is about.
  */
+import { posix } from 'node:path';
 import { compareUtf8 } from './go/utf8.js';
 
 import type { RuleId, Severity } from './rules.js';
@@ -69,4 +70,33 @@ export function mergeSortedFindings(a: readonly Finding[], b: readonly Finding[]
   while (i < a.length) out.push(a[i++] as Finding);
   while (j < b.length) out.push(b[j++] as Finding);
   return out;
+}
+
+/**
+ * A catalog file's path as a person can open it from where the command ran: under the catalog
+ * directory as the user named it (`catalog` + `foo/index.yaml` is `catalog/foo/index.yaml`; `.`
+ * leaves it as it is). Findings and load errors name files relative to the catalog directory; the
+ * machine outputs keep that base, human text uses this.
+ */
+export function underCatalog(display: string, file: string): string {
+  return posix.join(display, file);
+}
+
+/** `foo/index.yaml:12` inside a message, after a space or an opening parenthesis. */
+const MESSAGE_POSITION = /(?<=[\s(])([^\s():]+\.(?:yaml|yml|json)):(\d+)/g;
+
+/**
+ * A message's own mentions of catalog files (`first defined at foo/index.yaml:5`, a head's
+ * `(foo/index.yaml:12)`), put under the catalog directory as the user named it. `isCatalogFile`
+ * tells which relative paths are files of the catalog, so no other text is touched.
+ */
+export function messageUnderCatalog(
+  message: string,
+  display: string,
+  isCatalogFile: (file: string) => boolean,
+): string {
+  if (posix.normalize(display) === '.') return message;
+  return message.replace(MESSAGE_POSITION, (whole, file: string, line: string) =>
+    isCatalogFile(file) ? `${underCatalog(display, file)}:${line}` : whole,
+  );
 }

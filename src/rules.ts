@@ -104,6 +104,13 @@ const RULES = {
     'Remove the field or fix its spelling.',
   ),
 
+  // Blobs opm reads past.
+  'blob.schema-misspelt': ourRule(
+    'warning',
+    'A blob’s schema is a near miss of olm.package, olm.channel, olm.bundle or olm.deprecations (a case difference or up to two edits), so opm ignores the blob.',
+    'Spell the schema as the message suggests.',
+  ),
+
   // JSON Schema checks (warnings: opm does not apply the CUE definitions).
   'schema.olm.package': ourRule(
     'warning',

@@ -6,7 +6,9 @@ import { readBoundedFile } from '../util/read-bounded.js';
 import { throwIfAborted } from '../util/abort.js';
 import { OpmError } from '../errors.js';
 import type { DeclarativeConfig } from '../declcfg/types.js';
+import { messageUnderCatalog, underCatalog } from '../findings.js';
 import { errnoText } from '../go/errno.js';
+import { isFileUnder } from '../util/file-under.js';
 import type { ImageSource } from '../oci/image-source.js';
 import { filterCatalog, type FilterResult } from '../curate/filter.js';
 import {
@@ -75,7 +77,29 @@ export function renderRef(opts: CatalogSourceOptions): Promise<DeclarativeConfig
 /** Filter a catalog. The selection is read (and checked) before the catalog is rendered. */
 export async function filter(opts: FilterOptions): Promise<FilterResult> {
   const spec = await readSelection(opts);
-  return filterCatalog(await renderRef(opts), spec);
+  const cfg = await renderRef(opts);
+  try {
+    return filterCatalog(cfg, spec);
+  } catch (err) {
+    throw underLocalRef(err, opts);
+  }
+}
+
+/**
+ * A problem of the filtered catalog is positioned in the catalog's files; when the ref is a local
+ * directory, its files are named under the directory as given (as render names them).
+ */
+function underLocalRef(err: unknown, opts: CatalogSourceOptions): unknown {
+  if (!(err instanceof OpmError) || err.at === undefined) return err;
+  const dir = resolveIn(opts.cwd, opts.ref);
+  const isFile = isFileUnder(dir);
+  if (!isFile(err.at.file)) return err;
+  return new OpmError(messageUnderCatalog(err.message, opts.ref, isFile), {
+    code: err.code,
+    at: { ...err.at, file: underCatalog(opts.ref, err.at.file) },
+    ...(err.hint === undefined ? {} : { hint: err.hint }),
+    cause: err,
+  });
 }
 
 /**

@@ -2,6 +2,8 @@ import { constants as fsConstants } from 'node:fs';
 import { link, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
+import { messageUnderCatalog, underCatalog } from '../findings.js';
+import { isFileUnder } from '../util/file-under.js';
 import { errnoCode, errnoText } from '../go/errno.js';
 import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js';
 import { compareUtf8 } from '../go/utf8.js';
@@ -235,11 +237,16 @@ async function requireValidCatalog(dir: string, opts: DockerfileOptions): Promis
   const first = errors[0];
   if (first === undefined) return;
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  throw new OpmError(`catalog "${dir}" is not valid: ${first.message}${more}`, {
+  // Positions under the directory as given, as the command's other messages have them.
+  const message = messageUnderCatalog(first.message, dir, isFileUnder(path.resolve(dir)));
+  throw new OpmError(`catalog "${dir}" is not valid: ${message}${more}`, {
     ...(first.file === undefined
       ? {}
       : {
-          at: { file: path.join(dir, first.file), ...(first.line === undefined ? {} : { line: first.line }) },
+          at: {
+            file: underCatalog(dir, first.file),
+            ...(first.line === undefined ? {} : { line: first.line }),
+          },
         }),
     hint: `see 'opm validate ${dir}', or pass --skip-validate to write the Dockerfile anyway`,
   });

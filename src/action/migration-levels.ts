@@ -27,7 +27,9 @@ export function migrationLevelHelp(): string {
   const lines = MIGRATION_LEVELS.map((m) => `  - ${m.token.padEnd(width)} : ${m.help}`);
   return [
     'Name of the last migration to run (default: none)',
+    '',
     'The migrator will run all migrations up to and including the selected level.',
+    '',
     'Available migrators:',
     ...lines,
   ].join('\n');

@@ -2,7 +2,7 @@
  * `opm render`: turn catalog images, bundle images, bundle directories and FBC directories into
  * one declarative config, ref by ref, in argument order (no validation, no de-duplication).
  */
-import type { Finding } from '../findings.js';
+import { underCatalog, type Finding } from '../findings.js';
 import { Limiter } from '../util/limit.js';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
@@ -18,7 +18,7 @@ import { migrationsUpTo, runMigrations } from './migrations.js';
 import { cleanCatalog, loadCatalogDir, type CatalogDirLoader } from '../declcfg/load.js';
 import type { WalkResult } from '../declcfg/load-walk.js';
 import { putInRenderOrder } from './render-bundle-order.js';
-import { abortedOr, throwIfAborted } from '../util/abort.js';
+import { throwIfAborted } from '../util/abort.js';
 
 /** Kinds of input render accepts; masks combine them. */
 const RefType = {
@@ -172,7 +172,7 @@ async function renderReference(ref: string, ctx: Context): Promise<DeclarativeCo
  * as render says it: positioned under the ref as typed (`display`).
  */
 export function loadWarningText(display: string, f: Finding): string {
-  const file = f.file === undefined ? display : path.posix.join(display, f.file);
+  const file = f.file === undefined ? display : underCatalog(display, f.file);
   return `${formatPosition({ file, line: f.line })}${f.message}`;
 }
 
@@ -198,7 +198,7 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
     if (err instanceof OpmError && err.at !== undefined) {
       throw new OpmError(err.message, {
         code: err.code,
-        at: { ...err.at, file: path.posix.join(display, err.at.file) },
+        at: { ...err.at, file: underCatalog(display, err.at.file) },
         ...(err.hint === undefined ? {} : { hint: err.hint }),
         cause: err,
       });
@@ -241,6 +241,26 @@ function looksLikePath(ref: string): boolean {
   );
 }
 
+/**
+ * A ref without a registry host, or without a tag or digest (`goood`, `catalog/fooo`), is as likely
+ * a misspelt directory as an image: a failed pull of one also says that no such directory exists.
+ */
+function mayBeMisspeltPath(ref: string, err: unknown): unknown {
+  if (!(err instanceof OpmError)) return err;
+  const slash = ref.indexOf('/');
+  const first = slash < 0 ? '' : ref.slice(0, slash);
+  const host = first.includes('.') || first.includes(':') || first === 'localhost';
+  const tagged = ref.includes('@') || ref.slice(ref.lastIndexOf('/') + 1).includes(':');
+  if (host && tagged) return err;
+  const hint = `no such directory: ${ref}${err.hint === undefined ? '' : `; ${err.hint}`}`;
+  return new OpmError(err.message, {
+    code: err.code,
+    hint,
+    ...(err.at === undefined ? {} : { at: err.at }),
+    cause: err,
+  });
+}
+
 async function renderImage(ref: string, ctx: Context, statError: unknown): Promise<DeclarativeConfig> {
   const source = ctx.opts.imageSource;
   if (looksLikePath(ref)) {
@@ -254,9 +274,12 @@ async function renderImage(ref: string, ctx: Context, statError: unknown): Promi
   }
   // Sources name the image in their errors (`failed to pull image "<ref>": …`), as opm does.
   const signal = ctx.opts.signal;
-  const img = await source.pull(ref, { signal }).catch((err: unknown) => {
-    throw abortedOr(signal, err);
-  });
+  let img: PulledImage;
+  try {
+    img = await source.pull(ref, { signal });
+  } catch (err) {
+    throw signal?.aborted === true ? signal.reason : mayBeMisspeltPath(ref, err);
+  }
   try {
     throwIfAborted(signal);
     return await renderPulledImage(ref, img, ctx);

@@ -76,6 +76,7 @@ export function checkCatalog(
       others: otherModels,
       policies: opts.policies ?? {},
       csvAnnotations: annotations,
+      unknownBlobs: cfg.others,
     };
     const levels = opts.severities ?? new Map<RuleId, RuleLevel>();
     // Deferred, the dependency rules are left out here (false); else every group runs (undefined).

@@ -6,6 +6,7 @@
  * so far to find the path.
  */
 import type { Command, Option } from 'commander';
+import { isNotProvided } from './commands/not-provided.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -36,8 +37,9 @@ function entries(program: Command): Entry[] {
   const out: Entry[] = [];
   const visit = (cmd: Command, path: string, inherited: readonly Option[]): void => {
     const options = [...inherited, ...cmd.options];
-    // Hidden commands (alpha) are completed too: they are hidden from help only.
-    const subs = cmd.commands.filter((c) => c.name() !== 'help');
+    // Hidden commands (alpha) are completed too: they are hidden from help only. Commands that
+    // only say opm-ts does not provide them are not offered.
+    const subs = cmd.commands.filter((c) => c.name() !== 'help' && !isNotProvided(c));
     out.push({
       path,
       subcommands: subs.map((c) => c.name()),

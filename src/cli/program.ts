@@ -1,5 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import { completionScript, SHELLS, type Shell } from './completion.js';
+import { commandPath, formatHelp, helpWidth } from './help.js';
 import { writeAll } from './output.js';
 import type { CliIO } from './io.js';
 import { UsageError } from '../errors.js';
@@ -9,7 +10,7 @@ import { registerValidate } from './commands/validate.js';
 import { registerGenerate } from './commands/generate-dockerfile.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerVersion } from './commands/version.js';
-import { registerNotProvided } from './commands/not-provided.js';
+import { isNotProvided, notProvidedError, registerNotProvided } from './commands/not-provided.js';
 import { registerAlpha } from './commands/alpha.js';
 import { registerFilter } from './commands/filter.js';
 import { registerDiff } from './commands/diff.js';
@@ -17,6 +18,7 @@ import { registerListGroup } from './commands/list-images.js';
 
 /** Build the command tree. Nothing here touches `process`: tests run it in-process with their own IO. */
 export function createProgram(io: CliIO): Command {
+  const width = helpWidth(io.env, io.stdout);
   const program = new Command('opm')
     .description('opm: build, render and validate File-Based Catalogs of the Operator Framework')
     .usage('[command] [flags]')
@@ -28,8 +30,9 @@ export function createProgram(io: CliIO): Command {
       outputError: () => undefined,
     })
     .showSuggestionAfterError(true)
-    // Every command's help lists the global flags too, wrapped to the terminal (80 columns otherwise).
-    .configureHelp({ showGlobalOptions: true, helpWidth: terminalColumns(io) })
+    // Laid out as opm's help, within the terminal's width (80 columns otherwise); inherited by
+    // every command made with .command().
+    .configureHelp({ formatHelp: (cmd) => formatHelp(cmd, width) })
     .enablePositionalOptions(false)
     .option(
       '--skip-tls-verify',
@@ -77,25 +80,49 @@ function groupsPrintHelp(cmd: Command, io: CliIO): void {
   for (const sub of cmd.commands) groupsPrintHelp(sub, io);
   cmd.allowExcessArguments(true).action((...args: unknown[]) => {
     const self = args.at(-1) as Command;
-    const names: string[] = [];
-    for (let p: Command | null = self; p !== null; p = p.parent) names.unshift(p.name());
+    const names = commandPath(self).split(' ');
     const unknown = self.args[0];
     // `opm help [command]`, as cobra has it.
     if (unknown === 'help') {
       const target = self.commands.find(
         (c) => c.name() === self.args[1] || c.aliases().includes(self.args[1] ?? ''),
       );
+      const answer = target === undefined ? undefined : notProvidedError(target);
+      if (answer !== undefined) throw answer;
       io.stdout.write((target ?? self).helpInformation());
       return;
     }
     if (unknown !== undefined) {
-      const near = self.commands.map((c) => c.name()).filter((n) => editDistance(n, unknown) <= 2);
+      const near = self.commands
+        .filter((c) => !isNotProvided(c))
+        .map((c) => c.name())
+        .filter((n) => editDistance(n, unknown) <= 2);
+      // A command of that name elsewhere (`opm list packages` is `opm alpha list packages`).
+      const elsewhere = near.length > 0 ? [] : commandsNamed(root(self), unknown);
+      const meant = near.length > 0 ? near : elsewhere;
       throw new UsageError(
         `unknown command ${JSON.stringify(unknown)} for ${JSON.stringify(names.join(' '))}`,
-        { hint: near.length > 0 ? `did you mean ${near.join(' or ')}?` : `see '${names.join(' ')} --help'` },
+        {
+          hint: meant.length > 0 ? `did you mean ${meant.join(' or ')}?` : `see '${names.join(' ')} --help'`,
+        },
       );
     }
     io.stdout.write(self.helpInformation());
+  });
+}
+
+function root(cmd: Command): Command {
+  let c = cmd;
+  while (c.parent !== null) c = c.parent;
+  return c;
+}
+
+/** The full paths of the commands called `name` anywhere in the tree (`opm alpha list packages`). */
+function commandsNamed(cmd: Command, name: string): string[] {
+  return cmd.commands.flatMap((c) => {
+    if (isNotProvided(c)) return [];
+    const here = c.name() === name ? [commandPath(c)] : [];
+    return [...here, ...commandsNamed(c, name)];
   });
 }
 
@@ -114,9 +141,4 @@ function editDistance(a: string, b: string): number {
     prev = row;
   }
   return prev[b.length] ?? 0;
-}
-
-function terminalColumns(io: CliIO): number {
-  const columns = (io.stdout as { columns?: unknown }).columns;
-  return typeof columns === 'number' && columns > 0 ? columns : 80;
 }

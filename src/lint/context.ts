@@ -2,7 +2,7 @@
  * What every lint rule sees: the catalog's model (after opm's checks), the bundles of the catalogs
  * named with `--with`, the policy settings, and a way to report findings with a place.
  */
-import type { Location } from '../declcfg/types.js';
+import type { Location, Meta } from '../declcfg/types.js';
 import type { Finding } from '../findings.js';
 import { compareUtf8 } from '../go/utf8.js';
 import type { Model, ModelBundle, ModelPackage } from '../model/model.js';
@@ -45,6 +45,8 @@ export interface LintInput {
    */
   providers?: readonly Provider[];
   policies: LintPolicies;
+  /** The blobs of schemas opm does not decode (checked for misspelt schemas). */
+  unknownBlobs?: readonly Meta[];
   /**
    * CSV annotations of bundles whose manifests travel as olm.bundle.object (the CSV itself is
    * dropped after loading to save memory; its annotations are kept).

@@ -6,6 +6,7 @@
 import type { Finding } from '../findings.js';
 import { RULE_IDS, ruleInfo, type RuleId, type RuleLevel } from '../rules.js';
 import type { LintInput } from './context.js';
+import { blobSchemaFindings } from './blob-schema.js';
 import { dependencyFindings } from './dependencies.js';
 import { metadataFindings } from './metadata.js';
 import { policyFindings } from './policies.js';
@@ -18,6 +19,7 @@ export { providersOf } from './dependencies.js';
 const DEPENDENCIES = { prefixes: ['dependency.', 'constraint.'], run: dependencyFindings };
 const GROUPS: readonly { prefixes: readonly string[]; run: (input: LintInput) => Finding[] }[] = [
   DEPENDENCIES,
+  { prefixes: ['blob.'], run: (input) => blobSchemaFindings(input.unknownBlobs ?? []) },
   { prefixes: ['upgrade.'], run: upgradeGraphFindings },
   { prefixes: ['metadata.'], run: metadataFindings },
   { prefixes: ['policy.'], run: policyFindings },

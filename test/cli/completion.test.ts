@@ -25,10 +25,10 @@ async function complete(words: string[]): Promise<string[]> {
 
 describe('opm completion bash', () => {
   it.each([
-    [
-      ['opm', 're'],
-      ['render', 'registry'],
-    ],
+    [['opm', 're'], ['render']],
+    [['opm', 'se'], []],
+    [['opm', 'in'], ['init']],
+    [['opm', 'alpha', 'b'], []],
     [['opm', 'alpha', 'l'], ['list']],
     [
       ['opm', 'alpha', 'list', ''],
@@ -58,6 +58,16 @@ describe('opm completion bash', () => {
     for (const c of ['init', 'render', 'validate', 'migrate', 'render-template'])
       expect(r.stdout).toContain(c);
   });
+
+  it.each(['bash', 'zsh', 'fish', 'powershell'])(
+    'the %s script offers no command opm-ts does not provide',
+    async (shell) => {
+      const script = (await runOpm(['completion', shell])).stdout;
+      // Neither offered as a word nor a path of its own.
+      for (const name of ['serve', 'index', 'registry', 'bundle'])
+        expect(script).not.toMatch(new RegExp(`[ ']${name}[ ']`));
+    },
+  );
 
   it('refuses an unknown shell as a usage error', async () => {
     expect((await runOpm(['completion', 'tcsh'])).code).toBe(2);

@@ -12,7 +12,7 @@ describe('the opm process', () => {
   it('prints help on stdout and exits 0', () => {
     const r = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env });
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('Usage: opm');
+    expect(r.stdout).toContain('\nUsage:\n  opm [command]\n');
     expect(r.stderr).toBe('');
   });
 

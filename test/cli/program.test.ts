@@ -24,6 +24,18 @@ describe('opm command line', () => {
       `error: unknown command "bogus" for "opm alpha list" (see 'opm alpha list --help')\n`,
     ],
     [['rendr', 'x'], `error: unknown command "rendr" for "opm" (did you mean render?)\n`],
+    [
+      ['list', 'packages', 'x'],
+      `error: unknown command "packages" for "opm list" (did you mean opm alpha list packages?)\n`,
+    ],
+    [
+      ['render-template', 'basic', 't.yaml'],
+      `error: unknown command "render-template" for "opm" (did you mean opm alpha render-template?)\n`,
+    ],
+    [
+      ['alpha', 'list', 'bundle'],
+      `error: unknown command "bundle" for "opm alpha list" (did you mean bundles?)\n`,
+    ],
   ])('an unknown command at any depth: %j exits 2 with one line', async (args, line) => {
     const r = await runOpm(args);
     expect(r.code).toBe(2);
@@ -36,8 +48,8 @@ describe('opm command line', () => {
     async (args) => {
       const r = await runOpm(args);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^Usage: opm/);
-      if (args[1] === 'render') expect(r.stdout).toMatch(/^Usage: opm render /);
+      expect(r.stdout).toMatch(/\nUsage:\n {2}opm /);
+      if (args[1] === 'render') expect(r.stdout).toMatch(/\nUsage:\n {2}opm render /);
     },
   );
 
@@ -46,7 +58,7 @@ describe('opm command line', () => {
     async (args) => {
       const r = await runOpm(args);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^Usage: opm/);
+      expect(r.stdout).toMatch(/\nUsage:\n {2}opm /);
       expect(r.stderr).toBe('');
     },
   );

@@ -59,15 +59,18 @@ describe('opm render (CLI)', () => {
     );
   });
 
-  it('refuses an unknown migration level', async () => {
+  it('refuses an unknown migration level as a usage error', async () => {
     const r = await runOpm(
       ['render', 'testdata/render/good/properties-and-dependencies', '--migrate-level', 'x'],
       {
         cwd: root,
       },
     );
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe('error: unknown migration level "x"\n');
+    // A usage error (exit 2) that lists the levels; opm says the first half and exits 1.
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'error: unknown migration level "x" (valid levels: none, bundle-object-to-csv-metadata, all)\n',
+    );
     expect(r.stdout).toBe('');
   });
 

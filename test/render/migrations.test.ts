@@ -3,6 +3,7 @@ import { MIGRATION_LEVELS, migrationLevelHelp } from '../../src/action/migration
 import { migrationsUpTo, csvMetadata, runMigrations } from '../../src/action/migrations.js';
 import { emptyConfig, type Bundle } from '../../src/declcfg/types.js';
 import { RawJson } from '../../src/go/raw-json.js';
+import { runOpm } from '../run-cli.js';
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
@@ -21,11 +22,26 @@ describe('migration levels', () => {
     expect(() => migrationsUpTo('x')).toThrow('unknown migration level "x"');
   });
 
+  it.each([
+    ['render', '--migrate-level', 'bogus', 'testdata/examples/catalog'],
+    ['migrate', '--migrate-level=bogus', 'testdata/examples/catalog', 'out'],
+    ['alpha', 'render-template', '--migrate-level', 'bogus', 'basic', 'template.yaml'],
+  ])('a level that does not exist is a usage error listing the levels: %j', async (...args) => {
+    const r = await runOpm(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'error: unknown migration level "bogus" (valid levels: none, bundle-object-to-csv-metadata, all)\n',
+    );
+  });
+
   it('lists the levels in the flag help, aligned', () => {
     expect(migrationLevelHelp()).toBe(
       [
         'Name of the last migration to run (default: none)',
+        '',
         'The migrator will run all migrations up to and including the selected level.',
+        '',
         'Available migrators:',
         '  - none                          : do nothing',
         '  - bundle-object-to-csv-metadata : migrates bundles\' "olm.bundle.object" to "olm.csv.metadata"',

@@ -15,15 +15,50 @@ describe('opm validate (CLI)', () => {
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
+  it.each([
+    [[], '2 warnings (--warnings shows them)\n'],
+    [['--rule', 'blob.schema-misspelt=off'], ''],
+  ])('says how many warnings it leaves unshown on a catalog with only warnings: %j', async (flags, line) => {
+    const dir = path.join(fixtures, 'lint-blob-schema-misspelt/catalog');
+    const r = await runOpm(['validate', dir, ...flags]);
+    expect(r).toEqual({ code: 0, stdout: '', stderr: line });
+    // Machine outputs keep to their documents.
+    for (const o of ['json', 'yaml', 'sarif']) {
+      const m = await runOpm(['validate', dir, '-o', o, ...flags]);
+      expect(m.stderr).toBe('');
+      expect(m.stdout).not.toContain('--warnings shows them');
+    }
+    const shown = await runOpm(['validate', dir, '--warnings', ...flags]);
+    expect(shown.stderr).not.toContain('--warnings shows them');
+    if (line !== '') expect(shown.stderr).toContain('warning: ');
+  });
+
+  it('counts one warning as one', async () => {
+    const dir = path.join(fixtures, 'lint-blob-schema-misspelt/catalog');
+    const r = await runOpm([
+      'validate',
+      dir,
+      '--rule',
+      'blob.schema-misspelt=off',
+      '--rule',
+      'policy.package-icon=warning',
+    ]);
+    expect(r.stderr).toBe('1 warning (--warnings shows them)\n');
+  });
+
   it('prints findings grouped per package on stderr and exits 1', async () => {
-    const r = await runOpm(['validate', path.join(fixtures, 'multi-file/catalog')]);
+    // Files are named under the catalog directory as typed, to be opened from where opm ran.
+    const r = await runOpm(['validate', 'testdata/validate/multi-file/catalog'], {
+      cwd: path.resolve(fixtures, '../..'),
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
+    const file = (f: string): string => `testdata/validate/multi-file/catalog/${f}`;
     expect(r.stderr).toContain(
-      'invalid index:\n├── package "bar":\n│   └── bar/catalog.yaml:5: error: channel "stable" has 2 heads',
+      `invalid index:\n├── package "bar":\n│   └── ${file('bar/catalog.yaml')}:5: error: channel "stable" has 2 heads (bundles nothing replaces or skips): bar.v1.0.0 (${file('bar/catalog.yaml')}:12)`,
     );
     expect(r.stderr).toContain(
-      '└── package "foo":\n    └── foo/catalog.yaml:23: error: error parsing bundle "foo.v0.2.0" version "latest"',
+      `└── package "foo":\n    └── ${file('foo/catalog.yaml')}:23: error: error parsing bundle "foo.v0.2.0" version "latest"`,
     );
     expect(r.stderr).toContain('[bundle.version-invalid]');
   });
@@ -104,7 +139,9 @@ describe.runIf(haveCorpus())('corpus catalogs', () => {
     ];
     const results = [];
     for (const dir of dirs) results.push({ dir, ...(await runOpm(['validate', dir])) });
-    expect(results).toEqual(dirs.map((dir) => ({ dir, code: 0, stdout: '', stderr: '' })));
+    // Warnings left unshown are counted in one line.
+    const stderr = expect.stringMatching(/^(?:|\d+ warnings? \(--warnings shows them\)\n)$/);
+    expect(results).toEqual(dirs.map((dir) => ({ dir, code: 0, stdout: '', stderr })));
   });
 });
 

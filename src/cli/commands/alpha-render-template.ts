@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { migrationLevelHelp } from '../../action/migration-levels.js';
+import { migrateLevelOption } from '../migrate-level-option.js';
 import type { SemverCompat } from '../../template/semver-template.js';
 import type { CliIO } from '../io.js';
 import type { RenderTemplateFlags } from './alpha-render-template-run.js';
@@ -20,7 +20,7 @@ export function registerRenderTemplate(alpha: Command, io: CliIO): void {
       'Render a catalog template (basic, semver, substitutes) to a file-based catalog; the type is detected from its schema when not given',
     )
     .option('-o, --output <string>', 'Output format (json|yaml|mermaid)', 'json')
-    .option('--migrate-level <string>', migrationLevelHelp(), '')
+    .addOption(migrateLevelOption())
     .option(
       '--bundle-dirs <file>',
       'YAML or JSON map of bundle image references to bundle directories (relative to the file), rendered instead of pulled',

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { migrationLevelHelp } from '../../action/migration-levels.js';
+import { migrateLevelOption } from '../migrate-level-option.js';
 import type { CliIO } from '../io.js';
 import type { MigrateFlags } from './migrate-run.js';
 
@@ -12,7 +12,7 @@ export function registerMigrate(program: Command, io: CliIO): void {
       'Migrate a catalog image or directory to a file-based catalog directory, one folder per package',
     )
     .option('-o, --output <string>', 'Output format (json|yaml)', 'json')
-    .option('--migrate-level <string>', migrationLevelHelp(), '')
+    .addOption(migrateLevelOption())
     .action(async (ref: string, outputDir: string, flags: MigrateFlags, cmd: Command) => {
       const { runMigrate } = await import('./migrate-run.js');
       await runMigrate(io, ref, outputDir, flags, cmd);

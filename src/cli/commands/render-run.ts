@@ -3,6 +3,10 @@ import type { Command } from 'commander';
 import { UsageError, formatPosition } from '../../errors.js';
 import { ALL_MIGRATIONS } from '../../action/migration-levels.js';
 import type { DroppedBlob } from '../../declcfg/write.js';
+import type { Location } from '../../declcfg/types.js';
+import { underCatalog } from '../../findings.js';
+import { isFileUnder } from '../../util/file-under.js';
+import path from 'node:path';
 import { runOptions, type CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
@@ -46,15 +50,27 @@ export async function runRender(io: CliIO, refs: string[], flags: RenderFlags, c
         deferPayloads: true,
       },
       format,
-      { onDropped: (b: DroppedBlob) => warn(droppedMessage(b)) },
+      { onDropped: (b: DroppedBlob) => warn(droppedMessage(b, underLocalRef(io, refs))) },
     ),
   );
   await writeChunks(io.stdout, chunks);
 }
 
+/**
+ * A catalog file's position under the ref it came from, as typed: the first local directory ref
+ * holding a file of that name (positions carry only the path inside the catalog).
+ */
+function underLocalRef(io: CliIO, refs: readonly string[]): (loc: Location) => Location {
+  const dirs = refs.map((ref) => ({ ref, isFile: isFileUnder(path.resolve(io.cwd, ref)) }));
+  return (loc) => {
+    const d = dirs.find((x) => x.isFile(loc.file));
+    return d === undefined ? loc : { ...loc, file: underCatalog(d.ref, loc.file) };
+  };
+}
+
 /** opm leaves blobs without a package name out of its output without a word; we say so. */
-function droppedMessage(b: DroppedBlob): string {
-  const where = formatPosition(b.loc);
+function droppedMessage(b: DroppedBlob, place: (loc: Location) => Location): string {
+  const where = formatPosition(b.loc === undefined ? undefined : place(b.loc));
   const what = b.name === '' ? b.schema : `${b.schema} "${b.name}"`;
   return `${where}${what} has no package name and is left out of the output, as opm does`;
 }

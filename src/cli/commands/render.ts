@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { migrationLevelHelp } from '../../action/migration-levels.js';
+import { migrateLevelOption } from '../migrate-level-option.js';
 import type { CliIO } from '../io.js';
 import type { RenderFlags } from './render-run.js';
 
@@ -18,7 +18,7 @@ export function registerRender(program: Command, io: CliIO): void {
       'Output format of the streamed file-based catalog objects (json|yaml)',
       'json',
     )
-    .option('--migrate-level <string>', migrationLevelHelp(), '')
+    .addOption(migrateLevelOption())
     .option('--migrate', 'Perform all available schema migrations on the rendered FBC', false)
     .addOption(
       new Option(

@@ -3,7 +3,8 @@ import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { validateCatalog, type ValidateResult } from '../../action/validate.js';
-import type { Finding } from '../../findings.js';
+import { messageUnderCatalog, underCatalog, type Finding } from '../../findings.js';
+import { isFileUnder } from '../../util/file-under.js';
 import { checkPolicySettings, loadSeverityConfig, parseRuleFlags } from '../../lint/config.js';
 import { countFindings, githubAnnotations, markdownSummary, summaryLine } from '../../lint/github.js';
 import { findRepositoryRoot, toSarif } from '../../lint/sarif.js';
@@ -80,12 +81,23 @@ function yamlDocument(v: unknown): string {
   return toYaml(v) + '\n';
 }
 
-/** Human output: findings grouped per package, tree-shaped like opm's, each with its location. */
-function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): string {
+/**
+ * Human output: findings grouped per package, tree-shaped like opm's, each with its location under
+ * the catalog directory as the user named it (`display`), as are the files messages mention.
+ */
+function humanReport(
+  r: ValidateResult,
+  io: CliIO,
+  showWarnings: boolean,
+  catalog: { dir: string; display: string },
+): string {
   const c = stderrColors(io);
   const shown = showWarnings ? r.findings : r.findings.filter((f) => f.severity === 'error');
-  // A valid catalog prints nothing unless warnings were asked for.
-  if (shown.length === 0) return '';
+  // A clean catalog prints nothing; one with warnings only says how many there are.
+  if (shown.length === 0) {
+    const n = r.findings.length;
+    return n === 0 ? '' : `${n} warning${n === 1 ? '' : 's'} (--warnings shows them)\n`;
+  }
   const groups = new Map<string, Finding[]>();
   for (const f of shown) {
     const key = f.package ?? '';
@@ -111,10 +123,11 @@ function humanReport(r: ValidateResult, io: CliIO, showWarnings: boolean): strin
     const items = groups.get(key) ?? [];
     items.forEach((f, i) => {
       const branch = (lastGroup ? '    ' : bar) + (i === items.length - 1 ? corner : tee);
-      const file = f.file === undefined ? undefined : escapeLine(f.file);
+      const file = f.file === undefined ? undefined : escapeLine(underCatalog(catalog.display, f.file));
       const loc = file === undefined ? '' : c.cyan(formatPosition({ file, line: f.line }));
       const sev = f.severity === 'error' ? c.red('error') : c.yellow('warning');
-      const msg = escapeKeepingLines(f.message).replace(/\n/g, `\n${lastGroup ? '    ' : bar}    `);
+      const text = messageUnderCatalog(f.message, catalog.display, isFileUnder(catalog.dir));
+      const msg = escapeKeepingLines(text).replace(/\n/g, `\n${lastGroup ? '    ' : bar}    `);
       // Messages name their channel and bundle themselves.
       out += `${branch}${loc}${sev}: ${msg} ${c.dim(`[${f.rule}]`)}\n`;
     });
@@ -188,7 +201,10 @@ export async function runValidate(
       break;
     }
     default:
-      await writeAll(io.stderr, humanReport(result, io, opts.warnings || opts.strict));
+      await writeAll(
+        io.stderr,
+        humanReport(result, io, opts.warnings || opts.strict, { dir, display: directory }),
+      );
   }
   if (!result.passed) throw new ExitCode(1);
 }
