@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import jsYaml from 'js-yaml';
 import { runCli } from '../src/cli/main.js';
-import { renderOutput } from '../src/action/render-output.js';
+import { renderOutput } from '../src/action/render/render-output.js';
 import { parseCatalogBytes } from '../src/declcfg/parse.js';
 import { loadCatalogDir, loadCatalogDirOrThrow } from '../src/declcfg/load.js';
 import { listFiles } from './catalog-files.js';

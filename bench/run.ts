@@ -128,7 +128,7 @@ for (const [label, dir] of inputs) {
   );
 }
 
-// Rendering a catalog directory file by file (src/action/render-output.ts) against loading it whole
+// Rendering a catalog directory file by file (src/action/render/render-output.ts) against loading it whole
 // and then writing it, in one thread.
 if (corpusDir) {
   const dir = path.join(corpusDir, 'community-catalog-v4.21');
@@ -167,7 +167,7 @@ if (corpusDir) {
   );
 }
 
-// The in-thread threshold of rendering on threads (src/action/render-output.ts), the same way: a
+// The in-thread threshold of rendering on threads (src/action/render/render-output.ts), the same way: a
 // real catalog under the threshold, a generated one over it (the 1 GB one streams in one thread).
 const renderInputs: [string, string][] = inputs.filter(([, dir]) => dir !== generated());
 renderInputs.push(['generated-400 (48 MB)', generatedMid()]);

@@ -11,8 +11,8 @@ export { loadCatalogDir, loadCatalogDirOrThrow, type LoadOptions, type LoadResul
 export { writeJson, writeYaml, toYaml } from './declcfg/write.js';
 export { writeCatalogDir } from './declcfg/write-fs.js';
 export { writeMermaid } from './graph/mermaid.js';
-export { validateCatalog, type ValidateOptions, type ValidateResult } from './action/validate.js';
-export { render, type RenderOptions } from './action/render.js';
+export { validateCatalog, type ValidateOptions, type ValidateResult } from './action/validate/validate.js';
+export { render, type RenderOptions } from './action/render/render.js';
 export { migrate } from './action/migrate.js';
 export { initPackage, type InitOptions } from './action/init.js';
 export {
@@ -21,7 +21,7 @@ export {
   writeDockerfile,
   dockerfileText,
   type DockerfileOptions,
-} from './action/generate-dockerfile.js';
+} from './action/generate-dockerfile/generate-dockerfile.js';
 export { renderTemplate } from './action/render-template.js';
 export { filter, filterToDir, type FilterOptions } from './action/filter.js';
 export { diff, type DiffOptions } from './action/diff.js';

@@ -19,7 +19,7 @@ import {
   type PackageSelection,
 } from '../curate/filter-config.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { render, resolveIn } from './render.js';
+import { render, resolveIn } from './render/render.js';
 import type { CatalogDirLoader } from '../declcfg/load.js';
 
 export interface SelectionOptions {

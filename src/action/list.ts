@@ -9,8 +9,8 @@ import { compareUtf8 as compareGoStrings } from '../go/utf8.js';
 import { convertToModelOrThrow } from '../model/convert.js';
 import type { Model, ModelChannel, ModelPackage } from '../model/model.js';
 import { ChannelGraph } from '../model/channel-graph.js';
-import { bundleCsv } from './migrations.js';
-import { NotAllowedError, REF_CATALOGS, render, type RenderOptions } from './render.js';
+import { bundleCsv } from '../migrations/migrations.js';
+import { NotAllowedError, REF_CATALOGS, render, type RenderOptions } from './render/render.js';
 
 export type ListKind = 'packages' | 'channels' | 'bundles';
 

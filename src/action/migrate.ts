@@ -4,7 +4,7 @@
  */
 import type { ImageSource } from '../oci/image-source.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { render, resolveIn, REF_CATALOGS } from './render.js';
+import { render, resolveIn, REF_CATALOGS } from './render/render.js';
 import type { CatalogDirLoader } from '../declcfg/load.js';
 
 export interface MigrateOptions {

@@ -4,7 +4,7 @@
  * SVG picture or an HTML page (our extension).
  */
 import { writeMermaid, type MermaidOptions } from '../graph/mermaid.js';
-import { REF_CATALOGS, render, type RenderOptions } from './render.js';
+import { REF_CATALOGS, render, type RenderOptions } from './render/render.js';
 
 export type GraphFormat = 'mermaid' | 'svg' | 'html';
 

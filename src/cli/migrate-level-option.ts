@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { ALL_MIGRATIONS, MIGRATION_LEVELS, migrationLevelHelp } from '../action/migration-levels.js';
+import { ALL_MIGRATIONS, MIGRATION_LEVELS, migrationLevelHelp } from '../migrations/levels.js';
 import { UsageError } from '../errors.js';
 
 /**

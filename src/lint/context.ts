@@ -23,7 +23,7 @@ export interface Gvk {
 /**
  * A bundle a requirement can be satisfied by: what it provides and what names it in messages. Plain
  * data, so that the bundles of a catalog checked in parts on several threads can be handed to
- * every part (src/action/validate-shards.ts).
+ * every part (src/action/validate/validate-shards.ts).
  */
 export interface Provider {
   package: string;

@@ -7,12 +7,12 @@ import { rmSync } from 'node:fs';
 import type * as WorkerThreads from 'node:worker_threads';
 import type { Worker as WorkerType } from 'node:worker_threads';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { renderOutput } from '../../src/action/render-output.js';
-import { validateCatalog } from '../../src/action/validate.js';
+import { renderOutput } from '../../src/action/render/render-output.js';
+import { validateCatalog } from '../../src/action/validate/validate.js';
 import { loadCatalogDir } from '../../src/declcfg/load.js';
 import { LOAD_WORKER } from '../../src/declcfg/load-pool.js';
-import { RENDER_WORKER } from '../../src/action/render-output.js';
-import { VALIDATE_WORKER } from '../../src/action/validate-shards.js';
+import { RENDER_WORKER } from '../../src/action/render/render-output.js';
+import { VALIDATE_WORKER } from '../../src/action/validate/validate-shards.js';
 import { canStartWorker } from '../../src/util/worker-pool.js';
 import { generateCatalog, signalFiringAt } from './generated.js';
 

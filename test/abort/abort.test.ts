@@ -7,12 +7,12 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { render } from '../../src/action/render.js';
-import { renderOutput } from '../../src/action/render-output.js';
-import { validateCatalog } from '../../src/action/validate.js';
+import { render } from '../../src/action/render/render.js';
+import { renderOutput } from '../../src/action/render/render-output.js';
+import { validateCatalog } from '../../src/action/validate/validate.js';
 import { migrate } from '../../src/action/migrate.js';
 import { filterToDir } from '../../src/action/filter.js';
-import { generateDockerfile } from '../../src/action/generate-dockerfile.js';
+import { generateDockerfile } from '../../src/action/generate-dockerfile/generate-dockerfile.js';
 import { OpmError } from '../../src/errors.js';
 import type { ImageSource, PullOptions } from '../../src/oci/image-source.js';
 import { entries, generateCatalog, signalFiringAt, type CountingSignal } from './generated.js';

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type * as RenderOutput from '../../src/action/render-output.js';
+import type * as RenderOutput from '../../src/action/render/render-output.js';
 import type * as Library from '../../src/index.js';
 import { projectRoot } from '../corpus.js';
 import { workersStartedBy } from '../worker-pool/workers-started.js';
@@ -41,7 +41,7 @@ describe('the compiled library on worker threads', () => {
   });
 
   it('renders a catalog file by file on 3 threads, in opm order', async () => {
-    const { renderOutput } = (await dist('action/render-output.js')) as typeof RenderOutput;
+    const { renderOutput } = (await dist('action/render/render-output.js')) as typeof RenderOutput;
     const rendered = await workersStartedBy(async () => {
       const parts: Buffer[] = [];
       const chunks = await renderOutput(

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { render } from '../../src/action/render.js';
+import { render } from '../../src/action/render/render.js';
 import type { CatalogDiff } from '../../src/curate/diff.js';
 import type { Bundle, Channel, DeclarativeConfig } from '../../src/declcfg/types.js';
 import { writeCatalogDir } from '../../src/declcfg/write-fs.js';

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { render } from '../../src/action/render.js';
+import { render } from '../../src/action/render/render.js';
 import { filterCatalog } from '../../src/curate/filter.js';
 import { parseFilterConfig } from '../../src/curate/filter-config.js';
 import type { Bundle, Channel, DeclarativeConfig } from '../../src/declcfg/types.js';

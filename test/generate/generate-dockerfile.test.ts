@@ -2,7 +2,10 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_OPM_IMAGE, generateDockerfile } from '../../src/action/generate-dockerfile.js';
+import {
+  DEFAULT_OPM_IMAGE,
+  generateDockerfile,
+} from '../../src/action/generate-dockerfile/generate-dockerfile.js';
 import { runOpm } from '../run-cli.js';
 
 const fixtures = path.resolve('testdata/generate-dockerfile');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { haveCorpus } from '../corpus.js';
 import { communityBundleDirs, catalogBundles } from './corpus-helpers.js';
 import { parseBundleDir } from '../../src/bundle/parse.js';
-import { render } from '../../src/action/render.js';
+import { render } from '../../src/action/render/render.js';
 import { emitYaml } from '../../src/yaml/emit.js';
 import type { Bundle } from '../../src/declcfg/types.js';
 

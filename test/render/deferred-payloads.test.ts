@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { render } from '../../src/action/render.js';
+import { render } from '../../src/action/render/render.js';
 import { loadCatalogDir } from '../../src/declcfg/load.js';
 import { writeCatalogDir } from '../../src/declcfg/write-fs.js';
 import { writeJsonBytes, writeYaml } from '../../src/declcfg/write.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseImageRefTemplate } from '../../src/action/image-ref-template.js';
+import { parseImageRefTemplate } from '../../src/action/render/image-ref-template.js';
 
 const data = { Package: 'foo', Name: 'foo.v0.2.0', Version: '0.2.0' };
 

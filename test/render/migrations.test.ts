@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MIGRATION_LEVELS, migrationLevelHelp } from '../../src/action/migration-levels.js';
-import { migrationsUpTo, csvMetadata, runMigrations } from '../../src/action/migrations.js';
+import { MIGRATION_LEVELS, migrationLevelHelp } from '../../src/migrations/levels.js';
+import { migrationsUpTo, csvMetadata, runMigrations } from '../../src/migrations/migrations.js';
 import { emptyConfig, type Bundle } from '../../src/declcfg/types.js';
 import { RawJson } from '../../src/go/raw-json.js';
 import { runOpm } from '../run-cli.js';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../corpus.js';
-import { render } from '../../src/action/render.js';
+import { render } from '../../src/action/render/render.js';
 import { OpmError } from '../../src/errors.js';
 import type { ImageSource, PulledImage } from '../../src/oci/image-source.js';
 import type { Bundle } from '../../src/declcfg/types.js';

@@ -8,7 +8,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderOutput, type RenderFormat, type RenderOutputOptions } from '../../src/action/render-output.js';
+import {
+  renderOutput,
+  type RenderFormat,
+  type RenderOutputOptions,
+} from '../../src/action/render/render-output.js';
 import type { DroppedBlob } from '../../src/declcfg/write.js';
 import { formatPosition, OpmError } from '../../src/errors.js';
 import { corpusPath, haveCorpus, projectRoot } from '../corpus.js';

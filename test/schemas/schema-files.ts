@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { validateCatalog } from '../../src/action/validate.js';
+import { validateCatalog } from '../../src/action/validate/validate.js';
 import { walkCatalogDirSync } from '../../src/declcfg/load-walk.js';
 import { parseCatalogText } from '../../src/declcfg/parse.js';
 import { projectRoot } from '../corpus.js';

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateCatalog } from '../../src/action/validate.js';
+import { validateCatalog } from '../../src/action/validate/validate.js';
 import { projectRoot } from '../corpus.js';
 import { unwarnedViolations } from './schema-files.js';
 

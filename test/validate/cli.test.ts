@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { validateCatalog } from '../../src/action/validate.js';
+import { validateCatalog } from '../../src/action/validate/validate.js';
 import type { Finding } from '../../src/findings.js';
 import { corpusPath, haveCorpus } from '../corpus.js';
 import { runOpm } from '../run-cli.js';

@@ -1,7 +1,7 @@
 // The options a validate fixture sets in the options.json beside its catalog.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ValidateOptions } from '../../src/action/validate.js';
+import type { ValidateOptions } from '../../src/action/validate/validate.js';
 import { isRuleId, type RuleId, type RuleLevel } from '../../src/rules.js';
 
 /** options.json beside a fixture: severities, policies and --with catalogs (relative to it). */

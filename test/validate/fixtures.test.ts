@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { validateCatalog } from '../../src/action/validate.js';
+import { validateCatalog } from '../../src/action/validate/validate.js';
 import { isRuleId, type RuleId } from '../../src/rules.js';
 import { fixtureOptions } from './fixture-options.js';
 

@@ -3,7 +3,7 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { validateCatalog, type ValidateOptions } from '../../src/action/validate.js';
+import { validateCatalog, type ValidateOptions } from '../../src/action/validate/validate.js';
 import type { Finding } from '../../src/findings.js';
 import { ruleInfo, type RuleId } from '../../src/rules.js';
 import { corpusPath, haveCorpus } from '../corpus.js';

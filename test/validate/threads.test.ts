@@ -3,14 +3,14 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { validateCatalog, type ValidateOptions } from '../../src/action/validate.js';
+import { validateCatalog, type ValidateOptions } from '../../src/action/validate/validate.js';
 import {
   allProviders,
   checkShard,
   groupFiles,
   mergeShards,
   validateShards,
-} from '../../src/action/validate-shards.js';
+} from '../../src/action/validate/validate-shards.js';
 import { sortFindings } from '../../src/findings.js';
 import { walkCatalog } from '../../src/declcfg/load.js';
 import { workerModule } from '../../src/util/worker-pool.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { generateDockerfile } from '../../action/generate-dockerfile.js';
+import { generateDockerfile } from '../../action/generate-dockerfile/generate-dockerfile.js';
 import { UsageError } from '../../errors.js';
 import { runOptions, type CliIO } from '../io.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_OPM_IMAGE } from '../../action/dockerfile-defaults.js';
+import { DEFAULT_OPM_IMAGE } from '../../action/generate-dockerfile/dockerfile-defaults.js';
 import type { CliIO } from '../io.js';
 import type { DockerfileFlags } from './generate-dockerfile-run.js';
 

@@ -1,7 +1,7 @@
 import { escapeLine } from '../escape.js';
 import type { Command } from 'commander';
 import { UsageError, formatPosition } from '../../errors.js';
-import { ALL_MIGRATIONS } from '../../action/migration-levels.js';
+import { ALL_MIGRATIONS } from '../../migrations/levels.js';
 import type { DroppedBlob } from '../../declcfg/write.js';
 import type { Location } from '../../declcfg/types.js';
 import { underCatalog } from '../../findings.js';
@@ -35,7 +35,7 @@ export async function runRender(io: CliIO, refs: string[], flags: RenderFlags, c
   const migrateLevel = migrateLevelFromFlags(flags);
   const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
   // Loaded when the command runs, so that other commands do not pay for them at start-up.
-  const { renderOutput } = await import('../../action/render-output.js');
+  const { renderOutput } = await import('../../action/render/render-output.js');
   const chunks = await withImageSource(cmd, io, (imageSource) =>
     renderOutput(
       {

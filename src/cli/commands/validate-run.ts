@@ -2,7 +2,7 @@ import { escapeKeepingLines, escapeLine } from '../escape.js';
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { validateCatalog, type ValidateResult } from '../../action/validate.js';
+import { validateCatalog, type ValidateResult } from '../../action/validate/validate.js';
 import { messageUnderCatalog, underCatalog, type Finding } from '../../findings.js';
 import { isFileUnder } from '../../util/file-under.js';
 import { checkPolicySettings, loadSeverityConfig, parseRuleFlags } from '../../lint/config.js';

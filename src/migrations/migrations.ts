@@ -20,7 +20,7 @@ import {
 } from '../go/json-decode.js';
 import { goStruct } from '../go/go-struct.js';
 import { marshal } from '../go/json-encode.js';
-import { ALL_MIGRATIONS, MIGRATION_LEVELS, type MigrationLevel } from './migration-levels.js';
+import { ALL_MIGRATIONS, MIGRATION_LEVELS, type MigrationLevel } from './levels.js';
 
 import { isRecord } from '../go/json-value.js';
 import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';

@@ -5,25 +5,25 @@
  * and return all findings in a stable order together with the message opm
  * would have printed.
  */
-import type { DeclarativeConfig } from '../declcfg/types.js';
-import type { ImageSource } from '../oci/image-source.js';
+import type { DeclarativeConfig } from '../../declcfg/types.js';
+import type { ImageSource } from '../../oci/image-source.js';
 import {
   CatalogDirError,
   loadCatalogDir,
   walkCatalog,
   type CatalogDirLoader,
   type LoadResult,
-} from '../declcfg/load.js';
-import { threadCount } from '../declcfg/load-pool.js';
-import { OpmError } from '../errors.js';
-import { mergeSortedFindings, sortFindings, type Finding } from '../findings.js';
-import { applySeverities } from '../lint/config.js';
-import type { RuleId, RuleLevel } from '../rules.js';
-import { errnoText } from '../go/errno.js';
+} from '../../declcfg/load.js';
+import { threadCount } from '../../declcfg/load-pool.js';
+import { OpmError } from '../../errors.js';
+import { mergeSortedFindings, sortFindings, type Finding } from '../../findings.js';
+import { applySeverities } from '../../lint/config.js';
+import type { RuleId, RuleLevel } from '../../rules.js';
+import { errnoText } from '../../go/errno.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
 import { groupFiles, SHARD_MIN_BYTES, VALIDATE_WORKER, validateShards } from './validate-shards.js';
-import { canStartWorker } from '../util/worker-pool.js';
-import { throwIfAborted } from '../util/abort.js';
+import { canStartWorker } from '../../util/worker-pool.js';
+import { throwIfAborted } from '../../util/abort.js';
 
 /** The checks to run (CheckOptions: schemas, lint, severities, policies), and how. */
 export interface ValidateOptions extends CheckOptions {
@@ -80,7 +80,7 @@ function directoryError(err: CatalogDirError, shown: string): OpmError {
 async function loadOthers(opts: ValidateOptions): Promise<DeclarativeConfig[]> {
   const out = [...(opts.others ?? [])];
   if (opts.with !== undefined && opts.with.length > 0) {
-    const { render } = await import('./render.js');
+    const { render } = await import('../render/render.js');
     for (const ref of opts.with) {
       out.push(
         await render({

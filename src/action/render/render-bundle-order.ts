@@ -3,9 +3,9 @@
  * images by image. Apart from render.ts, so that the render worker (render-worker.ts) starts
  * without the code of image pulls and bundle directories.
  */
-import type { Bundle } from '../declcfg/types.js';
-import { compareUtf8 } from '../go/utf8.js';
-import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';
+import type { Bundle } from '../../declcfg/types.js';
+import { compareUtf8 } from '../../go/utf8.js';
+import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../../property/property.js';
 
 /** A rendered bundle's lists in render's order (both of the changes below). */
 export function putInRenderOrder(b: Bundle): void {

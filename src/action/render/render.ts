@@ -2,23 +2,23 @@
  * `opm render`: turn catalog images, bundle images, bundle directories and FBC directories into
  * one declarative config, ref by ref, in argument order (no validation, no de-duplication).
  */
-import { underCatalog, type Finding } from '../findings.js';
-import { Limiter } from '../util/limit.js';
+import { underCatalog, type Finding } from '../../findings.js';
+import { Limiter } from '../../util/limit.js';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { OpmError, formatPosition, wrapError } from '../errors.js';
-import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
-import type { ImageSource, PulledImage } from '../oci/image-source.js';
-import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION, type ParseOptions } from '../bundle/parse.js';
-import { packageVersionOf, toDeclcfgBundle } from '../bundle/convert.js';
-import { compareUtf8 } from '../go/utf8.js';
+import { OpmError, formatPosition, wrapError } from '../../errors.js';
+import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../../declcfg/types.js';
+import type { ImageSource, PulledImage } from '../../oci/image-source.js';
+import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION, type ParseOptions } from '../../bundle/parse.js';
+import { packageVersionOf, toDeclcfgBundle } from '../../bundle/convert.js';
+import { compareUtf8 } from '../../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
-import { migrationsUpTo, runMigrations } from './migrations.js';
-import { cleanCatalog, loadCatalogDir, type CatalogDirLoader } from '../declcfg/load.js';
-import type { WalkResult } from '../declcfg/load-walk.js';
+import { migrationsUpTo, runMigrations } from '../../migrations/migrations.js';
+import { cleanCatalog, loadCatalogDir, type CatalogDirLoader } from '../../declcfg/load.js';
+import type { WalkResult } from '../../declcfg/load-walk.js';
 import { putInRenderOrder } from './render-bundle-order.js';
-import { throwIfAborted } from '../util/abort.js';
+import { throwIfAborted } from '../../util/abort.js';
 
 /** Kinds of input render accepts; masks combine them. */
 const RefType = {

@@ -5,7 +5,7 @@
  * (scripts/bundle.js), so a worker starts without the code of the command line.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { failureReply } from '../util/claim.js';
+import { failureReply } from '../../util/claim.js';
 import { checkShard, type ShardProviders, type ShardReply, type ShardWork } from './validate-shards.js';
 
 if (parentPort !== null) {

@@ -1,15 +1,15 @@
 import { constants as fsConstants } from 'node:fs';
 import { link, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { OpmError } from '../errors.js';
-import { messageUnderCatalog, underCatalog } from '../findings.js';
-import { isFileUnder } from '../util/file-under.js';
-import { errnoCode, errnoText } from '../go/errno.js';
-import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js';
-import { compareUtf8 } from '../go/utf8.js';
-import { validateCatalog } from './validate.js';
-import { throwIfAborted } from '../util/abort.js';
-import { pathExists } from '../util/path-exists.js';
+import { OpmError } from '../../errors.js';
+import { messageUnderCatalog, underCatalog } from '../../findings.js';
+import { isFileUnder } from '../../util/file-under.js';
+import { errnoCode, errnoText } from '../../go/errno.js';
+import { ownedFileName, releaseOwned, removeStale } from '../../util/owned-temp.js';
+import { compareUtf8 } from '../../go/utf8.js';
+import { validateCatalog } from '../validate/validate.js';
+import { throwIfAborted } from '../../util/abort.js';
+import { pathExists } from '../../util/path-exists.js';
 
 export { DEFAULT_OPM_IMAGE } from './dockerfile-defaults.js';
 

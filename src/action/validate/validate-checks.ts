@@ -3,13 +3,13 @@
  * checks, and the rules beyond opm. Apart from validate.ts so that a validating worker thread
  * (validate-shards.ts) runs the very same checks on its share of the catalog.
  */
-import type { DeclarativeConfig } from '../declcfg/types.js';
-import type { Finding } from '../findings.js';
-import { convertToModel } from '../model/convert.js';
-import type { Model } from '../model/model.js';
-import { dependencyRulesOn, lintFindings, type LintInput, type LintPolicies } from '../lint/index.js';
-import type { RuleId, RuleLevel } from '../rules.js';
-import { schemaFindings } from '../schema/schema.js';
+import type { DeclarativeConfig } from '../../declcfg/types.js';
+import type { Finding } from '../../findings.js';
+import { convertToModel } from '../../model/convert.js';
+import type { Model } from '../../model/model.js';
+import { dependencyRulesOn, lintFindings, type LintInput, type LintPolicies } from '../../lint/index.js';
+import type { RuleId, RuleLevel } from '../../rules.js';
+import { schemaFindings } from '../../schema/schema.js';
 
 export interface CheckOptions {
   /** Run the JSON Schema checks (default true). */

@@ -4,8 +4,8 @@
  * dist/render-worker.cjs (scripts/bundle.js), so a worker starts without the code of the command line.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { WalkedFile } from '../declcfg/load-walk.js';
-import { serveClaims, type ClaimWork } from '../util/claim.js';
+import type { WalkedFile } from '../../declcfg/load-walk.js';
+import { serveClaims, type ClaimWork } from '../../util/claim.js';
 import { encodeCatalogFile, type RenderFormat } from './render-encode-file.js';
 
 if (parentPort !== null) {

@@ -5,11 +5,11 @@
  * hands over a buffer (moved, not copied) instead of objects to be cloned and encoded again, and the
  * calling thread keeps bytes instead of a catalog's worth of objects.
  */
-import { loadFileBlobs } from '../declcfg/load-file.js';
-import type { WalkedFile } from '../declcfg/load-walk.js';
-import { appendBlobJson, blobYaml, placeOf, type BlobPlace } from '../declcfg/write.js';
-import type { Finding } from '../findings.js';
-import { JsonBytesOut } from '../go/json-bytes-out.js';
+import { loadFileBlobs } from '../../declcfg/load-file.js';
+import type { WalkedFile } from '../../declcfg/load-walk.js';
+import { appendBlobJson, blobYaml, placeOf, type BlobPlace } from '../../declcfg/write.js';
+import type { Finding } from '../../findings.js';
+import { JsonBytesOut } from '../../go/json-bytes-out.js';
 import { putInRenderOrder } from './render-bundle-order.js';
 
 export type RenderFormat = 'json' | 'yaml';

@@ -20,16 +20,16 @@
  *   errors also decide opm's message, which is the first in opm's order over the whole catalog).
  * A valid catalog, the case of every CI run that passes, is therefore checked once, in parallel.
  */
-import type { Finding } from '../findings.js';
-import { loadFile } from '../declcfg/load-file.js';
-import type { WalkedFile } from '../declcfg/load-walk.js';
-import { mergeConfigs, type DeclarativeConfig } from '../declcfg/types.js';
-import { compareUtf8 } from '../go/utf8.js';
-import { claim, type FailureReply } from '../util/claim.js';
-import { WorkerPool, workerModule, type PoolWorker, type WorkerModule } from '../util/worker-pool.js';
-import { lintFindings, providersOf, type Provider } from '../lint/index.js';
+import type { Finding } from '../../findings.js';
+import { loadFile } from '../../declcfg/load-file.js';
+import type { WalkedFile } from '../../declcfg/load-walk.js';
+import { mergeConfigs, type DeclarativeConfig } from '../../declcfg/types.js';
+import { compareUtf8 } from '../../go/utf8.js';
+import { claim, type FailureReply } from '../../util/claim.js';
+import { WorkerPool, workerModule, type PoolWorker, type WorkerModule } from '../../util/worker-pool.js';
+import { lintFindings, providersOf, type Provider } from '../../lint/index.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
-import { abortedOr, Checkpoint, throwIfAborted } from '../util/abort.js';
+import { abortedOr, Checkpoint, throwIfAborted } from '../../util/abort.js';
 
 /**
  * Catalogs with fewer bytes are validated in one thread: a worker's start and warm-up cost more than

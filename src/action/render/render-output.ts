@@ -13,31 +13,31 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { isBundleDir } from '../bundle/parse.js';
-import { jsonStart } from '../declcfg/parse.js';
-import { walkCatalogDirSync, type WalkedFile, type WalkResult } from '../declcfg/load-walk.js';
-import { LARGE_FILE_BYTES } from '../declcfg/load-large.js';
-import { mapFilesInWorkers, threadCount } from '../declcfg/load-pool.js';
-import { DEFER_PAYLOADS_BYTES } from '../declcfg/payloads.js';
+import { isBundleDir } from '../../bundle/parse.js';
+import { jsonStart } from '../../declcfg/parse.js';
+import { walkCatalogDirSync, type WalkedFile, type WalkResult } from '../../declcfg/load-walk.js';
+import { LARGE_FILE_BYTES } from '../../declcfg/load-large.js';
+import { mapFilesInWorkers, threadCount } from '../../declcfg/load-pool.js';
+import { DEFER_PAYLOADS_BYTES } from '../../declcfg/payloads.js';
 import {
   orderBlobs,
   writeJsonBytes,
   writeYaml,
   type PlacedBlob,
   type WriteOptions,
-} from '../declcfg/write.js';
-import { migrationsUpTo } from './migrations.js';
+} from '../../declcfg/write.js';
+import { migrationsUpTo } from '../../migrations/migrations.js';
 import {
   encodeCatalogFile,
   FileHasErrors,
   type EncodedFile,
   type RenderFormat,
 } from './render-encode-file.js';
-import { OpmError } from '../errors.js';
+import { OpmError } from '../../errors.js';
 import { imageRefTemplateOf, loadWarningText, render, resolveIn, type RenderOptions } from './render.js';
-import { sortFindings } from '../findings.js';
-import { canStartWorker, workerModule } from '../util/worker-pool.js';
-import { Checkpoint } from '../util/abort.js';
+import { sortFindings } from '../../findings.js';
+import { canStartWorker, workerModule } from '../../util/worker-pool.js';
+import { Checkpoint } from '../../util/abort.js';
 
 export type { RenderFormat } from './render-encode-file.js';
 

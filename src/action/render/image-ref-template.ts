@@ -3,7 +3,7 @@
  * fields {{.Package}}, {{.Name}} and {{.Version}}, with `{{-`/`-}}` whitespace trimming and
  * comments. Anything else is refused when the template is parsed, not when a bundle is rendered.
  */
-import { OpmError } from '../errors.js';
+import { OpmError } from '../../errors.js';
 
 export interface ImageRefData {
   Package: string;
