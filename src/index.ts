@@ -8,7 +8,8 @@ export type { Property } from './property/types.js';
 export { emptyConfig, mergeConfigs } from './declcfg/types.js';
 export { RawJson } from './go/raw-json.js';
 export { loadCatalogDir, loadCatalogDirOrThrow, type LoadOptions, type LoadResult } from './declcfg/load.js';
-export { writeJson, writeYaml, toYaml } from './declcfg/write.js';
+export { toYaml, type WriteOptions, type DroppedBlob } from './declcfg/write.js';
+export { writeJson, writeYaml, jsonChunks, yamlChunks, type WritableLike } from './declcfg/write-stream.js';
 export { writeCatalogDir } from './declcfg/write-fs.js';
 export { writeMermaid } from './graph/mermaid.js';
 export { validateCatalog, type ValidateOptions, type ValidateResult } from './action/validate.js';
@@ -34,9 +35,16 @@ export { catalogImages, type CatalogImage } from './curate/images.js';
 export { convertToModel, convertToModelOrThrow } from './model/convert.js';
 export { parseSemver, compareSemver, parseRange } from './model/semver.js';
 export { createImageSource } from './oci/registry-client.js';
-export type { ImageSource, PulledImage, RegistryOptions } from './oci/image-source.js';
+export type {
+  ImageSource,
+  ImageSourceOptions,
+  PulledImage,
+  PullOptions,
+  RegistryOptions,
+} from './oci/image-source.js';
 export { OpmError, UsageError, InternalError, type OpmErrorCode } from './errors.js';
 export { sortFindings, type Finding, type Severity } from './findings.js';
+export type { Counts } from './lint/github.js';
 export {
   RULE_IDS,
   isRuleId,

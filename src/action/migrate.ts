@@ -5,7 +5,8 @@
 import path from 'node:path';
 import type { ImageSource } from '../oci/image-source.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { render, REF_CATALOGS, type CatalogDirLoader } from './render.js';
+import { checkSourceOptions, render, REF_CATALOGS, type CatalogDirLoader } from './render.js';
+import { expectString } from '../util/args.js';
 
 export interface MigrateOptions {
   ref: string;
@@ -24,6 +25,14 @@ export interface MigrateOptions {
  * staged (writeCatalogDirStaged), so a failure leaves no output.
  */
 export async function migrate(opts: MigrateOptions): Promise<void> {
+  checkSourceOptions(opts, 'migrate');
+  expectString(opts.ref, 'migrate(options).ref', 'a catalog reference');
+  expectString(opts.outputDir, 'migrate(options).outputDir', 'the directory to write');
+  if (opts.format !== 'json' && opts.format !== 'yaml') {
+    throw new TypeError(
+      `migrate(options).format must be 'json' or 'yaml', not ${JSON.stringify(opts.format)}`,
+    );
+  }
   const cwd = opts.cwd ?? process.cwd();
   const out = path.resolve(cwd, opts.outputDir);
   const existing = (await checkOutputDir(out, opts.outputDir)) === 'empty';

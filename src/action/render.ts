@@ -4,6 +4,12 @@
  */
 import type { Finding } from '../findings.js';
 import { Limiter } from '../util/limit.js';
+import {
+  expectObject,
+  expectOptionalFunction,
+  expectOptionalString,
+  expectStringArray,
+} from '../util/args.js';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
@@ -87,8 +93,33 @@ export function imageRefTemplateOf(opts: RenderOptions): ImageRefTemplate | unde
   return t === '' ? undefined : parseImageRefTemplate(t);
 }
 
-/** Render every ref and concatenate the results. Errors name the ref: `render reference "<ref>": …`. */
+/** The options of a library call checked, for callers no compiler checks (`fn` names the call). */
+export function checkSourceOptions(opts: unknown, fn: string): void {
+  expectObject(opts, `${fn}(options)`);
+  const o = opts as Partial<RenderOptions>;
+  expectOptionalString(o.cwd, `${fn}(options).cwd`);
+  expectOptionalFunction(o.onWarning, `${fn}(options).onWarning`);
+  const source = o.imageSource as { pull?: unknown } | undefined;
+  if (
+    source !== undefined &&
+    (typeof source !== 'object' || source === null || typeof source.pull !== 'function')
+  ) {
+    throw new TypeError(`${fn}(options).imageSource must be an ImageSource, as createImageSource() returns`);
+  }
+}
+
+/**
+ * Render every ref (catalog or bundle directories, catalog or bundle images) and concatenate the
+ * results, as `opm render` does. Errors name the ref: `render reference "<ref>": …`. Image refs
+ * need an `imageSource` (createImageSource()).
+ *
+ * @example
+ * const cfg = await render({ refs: ['catalog'] });
+ */
 export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
+  checkSourceOptions(opts, 'render');
+  expectStringArray(opts.refs, 'render(options).refs', "for one ref, write refs: ['<ref>']");
+  expectOptionalString(opts.migrateLevel, 'render(options).migrateLevel');
   const migrations = migrationsUpTo(opts.migrateLevel ?? '');
   const template = imageRefTemplateOf(opts);
   const ctx: Context = { opts, template, allow: opts.allow ?? REF_ALL, migrating: migrations.length > 0 };

@@ -4,6 +4,7 @@
  */
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { expectConfig } from '../util/args.js';
 
 export interface CatalogImage {
   image: string;
@@ -14,6 +15,7 @@ export interface CatalogImage {
 }
 
 export function catalogImages(cfg: DeclarativeConfig): CatalogImage[] {
+  expectConfig(cfg, 'catalogImages(cfg)');
   const uses = new Map<string, { packages: Set<string>; bundles: Set<string> }>();
   const add = (image: string, pkg: string, bundle: string): void => {
     if (image === '') return;

@@ -8,6 +8,7 @@
  * on the wrong edges.
  */
 import { OpmError } from '../errors.js';
+import { expectConfig, expectOptions } from '../util/args.js';
 import { goQuote } from '../go/fmt.js';
 import { SemverError, compareSemver, parseRange, type SemVer, type SemverRange } from '../model/semver.js';
 import { bundleVersion } from '../model/bundle-version.js';
@@ -99,6 +100,8 @@ export function filterChannel(
 
 /** Render the channels of `cfg` as a Mermaid flowchart. */
 export function writeMermaid(cfg: DeclarativeConfig, options: MermaidOptions = {}): string {
+  expectConfig(cfg, 'writeMermaid(cfg)');
+  expectOptions(options, 'writeMermaid(cfg, options)');
   const minEdgeName = options.minEdgeName ?? '';
   const packageName = options.packageName ?? '';
   const v0 = options.drawV0Semantics ?? true;
