@@ -14,6 +14,10 @@ export interface CatalogImage {
   bundles: string[];
 }
 
+/**
+ * Every image the bundles of `cfg` name (their own and their related images), once each, in byte
+ * order, with the packages and bundles that use it: what `opm list images` prints.
+ */
 export function catalogImages(cfg: DeclarativeConfig): CatalogImage[] {
   expectConfig(cfg, 'catalogImages(cfg)');
   const uses = new Map<string, { packages: Set<string>; bundles: Set<string> }>();

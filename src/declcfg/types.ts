@@ -133,6 +133,7 @@ export interface DeclarativeConfig {
   payloads?: DeferredPayloads;
 }
 
+/** A catalog with no blobs: the start of one built in code. */
 export function emptyConfig(): DeclarativeConfig {
   return { packages: [], channels: [], bundles: [], deprecations: [], others: [] };
 }
