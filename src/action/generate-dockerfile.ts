@@ -6,6 +6,13 @@ import { errnoCode, errnoText } from '../go/errno.js';
 import { ownedFileName, releaseOwned, removeStale } from '../util/owned-temp.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { validateCatalog } from './validate.js';
+import {
+  expectObject,
+  expectOptionalBoolean,
+  expectOptionalString,
+  expectString,
+  expectStringArray,
+} from '../util/args.js';
 
 export { DEFAULT_OPM_IMAGE } from './dockerfile-defaults.js';
 
@@ -187,6 +194,23 @@ export interface DockerfilePlan {
  * leaves a file behind.
  */
 export async function planDockerfile(opts: DockerfileOptions): Promise<DockerfilePlan> {
+  expectObject(opts, 'generateDockerfile(options)');
+  expectString(opts.fbcRootDir, 'generateDockerfile(options).fbcRootDir', 'the catalog directory');
+  for (const key of ['baseImage', 'builderImage'] as const) {
+    // Empty is opm's own error below, not a wrong argument.
+    if (typeof opts[key] !== 'string') {
+      throw new TypeError(
+        `generateDockerfile(options).${key} must be a string (opm's default: quay.io/operator-framework/opm:latest)`,
+      );
+    }
+  }
+  expectOptionalString(opts.binaryImage, 'generateDockerfile(options).binaryImage');
+  expectStringArray(
+    opts.extraLabels,
+    'generateDockerfile(options).extraLabels',
+    "'key=value' items; [] for none",
+  );
+  expectOptionalBoolean(opts.skipValidate, 'generateDockerfile(options).skipValidate');
   if (opts.builderImage === 'scratch') {
     throw new OpmError('invalid builder image: "scratch"', {
       hint: 'the builder stage needs an image with /bin/opm',

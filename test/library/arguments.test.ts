@@ -212,6 +212,24 @@ describe('arguments of the other exported functions', () => {
       'createImageSource(options).skipTlsVerify must be a boolean, not a string',
     ],
   ];
+  cases.push(
+    [
+      'generateDockerfile without labels',
+      () => untyped(lib.generateDockerfile)({ fbcRootDir: CATALOG, baseImage: 'b', builderImage: 'b' }),
+      "generateDockerfile(options).extraLabels must be an array of strings, not undefined ('key=value' items; [] for none)",
+    ],
+    [
+      'renderTemplate of a file name for its text',
+      () => untyped(lib.renderTemplate)({ text: undefined, label: 'template.yaml' }),
+      "renderTemplate(options).text must be the template's text, a string (read the file first)",
+    ],
+    [
+      'mergeConfigs of one config',
+      () => untyped(lib.mergeConfigs)(lib.emptyConfig()),
+      'mergeConfigs(configs) must be an array of DeclarativeConfigs',
+    ],
+    ['parseSemver of a number', () => untyped(lib.parseSemver)(1), 'parseSemver(s) must be a string'],
+  );
   it.each(cases)('%s is a TypeError saying what to pass', async (_name, call, message) => {
     let thrown: unknown;
     try {
