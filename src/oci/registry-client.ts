@@ -20,6 +20,7 @@ import {
   expectOptionalFunction,
   expectOptionalString,
   expectOptions,
+  expectString,
 } from '../util/args.js';
 import { Limiter } from '../util/limit.js';
 import { hostPlatform, parseConfig, parsePlatformString, type Platform } from './manifest.js';
@@ -112,7 +113,15 @@ export class RegistryClient implements ImageSource {
   }
 
   async pull(refText: string, options?: PullOptions): Promise<PulledImage> {
+    expectString(refText, 'pull(ref)', 'an image reference');
+    expectOptions(options, 'pull(ref, options)');
     const signal = options?.signal;
+    if (
+      signal !== undefined &&
+      typeof (signal as Partial<AbortSignal> | null)?.throwIfAborted !== 'function'
+    ) {
+      throw new TypeError('pull(ref, options).signal must be an AbortSignal');
+    }
     signal?.throwIfAborted();
     const conf = await this.registriesConf();
     signal?.throwIfAborted();

@@ -229,6 +229,14 @@ describe('arguments of the other exported functions', () => {
       'mergeConfigs(configs) must be an array of DeclarativeConfigs',
     ],
     ['parseSemver of a number', () => untyped(lib.parseSemver)(1), 'parseSemver(s) must be a string'],
+    [
+      'pull with options for a reference',
+      () => {
+        const images = lib.createImageSource();
+        return untyped(images.pull.bind(images))({ ref: 'quay.io/x/y:1' });
+      },
+      'pull(ref) must be a string, not an object (an image reference)',
+    ],
   );
   it.each(cases)('%s is a TypeError saying what to pass', async (_name, call, message) => {
     let thrown: unknown;
