@@ -44,6 +44,7 @@ function compareFindings(a: Finding, b: Finding): number {
   );
 }
 
+/** A sorted copy of `findings`, in the stable order validate reports them: file, line, rule, message, place. */
 export function sortFindings(findings: Finding[]): Finding[] {
   return [...findings].sort(compareFindings);
 }

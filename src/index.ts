@@ -8,7 +8,8 @@ export type { Property } from './property/types.js';
 export { emptyConfig, mergeConfigs } from './declcfg/types.js';
 export { RawJson } from './go/raw-json.js';
 export { loadCatalogDir, loadCatalogDirOrThrow, type LoadOptions, type LoadResult } from './declcfg/load.js';
-export { writeJson, writeYaml, toYaml } from './declcfg/write.js';
+export { toYaml, type WriteOptions, type DroppedBlob } from './declcfg/write.js';
+export { writeJson, writeYaml, jsonChunks, yamlChunks, type WritableLike } from './declcfg/write-stream.js';
 export { writeCatalogDir } from './declcfg/write-fs.js';
 export { writeMermaid } from './graph/mermaid.js';
 export { validateCatalog, type ValidateOptions, type ValidateResult } from './action/validate/validate.js';
@@ -33,10 +34,39 @@ export type { UpgradeImpact } from './curate/upgrade-impact.js';
 export { catalogImages, type CatalogImage } from './curate/images.js';
 export { convertToModel, convertToModelOrThrow } from './model/convert.js';
 export { parseSemver, compareSemver, parseRange } from './model/semver.js';
-export { createImageSource } from './oci/registry-client.js';
-export type { ImageSource, PullOptions, PulledImage, RegistryOptions } from './oci/image-source.js';
+import { createImageSource as createRegistryClient } from './oci/registry-client.js';
+import type { ImageSource, ImageSourceOptions } from './oci/image-source.js';
+
+/**
+ * The registry client: pulls images as opm does (credentials from the usual files and helpers,
+ * registries.conf mirrors, blobs cached by digest), for `render`, `filter`, `diff`, `listImages`
+ * and `validateCatalog`'s `with`, or on its own with `pull(ref)`. Without `env`, the process's
+ * environment is read, as the command line does.
+ *
+ * @example
+ * const images = createImageSource({ platform: 'linux/arm64', log: (line) => console.error(line) });
+ * const image = await images.pull('quay.io/example/catalog:latest');
+ * try { console.log(image.digest, image.root); } finally { await image.release(); }
+ */
+export function createImageSource(options: ImageSourceOptions = {}): ImageSource {
+  // This entry is the library's edge, as cli/ is the command line's: the one place below the
+  // command line that reads the process, for the default a library caller expects.
+  const withEnv =
+    typeof options === 'object' && options !== null && options.env === undefined
+      ? { ...options, env: process.env }
+      : options;
+  return createRegistryClient(withEnv);
+}
+export type {
+  ImageSource,
+  ImageSourceOptions,
+  PulledImage,
+  PullOptions,
+  RegistryOptions,
+} from './oci/image-source.js';
 export { OpmError, UsageError, InternalError, type OpmErrorCode } from './errors.js';
 export { sortFindings, type Finding, type Severity } from './findings.js';
+export type { Counts } from './lint/github.js';
 export {
   RULE_IDS,
   isRuleId,

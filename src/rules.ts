@@ -376,10 +376,12 @@ export const RULE_IDS: readonly RuleId[] = (Object.keys(RULES) as RuleId[]).sort
   a < b ? -1 : a > b ? 1 : 0,
 );
 
+/** Whether `s` is the id of a validate rule (RULE_IDS lists them). */
 export function isRuleId(s: string): s is RuleId {
   return Object.prototype.hasOwnProperty.call(RULES, s);
 }
 
+/** A rule's default severity, whether opm enforces it, its description and its help. */
 export function ruleInfo(id: RuleId): RuleInfo {
   return RULES[id];
 }

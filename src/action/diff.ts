@@ -3,13 +3,22 @@
  */
 import { diffCatalogs, type CatalogDiff } from '../curate/diff.js';
 import { renderRef, type CatalogSourceOptions } from './filter.js';
+import { checkSourceOptions } from './render/render.js';
+import { expectString } from '../util/args.js';
 
 export interface DiffOptions extends Omit<CatalogSourceOptions, 'ref'> {
   oldRef: string;
   newRef: string;
 }
 
+/**
+ * What changed between two catalogs (each a ref as `render` takes), upgrade impact first, as
+ * `opm diff` reports it; `isEmptyDiff()` of the result tells whether they are equal.
+ */
 export async function diff(opts: DiffOptions): Promise<CatalogDiff> {
+  checkSourceOptions(opts, 'diff');
+  expectString(opts.oldRef, 'diff(options).oldRef', 'a catalog reference');
+  expectString(opts.newRef, 'diff(options).newRef', 'a catalog reference');
   const { oldRef, newRef, ...source } = opts;
   const [before, after] = await Promise.all([
     renderRef({ ...source, ref: oldRef }),

@@ -19,8 +19,14 @@ import {
   type PackageSelection,
 } from '../curate/filter-config.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { render, resolveIn } from './render/render.js';
+import { checkSourceOptions, render, resolveIn } from './render/render.js';
 import type { CatalogDirLoader } from '../declcfg/load.js';
+import {
+  expectOptionalBoolean,
+  expectOptionalString,
+  expectString,
+  expectStringArray,
+} from '../util/args.js';
 
 export interface SelectionOptions {
   /** `--package` names: whole packages. */
@@ -74,8 +80,26 @@ export function renderRef(opts: CatalogSourceOptions): Promise<DeclarativeConfig
   });
 }
 
-/** Filter a catalog. The selection is read (and checked) before the catalog is rendered. */
+/** The options of filter, filterToDir and listImages checked, for callers no compiler checks. */
+export function checkFilterOptions(opts: unknown, fn: string): void {
+  checkSourceOptions(opts, fn);
+  const o = opts as Partial<FilterOptions>;
+  expectString(o.ref, `${fn}(options).ref`, 'a catalog reference');
+  if (o.packages !== undefined) expectStringArray(o.packages, `${fn}(options).packages`, 'package names');
+  expectOptionalString(o.configFile, `${fn}(options).configFile`);
+  expectOptionalBoolean(o.headsOnly, `${fn}(options).headsOnly`);
+}
+
+/**
+ * Filter a catalog as `opm filter` does: render `ref` and keep the selected packages (`packages`,
+ * `configFile`, `headsOnly`) as a catalog that still validates. The selection is read (and
+ * checked) before the catalog is rendered.
+ *
+ * @example
+ * const { config } = await filter({ ref: 'catalog', packages: ['etcd'], headsOnly: true });
+ */
 export async function filter(opts: FilterOptions): Promise<FilterResult> {
+  checkFilterOptions(opts, 'filter');
   const spec = await readSelection(opts);
   const cfg = await renderRef(opts);
   try {
@@ -109,6 +133,13 @@ function underLocalRef(err: unknown, opts: CatalogSourceOptions): unknown {
 export async function filterToDir(
   opts: FilterOptions & { outputDir: string; format: 'json' | 'yaml' },
 ): Promise<FilterResult> {
+  checkFilterOptions(opts, 'filterToDir');
+  expectString(opts.outputDir, 'filterToDir(options).outputDir', 'the directory to write');
+  if (opts.format !== 'json' && opts.format !== 'yaml') {
+    throw new TypeError(
+      `filterToDir(options).format must be 'json' or 'yaml', not ${JSON.stringify(opts.format)}`,
+    );
+  }
   const out = resolveIn(opts.cwd, opts.outputDir);
   const state = await checkOutputDir(out, opts.outputDir);
   const result = await filter(opts);

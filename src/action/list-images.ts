@@ -5,7 +5,8 @@
 import { filterCatalog } from '../curate/filter.js';
 import { catalogImages, type CatalogImage } from '../curate/images.js';
 import { mappingLines, mirrorPrefix } from '../curate/mapping.js';
-import { readSelection, renderRef, type FilterOptions } from './filter.js';
+import { checkFilterOptions, readSelection, renderRef, type FilterOptions } from './filter.js';
+import { expectOptionalString } from '../util/args.js';
 
 export interface ListImagesOptions extends FilterOptions {
   /** `REGISTRY/PREFIX` to map every image under. */
@@ -18,7 +19,13 @@ export interface ListImagesResult {
   mapping?: string[];
 }
 
+/**
+ * Every image a catalog (or the part of it a selection keeps) needs mirrored, sorted, as `opm list
+ * images` prints them; with `mapping`, the `source=destination` lines too.
+ */
 export async function listImages(opts: ListImagesOptions): Promise<ListImagesResult> {
+  checkFilterOptions(opts, 'listImages');
+  expectOptionalString(opts.mapping, 'listImages(options).mapping');
   const prefix = opts.mapping === undefined ? undefined : mirrorPrefix(opts.mapping);
   const spec = await readSelection(opts);
   let cfg = await renderRef(opts);

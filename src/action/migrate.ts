@@ -4,8 +4,9 @@
  */
 import type { ImageSource } from '../oci/image-source.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { render, resolveIn, REF_CATALOGS } from './render/render.js';
+import { checkSourceOptions, render, resolveIn, REF_CATALOGS } from './render/render.js';
 import type { CatalogDirLoader } from '../declcfg/load.js';
+import { expectString } from '../util/args.js';
 
 export interface MigrateOptions {
   ref: string;
@@ -29,6 +30,14 @@ export interface MigrateOptions {
  * staged (writeCatalogDirStaged), so a failure leaves no output.
  */
 export async function migrate(opts: MigrateOptions): Promise<void> {
+  checkSourceOptions(opts, 'migrate');
+  expectString(opts.ref, 'migrate(options).ref', 'a catalog reference');
+  expectString(opts.outputDir, 'migrate(options).outputDir', 'the directory to write');
+  if (opts.format !== 'json' && opts.format !== 'yaml') {
+    throw new TypeError(
+      `migrate(options).format must be 'json' or 'yaml', not ${JSON.stringify(opts.format)}`,
+    );
+  }
   const out = resolveIn(opts.cwd, opts.outputDir);
   const existing = (await checkOutputDir(out, opts.outputDir)) === 'empty';
   const cfg = await render({

@@ -14,6 +14,7 @@ import { decodeBlob } from '../declcfg/decode.js';
 import type { ImageSource } from '../oci/image-source.js';
 import { Limiter } from '../util/limit.js';
 import { throwIfAborted } from '../util/abort.js';
+import { expectObject, expectOptionalFunction, expectOptionalString } from '../util/args.js';
 import { isBundleDir, parseBundleDir } from '../bundle/parse.js';
 import { toDeclcfgBundle } from '../bundle/convert.js';
 import { bundleCsv, migrationsUpTo, runMigrations, type Migration } from '../migrations/migrations.js';
@@ -253,8 +254,28 @@ async function renderSubstitutes(
   return stripLoc(out);
 }
 
-/** Render a template to a catalog. Errors are OpmErrors positioned at the template entry at fault. */
+/**
+ * Render a template (its text, as `opm alpha render-template` reads it) to a catalog. Errors are
+ * OpmErrors positioned at the template entry at fault.
+ *
+ * @example
+ * const { config } = await renderTemplate({ text: readFileSync('template.yaml', 'utf8'), label: 'template.yaml' });
+ */
 export async function renderTemplate(opts: RenderTemplateOptions): Promise<RenderTemplateResult> {
+  expectObject(opts, 'renderTemplate(options)');
+  if (typeof opts.text !== 'string') {
+    throw new TypeError(
+      "renderTemplate(options).text must be the template's text, a string (read the file first)",
+    );
+  }
+  if (typeof opts.label !== 'string') {
+    throw new TypeError(
+      'renderTemplate(options).label must be a string: the name of the template in messages',
+    );
+  }
+  expectOptionalString(opts.type, 'renderTemplate(options).type');
+  expectOptionalString(opts.migrateLevel, 'renderTemplate(options).migrateLevel');
+  expectOptionalFunction(opts.onWarning, 'renderTemplate(options).onWarning');
   const migrations = migrationsUpTo(opts.migrateLevel ?? '');
   const type = opts.type ?? detectTemplateType(readTemplateDocument(opts.text, opts.label));
   const renderer = new ImageRenderer(opts, migrations);

@@ -15,6 +15,7 @@ import type {
 } from '../declcfg/types.js';
 import { marshal } from '../go/json-encode.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { expectConfig } from '../util/args.js';
 import { propertyValue } from '../property/property.js';
 import { versionLookup } from '../model/channel-graph.js';
 import { packageImpact, type PackageGraph, type UpgradeImpact } from './upgrade-impact.js';
@@ -164,6 +165,8 @@ function union(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>)
 
 /** Compare two catalogs. */
 export function diffCatalogs(before: DeclarativeConfig, after: DeclarativeConfig): CatalogDiff {
+  expectConfig(before, 'diffCatalogs(before)');
+  expectConfig(after, 'diffCatalogs(before, after)');
   const d = emptyDiff();
   const old = index(before);
   const cur = index(after);

@@ -7,6 +7,7 @@
  * Every such edit is returned as a sentence, for `--verbose`.
  */
 import { OpmError } from '../errors.js';
+import { expectConfig, expectObject } from '../util/args.js';
 import type {
   Bundle,
   Channel,
@@ -70,6 +71,23 @@ function indexPackages(cfg: DeclarativeConfig): Map<string, PackageBlobs> {
 
 /** Filter `cfg` as `spec` says. Throws OpmError naming the package, channel or range that keeps nothing. */
 export function filterCatalog(cfg: DeclarativeConfig, spec: FilterSpec): FilterResult {
+  expectConfig(cfg, 'filterCatalog(cfg)');
+  expectObject(spec, 'filterCatalog(cfg, spec)', "{ packages: [{ name: 'etcd' }], headsOnly: false }");
+  if (!Array.isArray(spec.packages))
+    throw new TypeError('filterCatalog(cfg, spec).packages must be an array');
+  spec.packages.forEach((p: unknown, i) => {
+    const sel = p as Partial<PackageSelection> | null;
+    if (
+      typeof sel !== 'object' ||
+      sel === null ||
+      typeof sel.name !== 'string' ||
+      !Array.isArray(sel.channels)
+    ) {
+      throw new TypeError(
+        `filterCatalog(cfg, spec).packages[${i}] must be a PackageSelection ({ name, channels: [], origin }); to select packages by name, use filter({ ref, packages: [name] })`,
+      );
+    }
+  });
   const index = indexPackages(cfg);
   const selections: PackageSelection[] =
     spec.packages.length > 0

@@ -4,6 +4,7 @@
  */
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { expectConfig } from '../util/args.js';
 
 export interface CatalogImage {
   image: string;
@@ -13,7 +14,12 @@ export interface CatalogImage {
   bundles: string[];
 }
 
+/**
+ * Every image the bundles of `cfg` name (their own and their related images), once each, in byte
+ * order, with the packages and bundles that use it: what `opm list images` prints.
+ */
 export function catalogImages(cfg: DeclarativeConfig): CatalogImage[] {
+  expectConfig(cfg, 'catalogImages(cfg)');
   const uses = new Map<string, { packages: Set<string>; bundles: Set<string> }>();
   const add = (image: string, pkg: string, bundle: string): void => {
     if (image === '') return;

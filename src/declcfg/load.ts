@@ -6,6 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { OpmError } from '../errors.js';
+import { expectOptions, expectString } from '../util/args.js';
 import { sortFindings, type Finding } from '../findings.js';
 import { loadFile, type LoadOptions, type LoadResult } from './load-file.js';
 import { IN_THREAD_BYTES, LOAD_WORKER, loadFilesInWorkers, threadCount } from './load-pool.js';
@@ -93,6 +94,8 @@ export async function loadCatalogDir(
   dir: string,
   opts: LoadOptions & { walked?: WalkResult } = {},
 ): Promise<LoadResult> {
+  expectString(dir, 'loadCatalogDir(dir)', 'the catalog directory');
+  expectOptions(opts, 'loadCatalogDir(dir, options)');
   const { walked: given, ...loadOpts } = opts;
   throwIfAborted(loadOpts.signal);
   const walked = given ?? (await walkCatalog(dir, loadOpts.signal));

@@ -4,6 +4,7 @@
  */
 import type { JsonObject } from '../go/json-value.js';
 import type { Property } from '../property/types.js';
+import { expectConfig } from '../util/args.js';
 
 /** File (relative to the catalog root, POSIX separators) and 1-based line where a blob starts. */
 export interface Location {
@@ -133,6 +134,7 @@ export interface DeclarativeConfig {
   payloads?: DeferredPayloads;
 }
 
+/** A catalog with no blobs: the start of one built in code. */
 export function emptyConfig(): DeclarativeConfig {
   return { packages: [], channels: [], bundles: [], deprecations: [], others: [] };
 }
@@ -148,6 +150,9 @@ export function addBlob(cfg: DeclarativeConfig, b: Blob): void {
 
 /** opm's DeclarativeConfig.Merge: plain concatenation (deferred payloads merged too). */
 export function mergeConfigs(configs: DeclarativeConfig[]): DeclarativeConfig {
+  if (!Array.isArray(configs))
+    throw new TypeError('mergeConfigs(configs) must be an array of DeclarativeConfigs');
+  configs.forEach((c, i) => expectConfig(c, `mergeConfigs(configs)[${i}]`));
   const out = emptyConfig();
   for (const c of configs) {
     out.packages.push(...c.packages);

@@ -4,6 +4,7 @@
  * temporary name and renamed into place only once all of them are complete, so a failure (a blob
  * the YAML step refuses, a full disk) leaves no partial catalog behind.
  */
+import { expectConfig, expectOptions, expectString } from '../util/args.js';
 import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
@@ -104,6 +105,14 @@ export async function writeCatalogDir(
   format: CatalogFormat,
   options: CatalogDirOptions = {},
 ): Promise<void> {
+  expectConfig(cfg, 'writeCatalogDir(cfg)');
+  expectString(root, 'writeCatalogDir(cfg, root)', 'the directory to write');
+  if (format !== 'json' && format !== 'yaml') {
+    throw new TypeError(
+      `writeCatalogDir(cfg, root, format): format must be 'json' or 'yaml', not ${JSON.stringify(format)}`,
+    );
+  }
+  expectOptions(options, 'writeCatalogDir(cfg, root, format, options)');
   const { signal, ...writeOptions } = options;
   const groups = groupBlobs(cfg, writeOptions);
   for (const g of groups) {

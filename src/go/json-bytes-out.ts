@@ -85,7 +85,7 @@ export class JsonBytesOut implements JsonOut {
    * The bytes written so far, after which the output starts again empty. The view shares the
    * buffer, so it is only valid until the next write.
    */
-  take(): Buffer {
+  take(): Uint8Array {
     this.flushPending();
     const out = this.buf.subarray(0, this.pos);
     this.pos = 0;

@@ -7,6 +7,7 @@
  * channel-name order across all packages, so with several packages its red "skipped" styling can land
  * on the wrong edges.
  */
+import { expectConfig, expectOptions } from '../util/args.js';
 import { goQuote } from '../go/fmt.js';
 import { compareSemver, type SemVer } from '../model/semver.js';
 import { bundleVersion } from '../model/bundle-version.js';
@@ -46,6 +47,8 @@ function versionMap(cfg: DeclarativeConfig): Map<string, SemVer> {
 
 /** Render the channels of `cfg` as a Mermaid flowchart. */
 export function writeMermaid(cfg: DeclarativeConfig, options: MermaidOptions = {}): string {
+  expectConfig(cfg, 'writeMermaid(cfg)');
+  expectOptions(options, 'writeMermaid(cfg, options)');
   const minEdgeName = options.minEdgeName ?? '';
   const packageName = options.packageName ?? '';
   const v0 = options.drawV0Semantics ?? true;

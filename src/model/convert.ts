@@ -17,6 +17,7 @@ import { parseRelease, type Release } from './release.js';
 import { parseSemver, SemverError, type SemVer } from './semver.js';
 import { validateModel, type ValidationNode, renderValidationTree } from './validate.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { expectConfig } from '../util/args.js';
 
 export interface ConvertResult {
   model: Model;
@@ -98,6 +99,7 @@ interface Conversion {
  * problem recorded is the one opm stops at.
  */
 export function convertToModel(cfg: DeclarativeConfig): ConvertResult {
+  expectConfig(cfg, 'convertToModel(cfg)');
   const s: Conversion = {
     c: new Collector(),
     model: new Map(),

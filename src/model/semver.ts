@@ -67,6 +67,7 @@ export function parsePreReleaseId(s: string): PreReleaseId {
 
 /** Strict parse of `MAJOR.MINOR.PATCH[-pre][+build]`. Throws SemverError with blang's message. */
 export function parseSemver(s: string): SemVer {
+  if (typeof s !== 'string') throw new TypeError('parseSemver(s) must be a string');
   if (s.length === 0) throw new SemverError('Version string empty');
   const first = s.indexOf('.');
   const second = first === -1 ? -1 : s.indexOf('.', first + 1);
@@ -330,6 +331,7 @@ function expandWildcards(parts: string[][]): string[][] {
  * Pre-release versions are compared like any other version (not excluded).
  */
 export function parseRange(s: string): SemverRange {
+  if (typeof s !== 'string') throw new TypeError('parseRange(s) must be a string');
   const set = parseRangeSet(s);
   return (v) => rangeSetMatches(set, v);
 }

@@ -26,6 +26,13 @@ export interface ImageSource {
   pull(ref: string, options?: PullOptions): Promise<PulledImage>;
 }
 
+/**
+ * Options of `createImageSource`: those of the registry client, with TLS verified, HTTPS only and
+ * the process's environment unless said otherwise.
+ */
+export type ImageSourceOptions = Omit<RegistryOptions, 'skipTlsVerify' | 'useHttp' | 'env'> &
+  Partial<Pick<RegistryOptions, 'skipTlsVerify' | 'useHttp' | 'env'>>;
+
 /** Options of the registry client, from the CLI's global flags and the environment. */
 export interface RegistryOptions {
   skipTlsVerify: boolean;
@@ -36,7 +43,8 @@ export interface RegistryOptions {
   noCache?: boolean;
   /** Cache root; default $OLM_CACHE_DIR, else the XDG cache folder. */
   cacheDir?: string;
-  env: NodeJS.ProcessEnv;
+  /** The environment credentials, proxies and the cache folder are read from. */
+  env: Record<string, string | undefined>;
   /** Progress/log lines (stderr); omitted = silent. */
   log?: (line: string) => void;
   /** Warnings (an ignored credential entry, a failing credential helper); default: `log`. */

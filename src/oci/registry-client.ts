@@ -7,7 +7,21 @@ import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
 import { OpmError } from '../errors.js';
 import { defaultCacheDir } from '../util/cache-dir.js';
 import { BlobStore } from './blob-cache.js';
-import type { ImageSource, PullOptions, PulledImage, RegistryOptions } from './image-source.js';
+import type {
+  ImageSource,
+  ImageSourceOptions,
+  PullOptions,
+  PulledImage,
+  RegistryOptions,
+} from './image-source.js';
+import {
+  expectObject,
+  expectOptionalBoolean,
+  expectOptionalFunction,
+  expectOptionalString,
+  expectOptions,
+  expectString,
+} from '../util/args.js';
 import { Limiter } from '../util/limit.js';
 import { hostPlatform, parseConfig, parsePlatformString, type Platform } from './manifest.js';
 import { formatReference, type ImageReference } from './reference.js';
@@ -99,7 +113,15 @@ export class RegistryClient implements ImageSource {
   }
 
   async pull(refText: string, options?: PullOptions): Promise<PulledImage> {
+    expectString(refText, 'pull(ref)', 'an image reference');
+    expectOptions(options, 'pull(ref, options)');
     const signal = options?.signal;
+    if (
+      signal !== undefined &&
+      typeof (signal as Partial<AbortSignal> | null)?.throwIfAborted !== 'function'
+    ) {
+      throw new TypeError('pull(ref, options).signal must be an AbortSignal');
+    }
     signal?.throwIfAborted();
     const conf = await this.registriesConf();
     signal?.throwIfAborted();
@@ -300,8 +322,36 @@ function pullError(refText: string, ref: ImageReference, err: unknown): OpmError
   });
 }
 
-export function createImageSource(opts: RegistryOptions): ImageSource {
-  return new RegistryClient(opts);
+/**
+ * The registry client: pulls images as opm does (credentials from the usual files and helpers,
+ * registries.conf mirrors, blobs cached by digest), for `render`, `filter`, `diff`,
+ * `listImages` and `validateCatalog`'s `with`, or on its own with `pull(ref)`.
+ *
+ * @example
+ * const images = createImageSource({ platform: 'linux/arm64', log: (line) => console.error(line) });
+ * const image = await images.pull('quay.io/example/catalog:latest');
+ * try { console.log(image.digest, image.root); } finally { await image.release(); }
+ */
+export function createImageSource(opts: ImageSourceOptions = {}): ImageSource {
+  expectOptions(opts, 'createImageSource(options)');
+  for (const key of ['skipTlsVerify', 'useHttp', 'noCache'] as const) {
+    expectOptionalBoolean(opts[key], `createImageSource(options).${key}`);
+  }
+  for (const key of ['platform', 'cacheDir', 'workDir', 'configRoot'] as const) {
+    expectOptionalString(opts[key], `createImageSource(options).${key}`);
+  }
+  for (const key of ['log', 'warn'] as const)
+    expectOptionalFunction(opts[key], `createImageSource(options).${key}`);
+  if (opts.env !== undefined)
+    expectObject(opts.env, 'createImageSource(options).env', 'process.env or a copy of it');
+  const full: RegistryOptions = {
+    ...opts,
+    skipTlsVerify: opts.skipTlsVerify ?? false,
+    useHttp: opts.useHttp ?? false,
+    // The library's entry (index.ts) passes the process's environment when its caller gives none.
+    env: opts.env ?? {},
+  };
+  return new RegistryClient(full);
 }
 
 /** Unpacked images and scratch blobs that interrupted runs left in the work folder (once per client). */

@@ -10,6 +10,13 @@ import { compareUtf8 } from '../../go/utf8.js';
 import { validateCatalog } from '../validate/validate.js';
 import { throwIfAborted } from '../../util/abort.js';
 import { pathExists } from '../../util/path-exists.js';
+import {
+  expectObject,
+  expectOptionalBoolean,
+  expectOptionalString,
+  expectString,
+  expectStringArray,
+} from '../../util/args.js';
 
 export { DEFAULT_OPM_IMAGE } from './dockerfile-defaults.js';
 
@@ -198,6 +205,23 @@ export interface DockerfilePlan {
  * leaves a file behind.
  */
 export async function planDockerfile(opts: DockerfileOptions): Promise<DockerfilePlan> {
+  expectObject(opts, 'generateDockerfile(options)');
+  expectString(opts.fbcRootDir, 'generateDockerfile(options).fbcRootDir', 'the catalog directory');
+  for (const key of ['baseImage', 'builderImage'] as const) {
+    // Empty is opm's own error below, not a wrong argument.
+    if (typeof opts[key] !== 'string') {
+      throw new TypeError(
+        `generateDockerfile(options).${key} must be a string (opm's default: quay.io/operator-framework/opm:latest)`,
+      );
+    }
+  }
+  expectOptionalString(opts.binaryImage, 'generateDockerfile(options).binaryImage');
+  expectStringArray(
+    opts.extraLabels,
+    'generateDockerfile(options).extraLabels',
+    "'key=value' items; [] for none",
+  );
+  expectOptionalBoolean(opts.skipValidate, 'generateDockerfile(options).skipValidate');
   if (opts.builderImage === 'scratch') {
     throw new OpmError('invalid builder image: "scratch"', {
       hint: 'the builder stage needs an image with /bin/opm',

@@ -4,6 +4,12 @@
  */
 import { underCatalog, type Finding } from '../../findings.js';
 import { Limiter } from '../../util/limit.js';
+import {
+  expectObject,
+  expectOptionalFunction,
+  expectOptionalString,
+  expectStringArray,
+} from '../../util/args.js';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
@@ -100,11 +106,33 @@ export function resolveIn(cwd: string | undefined, p: string): string {
   return cwd === undefined ? path.resolve(p) : path.resolve(cwd, p);
 }
 
+/** The options of a library call checked, for callers no compiler checks (`fn` names the call). */
+export function checkSourceOptions(opts: unknown, fn: string): void {
+  expectObject(opts, `${fn}(options)`);
+  const o = opts as Partial<RenderOptions>;
+  expectOptionalString(o.cwd, `${fn}(options).cwd`);
+  expectOptionalFunction(o.onWarning, `${fn}(options).onWarning`);
+  const source = o.imageSource as { pull?: unknown } | undefined;
+  if (
+    source !== undefined &&
+    (typeof source !== 'object' || source === null || typeof source.pull !== 'function')
+  ) {
+    throw new TypeError(`${fn}(options).imageSource must be an ImageSource, as createImageSource() returns`);
+  }
+}
+
 /**
- * Render every ref and concatenate the results. Errors name the ref: `render reference "<ref>": …`;
- * an abort rejects with the signal's reason as it is.
+ * Render every ref (catalog or bundle directories, catalog or bundle images) and concatenate the
+ * results, as `opm render` does. Errors name the ref: `render reference "<ref>": …`; an abort
+ * rejects with the signal's reason as it is. Image refs need an `imageSource` (createImageSource()).
+ *
+ * @example
+ * const cfg = await render({ refs: ['catalog'] });
  */
 export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
+  checkSourceOptions(opts, 'render');
+  expectStringArray(opts.refs, 'render(options).refs', "for one ref, write refs: ['<ref>']");
+  expectOptionalString(opts.migrateLevel, 'render(options).migrateLevel');
   const signal = opts.signal;
   throwIfAborted(signal);
   const migrations = migrationsUpTo(opts.migrateLevel ?? '');

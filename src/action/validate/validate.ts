@@ -18,7 +18,15 @@ import { threadCount } from '../../declcfg/load-pool.js';
 import { OpmError } from '../../errors.js';
 import { mergeSortedFindings, sortFindings, type Finding } from '../../findings.js';
 import { applySeverities } from '../../lint/config.js';
-import type { RuleId, RuleLevel } from '../../rules.js';
+import { isRuleId, type RuleId, type RuleLevel } from '../../rules.js';
+import { countFindings, type Counts } from '../../lint/github.js';
+import {
+  expectObject,
+  expectOptionalBoolean,
+  expectOptions,
+  expectString,
+  expectStringArray,
+} from '../../util/args.js';
 import { errnoText } from '../../go/errno.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
 import { groupFiles, SHARD_MIN_BYTES, VALIDATE_WORKER, validateShards } from './validate-shards.js';
@@ -65,8 +73,56 @@ export interface ValidateResult {
   passed: boolean;
   /** Errors and warnings, sorted by file, line, rule and message. */
   findings: Finding[];
+  /** How many of the findings are errors and how many warnings (the `counts` of `-o json`). */
+  counts: Counts;
   /** When not passed: opm's error text if opm would fail too, else the first error finding. */
   message?: string;
+}
+
+const LEVELS: readonly unknown[] = ['error', 'warning', 'off'] satisfies RuleLevel[];
+
+/**
+ * The `severities` option checked: a Map, or a plain object (`{ 'channel.multiple-heads':
+ * 'warning' }`) for callers that write JSON-shaped settings; unknown rule ids and levels are a
+ * TypeError rather than a setting silently ignored.
+ */
+function severitiesOf(value: unknown): ReadonlyMap<RuleId, RuleLevel> | undefined {
+  if (value === undefined) return undefined;
+  expectObject(
+    value,
+    'validateCatalog(dir, options).severities',
+    "a Map or an object of rule id to 'error', 'warning' or 'off'",
+  );
+  const entries: [unknown, unknown][] = value instanceof Map ? [...value.entries()] : Object.entries(value);
+  const out = new Map<RuleId, RuleLevel>();
+  for (const [id, level] of entries) {
+    if (typeof id !== 'string' || !isRuleId(id)) {
+      throw new TypeError(
+        `validateCatalog(dir, options).severities: unknown rule id ${JSON.stringify(id)} (RULE_IDS lists them)`,
+      );
+    }
+    if (!LEVELS.includes(level)) {
+      throw new TypeError(
+        `validateCatalog(dir, options).severities: ${id} must be 'error', 'warning' or 'off', not ${JSON.stringify(level)}`,
+      );
+    }
+    out.set(id, level as RuleLevel);
+  }
+  return out;
+}
+
+/** The arguments of validateCatalog checked, for callers no compiler checks. */
+function checkedOptions(dir: unknown, opts: unknown): ValidateOptions {
+  expectString(dir, 'validateCatalog(dir)', 'the catalog directory');
+  expectOptions(opts, 'validateCatalog(dir, options)');
+  const o = (opts ?? {}) as ValidateOptions;
+  for (const key of ['schemas', 'lint', 'strict'] as const) {
+    expectOptionalBoolean(o[key], `validateCatalog(dir, options).${key}`);
+  }
+  if (o.with !== undefined)
+    expectStringArray(o.with, 'validateCatalog(dir, options).with', 'catalog or bundle references');
+  const severities = severitiesOf(o.severities);
+  return severities === undefined ? o : { ...o, severities };
 }
 
 /** opm validate's words for a root that is missing (Go's os.Stat error text) or not a directory. */
@@ -145,7 +201,17 @@ function checkOptions(opts: ValidateOptions): CheckOptions {
   };
 }
 
-export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {
+/**
+ * Validate the catalog in directory `dir` as `opm validate` does, with the rules beyond opm: every
+ * finding at once, sorted, with its file and line. Never throws for a bad catalog (that is
+ * `passed: false`); throws OpmError when `dir` is missing or not a directory, or a `with`
+ * reference cannot be read.
+ *
+ * @example
+ * const { passed, counts, findings } = await validateCatalog('catalog');
+ */
+export async function validateCatalog(dir: string, options: ValidateOptions = {}): Promise<ValidateResult> {
+  const opts = checkedOptions(dir, options);
   throwIfAborted(opts.signal);
   let prepared;
   try {
@@ -192,7 +258,7 @@ function result(
   const firstWarning = strict ? sorted.find((f) => f.severity === 'warning') : undefined;
   const firstFailure = firstError ?? firstWarning;
   const passed = firstFailure === undefined;
-  const out: ValidateResult = { passed, findings: sorted };
+  const out: ValidateResult = { passed, findings: sorted, counts: countFindings(sorted) };
   if (!passed) {
     const firstLoad = loadFindings.find((f) => f.severity === 'error');
     // opm's `error.message` carries no location (findings do); for files that do not parse, the

@@ -6,7 +6,7 @@ import { validateCatalog, type ValidateResult } from '../../action/validate/vali
 import { messageUnderCatalog, underCatalog, type Finding } from '../../findings.js';
 import { isFileUnder } from '../../util/file-under.js';
 import { checkPolicySettings, loadSeverityConfig, parseRuleFlags } from '../../lint/config.js';
-import { countFindings, githubAnnotations, markdownSummary, summaryLine } from '../../lint/github.js';
+import { githubAnnotations, markdownSummary, summaryLine } from '../../lint/github.js';
 import { findRepositoryRoot, toSarif } from '../../lint/sarif.js';
 import { ExitCode } from '../exit-code.js';
 import { outputFormat } from '../global-options.js';
@@ -45,7 +45,7 @@ function resultDocument(r: ValidateResult, base: string): Record<string, unknown
   if (!r.passed && r.message !== undefined) doc.error = { message: r.message };
   doc.tool = { name: 'opm-ts', version: ownPackage().version };
   doc.base = base;
-  doc.counts = countFindings(r.findings);
+  doc.counts = r.counts;
   doc.findings = r.findings.map((f) => {
     // Fixed key order, empty fields left out.
     const o: Record<string, unknown> = { rule: f.rule, severity: f.severity, message: f.message };
@@ -184,7 +184,7 @@ export async function runValidate(
       const workspace = io.env.GITHUB_WORKSPACE;
       const base = workspace !== undefined && workspace !== '' ? path.resolve(io.cwd, workspace) : io.cwd;
       await writeAll(io.stdout, githubAnnotations(result.findings, dir, base));
-      await writeAll(io.stderr, summaryLine(directory, result.passed, countFindings(result.findings)) + '\n');
+      await writeAll(io.stderr, summaryLine(directory, result.passed, result.counts) + '\n');
       const summary = io.env.GITHUB_STEP_SUMMARY;
       if (summary !== undefined && summary !== '') {
         const md = markdownSummary(result.findings, {
