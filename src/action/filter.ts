@@ -18,6 +18,7 @@ import {
 } from '../curate/filter-config.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
 import { render, type CatalogDirLoader } from './render.js';
+import { phase, type ProgressSink } from '../util/progress.js';
 
 export interface SelectionOptions {
   /** `--package` names: whole packages. */
@@ -33,6 +34,8 @@ export interface CatalogSourceOptions {
   cwd?: string;
   loadCatalogDir?: CatalogDirLoader;
   onWarning?: (message: string) => void;
+  /** Progress as data: pulls, loading, and the work on the loaded catalog. */
+  onProgress?: ProgressSink;
 }
 
 export type FilterOptions = SelectionOptions & CatalogSourceOptions;
@@ -60,13 +63,15 @@ export function renderRef(opts: CatalogSourceOptions): Promise<DeclarativeConfig
     ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
     ...(opts.loadCatalogDir === undefined ? {} : { loadCatalogDir: opts.loadCatalogDir }),
     ...(opts.onWarning === undefined ? {} : { onWarning: opts.onWarning }),
+    ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
   });
 }
 
 /** Filter a catalog. The selection is read (and checked) before the catalog is rendered. */
 export async function filter(opts: FilterOptions): Promise<FilterResult> {
   const spec = await readSelection(opts);
-  return filterCatalog(await renderRef(opts), spec);
+  const cfg = await renderRef(opts);
+  return phase(opts.onProgress, 'filtering catalog', () => Promise.resolve(filterCatalog(cfg, spec)));
 }
 
 /**

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ImageSource } from '../oci/image-source.js';
 import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
 import { render, REF_CATALOGS, type CatalogDirLoader } from './render.js';
+import { phase, type ProgressSink } from '../util/progress.js';
 
 export interface MigrateOptions {
   ref: string;
@@ -17,6 +18,8 @@ export interface MigrateOptions {
   cwd?: string;
   loadCatalogDir?: CatalogDirLoader;
   onWarning?: (message: string) => void;
+  /** Progress as data: pulls, loading, writing. */
+  onProgress?: ProgressSink;
 }
 
 /**
@@ -35,13 +38,16 @@ export async function migrate(opts: MigrateOptions): Promise<void> {
     ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
     ...(opts.loadCatalogDir === undefined ? {} : { loadCatalogDir: opts.loadCatalogDir }),
     ...(opts.onWarning === undefined ? {} : { onWarning: opts.onWarning }),
+    ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
   });
-  await writeCatalogDirStaged(
-    cfg,
-    out,
-    opts.outputDir,
-    existing ? 'empty' : 'absent',
-    opts.format,
-    'opm-migrate',
+  await phase(opts.onProgress, `writing ${opts.outputDir}`, () =>
+    writeCatalogDirStaged(
+      cfg,
+      out,
+      opts.outputDir,
+      existing ? 'empty' : 'absent',
+      opts.format,
+      'opm-migrate',
+    ),
   );
 }

@@ -1,5 +1,7 @@
 import type { Writable } from 'node:stream';
+import type { WriteStream } from 'node:tty';
 import { standardOutput } from './output.js';
+import { TerminalStderr } from './terminal-stderr.js';
 
 /** What a command may touch of the process. Tests pass their own. */
 export interface CliIO {
@@ -21,7 +23,8 @@ export function processIO(): CliIO {
   return {
     // Written whole even on a file filling up (see standardOutput).
     stdout: standardOutput(),
-    stderr: process.stderr,
+    // On a terminal, shared with the progress display (terminal-stderr.ts).
+    stderr: process.stderr.isTTY ? new TerminalStderr(process.stderr as WriteStream) : process.stderr,
     // A getter: touching process.stdin sets up a stream, which only some commands need.
     get stdin() {
       return process.stdin;

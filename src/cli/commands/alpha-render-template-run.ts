@@ -6,7 +6,11 @@ import { writeJson, writeYaml } from '../../declcfg/write.js';
 import { writeMermaid } from '../../graph/mermaid.js';
 import { readBundleDirMap } from '../../template/bundle-dirs.js';
 import { templateArgs } from '../../template/detect.js';
-import { DEFAULT_SEMVER_COMPAT, SEMVER_COMPAT_LEVELS, type SemverCompat } from '../../template/semver-template.js';
+import {
+  DEFAULT_SEMVER_COMPAT,
+  SEMVER_COMPAT_LEVELS,
+  type SemverCompat,
+} from '../../template/semver-template.js';
 import { outputFormat } from '../global-options.js';
 import type { CliIO } from '../io.js';
 import { writeAll } from '../output.js';
@@ -34,8 +38,9 @@ export async function runRenderTemplate(
   const bundleDirs =
     flags.bundleDirs === undefined ? undefined : await readBundleDirMap(flags.bundleDirs, io.cwd);
   const input = await readInputFile(io, target.file, (name, reason) => `unable to open "${name}": ${reason}`);
-  const { config } = await withImageSource(cmd, io, (imageSource) =>
+  const { config } = await withImageSource(cmd, io, (imageSource, onProgress) =>
     renderTemplate({
+      onProgress,
       text: input.text,
       label: input.label,
       ...(target.type === undefined ? {} : { type: target.type }),
