@@ -11,7 +11,14 @@ export interface CliResult {
 /** Run the CLI in-process, capturing stdout and stderr. */
 export async function runOpm(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; configRoot?: string } = {},
+  options: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    stdin?: string;
+    configRoot?: string;
+    /** Show progress lines on stderr (off by default: they depend on how long the work takes). */
+    progress?: boolean;
+  } = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -28,6 +35,7 @@ export async function runOpm(
     env: { NO_COLOR: '1', ...options.env },
     cwd: options.cwd ?? process.cwd(),
     stderrIsTTY: false,
+    progress: options.progress === true,
     ...(options.configRoot !== undefined ? { configRoot: options.configRoot } : {}),
   };
   const code = await runCli(args, io);

@@ -13,6 +13,11 @@ export interface CliIO {
   /** Whether stderr is a terminal and colours/progress may be shown there. */
   stderrIsTTY: boolean;
   /**
+   * Whether progress of long work is shown on stderr (default: yes, unless `--quiet`). Tests that
+   * compare stderr whole turn it off: whether work takes over a second is not theirs to decide.
+   */
+  progress?: boolean;
+  /**
    * Prefix for system-wide configuration paths (/etc/containers/registries.conf…); default `/`.
    * Tests point it at an empty folder so the machine's configuration stays out of them.
    */

@@ -141,7 +141,8 @@ export function quietFlag(cmd: Command): boolean {
 
 /** The progress of one command run, shown as `io` allows. */
 export function startProgress(cmd: Command, io: CliIO): Progress {
-  if (quietFlag(cmd)) return { onProgress: () => undefined, log: undefined, end: () => undefined };
+  if (io.progress === false || quietFlag(cmd))
+    return { onProgress: () => undefined, log: undefined, end: () => undefined };
   const log = (line: string): void => void io.stderr.write(`${escapeLine(line)}\n`);
   if (io.stderrIsTTY && io.stderr instanceof TerminalStderr) return terminalProgress(io.stderr, log);
   return { ...lineProgress((line) => log(line)), log: undefined };
@@ -169,11 +170,15 @@ export function lineProgress(
     t.unref();
     timers.set(item.id, t);
   };
-  /** Whether an end is worth a line: its start was said, or it took long (its start line could not be written while the work held the thread). */
-  const ended = (id: number, ms: number): boolean => {
+  /**
+   * Whether an end is worth a line: its start was said, or it succeeded after a second (work that
+   * held the thread could not say its start in time). A failure said nothing of is left to its
+   * error line.
+   */
+  const ended = (id: number, ms: number, ok: boolean): boolean => {
     clearTimeout(timers.get(id));
     timers.delete(id);
-    return said.delete(id) || ms >= SHOW_AFTER_MS;
+    return said.delete(id) || (ok && ms >= SHOW_AFTER_MS);
   };
   return {
     onProgress(e) {
@@ -182,12 +187,12 @@ export function lineProgress(
       if (e.type === 'image-start' || e.type === 'phase-start') later(item);
       else if ('ref' in item) {
         const which = `image ${model.ofTotal(item.index)} ${item.ref}`;
-        if (e.type === 'image-done' && ended(e.id, e.ms)) {
+        if (e.type === 'image-done' && ended(e.id, e.ms, true)) {
           const from = e.fetched === 0 ? ', from the cache' : '';
           write(`pulled ${which}: ${humanBytes(e.bytes)}${from} in ${humanSeconds(e.ms)}`);
-        } else if (e.type === 'image-failed' && ended(e.id, e.ms))
+        } else if (e.type === 'image-failed' && ended(e.id, e.ms, false))
           write(`${which} failed after ${humanSeconds(e.ms)}`);
-      } else if (e.type === 'phase-end' && ended(e.id, e.ms))
+      } else if (e.type === 'phase-end' && ended(e.id, e.ms, e.ok))
         write(`${item.name}: ${e.ok ? 'done in' : 'failed after'} ${humanSeconds(e.ms)}`);
     },
     end() {
