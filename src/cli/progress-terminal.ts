@@ -2,12 +2,14 @@
  * The live progress display on a terminal, drawn by cli-progress: a line for the images (how many of
  * how many are done, time since the work began), a bar per image being pulled (bytes and rate), a
  * spinner line per long phase. Lines the command writes meanwhile are printed above it; it is
- * cleared when the work ends. Loaded only when there is something to show (progress.ts), so short
- * commands never load it.
+ * cleared when the work ends. cli-progress is loaded when a display is first shown, so short
+ * commands never load it; it is loaded at once (require), because the display is often wanted just
+ * before work that holds the thread (drawing a graph), which an import's promise would wait behind.
  */
-import cliProgress from 'cli-progress';
-import type { LiveDisplay, ProgressModel } from './progress.js';
-import { humanBytes, rate } from './progress.js';
+import { createRequire } from 'node:module';
+import type CliProgress from 'cli-progress';
+import type { LiveDisplay, ProgressModel } from './progress-model.js';
+import { humanBytes, rate } from './progress-model.js';
 import type { TerminalStderr } from './terminal-stderr.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -25,8 +27,15 @@ function fit(text: string, width: number): string {
   return text.length <= width ? text : `…${text.slice(text.length - width + 1)}`;
 }
 
+let library: typeof CliProgress | undefined;
+
+function cliProgress(): typeof CliProgress {
+  library ??= createRequire(import.meta.url)('cli-progress') as typeof CliProgress;
+  return library;
+}
+
 export function liveDisplay(stderr: TerminalStderr, model: ProgressModel): LiveDisplay {
-  let bars: cliProgress.MultiBar | undefined;
+  let bars: CliProgress.MultiBar | undefined;
   let shown = '';
   let stopped = false;
   const restoreCursor = (): void => void stderr.terminal.write('\x1B[?25h');
@@ -89,7 +98,7 @@ export function liveDisplay(stderr: TerminalStderr, model: ProgressModel): LiveD
     shown = key;
     close();
     if (lines.length === 0) return;
-    const created = new cliProgress.MultiBar({
+    const created = new (cliProgress().MultiBar)({
       stream: stderr.terminal,
       format: (_options, _params, payload: Line) => text(payload),
       fps: 8,
@@ -104,6 +113,8 @@ export function liveDisplay(stderr: TerminalStderr, model: ProgressModel): LiveD
     for (const line of lines) created.create(1, 0, line);
     bars = created;
     stderr.overlay = { print: (t) => created.log(t) };
+    // Drawn now: the work that follows may hold the thread before the display's clock ticks.
+    created.update();
   };
 
   draw();

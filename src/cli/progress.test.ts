@@ -3,7 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ProgressEvent } from '../util/progress.js';
 import { phase } from '../util/progress.js';
-import { ProgressModel, SHOW_AFTER_MS, humanBytes, lineProgress, rate } from './progress.js';
+import { SHOW_AFTER_MS, lineProgress } from './progress.js';
+import { ProgressModel, humanBytes, rate } from './progress-model.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
