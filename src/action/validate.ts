@@ -7,6 +7,7 @@
  */
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import type { ImageSource } from '../oci/image-source.js';
+import { phase, type ProgressSink } from '../util/progress.js';
 import { CatalogDirError, loadCatalogDir, walkCatalog, type LoadResult } from '../declcfg/load.js';
 import { threadCount, workerScript } from '../declcfg/load-pool.js';
 import { OpmError } from '../errors.js';
@@ -49,6 +50,8 @@ export interface ValidateOptions extends CheckOptions {
   threads?: number;
   /** Catalogs with fewer bytes are validated in this thread (default SHARD_MIN_BYTES). */
   shardMinBytes?: number;
+  /** Progress as data: the validation as one phase (and the pulls of `with` images, by the source). */
+  onProgress?: ProgressSink;
 }
 
 export interface ValidateResult {
@@ -132,7 +135,11 @@ function checkOptions(opts: ValidateOptions): CheckOptions {
   };
 }
 
-export async function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {
+export function validateCatalog(dir: string, opts: ValidateOptions = {}): Promise<ValidateResult> {
+  return phase(opts.onProgress, `validating ${opts.displayDir ?? dir}`, () => validateNow(dir, opts));
+}
+
+async function validateNow(dir: string, opts: ValidateOptions): Promise<ValidateResult> {
   let prepared;
   try {
     prepared = await shardOrLoad(dir, opts);

@@ -32,6 +32,20 @@ export interface Progress {
   end(): void;
 }
 
+/** Run `fn` with the progress sink of a command run that pulls nothing; the display is cleared after. */
+export async function withProgress<T>(
+  cmd: Command,
+  io: CliIO,
+  fn: (onProgress: ProgressSink) => Promise<T>,
+): Promise<T> {
+  const progress = startProgress(cmd, io);
+  try {
+    return await fn(progress.onProgress);
+  } finally {
+    progress.end();
+  }
+}
+
 /** Whether `--quiet` was given. */
 export function quietFlag(cmd: Command): boolean {
   return cmd.optsWithGlobals<{ quiet?: boolean }>().quiet === true;
