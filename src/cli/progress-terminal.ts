@@ -11,6 +11,7 @@ import type CliProgress from 'cli-progress';
 import type { LiveDisplay, ProgressModel } from './progress-model.js';
 import { humanBytes, rate } from './progress-model.js';
 import type { TerminalStderr } from './terminal-stderr.js';
+import { escapeLine } from './escape.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const BAR_WIDTH = 20;
@@ -60,13 +61,13 @@ export function liveDisplay(stderr: TerminalStderr, model: ProgressModel): LiveD
         const speed = `${humanBytes(Math.round(rate(img)))}/s`;
         const tail = ` ${bar} ${bytes} ${speed}`;
         const head = `  [${model.ofTotal(img.index)}] `;
-        return `${head}${fit(img.ref, Math.max(10, width - head.length - tail.length))}${tail}`;
+        return `${head}${fit(escapeLine(img.ref), Math.max(10, width - head.length - tail.length))}${tail}`;
       }
       case 'phase': {
         const p = model.phases.get(line.id);
         if (p === undefined) return '';
         const frame = SPINNER[Math.floor(now / 100) % SPINNER.length] ?? '';
-        return fit(`${frame} ${p.name} · ${clock(now - p.startedAt)}`, width);
+        return fit(`${frame} ${escapeLine(p.name)} · ${clock(now - p.startedAt)}`, width);
       }
     }
   };

@@ -56,8 +56,11 @@ export function startProgress(cmd: Command, io: CliIO): Progress {
   if (io.progress === false || quietFlag(cmd))
     return { onProgress: () => undefined, log: undefined, end: () => undefined };
   const log = (line: string): void => void io.stderr.write(`${escapeLine(line)}\n`);
-  if (io.stderrIsTTY && io.stderr instanceof TerminalStderr) return terminalProgress(io.stderr, log);
-  return { ...lineProgress((line) => log(line)), log: undefined };
+  // A terminal that cannot move its cursor (TERM=dumb) gets the lines.
+  if (io.stderrIsTTY && io.stderr instanceof TerminalStderr && io.env.TERM !== 'dumb')
+    return terminalProgress(io.stderr, log);
+  // Off a terminal the registry's informational lines stay out of the log, as before.
+  return { ...lineProgress((line) => log(line)), log: io.stderrIsTTY ? log : undefined };
 }
 
 /**
