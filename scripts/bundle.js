@@ -4,7 +4,8 @@
 // V8 code cache the launcher loads the bundle with. Two files and a code cache instead of a hundred
 // ES modules: start-up is most of the time of a short command.
 // Left outside: ajv (the precompiled validators require its runtime by path), undici (loaded
-// only when a proxy is configured) and dagre (loaded only to draw `render-graph -o svg|html`).
+// only when a proxy is configured), dagre (loaded only to draw `render-graph -o svg|html`) and
+// cli-progress (loaded only when a progress display is shown on a terminal).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,7 +41,7 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  external: ['ajv', 'ajv/*', 'undici', '@dagrejs/dagre'],
+  external: ['ajv', 'ajv/*', 'undici', '@dagrejs/dagre', 'cli-progress'],
   plugins: [lazyChildProcess],
   // import() becomes require(): the bundle is compiled through node:vm, where a dynamic import
   // has no loader to call.

@@ -18,6 +18,8 @@ export async function runOpm(
     configRoot?: string;
     /** Stands for the process's signals (main.ts aborts the running command with ExitCode). */
     signal?: AbortSignal;
+    /** Show progress lines on stderr (off by default: they depend on how long the work takes). */
+    progress?: boolean;
   } = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough();
@@ -35,6 +37,7 @@ export async function runOpm(
     env: { NO_COLOR: '1', ...options.env },
     cwd: options.cwd ?? process.cwd(),
     stderrIsTTY: false,
+    progress: options.progress === true,
     ...(options.configRoot !== undefined ? { configRoot: options.configRoot } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   };

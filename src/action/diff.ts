@@ -2,6 +2,7 @@
  * `opm diff <old-ref> <new-ref>`: render both references (as `render` does) and compare them.
  */
 import { diffCatalogs, type CatalogDiff } from '../curate/diff.js';
+import { phase } from '../util/progress.js';
 import { renderRef, type CatalogSourceOptions } from './filter.js';
 import { checkSourceOptions } from './render/render.js';
 import { expectString } from '../util/args.js';
@@ -24,5 +25,5 @@ export async function diff(opts: DiffOptions): Promise<CatalogDiff> {
     renderRef({ ...source, ref: oldRef }),
     renderRef({ ...source, ref: newRef }),
   ]);
-  return diffCatalogs(before, after);
+  return phase(opts.onProgress, 'comparing catalogs', () => Promise.resolve(diffCatalogs(before, after)));
 }

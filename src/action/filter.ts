@@ -27,6 +27,7 @@ import {
   expectString,
   expectStringArray,
 } from '../util/args.js';
+import { phase, type ProgressSink } from '../util/progress.js';
 
 export interface SelectionOptions {
   /** `--package` names: whole packages. */
@@ -47,6 +48,8 @@ export interface CatalogSourceOptions {
   signal?: AbortSignal;
   loadCatalogDir?: CatalogDirLoader;
   onWarning?: (message: string) => void;
+  /** Progress as data: pulls, loading, and the work on the loaded catalog. */
+  onProgress?: ProgressSink;
 }
 
 export type FilterOptions = SelectionOptions & CatalogSourceOptions;
@@ -77,6 +80,7 @@ export function renderRef(opts: CatalogSourceOptions): Promise<DeclarativeConfig
     ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
     ...(opts.loadCatalogDir === undefined ? {} : { loadCatalogDir: opts.loadCatalogDir }),
     ...(opts.onWarning === undefined ? {} : { onWarning: opts.onWarning }),
+    ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
   });
 }
 
@@ -103,7 +107,7 @@ export async function filter(opts: FilterOptions): Promise<FilterResult> {
   const spec = await readSelection(opts);
   const cfg = await renderRef(opts);
   try {
-    return filterCatalog(cfg, spec);
+    return await phase(opts.onProgress, 'filtering catalog', () => Promise.resolve(filterCatalog(cfg, spec)));
   } catch (err) {
     throw underLocalRef(err, opts);
   }

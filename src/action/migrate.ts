@@ -7,6 +7,7 @@ import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
 import { checkSourceOptions, render, resolveIn, REF_CATALOGS } from './render/render.js';
 import type { CatalogDirLoader } from '../declcfg/load.js';
 import { expectString } from '../util/args.js';
+import { phase, type ProgressSink } from '../util/progress.js';
 
 export interface MigrateOptions {
   ref: string;
@@ -23,6 +24,8 @@ export interface MigrateOptions {
   signal?: AbortSignal;
   loadCatalogDir?: CatalogDirLoader;
   onWarning?: (message: string) => void;
+  /** Progress as data: pulls, loading, writing. */
+  onProgress?: ProgressSink;
 }
 
 /**
@@ -50,14 +53,17 @@ export async function migrate(opts: MigrateOptions): Promise<void> {
     ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
     ...(opts.loadCatalogDir === undefined ? {} : { loadCatalogDir: opts.loadCatalogDir }),
     ...(opts.onWarning === undefined ? {} : { onWarning: opts.onWarning }),
+    ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
   });
-  await writeCatalogDirStaged(
-    cfg,
-    out,
-    opts.outputDir,
-    existing ? 'empty' : 'absent',
-    opts.format,
-    'opm-migrate',
-    opts.signal,
+  await phase(opts.onProgress, `writing ${opts.outputDir}`, () =>
+    writeCatalogDirStaged(
+      cfg,
+      out,
+      opts.outputDir,
+      existing ? 'empty' : 'absent',
+      opts.format,
+      'opm-migrate',
+      opts.signal,
+    ),
   );
 }

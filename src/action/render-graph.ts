@@ -5,6 +5,7 @@
  */
 import { writeMermaid, type MermaidOptions } from '../graph/mermaid.js';
 import { REF_CATALOGS, render, type RenderOptions } from './render/render.js';
+import { phase } from '../util/progress.js';
 
 export type GraphFormat = 'mermaid' | 'svg' | 'html';
 
@@ -22,11 +23,17 @@ export async function renderGraph(refs: readonly string[], opts: RenderGraphOpti
   if (format === 'svg' || format === 'html') {
     // Loaded only for pictures: the layout library is not needed for Mermaid text.
     const { drawGraph } = await import('../graph/draw.js');
-    return drawGraph(cfg, format, shared);
+    return phase(renderOpts.onProgress, 'drawing the upgrade graph', () =>
+      Promise.resolve(drawGraph(cfg, format, shared)),
+    );
   }
-  return writeMermaid(cfg, {
-    ...shared,
-    drawV0Semantics: drawV0Semantics ?? false,
-    ...(warn === undefined ? {} : { warn }),
-  });
+  return phase(renderOpts.onProgress, 'writing the upgrade graph', () =>
+    Promise.resolve(
+      writeMermaid(cfg, {
+        ...shared,
+        drawV0Semantics: drawV0Semantics ?? false,
+        ...(warn === undefined ? {} : { warn }),
+      }),
+    ),
+  );
 }

@@ -34,6 +34,7 @@ import {
 } from '../template/semver-template.js';
 import { applySubstitutions, parseSubstitutesTemplate } from '../template/substitutes.js';
 import type { BundleDirMap } from '../template/bundle-dirs.js';
+import type { ProgressSink } from '../util/progress.js';
 
 /** Images rendered at once by default: enough to overlap registry round trips, few enough to be polite. */
 const DEFAULT_TEMPLATE_CONCURRENCY = 4;
@@ -60,6 +61,8 @@ export interface RenderTemplateOptions {
   /** Stops the rendering (pulls, bundle directories): the promise rejects with the signal's reason. */
   signal?: AbortSignal;
   onWarning?: (message: string) => void;
+  /** Progress as data: how many images will be pulled (the image source reports each pull). */
+  onProgress?: ProgressSink;
 }
 
 export interface RenderTemplateResult {
@@ -87,6 +90,11 @@ class ImageRenderer {
 
   /** Start rendering every image now; results are awaited (and errors raised) in template order. */
   prefetch(uses: Use[]): void {
+    const pulled = new Set(
+      uses.map((u) => u.image).filter((image) => this.opts.bundleDirs?.dirs.has(image) !== true),
+    );
+    if (pulled.size > 0 && this.opts.imageSource !== undefined)
+      this.opts.onProgress?.({ type: 'images', total: pulled.size });
     for (const u of uses) this.begin(u);
   }
 

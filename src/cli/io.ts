@@ -1,5 +1,7 @@
 import type { Writable } from 'node:stream';
+import type { WriteStream } from 'node:tty';
 import { standardOutput } from './output.js';
+import { TerminalStderr } from './terminal-stderr.js';
 
 /** What a command may touch of the process. Tests pass their own. */
 export interface CliIO {
@@ -10,6 +12,11 @@ export interface CliIO {
   cwd: string;
   /** Whether stderr is a terminal and colours/progress may be shown there. */
   stderrIsTTY: boolean;
+  /**
+   * Whether progress of long work is shown on stderr (default: yes, unless `--quiet`). Tests that
+   * compare stderr whole turn it off: whether work takes over a second is not theirs to decide.
+   */
+  progress?: boolean;
   /**
    * Prefix for system-wide configuration paths (/etc/containers/registries.conf…); default `/`.
    * Tests point it at an empty folder so the machine's configuration stays out of them.
@@ -32,7 +39,8 @@ export function processIO(signal?: AbortSignal): CliIO {
     ...(signal === undefined ? {} : { signal }),
     // Written whole even on a file filling up (see standardOutput).
     stdout: standardOutput(),
-    stderr: process.stderr,
+    // On a terminal, shared with the progress display (terminal-stderr.ts).
+    stderr: process.stderr.isTTY ? new TerminalStderr(process.stderr as WriteStream) : process.stderr,
     // A getter: touching process.stdin sets up a stream, which only some commands need.
     get stdin() {
       return process.stdin;

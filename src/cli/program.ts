@@ -46,6 +46,7 @@ export function createProgram(io: CliIO): Command {
       'platform to pull from multi-platform images (default: linux/<host arch>)',
     )
     .option('--no-cache', 'do not read or write the local image blob cache')
+    .option('--quiet', 'show no progress on stderr (warnings and errors are still shown)', false)
     .addOption(new Option('--debug', 'print debug output, including stack traces').default(false).hideHelp());
 
   registerInit(program, io);

@@ -4,22 +4,27 @@ import type { ImageSource, PullOptions, PulledImage } from '../oci/image-source.
 import { registryOptionsFromEnv } from '../oci/options.js';
 import type { CliIO } from './io.js';
 import { registryFlags } from './global-options.js';
+import { startProgress } from './progress.js';
+import type { ProgressSink } from '../util/progress.js';
 
 interface Closable {
   close?: () => Promise<void>;
 }
 
 /**
- * Run `fn` with an image source built from the command's registry flags. The registry client is
- * created (and its modules loaded) only when something is pulled, so rendering directories never
- * touches registry configuration; it is closed afterwards whatever happens.
+ * Run `fn` with an image source built from the command's registry flags, and the progress sink its
+ * use case reports to (shown on stderr as `progress.ts` says). The registry client is created (and
+ * its modules loaded) only when something is pulled, so rendering directories never touches
+ * registry configuration; it is closed afterwards whatever happens, and the progress display
+ * cleared before anything else is said.
  */
 export async function withImageSource<T>(
   cmd: Command,
   io: CliIO,
-  fn: (source: ImageSource) => Promise<T>,
+  fn: (source: ImageSource, onProgress: ProgressSink) => Promise<T>,
 ): Promise<T> {
   const flags = registryFlags(cmd);
+  const progress = startProgress(cmd, io);
   const extra = cmd.optsWithGlobals<{ platform?: string; cache?: boolean }>();
   const options = {
     ...registryOptionsFromEnv(
@@ -29,9 +34,10 @@ export async function withImageSource<T>(
         noCache: extra.cache === false,
       },
       io.env,
-      // Progress only on a terminal; warnings always.
-      io.stderrIsTTY ? (line) => io.stderr.write(`${escapeLine(line)}\n`) : undefined,
+      // Tried mirrors and retries on a terminal, unless --quiet; warnings always.
+      progress.log,
     ),
+    onProgress: progress.onProgress,
     warn: (line: string) => void io.stderr.write(`${escapeLine(line)}\n`),
     ...(io.configRoot !== undefined ? { configRoot: io.configRoot } : {}),
   };
@@ -46,8 +52,9 @@ export async function withImageSource<T>(
     },
   };
   try {
-    return await fn(source);
+    return await fn(source, progress.onProgress);
   } finally {
+    progress.end();
     await client?.close?.();
   }
 }

@@ -1,3 +1,5 @@
+import type { ProgressSink } from '../util/progress.js';
+
 /**
  * What render needs from an image: its labels and its unpacked filesystem. The registry client
  * (src/oci/) implements this; tests of render may pass a directory-backed source.
@@ -47,6 +49,11 @@ export interface RegistryOptions {
   env: Record<string, string | undefined>;
   /** Progress/log lines (stderr); omitted = silent. */
   log?: (line: string) => void;
+  /**
+   * Progress of each pull as data (start, bytes, end); when given, the `log` lines that say the same
+   * (`pulling <ref>`, `fetched layer …`) are left out.
+   */
+  onProgress?: ProgressSink;
   /** Warnings (an ignored credential entry, a failing credential helper); default: `log`. */
   warn?: (line: string) => void;
   /**

@@ -35,6 +35,8 @@ import { DamagedCacheBlob, unpackImage } from './pull/image-unpacker.js';
 import { ManifestResolver, type ResolvedManifest } from './pull/manifest-resolver.js';
 import { MirrorHealth, SourcesFailed, firstSource, mirrorBudgetMs } from './pull/sources.js';
 import type { PullTarget } from './pull/target.js';
+import { PullMeter } from './pull/pull-meter.js';
+import { progressId } from '../util/progress.js';
 
 const CONFIG_LIMIT = 4 * 1024 * 1024;
 const PULL_CONCURRENCY = 4;
@@ -174,6 +176,7 @@ export class RegistryClient implements ImageSource {
     sources: Source[],
     store: BlobStore,
     signal: AbortSignal | undefined,
+    meter: PullMeter | undefined,
   ): Promise<ResolvedManifest & { target: PullTarget; config: Buffer }> {
     return firstSource(sources, this.mirrors, this.log, signal, async (source) => {
       const { ref } = source;
@@ -182,6 +185,9 @@ export class RegistryClient implements ImageSource {
         ref,
         store,
         signal,
+        ...(meter === undefined
+          ? {}
+          : { onBlobBytes: (digest: string, got: number) => meter.received(digest, got) }),
       };
       if (ref.original !== refText)
         this.log(`trying ${formatReference(ref)}${source.mirror ? ' (mirror)' : ''}`);
@@ -189,10 +195,16 @@ export class RegistryClient implements ImageSource {
       // Config and layers are fetched together: nothing about the layers depends on the config.
       // All are waited for, so a failed pull leaves nothing running; the first failure in order
       // is reported.
-      const configFetch = this.blobs.readSmall(target, top.manifest.config, 'config', CONFIG_LIMIT);
+      const { config, layers } = top.manifest;
+      meter?.begin([config, ...layers]);
+      const configFetch = this.blobs.readSmall(target, config, 'config', CONFIG_LIMIT);
+      void configFetch.then(
+        () => meter?.stored(config),
+        () => undefined,
+      );
       const fetched = await Promise.allSettled([
         configFetch,
-        ...top.manifest.layers.map((l) => this.blobs.ensure(target, l)),
+        ...layers.map((l) => this.blobs.ensure(target, l).then(() => meter?.stored(l))),
       ]);
       const failed = fetched.find((r) => r.status === 'rejected');
       if (failed !== undefined) {
@@ -212,6 +224,8 @@ export class RegistryClient implements ImageSource {
     const workDir = this.opts.workDir ?? os.tmpdir();
     let scratch: string | undefined;
     let root: string | undefined;
+    const progress = this.opts.onProgress;
+    const meter = progress === undefined ? undefined : new PullMeter(progress, progressId(), refText);
     try {
       let store = await this.usableCache();
       if (this.staleSwept === undefined) this.staleSwept = sweepStale(workDir);
@@ -222,8 +236,9 @@ export class RegistryClient implements ImageSource {
         scratch = await makeOwnedDir(workDir, 'opm-blobs-');
         store = new BlobStore(scratch);
       }
-      this.log(`pulling ${refText}`);
-      const top = await this.fetchImage(refText, sources, store, signal);
+      if (meter === undefined) this.log(`pulling ${refText}`);
+      else meter.start();
+      const top = await this.fetchImage(refText, sources, store, signal, meter);
       const { target } = top;
       ({ ref } = target);
       const image = parseConfig(top.config);
@@ -249,6 +264,7 @@ export class RegistryClient implements ImageSource {
       }
       const unpacked = root;
       let released = false;
+      meter?.done();
       return {
         ref: refText,
         digest: top.digest,
@@ -263,6 +279,7 @@ export class RegistryClient implements ImageSource {
         },
       };
     } catch (err) {
+      meter?.failed();
       if (root !== undefined) {
         await rm(root, { recursive: true, force: true });
         releaseOwned(root);

@@ -99,12 +99,15 @@ function resetDisk(full: boolean): void {
   }
 }
 
+/** Progress lines (work over a second) are not what these tests are about: stderr holds only errors. */
+const QUIET = '--quiet';
+
 /** Run opm with stdout a file on the small disk. */
 function runIntoDisk(args: string[]): { status: number | null; stderr: string; written: number } {
   const out = path.join(disk, 'out');
   const fd = openSync(out, 'w');
   try {
-    const r = spawnSync(process.execPath, [bin, ...args], {
+    const r = spawnSync(process.execPath, [bin, QUIET, ...args], {
       encoding: 'utf8',
       env,
       stdio: ['ignore', fd, 'pipe'],
@@ -118,7 +121,7 @@ function runIntoDisk(args: string[]): { status: number | null; stderr: string; w
 
 /** Run opm with stdout a pipe read to its end: the whole output. */
 function runWhole(args: string[]): { status: number | null; stdout: Buffer; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { env, maxBuffer: 1 << 26, timeout: 120_000 });
+  const r = spawnSync(process.execPath, [bin, QUIET, ...args], { env, maxBuffer: 1 << 26, timeout: 120_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
 }
 
@@ -224,7 +227,11 @@ describe('folders written on a disk that fills up', () => {
   ])('%s: one line naming the file, exit 1, nothing left', (_name, args) => {
     resetDisk(false);
     const out = path.join(disk, 'catalog');
-    const r = spawnSync(process.execPath, [bin, ...args(out)], { encoding: 'utf8', env, timeout: 120_000 });
+    const r = spawnSync(process.execPath, [bin, QUIET, ...args(out)], {
+      encoding: 'utf8',
+      env,
+      timeout: 120_000,
+    });
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
       `error: write file "${path.join(out, 'big', 'catalog.json')}": no space left on device\n`,

@@ -168,6 +168,8 @@ export type FaultKind =
   | 'alter'
   /** Headers, then the body a byte every 100 ms. */
   | 'trickle'
+  /** Headers, then the body at `bytesPerSecond`, a tenth of it every 100 ms. */
+  | 'throttle'
   /** Headers and half the body, then nothing more until the client goes away. */
   | 'stall';
 
@@ -179,6 +181,8 @@ export interface Fault {
   times: number;
   /** For status faults: the Retry-After header to send. */
   retryAfter?: string;
+  /** For `throttle`: the body's rate. */
+  bytesPerSecond?: number;
 }
 
 export interface FaultProxy extends Closable {
@@ -270,8 +274,10 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
             setTimeout(() => res.socket?.destroy(), 20);
             return;
           }
-          if (fault.kind === 'trickle') {
+          if (fault.kind === 'trickle' || fault.kind === 'throttle') {
             res.writeHead(200, { ...headers, 'content-length': String(body.length) });
+            const step =
+              fault.kind === 'trickle' ? 1 : Math.max(1, Math.round((fault.bytesPerSecond ?? 10) / 10));
             let i = 0;
             const timer = setInterval(() => {
               if (i >= body.length || res.destroyed) {
@@ -279,8 +285,8 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
                 res.end();
                 return;
               }
-              res.write(body.subarray(i, i + 1));
-              i++;
+              res.write(body.subarray(i, i + step));
+              i += step;
             }, 100);
             res.on('close', () => clearInterval(timer));
             return;

@@ -15,7 +15,7 @@ export function requireTools(...names: string[]): void {
   if (missing.length > 0) {
     throw new Error(
       `registry tests need ${missing.join(', ')} on PATH; install with ` +
-        '`apt-get install -y docker-registry apache2-utils openssl zstd skopeo` (as .ci/run does)',
+        '`apt-get install -y docker-registry apache2-utils openssl zstd skopeo tmux` (as .ci/run does)',
     );
   }
 }

@@ -25,6 +25,7 @@ import { cleanCatalog, loadCatalogDir, type CatalogDirLoader } from '../../declc
 import type { WalkResult } from '../../declcfg/load-walk.js';
 import { putInRenderOrder } from './render-bundle-order.js';
 import { throwIfAborted } from '../../util/abort.js';
+import { phase, type ProgressSink } from '../../util/progress.js';
 
 /** Kinds of input render accepts; masks combine them. */
 const RefType = {
@@ -89,6 +90,8 @@ export interface RenderOptions {
    * is written. For output only; not done with migrations, which may need the payloads.
    */
   deferPayloads?: boolean | { minBytes: number };
+  /** Progress as data: how many images will be pulled, and the loading of each catalog. */
+  onProgress?: ProgressSink;
 }
 
 /** How many refs are rendered at once. */
@@ -139,17 +142,28 @@ export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
   const template = imageRefTemplateOf(opts);
   const ctx: Context = { opts, template, allow: opts.allow ?? REF_ALL, migrating: migrations.length > 0 };
   const warn = opts.onWarning;
+  // What each ref is: opm treats anything it cannot stat as an image reference.
+  const found = await Promise.all(
+    opts.refs.map((ref) =>
+      stat(resolveIn(opts.cwd, ref)).then(
+        (st): Found => ({ st }),
+        (err: unknown): Found => ({ err }),
+      ),
+    ),
+  );
+  const images = opts.refs.filter((ref, i) => found[i]?.st === undefined && !looksLikePath(ref)).length;
+  if (images > 0 && opts.imageSource !== undefined) opts.onProgress?.({ type: 'images', total: images });
   // Refs are rendered concurrently (image pulls dominate), and concatenated in argument order.
   const limiter = new Limiter(RENDER_CONCURRENCY);
   const configs = await Promise.all(
-    opts.refs.map((ref) =>
+    opts.refs.map((ref, i) =>
       limiter.run(async () => {
         // Bundle warnings name a file inside the bundle; show it under the ref as typed.
         const refCtx: Context =
           warn === undefined ? ctx : { ...ctx, warn: (m) => warn(`${ref.replace(/\/+$/, '')}/${m}`) };
         try {
           throwIfAborted(signal);
-          const cfg = await renderReference(ref, refCtx);
+          const cfg = await renderReference(ref, refCtx, found[i] ?? { err: undefined });
           throwIfAborted(signal);
           for (const b of cfg.bundles) putInRenderOrder(b);
           runMigrations(cfg, migrations);
@@ -175,15 +189,16 @@ interface Context {
   migrating: boolean;
 }
 
-async function renderReference(ref: string, ctx: Context): Promise<DeclarativeConfig> {
+/** A ref's stat, or why there is none. */
+interface Found {
+  st?: Stats;
+  err?: unknown;
+}
+
+async function renderReference(ref: string, ctx: Context, found: Found): Promise<DeclarativeConfig> {
   const abs = resolveIn(ctx.opts.cwd, ref);
-  let st: Stats;
-  try {
-    st = await stat(abs);
-  } catch (err) {
-    // opm treats anything it cannot stat as an image reference.
-    return renderImage(ref, ctx, err);
-  }
+  const st = found.st;
+  if (st === undefined) return renderImage(ref, ctx, found.err);
   if (!st.isDirectory()) throw new NotAllowedError(`ref "${ref}" is not a directory`);
   if (await isBundleDir(abs)) {
     if (!refAllowed(ctx.allow, RefType.BundleDir))
@@ -220,7 +235,10 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
         ...(ctx.opts.walked?.dir === d ? { walked: ctx.opts.walked.result } : {}),
       }));
   try {
-    return cleanCatalog(await load(dir), onLoadWarning);
+    return cleanCatalog(
+      await phase(ctx.opts.onProgress, `loading catalog ${display}`, () => load(dir)),
+      onLoadWarning,
+    );
   } catch (err) {
     // Loader positions are relative to the catalog root; show them under the ref as typed.
     if (err instanceof OpmError && err.at !== undefined) {

@@ -28,6 +28,7 @@ import {
   expectStringArray,
 } from '../../util/args.js';
 import { errnoText } from '../../go/errno.js';
+import { phase, type ProgressSink } from '../../util/progress.js';
 import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
 import { groupFiles, SHARD_MIN_BYTES, VALIDATE_WORKER, validateShards } from './validate-shards.js';
 import { canStartWorker } from '../../util/worker-pool.js';
@@ -66,6 +67,8 @@ export interface ValidateOptions extends CheckOptions {
   threads?: number;
   /** Catalogs with fewer bytes are validated in this thread (default SHARD_MIN_BYTES). */
   shardMinBytes?: number;
+  /** Progress as data: the validation as one phase (and the pulls of `with` images, by the source). */
+  onProgress?: ProgressSink;
 }
 
 export interface ValidateResult {
@@ -210,8 +213,12 @@ function checkOptions(opts: ValidateOptions): CheckOptions {
  * @example
  * const { passed, counts, findings } = await validateCatalog('catalog');
  */
-export async function validateCatalog(dir: string, options: ValidateOptions = {}): Promise<ValidateResult> {
+export function validateCatalog(dir: string, options: ValidateOptions = {}): Promise<ValidateResult> {
   const opts = checkedOptions(dir, options);
+  return phase(opts.onProgress, `validating ${opts.displayDir ?? dir}`, () => validateNow(dir, opts));
+}
+
+async function validateNow(dir: string, opts: ValidateOptions): Promise<ValidateResult> {
   throwIfAborted(opts.signal);
   let prepared;
   try {

@@ -54,9 +54,10 @@ export async function runRenderGraph(
   cmd: Command,
 ): Promise<void> {
   const format = outputFormat(flags.output, ['mermaid', 'svg', 'html'] as const);
-  const text = await withImageSource(cmd, io, (src) =>
+  const text = await withImageSource(cmd, io, (src, onProgress) =>
     renderGraph(refs, {
       ...catalogSources(src, io),
+      onProgress,
       minEdgeName: flags.minimumEdge,
       packageName: flags.packageName,
       drawV0Semantics: flags.drawV0Semantics,

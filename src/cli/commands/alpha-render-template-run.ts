@@ -38,8 +38,9 @@ export async function runRenderTemplate(
   const bundleDirs =
     flags.bundleDirs === undefined ? undefined : await readBundleDirMap(flags.bundleDirs, io.cwd);
   const input = await readInputFile(io, target.file, (name, reason) => `unable to open "${name}": ${reason}`);
-  const { config } = await withImageSource(cmd, io, (imageSource) =>
+  const { config } = await withImageSource(cmd, io, (imageSource, onProgress) =>
     renderTemplate({
+      onProgress,
       text: input.text,
       label: input.label,
       ...(target.type === undefined ? {} : { type: target.type }),

@@ -36,8 +36,8 @@ export async function runDiff(
       throw new UsageError(`invalid --fail-on value "${flags.failOn}", expected (any|impact)`);
     }
     const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
-    d = await withImageSource(cmd, io, (imageSource) =>
-      diff({ oldRef, newRef, imageSource, cwd: io.cwd, ...runOptions(io), onWarning: warn }),
+    d = await withImageSource(cmd, io, (imageSource, onProgress) =>
+      diff({ oldRef, newRef, imageSource, cwd: io.cwd, ...runOptions(io), onWarning: warn, onProgress }),
     );
     text = formatDiff(d, format, io);
   } catch (err) {

@@ -38,10 +38,10 @@ export async function runFilter(io: CliIO, ref: string, flags: FilterFlags, cmd:
   const format = outputFormat(flags.output, ['json', 'yaml'] as const);
   const options = selectionOptions(io, ref, flags);
   const outputDir = flags.outputDir;
-  const result = await withImageSource(cmd, io, (imageSource) =>
+  const result = await withImageSource(cmd, io, (imageSource, onProgress) =>
     outputDir === undefined
-      ? filter({ ...options, imageSource })
-      : filterToDir({ ...options, imageSource, outputDir, format }),
+      ? filter({ ...options, imageSource, onProgress })
+      : filterToDir({ ...options, imageSource, onProgress, outputDir, format }),
   );
   if (flags.verbose) for (const e of result.edits) io.stderr.write(`filter: ${escapeLine(e)}\n`);
   if (outputDir !== undefined) return;

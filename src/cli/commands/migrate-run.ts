@@ -20,8 +20,9 @@ export async function runMigrate(
 ): Promise<void> {
   const format = outputFormat(flags.output, ['json', 'yaml'] as const);
   // Unlike opm, the registry flags apply to migrate as to render.
-  await withImageSource(cmd, io, (imageSource) =>
+  await withImageSource(cmd, io, (imageSource, onProgress) =>
     migrate({
+      onProgress,
       ref,
       outputDir,
       format,

@@ -36,10 +36,11 @@ export async function runRender(io: CliIO, refs: string[], flags: RenderFlags, c
   const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
   // Loaded when the command runs, so that other commands do not pay for them at start-up.
   const { renderOutput } = await import('../../action/render/render-output.js');
-  const chunks = await withImageSource(cmd, io, (imageSource) =>
+  const chunks = await withImageSource(cmd, io, (imageSource, onProgress) =>
     renderOutput(
       {
         refs,
+        onProgress,
         migrateLevel,
         imageRefTemplate: flags.alphaImageRefTemplate,
         imageSource,

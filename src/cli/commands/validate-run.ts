@@ -12,6 +12,8 @@ import { ExitCode } from '../exit-code.js';
 import { outputFormat } from '../global-options.js';
 import { runOptions, type CliIO } from '../io.js';
 import { withImageSource } from '../registry.js';
+import { withProgress } from '../progress.js';
+import type { ProgressSink } from '../../util/progress.js';
 import type { ImageSource } from '../../oci/image-source.js';
 import { ownPackage } from './version.js';
 import { stderrColors } from '../colors.js';
@@ -154,8 +156,9 @@ export async function runValidate(
   );
   const severities = new Map([...config.rules, ...flagLevels]);
   checkPolicySettings(severities, config.policies, config.file);
-  const run = (imageSource?: ImageSource): Promise<ValidateResult> =>
+  const run = (onProgress: ProgressSink, imageSource?: ImageSource): Promise<ValidateResult> =>
     validateCatalog(dir, {
+      onProgress,
       displayDir: directory,
       severities,
       policies: config.policies,
@@ -166,7 +169,10 @@ export async function runValidate(
       ...(imageSource === undefined ? {} : { imageSource }),
     });
   // A registry client is set up only when --with names something to pull.
-  const result = opts.with.length > 0 ? await withImageSource(cmd, io, run) : await run();
+  const result =
+    opts.with.length > 0
+      ? await withImageSource(cmd, io, (imageSource, onProgress) => run(onProgress, imageSource))
+      : await withProgress(cmd, io, (onProgress) => run(onProgress));
   switch (format) {
     case 'json':
       await writeAll(io.stdout, goJsonIndent(resultDocument(result, directory)) + '\n');

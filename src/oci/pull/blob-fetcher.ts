@@ -177,8 +177,17 @@ export class BlobFetcher {
         }
         if (res.status !== 200) throw await statusError(res, t.ref, 'blob');
         try {
-          await t.store.write(d.digest, d.size, res.body, what);
-          this.o.log(`fetched ${what} ${short(d.digest)} (${humanSize(d.size)})`);
+          const report = t.onBlobBytes;
+          let got = 0;
+          await t.store.write(
+            d.digest,
+            d.size,
+            res.body,
+            what,
+            report === undefined ? undefined : (n) => report(d.digest, (got += n)),
+          );
+          // A progress display says it better than a line per blob.
+          if (report === undefined) this.o.log(`fetched ${what} ${short(d.digest)} (${humanSize(d.size)})`);
           return;
         } catch (err) {
           res.body.destroy();

@@ -8,4 +8,6 @@ export interface PullTarget {
   ref: ImageReference;
   store: BlobStore;
   signal?: AbortSignal | undefined;
+  /** Progress: `got` bytes of the current attempt at downloading `digest` have arrived. */
+  onBlobBytes?: ((digest: string, got: number) => void) | undefined;
 }
