@@ -4,6 +4,11 @@
  * (`replaces`, `skips`, `skipRange` of an entry present on both sides), released bundles whose
  * content changed, and the upgrade impact. Every list is in byte order of package, channel,
  * bundle.
+ *
+ * Lists inside a blob (`skips`, related images, the values of one property type) are compared as
+ * sets: neither their order nor a value written twice means anything to OLM, so a list that was
+ * only reordered or had a duplicate added is no change. A list that changed carries what the new
+ * side added and what it removed, so a reviewer reads the change rather than both whole lists.
  */
 import type {
   Bundle,
@@ -12,6 +17,7 @@ import type {
   DeclarativeConfig,
   Deprecation,
   Package,
+  RelatedImage,
 } from '../declcfg/types.js';
 import { marshal } from '../go/json-encode.js';
 import { compareUtf8 } from '../go/utf8.js';
@@ -52,6 +58,10 @@ export interface EdgeChange {
   /** '' or [] when unset. */
   before: string | string[];
   after: string | string[];
+  /** `skips` only: the names in `after` and not in `before`, in their order in `after`. */
+  added?: string[];
+  /** `skips` only: the names in `before` and not in `after`, in their order in `before`. */
+  removed?: string[];
 }
 
 export interface DeprecationRef {
@@ -73,6 +83,14 @@ export interface ContentChange {
   bundle: string;
   /** What changed: `image`, `relatedImages`, `description`, `icon`, or property types. */
   changed: string[];
+  /**
+   * For each list-valued aspect in `changed` (`relatedImages`, a property type) that gained values:
+   * the values only the new side has (related images as `{name, image}`, property values as
+   * written), in their order there.
+   */
+  added: Record<string, unknown[]>;
+  /** As `added`, for the values only the old side has. */
+  removed: Record<string, unknown[]>;
 }
 
 export interface CatalogDiff {
@@ -199,11 +217,11 @@ function diffPackage(d: CatalogDiff, name: string, o: Side, n: Side): void {
       after: n.pkg.defaultChannel,
     });
   }
-  const pkgChanged: string[] = [];
-  if ((o.pkg.description ?? '') !== (n.pkg.description ?? '')) pkgChanged.push('description');
-  if (marshal(o.pkg.icon ?? null) !== marshal(n.pkg.icon ?? null)) pkgChanged.push('icon');
-  pkgChanged.push(...changedProperties(o.pkg.properties, n.pkg.properties));
-  if (pkgChanged.length > 0) d.packagesChanged.push({ package: name, bundle: '', changed: pkgChanged });
+  const pkgChanged = newContentChange(name, '');
+  if ((o.pkg.description ?? '') !== (n.pkg.description ?? '')) pkgChanged.changed.push('description');
+  if (marshal(o.pkg.icon ?? null) !== marshal(n.pkg.icon ?? null)) pkgChanged.changed.push('icon');
+  changedProperties(pkgChanged, o.pkg.properties, n.pkg.properties);
+  if (pkgChanged.changed.length > 0) d.packagesChanged.push(pkgChanged);
 
   for (const ch of union(o.channels, n.channels)) {
     const oc = o.channels.get(ch);
@@ -218,8 +236,8 @@ function diffPackage(d: CatalogDiff, name: string, o: Side, n: Side): void {
     if (ob === undefined) d.bundlesAdded.push({ package: name, bundle: b });
     else if (nb === undefined) d.bundlesRemoved.push({ package: name, bundle: b });
     else {
-      const changed = changedContent(ob, nb);
-      if (changed.length > 0) d.bundlesChanged.push({ package: name, bundle: b, changed });
+      const changed = changedContent(name, ob, nb);
+      if (changed.changed.length > 0) d.bundlesChanged.push(changed);
     }
   }
   for (const key of union(o.deprecations, n.deprecations)) {
@@ -256,27 +274,55 @@ function diffEntries(
       text('replaces');
       const os = oe.skips ?? [];
       const ns = ne.skips ?? [];
-      if (marshal([...os].sort(compareUtf8)) !== marshal([...ns].sort(compareUtf8))) {
-        d.edgesChanged.push({ ...at, field: 'skips', before: [...os], after: [...ns] });
+      const { added, removed } = setDelta(os, ns, (x) => x);
+      if (added.length + removed.length > 0) {
+        d.edgesChanged.push({ ...at, field: 'skips', before: [...os], after: [...ns], added, removed });
       }
       text('skipRange');
     }
   }
 }
 
-/** Equality of JSON values, objects compared whatever their key order (as JSON's meaning is). */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => jsonEqual(x, b[i]));
-  }
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  return ka.every((k) => Object.hasOwn(rb, k) && jsonEqual(ra[k], rb[k]));
+/**
+ * What `after` has that `before` has not, and the reverse, by `key`; each value once, in its order
+ * on its side.
+ */
+function setDelta<T>(
+  before: readonly T[],
+  after: readonly T[],
+  key: (x: T) => string,
+): { added: T[]; removed: T[] } {
+  const only = (xs: readonly T[], other: readonly T[]): T[] => {
+    const seen = new Set(other.map(key));
+    const out: T[] = [];
+    for (const x of xs) {
+      const k = key(x);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.push(x);
+    }
+    return out;
+  };
+  return { added: only(after, before), removed: only(before, after) };
+}
+
+function newContentChange(pkg: string, bundle: string): ContentChange {
+  return { package: pkg, bundle, changed: [], added: {}, removed: {} };
+}
+
+/** Record a list-valued aspect of a blob that differs as sets. */
+function listChanged<T>(
+  c: ContentChange,
+  field: string,
+  before: readonly T[],
+  after: readonly T[],
+  key: (x: T) => string,
+): void {
+  const { added, removed } = setDelta(before, after, key);
+  if (added.length + removed.length === 0) return;
+  c.changed.push(field);
+  if (added.length > 0) c.added[field] = added;
+  if (removed.length > 0) c.removed[field] = removed;
 }
 
 /** Property values by type, in their order. */
@@ -290,31 +336,18 @@ function propertyValues(props: Bundle['properties']): Map<string, unknown[]> {
   return byType;
 }
 
-/** Whether two lists hold the same values, in any order (the common case, same order, is cheap). */
-function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  if (a.every((x, i) => jsonEqual(x, b[i]))) return true;
-  const canonical = (xs: readonly unknown[]): string =>
-    xs
-      .map((x) => marshal(x))
-      .sort(compareUtf8)
-      .join('\n');
-  return canonical(a) === canonical(b);
-}
-
-/** The property types whose values differ. */
-function changedProperties(a: Bundle['properties'], b: Bundle['properties']): string[] {
+/** The property types whose values differ (as sets; objects whatever their key order). */
+function changedProperties(c: ContentChange, a: Bundle['properties'], b: Bundle['properties']): void {
   const pa = propertyValues(a);
   const pb = propertyValues(b);
-  return union(pa, pb).filter((t) => !sameValues(pa.get(t) ?? [], pb.get(t) ?? []));
+  for (const t of union(pa, pb)) listChanged(c, t, pa.get(t) ?? [], pb.get(t) ?? [], (v) => marshal(v));
 }
 
-function changedContent(a: Bundle, b: Bundle): string[] {
-  const out: string[] = [];
-  if (a.image !== b.image) out.push('image');
-  const related = (x: Bundle): string =>
-    marshal((x.relatedImages ?? []).map((r) => `${r.name}\0${r.image}`).sort(compareUtf8));
-  if (related(a) !== related(b)) out.push('relatedImages');
-  out.push(...changedProperties(a.properties, b.properties));
-  return out;
+function changedContent(pkg: string, a: Bundle, b: Bundle): ContentChange {
+  const c = newContentChange(pkg, a.name);
+  if (a.image !== b.image) c.changed.push('image');
+  const related = (x: Bundle): RelatedImage[] => x.relatedImages ?? [];
+  listChanged(c, 'relatedImages', related(a), related(b), (r) => `${r.name}\0${r.image}`);
+  changedProperties(c, a.properties, b.properties);
+  return c;
 }

@@ -171,6 +171,8 @@ describe.sequential('diff on community-catalog-v4.21', () => {
       'kube-green.v0.7.1 skips',
       'kube-green.v0.7.1 skipRange',
     ]);
+    expect(r.text).toContain('~ skips of kube-green.v0.7.1 in channel alpha: added kube-green.v0.6.0\n');
+    expect(r.text).toContain('~ skipRange of kube-green.v0.7.1 in channel alpha: (none) → >=0.6.0 <0.7.1\n');
     expect(r.diff.upgradeImpact).toEqual([]);
     const dir = path.join(tmp, `copy-${copies}`);
     expect((await runOpm(['diff', catalogDir, dir, '--fail-on', 'impact'])).code).toBe(0);
@@ -210,8 +212,15 @@ describe.sequential('diff on community-catalog-v4.21', () => {
         package: 'kube-green',
         bundle: 'kube-green.v0.5.0',
         changed: ['image', 'relatedImages', 'olm.maxOpenShiftVersion'],
+        added: {
+          relatedImages: [{ name: 'extra', image: 'docker.io/library/busybox:1' }],
+          'olm.maxOpenShiftVersion': ['4.22'],
+        },
+        removed: {},
       },
     ]);
+    expect(r.text).toContain('    relatedImages: added docker.io/library/busybox:1 (extra)\n');
+    expect(r.text).toContain('    olm.maxOpenShiftVersion: added "4.22"\n');
     expect(kinds(r.diff)).toEqual(['bundlesChanged']);
   });
 });

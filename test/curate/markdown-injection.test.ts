@@ -37,7 +37,8 @@ describe('diff -o markdown with hostile names', () => {
     expect(r.code).toBe(1);
     const lines = r.stdout.split('\n');
     expect(lines.at(-1)).toBe('');
-    // No line is broken by a value: each is a heading this writer starts, a list item, or blank.
+    // No line is broken by a value: each is a heading this writer starts, a list item (or one
+    // nested under it), or blank.
     const headings = lines.filter((l) => l.startsWith('#'));
     expect(headings).toEqual([
       '## Catalog diff',
@@ -47,8 +48,9 @@ describe('diff -o markdown with hostile names', () => {
     const spans = new Set<string>();
     for (const line of lines) {
       if (line === '' || line.startsWith('#')) continue;
-      expect(line).toMatch(/^- (users on |(added|removed|changed): )/);
-      const parts = readInline(line.slice(2));
+      // A list item, or a line nested under one: what a changed list gained and lost.
+      expect(line).toMatch(/^(- (users on |(added|removed|changed): )| {2}- `)/);
+      const parts = readInline(line.replace(/^ *- /, ''));
       expect(
         parts.filter((p) => p.kind === 'active'),
         line,
