@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { CommanderError } from 'commander';
 import { InternalError, OpmError, UsageError, formatPosition } from '../errors.js';
 import { processIO, type CliIO } from './io.js';
@@ -110,6 +111,8 @@ export async function main(): Promise<void> {
   // (128 + its number). A second signal, or a command still running STOP_GRACE_MS later, ends it at
   // once.
   const controller = new AbortController();
+  // One signal for the whole run, listened to by every request of every concurrent pull.
+  setMaxListeners(0, controller.signal);
   const io = processIO(controller.signal);
   // A failed write to stdout is also an 'error' of the stream, which must be listened to. A write
   // the command waits for fails the command, which reports it with the command's exit code (diff's

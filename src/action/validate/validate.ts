@@ -213,9 +213,10 @@ function checkOptions(opts: ValidateOptions): CheckOptions {
  * @example
  * const { passed, counts, findings } = await validateCatalog('catalog');
  */
-export function validateCatalog(dir: string, options: ValidateOptions = {}): Promise<ValidateResult> {
+export async function validateCatalog(dir: string, options: ValidateOptions = {}): Promise<ValidateResult> {
+  // Checked inside the promise: a wrong argument rejects it, as every other failure does.
   const opts = checkedOptions(dir, options);
-  return phase(opts.onProgress, `validating ${opts.displayDir ?? dir}`, () => validateNow(dir, opts));
+  return await phase(opts.onProgress, `validating ${opts.displayDir ?? dir}`, () => validateNow(dir, opts));
 }
 
 async function validateNow(dir: string, opts: ValidateOptions): Promise<ValidateResult> {
