@@ -11,10 +11,8 @@ import { OpmError } from '../errors.js';
 import { errnoText } from '../go/errno.js';
 import { randomHex } from '../util/random-hex.js';
 import { throwIfAborted } from '../util/abort.js';
-import type { DeclarativeConfig } from './types.js';
-import { blobJson, blobYaml, groupBlobs, restoredBlobs } from './write.js';
-import type { WriteOptions } from './write.js';
-import type { Blob } from './types.js';
+import type { DeclarativeConfig, Blob } from './types.js';
+import { blobJson, blobYaml, groupBlobs, restoredBlobs, type WriteOptions } from './write.js';
 
 export type CatalogFormat = 'json' | 'yaml';
 

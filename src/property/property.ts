@@ -4,10 +4,9 @@
  * case-insensitively, unknown fields are ignored, `null` leaves a field empty, a wrong JSON type
  * fails with Go's message); every other type is opaque.
  */
-import type { JsonObject, JsonValue } from '../go/json-value.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
 import type { Property } from './types.js';
 import { RawJson } from '../go/raw-json.js';
-import { isJsonObject } from '../go/json-value.js';
 import { goFieldKeys, unmarshalFieldError, unmarshalValueError } from '../go/json-decode.js';
 import { base64ErrorAt } from '../go/base64.js';
 import { compareUtf8 } from '../go/utf8.js';

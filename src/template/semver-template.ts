@@ -24,11 +24,10 @@ import {
   type Icon,
   type Package,
 } from '../declcfg/types.js';
-import { type JsonValue } from '../go/json-value.js';
+import { isJsonObject, type JsonValue } from '../go/json-value.js';
 import { bundleVersion } from '../model/bundle-version.js';
 import { unmarshalFieldError, unmarshalValueError } from '../go/json-decode.js';
 import { type TemplateDocument } from './input.js';
-import { isJsonObject } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
 
 const SEMVER_SCHEMA = 'olm.semver';

@@ -12,9 +12,8 @@
  */
 import jsYaml from 'js-yaml';
 import { GO_YAML_TAG_TYPES } from './yaml11-tags.js';
-import type { JsonObject, JsonValue } from '../go/json-value.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
 import { OpmError, formatPosition, type SourcePosition } from '../errors.js';
-import { isJsonObject } from '../go/json-value.js';
 import { readBlockYaml, type BlockFacts } from './block-reader.js';
 import { excessiveAliasing } from './alias-limit.js';
 
