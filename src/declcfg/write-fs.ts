@@ -105,9 +105,11 @@ export async function writeCatalogDir(
 ): Promise<void> {
   expectConfig(cfg, 'writeCatalogDir(cfg)');
   expectString(root, 'writeCatalogDir(cfg, root)', 'the directory to write');
-  if (format !== 'json' && format !== 'yaml') {
+  // A check for JavaScript callers, whom the type does not bind.
+  const f: unknown = format;
+  if (f !== 'json' && f !== 'yaml') {
     throw new TypeError(
-      `writeCatalogDir(cfg, root, format): format must be 'json' or 'yaml', not ${JSON.stringify(format)}`,
+      `writeCatalogDir(cfg, root, format): format must be 'json' or 'yaml', not ${JSON.stringify(f)}`,
     );
   }
   expectOptions(options, 'writeCatalogDir(cfg, root, format, options)');

@@ -55,7 +55,7 @@ function isJsonValue(u: unknown): u is JsonValue {
 /** A property's value as plain JSON; undefined when the blob had no value at all. */
 export function propertyValue(p: Property): JsonValue | undefined {
   // Typed properties may still lack a value at run time (blobs built by hand).
-  const v: JsonValue | RawJson | undefined = p.value;
+  const v = p.value as JsonValue | RawJson | undefined;
   if (v === undefined) return undefined;
   if (v instanceof RawJson) {
     const parsed = v.parse();

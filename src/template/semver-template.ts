@@ -13,7 +13,6 @@ import { OpmError } from '../errors.js';
 import { goQuote } from '../go/fmt.js';
 import { compareSemver, formatSemver, type SemVer } from '../model/semver.js';
 import {
-  SCHEMA_BUNDLE,
   SCHEMA_CHANNEL,
   SCHEMA_PACKAGE,
   emptyConfig,
@@ -554,7 +553,6 @@ export function buildSemverCatalog(
   const cfg = emptyConfig();
   cfg.packages.push(p);
   cfg.channels.push(...channels);
-  for (const r of rendered)
-    for (const rb of r.bundles) if (rb.bundle.schema === SCHEMA_BUNDLE) cfg.bundles.push(rb.bundle);
+  for (const r of rendered) for (const rb of r.bundles) cfg.bundles.push(rb.bundle);
   return cfg;
 }

@@ -456,7 +456,8 @@ export function parseYamlDocument(
   const fast = readBlockYaml(text, resolveYaml11Scalar, opts.wellFormed === true, opts.facts);
   if (fast !== undefined) return fast;
   exactMode = false;
-  needsExactPass = false;
+  // loadOne's scalar resolver sets it: not narrowed to this value.
+  needsExactPass = false as boolean;
   suspectKeys.clear();
   const v = loadOne(text, firstLine, opts);
   if (v === undefined) return undefined;
