@@ -51,6 +51,25 @@ export default tseslint.config(
     },
   },
   {
+    // Rules that need the types: promises left floating, async functions that never wait, switches
+    // that miss a case, conditions that cannot change, and a module imported twice.
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/require-await': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
+      ],
+      '@typescript-eslint/no-unnecessary-condition': 'error',
+      'no-duplicate-imports': ['error', { allowSeparateTypeImports: false }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
     // commander and chalk belong to the CLI layer only, a gRPC library to the catalog server only.
     files: ['src/**/*.ts'],
     ignores: ['src/cli/**'],

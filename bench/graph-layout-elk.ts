@@ -25,11 +25,11 @@ export async function layoutChannelElk(ch: GraphChannel): Promise<ChannelLayout>
   const nodes = (out.children ?? []).map((c) => ({
     x: c.x ?? 0,
     y: c.y ?? 0,
-    width: c.width ?? 0,
-    height: c.height ?? 0,
+    width: c.width,
+    height: c.height,
   }));
   // Only the cost is compared: the routes are kept for the bounding box and not drawn.
-  const edges = ((out.edges ?? []) as ElkExtendedEdge[]).map((e) =>
+  const edges = (out.edges as ElkExtendedEdge[]).map((e) =>
     (e.sections ?? []).flatMap((s) => [s.startPoint, ...(s.bendPoints ?? []), s.endPoint]),
   );
   return normalize(nodes, edges);

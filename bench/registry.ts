@@ -10,11 +10,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { corpusDir } from '../test/corpus.js';
+import { corpusDir, projectRoot } from '../test/corpus.js';
 import { startFixture, type Fixture } from '../test/registry/fixture.js';
 import { BUNDLE_LABELS, buildImage, pushImage } from '../test/registry/image-builder.js';
 import { have } from '../test/registry/tools.js';
-import { projectRoot } from '../test/corpus.js';
 import type { Row } from './row.js';
 
 /** Rows of the shared benchmark table. */

@@ -51,8 +51,10 @@ import type { ImageSource, ImageSourceOptions } from './oci/image-source.js';
 export function createImageSource(options: ImageSourceOptions = {}): ImageSource {
   // This entry is the library's edge, as cli/ is the command line's: the one place below the
   // command line that reads the process, for the default a library caller expects.
+  // A JavaScript caller may pass anything: what is not an object goes on to the client's check.
+  const given: unknown = options;
   const withEnv =
-    typeof options === 'object' && options !== null && options.env === undefined
+    typeof given === 'object' && given !== null && options.env === undefined
       ? { ...options, env: process.env }
       : options;
   return createRegistryClient(withEnv);

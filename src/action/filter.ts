@@ -139,9 +139,11 @@ export async function filterToDir(
 ): Promise<FilterResult> {
   checkFilterOptions(opts, 'filterToDir');
   expectString(opts.outputDir, 'filterToDir(options).outputDir', 'the directory to write');
-  if (opts.format !== 'json' && opts.format !== 'yaml') {
+  // A check for JavaScript callers, whom the type does not bind.
+  const format: unknown = opts.format;
+  if (format !== 'json' && format !== 'yaml') {
     throw new TypeError(
-      `filterToDir(options).format must be 'json' or 'yaml', not ${JSON.stringify(opts.format)}`,
+      `filterToDir(options).format must be 'json' or 'yaml', not ${JSON.stringify(format)}`,
     );
   }
   const out = resolveIn(opts.cwd, opts.outputDir);

@@ -36,10 +36,10 @@ export async function migrate(opts: MigrateOptions): Promise<void> {
   checkSourceOptions(opts, 'migrate');
   expectString(opts.ref, 'migrate(options).ref', 'a catalog reference');
   expectString(opts.outputDir, 'migrate(options).outputDir', 'the directory to write');
-  if (opts.format !== 'json' && opts.format !== 'yaml') {
-    throw new TypeError(
-      `migrate(options).format must be 'json' or 'yaml', not ${JSON.stringify(opts.format)}`,
-    );
+  // A check for JavaScript callers, whom the type does not bind.
+  const format: unknown = opts.format;
+  if (format !== 'json' && format !== 'yaml') {
+    throw new TypeError(`migrate(options).format must be 'json' or 'yaml', not ${JSON.stringify(format)}`);
   }
   const out = resolveIn(opts.cwd, opts.outputDir);
   const existing = (await checkOutputDir(out, opts.outputDir)) === 'empty';

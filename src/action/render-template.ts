@@ -95,7 +95,8 @@ class ImageRenderer {
     );
     if (pulled.size > 0 && this.opts.imageSource !== undefined)
       this.opts.onProgress?.({ type: 'images', total: pulled.size });
-    for (const u of uses) this.begin(u);
+    // Started now, awaited by get(): begin() keeps a failure from counting as unhandled till then.
+    for (const u of uses) void this.begin(u);
   }
 
   /** The rendered bundles of an image; a failure is reported at this use's line. */

@@ -5,7 +5,7 @@
 import { OpmError } from '../errors.js';
 import { RawJson } from '../go/raw-json.js';
 import type { Bundle, RelatedImage } from '../declcfg/types.js';
-import type { JsonObject } from '../go/json-value.js';
+import { isRecord, type JsonObject } from '../go/json-value.js';
 import type { Property } from '../property/types.js';
 import {
   csvAnnotations,
@@ -26,7 +26,6 @@ import { marshal } from '../go/json-encode.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { JsonScanError, nodeText, nodeValue, scanJsonDocument } from '../go/json-scan.js';
 import type { ManifestObject, RawProperty, RegistryBundle } from './parse.js';
-import { isRecord } from '../go/json-value.js';
 import {
   TYPE_BUNDLE_OBJECT,
   TYPE_GVK,

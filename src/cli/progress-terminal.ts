@@ -8,8 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type CliProgress from 'cli-progress';
-import type { LiveDisplay, ProgressModel } from './progress-model.js';
-import { humanBytes, rate } from './progress-model.js';
+import { humanBytes, rate, type LiveDisplay, type ProgressModel } from './progress-model.js';
 import type { TerminalStderr } from './terminal-stderr.js';
 import { escapeLine } from './escape.js';
 

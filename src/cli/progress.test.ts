@@ -1,8 +1,7 @@
 // Progress off a terminal: which lines the events make, with the clock driven by the test (a line
 // depends on whether work lasted a second, so the clock is the test's, not the machine's).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ProgressEvent } from '../util/progress.js';
-import { phase } from '../util/progress.js';
+import { phase, type ProgressEvent } from '../util/progress.js';
 import { SHOW_AFTER_MS, lineProgress } from './progress.js';
 import { ProgressModel, humanBytes, rate } from './progress-model.js';
 

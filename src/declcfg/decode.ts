@@ -22,9 +22,8 @@ import {
   type Package,
   type RelatedImage,
 } from './types.js';
-import { type JsonObject, type JsonValue } from '../go/json-value.js';
+import { isRecord, isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
 import { type Property } from '../property/types.js';
-import { isRecord, isJsonObject } from '../go/json-value.js';
 import { goFieldFor, goJsonKind, unmarshalFieldError } from '../go/json-decode.js';
 import { base64ErrorAt } from '../go/base64.js';
 import { compareUtf8 } from '../go/utf8.js';

@@ -14,8 +14,7 @@ import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from
 import type { BlockFacts } from '../yaml/block-reader.js';
 import { NATIVE_STRING_LIMIT } from '../go/json-native.js';
 import { countKeysInText, scanJsonValue } from '../go/json-scan.js';
-import type { JsonObject, JsonValue } from '../go/json-value.js';
-import { isJsonObject } from '../go/json-value.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
 import { decodeUtf8AsGo, firstInvalidUtf8 } from '../go/utf8.js';
 import type { RuleId } from '../rules.js';
 

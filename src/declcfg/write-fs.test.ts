@@ -2,8 +2,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeclarativeConfig } from './types.js';
-import { emptyConfig } from './types.js';
+import { emptyConfig, type DeclarativeConfig } from './types.js';
 import { writeCatalogDir } from './write-fs.js';
 
 let dir: string;

@@ -11,10 +11,8 @@ import { OpmError } from '../errors.js';
 import { errnoText } from '../go/errno.js';
 import { randomHex } from '../util/random-hex.js';
 import { throwIfAborted } from '../util/abort.js';
-import type { DeclarativeConfig } from './types.js';
-import { blobJson, blobYaml, groupBlobs, restoredBlobs } from './write.js';
-import type { WriteOptions } from './write.js';
-import type { Blob } from './types.js';
+import type { DeclarativeConfig, Blob } from './types.js';
+import { blobJson, blobYaml, groupBlobs, restoredBlobs, type WriteOptions } from './write.js';
 
 export type CatalogFormat = 'json' | 'yaml';
 
@@ -107,9 +105,11 @@ export async function writeCatalogDir(
 ): Promise<void> {
   expectConfig(cfg, 'writeCatalogDir(cfg)');
   expectString(root, 'writeCatalogDir(cfg, root)', 'the directory to write');
-  if (format !== 'json' && format !== 'yaml') {
+  // A check for JavaScript callers, whom the type does not bind.
+  const f: unknown = format;
+  if (f !== 'json' && f !== 'yaml') {
     throw new TypeError(
-      `writeCatalogDir(cfg, root, format): format must be 'json' or 'yaml', not ${JSON.stringify(format)}`,
+      `writeCatalogDir(cfg, root, format): format must be 'json' or 'yaml', not ${JSON.stringify(f)}`,
     );
   }
   expectOptions(options, 'writeCatalogDir(cfg, root, format, options)');

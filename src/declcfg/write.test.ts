@@ -6,20 +6,19 @@ import { corpusPath, haveCorpus } from '../../test/corpus.js';
 import { emitYaml } from '../yaml/emit.js';
 import { parseYamlDocument } from '../yaml/yaml11.js';
 import { RawJson } from '../go/raw-json.js';
-import type {
-  Bundle,
-  Channel,
-  ChannelEntry,
-  DeclarativeConfig,
-  Deprecation,
-  Meta,
-  Package,
+import {
+  emptyConfig,
+  type Bundle,
+  type Channel,
+  type ChannelEntry,
+  type DeclarativeConfig,
+  type Deprecation,
+  type Meta,
+  type Package,
 } from './types.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
 import type { Property } from '../property/types.js';
-import { emptyConfig } from './types.js';
-import type { DroppedBlob } from './write.js';
-import { groupBlobs, toYaml, writeJson, writeJsonBytes, writeYaml } from './write.js';
+import { groupBlobs, toYaml, writeJson, writeJsonBytes, writeYaml, type DroppedBlob } from './write.js';
 import { loadFile } from './load-file.js';
 
 function pkg(name: string, extra: Partial<Package> = {}): Package {

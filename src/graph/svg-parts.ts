@@ -2,8 +2,7 @@
  * SVG fragments of the upgrade graph that the SVG file and the HTML page share: arrowheads, the
  * legend, and one channel's nodes and edges in the lane's own coordinates.
  */
-import type { ChannelLayout, Point } from './layout.js';
-import { nodeSubtitle, textWidth } from './layout.js';
+import { nodeSubtitle, textWidth, type ChannelLayout, type Point } from './layout.js';
 import { esc, num } from './svg-text.js';
 import type { EdgeKind, GraphChannel, GraphEdge, GraphNode } from './upgrade-graph.js';
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Bundle, DeclarativeConfig } from '../declcfg/types.js';
+import { emptyConfig, type Bundle, type DeclarativeConfig } from '../declcfg/types.js';
 import type { Property } from '../property/types.js';
-import { emptyConfig } from '../declcfg/types.js';
 import type { JsonValue } from '../go/json-value.js';
 import { convertToModel } from '../model/convert.js';
 import { dependencyFindings } from './dependencies.js';

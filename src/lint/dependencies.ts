@@ -9,12 +9,11 @@
  * exceed 128 KiB.
  */
 import type { Finding } from '../findings.js';
-import type { JsonValue } from '../go/json-value.js';
+import { isRecord, type JsonValue } from '../go/json-value.js';
 import type { Model, ModelBundle } from '../model/model.js';
 import { goQuote } from '../go/fmt.js';
 import { parseRange, SemverError, type SemverRange } from '../model/semver.js';
 import { propertyValue } from '../property/property.js';
-import { isRecord } from '../go/json-value.js';
 import { checkCelRule } from './cel.js';
 import {
   bundlePlace,

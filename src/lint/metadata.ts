@@ -10,13 +10,12 @@
  */
 import { detectMediaType } from '../util/icon-type.js';
 import type { Finding } from '../findings.js';
-import type { JsonValue } from '../go/json-value.js';
+import { isRecord, type JsonValue } from '../go/json-value.js';
 import { goQuote } from '../go/fmt.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { parseSemver, SemverError } from '../model/semver.js';
 import type { ModelBundle } from '../model/model.js';
 import { propertyValue } from '../property/property.js';
-import { isRecord } from '../go/json-value.js';
 import { bundlePlace, finding, packages, uniqueBundles, type LintInput } from './context.js';
 
 /**

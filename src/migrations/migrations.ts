@@ -4,7 +4,7 @@
 import { InternalError, OpmError } from '../errors.js';
 import { RawJson } from '../go/raw-json.js';
 import type { Bundle, DeclarativeConfig } from '../declcfg/types.js';
-import type { JsonValue } from '../go/json-value.js';
+import { isRecord, type JsonValue } from '../go/json-value.js';
 import type { Property } from '../property/types.js';
 import { parseYaml, DecodeError } from '../bundle/decode.js';
 import {
@@ -22,7 +22,6 @@ import { goStruct } from '../go/go-struct.js';
 import { marshal } from '../go/json-encode.js';
 import { ALL_MIGRATIONS, MIGRATION_LEVELS, type MigrationLevel } from './levels.js';
 
-import { isRecord } from '../go/json-value.js';
 import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';
 
 export interface Migration extends MigrationLevel {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Bundle, Channel, ChannelEntry, DeclarativeConfig, Package } from '../declcfg/types.js';
-import { emptyConfig } from '../declcfg/types.js';
+import {
+  emptyConfig,
+  type Bundle,
+  type Channel,
+  type ChannelEntry,
+  type DeclarativeConfig,
+  type Package,
+} from '../declcfg/types.js';
 import { OpmError } from '../errors.js';
 import { convertToModel, convertToModelOrThrow } from './convert.js';
 import { renderValidationTree } from './validate.js';

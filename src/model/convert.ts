@@ -4,8 +4,14 @@
  * and each problem becomes a finding, and the text opm would have printed is kept as well
  * (`opmMessage`), so commands that must fail like opm still can.
  */
-import type { Bundle, DeclarativeConfig, Location } from '../declcfg/types.js';
-import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE } from '../declcfg/types.js';
+import {
+  SCHEMA_BUNDLE,
+  SCHEMA_CHANNEL,
+  SCHEMA_PACKAGE,
+  type Bundle,
+  type DeclarativeConfig,
+  type Location,
+} from '../declcfg/types.js';
 import { OpmError, positionText } from '../errors.js';
 import type { Finding } from '../findings.js';
 import type { RuleId } from '../rules.js';

@@ -7,10 +7,8 @@
 import type { Bundle, ChannelEntry, Icon, Location, RelatedImage } from '../declcfg/types.js';
 import type { Property } from '../property/types.js';
 import type { PropertiesParse } from '../property/property.js';
-import type { Release } from './release.js';
-import type { SemVer } from './semver.js';
-import { formatSemver } from './semver.js';
-import { formatRelease } from './release.js';
+import { formatRelease, type Release } from './release.js';
+import { formatSemver, type SemVer } from './semver.js';
 
 export interface ModelDeprecation {
   message: string;

@@ -9,8 +9,14 @@ import type { Finding } from '../findings.js';
 import type { RuleId } from '../rules.js';
 import { tryParseProperties } from '../property/property.js';
 import { goQuote } from '../go/fmt.js';
-import type { Model, ModelBundle, ModelChannel, ModelPackage } from './model.js';
-import { bundleLocation, bundleVersionString } from './model.js';
+import {
+  bundleLocation,
+  bundleVersionString,
+  type Model,
+  type ModelBundle,
+  type ModelChannel,
+  type ModelPackage,
+} from './model.js';
 import { formatRelease } from './release.js';
 import { formatSemver, rangeError } from './semver.js';
 import { compareUtf8 } from '../go/utf8.js';

@@ -270,13 +270,17 @@ export class RegistryClient implements ImageSource {
         digest: top.digest,
         labels: image.labels,
         root: unpacked,
-        release: async () => {
-          if (released) return;
-          released = true;
-          // Synchronous: a few small files go faster than one thread-pool turn per file.
-          rmSync(unpacked, { recursive: true, force: true });
-          releaseOwned(unpacked);
-        },
+        // Inside the executor, a failure to remove rejects the promise rather than throwing.
+        release: () =>
+          new Promise<void>((resolve) => {
+            if (!released) {
+              released = true;
+              // Synchronous: a few small files go faster than one thread-pool turn per file.
+              rmSync(unpacked, { recursive: true, force: true });
+              releaseOwned(unpacked);
+            }
+            resolve();
+          }),
       };
     } catch (err) {
       meter?.failed();

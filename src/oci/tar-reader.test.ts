@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tarEntries } from './tar-reader.js';
+import { tarEntries, type StreamedTarHeader } from './tar-reader.js';
 
 interface Seen {
   name: string;
@@ -22,7 +22,7 @@ async function viaTarStream(archive: Buffer): Promise<Seen[]> {
   for await (const entry of extract) {
     const chunks: Buffer[] = [];
     for await (const c of entry) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
-    const h = entry.header;
+    const h: StreamedTarHeader = entry.header;
     out.push({
       name: h.name,
       type: h.type ?? 'file',

@@ -14,6 +14,18 @@ export interface TarHeader {
   linkname: string | undefined;
 }
 
+/**
+ * A header as tar-stream decodes it. Its types call every field set, but its decoder leaves `type`
+ * null for an unknown type flag, `linkname` null when empty and `size` null for a base-256 number
+ * it cannot read.
+ */
+export interface StreamedTarHeader {
+  name: string;
+  type: string | null;
+  size: number | null;
+  linkname: string | null;
+}
+
 export interface TarEntry {
   header: TarHeader;
   /** The entry's content (a view into the archive, not a copy). */

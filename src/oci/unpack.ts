@@ -17,7 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import type TarStream from 'tar-stream';
 import { OpmError } from '../errors.js';
-import { tarEntries, type TarHeader } from './tar-reader.js';
+import { tarEntries, type StreamedTarHeader, type TarHeader } from './tar-reader.js';
 
 export interface UnpackLimits {
   /** Most bytes of file content written across all layers. */
@@ -77,8 +77,9 @@ async function* zstdChunks(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer
   yield* out.splice(0);
 }
 
-async function* chunksOf(data: Buffer): AsyncGenerator<Buffer> {
-  yield data;
+/** One buffer as a stream of one chunk, for the streaming path. */
+function chunksOf(data: Buffer): AsyncIterable<Buffer> {
+  return Readable.from([data]);
 }
 
 /** Decompress a layer stream, whatever its compression. */
@@ -236,7 +237,7 @@ export class Unpacker {
     const layer = new LayerPaths();
     for await (const entry of extract) {
       try {
-        const h = entry.header;
+        const h: StreamedTarHeader = entry.header;
         const header: TarHeader = {
           name: h.name,
           type: h.type ?? 'file',
@@ -407,7 +408,7 @@ export class Unpacker {
    * Final check: every symlink that resolves must resolve inside the root. Chains of links can
    * escape even when each link on its own looks harmless.
    */
-  async finish(): Promise<void> {
+  finish(): void {
     // The native call, as before: the JavaScript one resolves `..` after a link lexically, which
     // misses chains of links that climb out.
     const realRoot = realpathSync.native(this.root);

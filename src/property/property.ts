@@ -4,10 +4,9 @@
  * case-insensitively, unknown fields are ignored, `null` leaves a field empty, a wrong JSON type
  * fails with Go's message); every other type is opaque.
  */
-import type { JsonObject, JsonValue } from '../go/json-value.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
 import type { Property } from './types.js';
 import { RawJson } from '../go/raw-json.js';
-import { isJsonObject } from '../go/json-value.js';
 import { goFieldKeys, unmarshalFieldError, unmarshalValueError } from '../go/json-decode.js';
 import { base64ErrorAt } from '../go/base64.js';
 import { compareUtf8 } from '../go/utf8.js';
@@ -56,7 +55,7 @@ function isJsonValue(u: unknown): u is JsonValue {
 /** A property's value as plain JSON; undefined when the blob had no value at all. */
 export function propertyValue(p: Property): JsonValue | undefined {
   // Typed properties may still lack a value at run time (blobs built by hand).
-  const v: JsonValue | RawJson | undefined = p.value;
+  const v = p.value as JsonValue | RawJson | undefined;
   if (v === undefined) return undefined;
   if (v instanceof RawJson) {
     const parsed = v.parse();

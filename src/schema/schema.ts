@@ -15,13 +15,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { DeclarativeConfig, Location } from '../declcfg/types.js';
-import type { JsonObject } from '../go/json-value.js';
+import { isRecord, isJsonObject, type JsonObject } from '../go/json-value.js';
 import type { Property } from '../property/types.js';
 import type { Finding } from '../findings.js';
 import type { RuleId } from '../rules.js';
 import { matchFields, propertyFields, propertyValue } from '../property/property.js';
 import { loadValidators } from './standalone.js';
-import { isRecord, isJsonObject } from '../go/json-value.js';
 
 /** The directory holding the schema files: `schemas/` at the package root. */
 export function schemasDir(): string {

@@ -3,10 +3,9 @@
  * can point at it.
  */
 import { OpmError } from '../errors.js';
-import type { JsonObject } from '../go/json-value.js';
+import { isJsonObject, type JsonObject } from '../go/json-value.js';
 import { goQuote } from '../go/fmt.js';
 import { getFolded, type TemplateDocument } from './input.js';
-import { isJsonObject } from '../go/json-value.js';
 
 export interface TemplateEntry {
   value: JsonObject;

@@ -13,7 +13,6 @@ import { OpmError } from '../errors.js';
 import { goQuote } from '../go/fmt.js';
 import { compareSemver, formatSemver, type SemVer } from '../model/semver.js';
 import {
-  SCHEMA_BUNDLE,
   SCHEMA_CHANNEL,
   SCHEMA_PACKAGE,
   emptyConfig,
@@ -24,11 +23,10 @@ import {
   type Icon,
   type Package,
 } from '../declcfg/types.js';
-import { type JsonValue } from '../go/json-value.js';
+import { isJsonObject, type JsonValue } from '../go/json-value.js';
 import { bundleVersion } from '../model/bundle-version.js';
 import { unmarshalFieldError, unmarshalValueError } from '../go/json-decode.js';
 import { type TemplateDocument } from './input.js';
-import { isJsonObject } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
 
 const SEMVER_SCHEMA = 'olm.semver';
@@ -555,7 +553,6 @@ export function buildSemverCatalog(
   const cfg = emptyConfig();
   cfg.packages.push(p);
   cfg.channels.push(...channels);
-  for (const r of rendered)
-    for (const rb of r.bundles) if (rb.bundle.schema === SCHEMA_BUNDLE) cfg.bundles.push(rb.bundle);
+  for (const r of rendered) for (const rb of r.bundles) cfg.bundles.push(rb.bundle);
   return cfg;
 }

@@ -32,13 +32,13 @@ describe('worker pool', () => {
   it('maps items over this thread and workers, results in item order', async () => {
     const items = Array.from({ length: 40 }, (_, i) => i);
     const { result, started } = await workersStartedBy(() =>
-      mapClaims(testWorker, items, { mode: 'claims' }, 3, async (n) => double(n)),
+      mapClaims(testWorker, items, { mode: 'claims' }, 3, (n) => Promise.resolve(double(n))),
     );
     expect(result).toStrictEqual(items.map(double));
     expect(started).toBe(2);
     // One thread: no worker.
     const alone = await workersStartedBy(() =>
-      mapClaims(testWorker, items, { mode: 'claims' }, 1, async (n) => double(n)),
+      mapClaims(testWorker, items, { mode: 'claims' }, 1, (n) => Promise.resolve(double(n))),
     );
     expect(alone).toStrictEqual({ result: items.map(double), started: 0 });
   });
@@ -48,7 +48,7 @@ describe('worker pool', () => {
     const inThread = thrownBy(() => items.map(double));
     expect(inThread).toBeInstanceOf(OpmError);
     await expect(
-      mapClaims(testWorker, items, { mode: 'claims' }, 3, async (n) => double(n)),
+      mapClaims(testWorker, items, { mode: 'claims' }, 3, (n) => Promise.resolve(double(n))),
     ).rejects.toStrictEqual(inThread);
   });
 

@@ -230,6 +230,11 @@ export class WorkerPool {
     this.size = Math.max(1, Math.floor(size));
   }
 
+  /** A method, not an inline check: the pool may stop while start() waits. */
+  private throwIfStopped(): void {
+    if (this.stopped !== undefined) throw this.stopped;
+  }
+
   /**
    * Start a worker of `m` with `data` as its workerData, once fewer than `size` run. Rejects when
    * the pool is terminated or `m` cannot start here (see canStartWorker).
@@ -237,14 +242,14 @@ export class WorkerPool {
   async start<M>(m: WorkerModule, data: unknown): Promise<PoolWorker<M>> {
     while (this.stopped === undefined && this.live.size >= this.size)
       await new Promise<void>((resolve) => this.waiting.push(resolve));
-    if (this.stopped !== undefined) throw this.stopped;
+    this.throwIfStopped();
     const how = startOf(m);
     if (how === null) throw new Error(`the ${m.name} worker cannot start: its code is missing`);
     // Loaded here, not with this module: most commands never start a worker.
     const { Worker: WorkerClass } = await import('node:worker_threads');
-    if (this.stopped !== undefined) throw this.stopped;
+    this.throwIfStopped();
     const code = 'source' in how ? await bundleSource(how) : undefined;
-    if (this.stopped !== undefined) throw this.stopped;
+    this.throwIfStopped();
     const worker =
       'script' in how
         ? new WorkerClass(how.script, { workerData: data })
@@ -299,7 +304,8 @@ export async function mapClaims<T, D, R>(
   const workerCount = Math.min(threads, items.length) - 1;
   const pool = new WorkerPool(Math.max(1, workerCount));
   // An Error, or the signal's reason (any value), which is thrown as it is.
-  let failed = false;
+  // Set by fail(), which the workers' callbacks call too: not narrowed to its first value.
+  let failed = false as boolean;
   let failure: unknown;
   const fail = (err: unknown): void => {
     // A failing item ends every thread's claims, and the workers are not waited for.

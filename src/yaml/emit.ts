@@ -400,22 +400,20 @@ class Emitter {
       this.indention = lines[last] === '';
       return;
     }
-    let breaks = true;
     let i = 0;
     while (i < n) {
       LITERAL_BREAK_G.lastIndex = i;
       const m = LITERAL_BREAK_G.exec(s);
       const j = m === null ? n : m.index;
+      // Every run of text follows the start or a break, so it starts indented.
       if (j > i) {
-        if (breaks) this.writeIndent(indent);
+        this.writeIndent(indent);
         this.put(s.slice(i, j), j - i);
         this.indention = false;
-        breaks = false;
       }
       if (j >= n) break;
       this.writeBreak(s, j);
       this.indention = true;
-      breaks = true;
       i = j + 1;
     }
   }

@@ -12,9 +12,8 @@
  */
 import jsYaml from 'js-yaml';
 import { GO_YAML_TAG_TYPES } from './yaml11-tags.js';
-import type { JsonObject, JsonValue } from '../go/json-value.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
 import { OpmError, formatPosition, type SourcePosition } from '../errors.js';
-import { isJsonObject } from '../go/json-value.js';
 import { readBlockYaml, type BlockFacts } from './block-reader.js';
 import { excessiveAliasing } from './alias-limit.js';
 
@@ -457,7 +456,8 @@ export function parseYamlDocument(
   const fast = readBlockYaml(text, resolveYaml11Scalar, opts.wellFormed === true, opts.facts);
   if (fast !== undefined) return fast;
   exactMode = false;
-  needsExactPass = false;
+  // loadOne's scalar resolver sets it: not narrowed to this value.
+  needsExactPass = false as boolean;
   suspectKeys.clear();
   const v = loadOne(text, firstLine, opts);
   if (v === undefined) return undefined;

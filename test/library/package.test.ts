@@ -142,7 +142,8 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(() => {
-  if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
+  // Unassigned when beforeAll failed before reaching it.
+  if ((tmp as string | undefined) !== undefined) rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('the packed package', () => {
@@ -264,7 +265,8 @@ describe("the README's library examples", () => {
   }, 120_000);
 
   afterAll(async () => {
-    await registry?.stop();
+    // Unassigned when beforeAll failed before reaching it.
+    await (registry as RegistryProcess | undefined)?.stop();
   });
 
   /** Run example `i` in the consumer folder (as .cjs when it requires, else as an ES module). */

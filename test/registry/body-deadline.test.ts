@@ -31,9 +31,10 @@ beforeAll(async () => {
 beforeEach(() => proxy.reset());
 
 afterAll(async () => {
-  await proxy?.close();
-  await registry?.stop();
-  tmp?.remove();
+  // Unassigned when beforeAll failed before reaching them.
+  await (proxy as FaultProxy | undefined)?.close();
+  await (registry as RegistryProcess | undefined)?.stop();
+  (tmp as ReturnType<typeof tempDir> | undefined)?.remove();
 });
 
 describe('OPM_REGISTRY_BODY_DEADLINE', () => {

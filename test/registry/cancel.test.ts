@@ -78,9 +78,10 @@ beforeAll(async () => {
 beforeEach(() => proxy.reset());
 
 afterAll(async () => {
-  await proxy?.close();
-  await registry?.stop();
-  tmp?.remove();
+  // Unassigned when beforeAll failed before reaching them.
+  await (proxy as FaultProxy | undefined)?.close();
+  await (registry as RegistryProcess | undefined)?.stop();
+  (tmp as ReturnType<typeof tempDir> | undefined)?.remove();
 });
 
 describe('a pull stopped by its signal', () => {

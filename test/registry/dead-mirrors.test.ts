@@ -74,9 +74,10 @@ beforeAll(async () => {
 beforeEach(() => src.reset());
 
 afterAll(async () => {
-  await src?.close();
-  await source?.stop();
-  tmp?.remove();
+  // Unassigned when beforeAll failed before reaching them.
+  await (src as FaultProxy | undefined)?.close();
+  await (source as RegistryProcess | undefined)?.stop();
+  (tmp as ReturnType<typeof tempDir> | undefined)?.remove();
 });
 
 describe('mirrors that cannot be reached', () => {

@@ -56,8 +56,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await fx?.stop();
-  if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
+  // Unassigned when beforeAll failed before reaching them.
+  await (fx as Fixture | undefined)?.stop();
+  if ((tmp as string | undefined) !== undefined) rmSync(tmp, { recursive: true, force: true });
 });
 
 interface Run {

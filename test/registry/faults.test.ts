@@ -35,8 +35,9 @@ beforeAll(async () => {
 beforeEach(() => fx.proxy.reset());
 
 afterAll(async () => {
-  await fx?.stop();
-  tmp?.remove();
+  // Unassigned when beforeAll failed before reaching them.
+  await (fx as Fixture | undefined)?.stop();
+  (tmp as ReturnType<typeof tempDir> | undefined)?.remove();
 });
 
 function expectOneLine(

@@ -71,11 +71,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await src?.close();
-  await mir?.close();
-  await source?.stop();
-  await mirror?.stop();
-  tmp?.remove();
+  // Unassigned when beforeAll failed before reaching them.
+  await (src as FaultProxy | undefined)?.close();
+  await (mir as FaultProxy | undefined)?.close();
+  await (source as RegistryProcess | undefined)?.stop();
+  await (mirror as RegistryProcess | undefined)?.stop();
+  (tmp as ReturnType<typeof tempDir> | undefined)?.remove();
 });
 
 beforeEach(() => {

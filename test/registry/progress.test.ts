@@ -53,9 +53,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await proxy?.close();
-  await registry?.stop();
-  tmp?.remove();
+  // Unassigned when beforeAll failed before reaching them.
+  await (proxy as FaultProxy | undefined)?.close();
+  await (registry as RegistryProcess | undefined)?.stop();
+  (tmp as ReturnType<typeof tempDir> | undefined)?.remove();
 });
 
 /** A slow registry again, and a cold cache for the next run. */

@@ -18,8 +18,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await fx?.stop();
-  tmp?.remove();
+  // Unassigned when beforeAll failed before reaching them.
+  await (fx as Fixture | undefined)?.stop();
+  (tmp as ReturnType<typeof tempDir> | undefined)?.remove();
 });
 
 describe('anonymous plain HTTP registry', () => {

@@ -101,8 +101,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await fx?.stop();
-  tmp?.remove();
+  // Unassigned when beforeAll failed before reaching them.
+  await (fx as Fixture | undefined)?.stop();
+  (tmp as ReturnType<typeof tempDir> | undefined)?.remove();
 });
 
 describe.each(setups)('render of bundle images: $name', (setup) => {

@@ -24,8 +24,9 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await fx?.stop();
-  tmp?.remove();
+  // Unassigned when beforeAll failed before reaching them.
+  await (fx as Fixture | undefined)?.stop();
+  (tmp as ReturnType<typeof tempDir> | undefined)?.remove();
 });
 
 describe('validate --with an image', () => {

@@ -41,7 +41,7 @@ export interface Violation {
   errors: string[];
 }
 
-export async function catalogViolations(dir: string): Promise<{ docs: number; violations: Violation[] }> {
+export function catalogViolations(dir: string): { docs: number; violations: Violation[] } {
   const validate = validatorOf('catalog.json');
   const { files } = walkCatalogDirSync(dir);
   const violations: Violation[] = [];
@@ -64,7 +64,7 @@ export async function catalogViolations(dir: string): Promise<{ docs: number; vi
 export async function unwarnedViolations(
   dir: string,
 ): Promise<{ docs: number; passed: boolean; violations: Violation[]; unwarned: Violation[] }> {
-  const { docs, violations } = await catalogViolations(dir);
+  const { docs, violations } = catalogViolations(dir);
   const result = await validateCatalog(dir);
   const warned = new Set(
     result.findings.filter((f) => f.severity === 'warning').map((f) => `${f.file ?? ''}:${f.line ?? 0}`),

@@ -222,7 +222,8 @@ function orderedChunks(files: readonly EncodedFile[]): Uint8Array[] | null {
     }
   }
   // A dropped blob is reported by the ordinary path, with the rest of what the catalog has to say.
-  let droppedAny = false;
+  // Set by the callback: not narrowed to its first value.
+  let droppedAny = false as boolean;
   const groups = orderBlobs(blobs, { onDropped: () => (droppedAny = true) });
   if (droppedAny) return null;
   return groups.flatMap((g) => g.blobs.map((b) => b.value));

@@ -115,10 +115,12 @@ export function checkSourceOptions(opts: unknown, fn: string): void {
   const o = opts as Partial<RenderOptions>;
   expectOptionalString(o.cwd, `${fn}(options).cwd`);
   expectOptionalFunction(o.onWarning, `${fn}(options).onWarning`);
-  const source = o.imageSource as { pull?: unknown } | undefined;
+  const source: unknown = o.imageSource;
   if (
     source !== undefined &&
-    (typeof source !== 'object' || source === null || typeof source.pull !== 'function')
+    (typeof source !== 'object' ||
+      source === null ||
+      typeof (source as { pull?: unknown }).pull !== 'function')
   ) {
     throw new TypeError(`${fn}(options).imageSource must be an ImageSource, as createImageSource() returns`);
   }

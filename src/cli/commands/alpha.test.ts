@@ -441,8 +441,7 @@ describe.runIf(haveCorpus())('alpha list and render-graph', () => {
       ],
     ]);
     // every column starts where the header's column starts
-    const starts = (l: string) =>
-      [...l.matchAll(/(?:^| {2,})(\S)/g)].map((m) => (m.index ?? 0) + m[0].length - 1);
+    const starts = (l: string) => [...l.matchAll(/(?:^| {2,})(\S)/g)].map((m) => m.index + m[0].length - 1);
     expect(starts(lines[2] ?? '')).toEqual(starts(lines[0] ?? ''));
     const missing = await runOpm(['alpha', 'list', 'channels', index, 'nope']);
     expect(missing.code).toBe(1);

@@ -96,8 +96,9 @@ export async function nodeEngine(
         });
         req.end(body);
       }),
-    close: async () => {
+    close: () => {
       agent.destroy();
+      return Promise.resolve();
     },
   };
 }

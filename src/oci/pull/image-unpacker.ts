@@ -44,7 +44,7 @@ export async function unpackImage(
     o.signal,
   );
   for (const layer of layers) await applyStoredLayer(unpacker, store, layer, o.signal);
-  await unpacker.finish();
+  unpacker.finish();
 }
 
 /**
