@@ -88,7 +88,7 @@ export function runProcess(
   const tmp = mkdtempSync(path.join(tmpdir(), 'opm-user-bench-'));
   const timeFile = path.join(tmp, 'time');
   try {
-    const full = gnuTime ? [GNU_TIME, '-o', timeFile, '-f', '%M', ...cmd] : cmd;
+    const full = gnuTime ? [GNU_TIME, '-o', timeFile, '-f', '%U %S %M', ...cmd] : cmd;
     const t0 = process.hrtime.bigint();
     const r = spawnSync(full[0] ?? '', full.slice(1), {
       env,
