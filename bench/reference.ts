@@ -1,8 +1,9 @@
 // Rows side by side with the reference opm (Go), when one is available: $OPM_REFERENCE, else
 // .tools/bin/opm-reference (scripts/build-reference-opm.sh builds it). Both are run as a user runs
 // them, as separate processes from their command line (bin/opm.js run as a program for opm-ts, as
-// npm's `opm` link runs it, with this Node.js first in PATH), interleaved,
-// best of BENCH_RUNS; at one core (`taskset -c 0`, and GOMAXPROCS=1 for Go) and at all cores.
+// npm's `opm` link runs it, with this Node.js first in PATH), alternated pair by pair (which one
+// starts a pair alternates too); times and memory are medians of BENCH_RUNS, ratios the medians of
+// the pairwise ratios (docs/performance.md: best-of-runs flattered opm-ts); at one core (`taskset -c 0`, and GOMAXPROCS=1 for Go) and at all cores.
 // Wall time, CPU time (user + system) and peak memory come from GNU time (`/usr/bin/time`).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -75,18 +76,34 @@ function runOnce(argv: string[], oneCore: boolean, env: NodeJS.ProcessEnv, gnuTi
   }
 }
 
-function best(runs: Run[]): Run {
-  const ok = runs.filter((r) => r.code === 0);
-  const pool = ok.length > 0 ? ok : runs;
-  const min = (f: (r: Run) => number | undefined): number | undefined => {
-    const xs = pool.map(f).filter((x): x is number => x !== undefined);
-    return xs.length === 0 ? undefined : Math.min(...xs);
-  };
+function median(xs: readonly number[]): number | undefined {
+  if (xs.length === 0) return undefined;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m] : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+}
+
+/** The median run of each measure, and the medians of the pairwise ratios of wall and CPU time. */
+function paired(
+  ours: Run[],
+  ref: Run[],
+): { ours: Run; ref: Run; ratio: number; cpuRatio: number | undefined } {
+  const mid = (runs: Run[]): Run => ({
+    ms: median(runs.map((r) => r.ms)) ?? 0,
+    cpuMs: median(runs.flatMap((r) => (r.cpuMs === undefined ? [] : [r.cpuMs]))),
+    mb: median(runs.flatMap((r) => (r.mb === undefined ? [] : [r.mb]))),
+    code: runs.find((r) => r.code !== 0)?.code ?? 0,
+  });
+  const pairs = ours
+    .map((o, i) => [o, ref[i]] as const)
+    .filter((p): p is readonly [Run, Run] => p[1] !== undefined);
   return {
-    ms: min((r) => r.ms) ?? 0,
-    cpuMs: min((r) => r.cpuMs),
-    mb: min((r) => r.mb),
-    code: pool[0]?.code ?? 1,
+    ours: mid(ours),
+    ref: mid(ref),
+    ratio: median(pairs.map(([o, r]) => o.ms / r.ms)) ?? 0,
+    cpuRatio: median(
+      pairs.flatMap(([o, r]) => (o.cpuMs !== undefined && r.cpuMs ? [o.cpuMs / r.cpuMs] : [])),
+    ),
   };
 }
 
@@ -168,23 +185,27 @@ export function referenceBench(opts: {
     });
 
   const rows: ReferenceRow[] = [];
-  /** Best wall times by case: opm-ts's and the reference's, at one core and at all cores. */
+  /** Median wall times by case: opm-ts's and the reference's, at one core and at all cores. */
   const walls = new Map<string, { opm: [number, number]; ref: [number, number] }>();
   for (const c of cases) {
     for (const oneCore of [true, false]) {
       if (c.runs === 1 && oneCore) continue;
       const env: NodeJS.ProcessEnv = { ...process.env, PATH, ...(oneCore ? { GOMAXPROCS: '1' } : {}) };
-      for (const v of c.unset ?? []) delete env[v];
+      // Users run with the defaults: no thread count or GOMAXPROCS left over from the caller's shell.
+      if (!oneCore) delete env.GOMAXPROCS;
+      for (const v of ['OPM_THREADS', ...(c.unset ?? [])]) delete env[v];
       const refRuns: Run[] = [];
       const opmRuns: Run[] = [];
       for (let i = 0; i < (c.runs ?? opts.runs); i++) {
-        refRuns.push(runOnce([opts.reference, ...c.args], oneCore, env, gnuTime));
-        opmRuns.push(runOnce(c.instead ?? [...opm, ...c.args], oneCore, env, gnuTime));
+        const refRun = (): number =>
+          refRuns.push(runOnce([opts.reference, ...c.args], oneCore, env, gnuTime));
+        const opmRun = (): number =>
+          opmRuns.push(runOnce(c.instead ?? [...opm, ...c.args], oneCore, env, gnuTime));
+        if (i % 2 === 0) refRun();
+        opmRun();
+        if (i % 2 === 1) refRun();
       }
-      const ref = best(refRuns);
-      const ours = best(opmRuns);
-      const ratio = ours.ms / ref.ms;
-      const cpuRatio = ours.cpuMs !== undefined && ref.cpuMs ? ours.cpuMs / ref.cpuMs : undefined;
+      const { ours, ref, ratio, cpuRatio } = paired(opmRuns, refRuns);
       const failed = ours.code !== 0 || ref.code !== 0;
       const wallOk = c.wall === undefined ? undefined : ratio <= c.wall;
       const cpuOk = c.cpu === undefined || cpuRatio === undefined ? undefined : cpuRatio <= c.cpu;
@@ -224,20 +245,18 @@ export function referenceBench(opts: {
     refVersion.push(runOnce([opts.reference, 'version'], false, process.env, gnuTime));
     nodeRuns.push(runOnce([process.execPath, '-e', '0'], false, process.env, gnuTime));
   }
-  const nodeFloor = best(nodeRuns);
-  const refV = best(refVersion);
+  const floor = paired(nodeRuns, refVersion);
   rows.push({
     name: 'node -e 0 (runtime floor) vs version',
     cores: String(availableParallelism()),
-    refMs: Math.round(refV.ms),
-    opmMs: Math.round(nodeFloor.ms),
-    refCpuMs: round(refV.cpuMs),
-    opmCpuMs: round(nodeFloor.cpuMs),
-    refMB: round(refV.mb),
-    opmMB: round(nodeFloor.mb),
-    ratio: Math.round((nodeFloor.ms / refV.ms) * 100) / 100,
-    cpuRatio:
-      nodeFloor.cpuMs !== undefined && refV.cpuMs ? round(nodeFloor.cpuMs / refV.cpuMs, 2) : undefined,
+    refMs: Math.round(floor.ref.ms),
+    opmMs: Math.round(floor.ours.ms),
+    refCpuMs: round(floor.ref.cpuMs),
+    opmCpuMs: round(floor.ours.cpuMs),
+    refMB: round(floor.ref.mb),
+    opmMB: round(floor.ours.mb),
+    ratio: Math.round(floor.ratio * 100) / 100,
+    cpuRatio: round(floor.cpuRatio, 2),
     target: '-',
     ok: undefined,
   });

@@ -1,7 +1,7 @@
 // `npm run bench`: each figure is a ratio to a floor measured in the same run on the same data.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCatalog } from './generate-catalog.js';
@@ -11,6 +11,7 @@ import { registryBench } from './registry.js';
 import type { Row } from './row.js';
 import { corpusDir, projectRoot } from '../test/corpus.js';
 import { printReferenceRows, referenceBench, referenceBinary, type ReferenceRow } from './reference.js';
+import { printUserBench, userBench, type UserBench } from './user.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Bundled to bench/out/ (scripts/build-bench.js), where results and generated data live too.
@@ -35,7 +36,17 @@ function runChild(args: string[]): Sample {
   return JSON.parse(last) as Sample;
 }
 
-/** Best of RUNS for both sides, interleaved so that machine noise hits both alike. */
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+};
+
+/**
+ * RUNS pairs, alternated (which side starts a pair alternates too) so that machine noise hits both
+ * alike: the ratio is the median of the pairwise ratios, times and memory are medians (best-of-runs
+ * flattered the side with the larger spread, docs/performance.md).
+ */
 function measure(
   name: string,
   floorArgs: string[],
@@ -43,25 +54,22 @@ function measure(
   target: number | undefined,
   oursArgs: string[] = ['opm', ...opmArgs],
 ): Row {
-  let floorBest: Sample | undefined;
-  let opmBest: Sample | undefined;
-  let opmFailed = false;
+  const floors: Sample[] = [];
+  const opms: Sample[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const f = runChild(floorArgs);
-    if (!floorBest || f.ms < floorBest.ms) floorBest = f;
-    const o = runChild(oursArgs);
-    if (o.code !== 0) opmFailed = true;
-    if (!opmBest || o.ms < opmBest.ms) opmBest = o;
+    if (i % 2 === 0) floors.push(runChild(floorArgs));
+    opms.push(runChild(oursArgs));
+    if (i % 2 === 1) floors.push(runChild(floorArgs));
   }
-  if (!floorBest || !opmBest) throw new Error('no samples');
-  const ratio = opmBest.ms / floorBest.ms;
+  const opmFailed = opms.some((o) => o.code !== 0);
+  const ratio = median(opms.map((o, i) => o.ms / (floors[i]?.ms ?? NaN)));
   return {
     name,
-    floorMs: Math.round(floorBest.ms),
-    opmMs: Math.round(opmBest.ms),
+    floorMs: Math.round(median(floors.map((f) => f.ms))),
+    opmMs: Math.round(median(opms.map((o) => o.ms))),
     ratio: Math.round(ratio * 100) / 100,
-    floorRssMB: Math.round(floorBest.maxRssMB),
-    opmRssMB: Math.round(opmBest.maxRssMB),
+    floorRssMB: Math.round(median(floors.map((f) => f.maxRssMB))),
+    opmRssMB: Math.round(median(opms.map((o) => o.maxRssMB))),
     target: opmFailed ? 'FAILED (non-zero exit)' : target === undefined ? '-' : `<= ${target}x`,
     ok: opmFailed ? false : target === undefined ? undefined : ratio <= target,
   };
@@ -251,6 +259,13 @@ if (reference === undefined) {
   );
 }
 
+// The table users compare with (bench/user.ts): catalogs and bundle directories, paired medians.
+let user: UserBench | undefined;
+const loadAtStart = loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' ');
+if (reference !== undefined) user = userBench({ root, reference, corpus: corpusDir, outDir });
+
 // Upgrade-graph pictures: the layout library's cost, render-graph -o svg|html, the page in chromium.
 rows.push(...graphBench());
 
@@ -266,8 +281,9 @@ for (const r of rows) {
   );
 }
 printReferenceRows(referenceRows);
+if (user !== undefined) printUserBench(user, loadAtStart);
 mkdirSync(outDir, { recursive: true });
 writeFileSync(
   path.join(outDir, 'results.json'),
-  JSON.stringify({ rows, reference: referenceRows }, null, 2) + '\n',
+  JSON.stringify({ rows, reference: referenceRows, user }, null, 2) + '\n',
 );

@@ -1,4 +1,5 @@
-// Run by `npm run bench` after `npm run build`: bundles bench/run.ts and bench/child.ts into
+// Run by `npm run bench` after `npm run build`: bundles bench/run.ts, bench/child.ts and the
+// standalone entries (registry, graph, user) into
 // bench/out/*.mjs. Imports of src/ are not compiled again: they point at the modules of the product's
 // build in dist/ (what dist/opm.cjs is bundled from), so the bench measures the code users install.
 import { build } from 'esbuild';
@@ -36,6 +37,7 @@ await build({
     child: path.join(root, 'bench', 'child.ts'),
     registry: path.join(root, 'bench', 'registry-main.ts'),
     graph: path.join(root, 'bench', 'graph-main.ts'),
+    user: path.join(root, 'bench', 'user-main.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },

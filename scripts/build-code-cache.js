@@ -1,7 +1,7 @@
 // Run by scripts/bundle.js: compiles dist/opm.cjs the way bin/opm.js does, runs the commands people
 // run most on the example data in testdata/ (output thrown away), and writes the V8 code cache of
 // everything that was compiled to dist/opm.cjs.cache. Its own process, so that the cache is made
-// with the same V8 flags as a plain `node` run.
+// with the V8 flags of bin/opm.js's shell line (scripts/bundle.js starts it with them).
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';

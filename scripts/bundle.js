@@ -91,7 +91,19 @@ for (const [entry, out] of [
     logLevel: 'warning',
   });
 }
-const cache = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-code-cache.js')], {
-  stdio: 'inherit',
-});
+// The code cache is made under the V8 flags bin/opm.js's shell line starts Node.js with (V8 refuses
+// a cache made under other flags, and the launcher compares their stamp): read from that line.
+const execLine = /exec node((?: --[a-z-]+(?:=[^ ]*)?)*) "\$0"/.exec(
+  readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8'),
+);
+if (execLine === null) throw new Error('bin/opm.js: no `exec node … "$0"` line');
+const launcherFlags = (execLine[1] ?? '')
+  .trim()
+  .split(' ')
+  .filter((f) => f !== '');
+const cache = spawnSync(
+  process.execPath,
+  [...launcherFlags, path.join(root, 'scripts', 'build-code-cache.js')],
+  { stdio: 'inherit' },
+);
 if (cache.status !== 0) process.exit(cache.status ?? 1);

@@ -26,7 +26,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(cacheDir, { recursive: true, force: true }));
 
-// The build's stamp: Node.js version, architecture, then the NODE_OPTIONS it ran with, if any.
+// The build's stamp: Node.js version, architecture, then the V8 flags it ran with (bin/opm.js's and
+// any NODE_OPTIONS), given to the runs below as NODE_OPTIONS.
 const stamp = readFileSync(path.resolve('dist/opm.cjs.cache.stamp'), 'utf8').trim();
 const buildNodeOptions = stamp.split(' ').slice(2).join(' ');
 
@@ -62,6 +63,33 @@ describe('the launcher', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('"schema": "olm.package"');
     expect(ownCaches()).toEqual([]);
+  });
+
+  it('run as a program, starts Node.js with the flags the build made its cache with, and uses it', () => {
+    // bin/opm.js's shell line gives Node.js its V8 flags (a smaller young generation); the stamp
+    // names them, and a run through the shell line compiles with the shipped cache.
+    const flags = /exec node((?: --[a-z-]+(?:=[^ ]*)?)*) "\$0"/.exec(readFileSync(bin, 'utf8'))?.[1]?.trim();
+    expect(flags).toBe('--max-semi-space-size=4');
+    expect(stamp.endsWith(` ${flags ?? ''}`)).toBe(true);
+    const r = spawnSync(bin, ['render', catalog, '-o', 'json'], {
+      encoding: 'utf8',
+      env: {
+        PATH: [path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter),
+        HOME: cacheDir,
+        OLM_CACHE_DIR: cacheDir,
+      },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('"schema": "olm.package"');
+    expect(ownCaches()).toEqual([]);
+    // Without the flags (`node bin/opm.js`) V8 refuses that cache: the run keeps one of its own.
+    const plain = spawnSync(process.execPath, [bin, 'render', catalog, '-o', 'json'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: cacheDir, OLM_CACHE_DIR: cacheDir },
+    });
+    expect(plain.stdout).toBe(r.stdout);
+    expect(ownCaches()).toHaveLength(1);
   });
 
   it('leaves a cache for other V8 flags and reads it on the next run', () => {

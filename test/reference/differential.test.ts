@@ -15,9 +15,13 @@ const dirs = (root: string): string[] =>
     .filter((d) => existsSync(path.join(root, d, 'catalog')))
     .sort();
 
-// The validate fixtures, and the catalog holding what only the editor schemas reject (opm passes it).
+// The validate fixtures but one, and the catalog holding what only the editor schemas reject (opm passes it).
+// channel-order-in-tree: opm's order of channels in its message changes from run to run
+// (compatibility row 48, data-loss.test.ts).
 const validateCases = [
-  ...dirs('testdata/validate').map((c) => path.join('testdata/validate', c)),
+  ...dirs('testdata/validate')
+    .filter((c) => c !== 'channel-order-in-tree')
+    .map((c) => path.join('testdata/validate', c)),
   ...dirs('testdata/schemas').map((c) => path.join('testdata/schemas', c)),
 ];
 

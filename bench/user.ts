@@ -1,0 +1,342 @@
+// opm-ts against the reference opm as a user measures them (docs/performance.md): whole processes
+// from their command lines (`bin/opm.js` run as a program, as npm's `opm` link runs it), alternated
+// pair by pair (which one starts a pair alternates too), output to /dev/null; each figure is the
+// median of the pairwise ratios opm-ts / reference with their range (min–max), at one core
+// (`taskset -c 0`, GOMAXPROCS=1) and at all cores, with the peak memory of both (GNU time's %M, the
+// child's maxrss). Catalogs: the corpus catalog, the corpus's bundle directories, and the generated
+// certified and community shapes (bench/generate-shapes.ts).
+//
+//   BENCH_QUICK=1     3 pairs per figure, one bundle directory per package (development)
+//   BENCH_RUNS=N      pairs per figure (default 5, quick 3)
+//   BENCH_ONLY=a,b    only catalogs whose label contains one of these words
+//   BENCH_CORES=1|all only that setting
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { generateShape, type Shape } from './generate-shapes.js';
+
+const GNU_TIME = '/usr/bin/time';
+/** Bumped when the generator's output changes, so that catalogs made before are made again. */
+const GENERATOR_VERSION = 2;
+
+export interface Sample {
+  ms: number;
+  /** User + system CPU time of the process and its threads (GNU time). */
+  cpuMs: number | undefined;
+  /** Peak resident memory in MiB (GNU time), when GNU time is there. */
+  mb: number | undefined;
+  code: number;
+}
+
+export interface Cell {
+  /** Median, min and max of the pairwise ratios opm-ts / reference (wall time). */
+  median: number;
+  min: number;
+  max: number;
+  pairs: number;
+  /**
+   * Median of the pairwise ratios of CPU time (user + system): what the wall ratio at one core is on
+   * a quiet machine, and far less moved by other load than wall time.
+   */
+  cpu: number | undefined;
+  /** What best-of-runs would say from the same samples: fastest opm-ts over fastest reference. */
+  bestOf: number;
+  oursMs: number;
+  refMs: number;
+  oursMB: number | undefined;
+  refMB: number | undefined;
+  failed: string | undefined;
+}
+
+export interface UserRow {
+  catalog: string;
+  cores: string;
+  validate: Cell | undefined;
+  json: Cell | undefined;
+  yaml: Cell | undefined;
+}
+
+export interface UserBench {
+  rows: UserRow[];
+  environment: Record<string, string>;
+  seconds: number;
+}
+
+function haveGnuTime(): boolean {
+  if (!existsSync(GNU_TIME)) return false;
+  return spawnSync(GNU_TIME, ['-f', '%e', 'true']).status === 0;
+}
+
+/** One run of `argv` with stdout to /dev/null, as a child process, optionally on core 0 alone. */
+export function runProcess(
+  argv: string[],
+  oneCore: boolean,
+  env: NodeJS.ProcessEnv,
+  gnuTime: boolean,
+): Sample {
+  const cmd = oneCore ? ['taskset', '-c', '0', ...argv] : argv;
+  const tmp = mkdtempSync(path.join(tmpdir(), 'opm-user-bench-'));
+  const timeFile = path.join(tmp, 'time');
+  try {
+    const full = gnuTime ? [GNU_TIME, '-o', timeFile, '-f', '%U %S %M', ...cmd] : cmd;
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(full[0] ?? '', full.slice(1), {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      maxBuffer: 1 << 24,
+    });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const code = r.status ?? 1;
+    if (code !== 0)
+      process.stderr.write(`  exit ${code}: ${argv.join(' ')}\n${r.stderr.toString().slice(0, 500)}\n`);
+    if (!gnuTime) return { ms, cpuMs: undefined, mb: undefined, code };
+    // GNU time writes "Command exited with non-zero status N" first when the command fails.
+    const [user, sys, kb] = (readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '')
+      .split(' ')
+      .map(Number);
+    return { ms, cpuMs: ((user ?? 0) + (sys ?? 0)) * 1000, mb: (kb ?? 0) / 1024, code };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+}
+
+/** A cell from pairs of samples (opm-ts, reference). */
+export function cellOf(pairs: readonly [Sample, Sample][]): Cell {
+  const ratios = pairs.map(([o, r]) => o.ms / r.ms);
+  const mbs = (xs: (number | undefined)[]): number | undefined => {
+    const ok = xs.filter((x): x is number => x !== undefined);
+    return ok.length === 0 ? undefined : median(ok);
+  };
+  const cpus = pairs.flatMap(([o, r]) => (o.cpuMs !== undefined && r.cpuMs ? [o.cpuMs / r.cpuMs] : []));
+  const bad = pairs.find(([o, r]) => o.code !== 0 || r.code !== 0);
+  return {
+    median: median(ratios),
+    min: Math.min(...ratios),
+    max: Math.max(...ratios),
+    pairs: pairs.length,
+    cpu: cpus.length === 0 ? undefined : median(cpus),
+    bestOf: Math.min(...pairs.map(([o]) => o.ms)) / Math.min(...pairs.map(([, r]) => r.ms)),
+    oursMs: median(pairs.map(([o]) => o.ms)),
+    refMs: median(pairs.map(([, r]) => r.ms)),
+    oursMB: mbs(pairs.map(([o]) => o.mb)),
+    refMB: mbs(pairs.map(([, r]) => r.mb)),
+    failed: bad === undefined ? undefined : `exit ${bad[0].code}/${bad[1].code}`,
+  };
+}
+
+function dirBytes(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    n += e.isDirectory() ? dirBytes(p) : statSync(p).size;
+  }
+  return n;
+}
+
+/** A generated catalog under `outDir`, made once per generator version (a marker beside it). */
+export function shapeCatalog(outDir: string, shape: Shape): string {
+  const dir = path.join(outDir, `shape-${shape}`);
+  const marker = `${dir}.complete`;
+  const stamp = JSON.stringify({ version: GENERATOR_VERSION });
+  if (!existsSync(marker) || !readFileSync(marker, 'utf8').startsWith(stamp)) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const info = generateShape(dir, shape);
+    writeFileSync(marker, stamp + '\n' + JSON.stringify(info) + '\n');
+    process.stderr.write(
+      `generated ${shape} shape: ${info.packages} packages, ${info.bundles} bundles, ${(info.bytes / 1e6).toFixed(1)} MB in ${dir}\n`,
+    );
+  }
+  return dir;
+}
+
+/** Bundle directories of the corpus (`community-bundles/<package>/<version>`), by package. */
+function bundleDirs(corpus: string): string[][] {
+  const root = path.join(corpus, 'community-bundles');
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .sort()
+    .map((pkg) =>
+      readdirSync(path.join(root, pkg))
+        .sort()
+        .map((v) => path.join(root, pkg, v))
+        .filter((d) => existsSync(path.join(d, 'manifests'))),
+    )
+    .filter((ds) => ds.length > 0);
+}
+
+const MB = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+
+export function userBench(opts: {
+  root: string;
+  reference: string;
+  corpus: string | undefined;
+  outDir: string;
+}): UserBench {
+  const started = Date.now();
+  const quick = process.env.BENCH_QUICK === '1';
+  const runs = Number(process.env.BENCH_RUNS ?? (quick ? 3 : 5));
+  const only = (process.env.BENCH_ONLY ?? '').split(',').filter((w) => w !== '');
+  const coreSettings =
+    process.env.BENCH_CORES === '1' ? [true] : process.env.BENCH_CORES === 'all' ? [false] : [true, false];
+  const gnuTime = haveGnuTime();
+  if (!gnuTime)
+    process.stderr.write('*** /usr/bin/time not found (apt-get install time): no peak memory ***\n');
+  const opm = [path.join(opts.root, 'bin', 'opm.js')];
+  // This Node.js first in PATH, as npm's link finds it; no thread or GOMAXPROCS setting left over
+  // from the caller's shell: users run with the defaults.
+  const base: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: [path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter),
+  };
+  delete base.OPM_THREADS;
+  delete base.GOMAXPROCS;
+  const envFor = (oneCore: boolean): NodeJS.ProcessEnv => (oneCore ? { ...base, GOMAXPROCS: '1' } : base);
+
+  const catalogs: { label: string; dir: string }[] = [];
+  if (opts.corpus !== undefined) {
+    const dir = path.join(opts.corpus, 'community-catalog-v4.21');
+    catalogs.push({ label: `community-catalog-v4.21 (corpus, ${MB(dirBytes(dir))})`, dir });
+  }
+  for (const shape of ['certified', 'community'] as const) {
+    const label = shape === 'certified' ? 'generated certified shape' : 'generated community shape';
+    if (only.length > 0 && !only.some((w) => label.includes(w))) continue;
+    const dir = shapeCatalog(opts.outDir, shape);
+    catalogs.push({ label: `${label} (${MB(dirBytes(dir))})`, dir });
+  }
+  const selected = catalogs.filter((c) => only.length === 0 || only.some((w) => c.label.includes(w)));
+
+  const pairOf = (args: string[], oneCore: boolean, i: number): [Sample, Sample] => {
+    const env = envFor(oneCore);
+    const runRef = (): Sample => runProcess([opts.reference, ...args], oneCore, env, gnuTime);
+    const runOurs = (): Sample => runProcess([...opm, ...args], oneCore, env, gnuTime);
+    if (i % 2 === 0) {
+      const r = runRef();
+      return [runOurs(), r];
+    }
+    const o = runOurs();
+    return [o, runRef()];
+  };
+
+  const rows: UserRow[] = [];
+  for (const c of selected) {
+    // One run of each, not counted: the files are in the page cache from here on, for both.
+    pairOf(['validate', c.dir], false, 0);
+    for (const oneCore of coreSettings) {
+      const cell = (args: string[]): Cell =>
+        cellOf(Array.from({ length: runs }, (_, i) => pairOf(args, oneCore, i)));
+      process.stderr.write(`  ${c.label}, ${oneCore ? '1 core' : 'all cores'} ...\n`);
+      rows.push({
+        catalog: c.label,
+        cores: oneCore ? '1' : String(availableParallelism()),
+        validate: cell(['validate', c.dir]),
+        json: cell(['render', c.dir, '-o', 'json']),
+        yaml: cell(['render', c.dir, '-o', 'yaml']),
+      });
+    }
+  }
+
+  if (opts.corpus !== undefined && (only.length === 0 || only.some((w) => 'bundle'.includes(w)))) {
+    // Every bundle directory once per setting (one pair each, the ratio's range is across
+    // directories); quick: the newest version of each package.
+    const byPackage = bundleDirs(opts.corpus);
+    const dirs = quick ? byPackage.map((ds) => ds[ds.length - 1] ?? '') : byPackage.flat();
+    if (dirs.length > 0) {
+      pairOf(['render', dirs[0] ?? '', '-o', 'json'], false, 0);
+      for (const oneCore of coreSettings) {
+        process.stderr.write(
+          `  ${dirs.length} bundle directories, ${oneCore ? '1 core' : 'all cores'} ...\n`,
+        );
+        rows.push({
+          catalog: `bundle directories (corpus, ${dirs.length} of ${byPackage.flat().length})`,
+          cores: oneCore ? '1' : String(availableParallelism()),
+          validate: undefined,
+          json: cellOf(dirs.map((d, i) => pairOf(['render', d, '-o', 'json'], oneCore, i))),
+          yaml: undefined,
+        });
+      }
+    }
+  }
+
+  const version = spawnSync(opts.reference, ['version'], { encoding: 'utf8' }).stdout.trim();
+  const goVersion = spawnSync('go', ['version', '-m', opts.reference], { encoding: 'utf8' });
+  return {
+    rows,
+    environment: {
+      node: process.version,
+      reference: opts.reference,
+      'reference built with':
+        goVersion.status === 0 ? ((goVersion.stdout.split('\n')[0] ?? '').split(': ')[1] ?? '') : 'unknown',
+      'reference version': version,
+      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '(unset)',
+      cores: String(availableParallelism()),
+      'pairs per figure': quick ? `${runs} (quick)` : String(runs),
+      'load average at the end': loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' '),
+    },
+    seconds: Math.round((Date.now() - started) / 1000),
+  };
+}
+
+const fmtCell = (c: Cell | undefined): string =>
+  c === undefined
+    ? '-'
+    : c.failed !== undefined
+      ? `FAILED ${c.failed}`
+      : `${c.median.toFixed(2)} (${c.min.toFixed(2)}–${c.max.toFixed(2)})`;
+
+const fmtMB = (c: Cell | undefined): string | undefined =>
+  c === undefined || c.oursMB === undefined || c.refMB === undefined
+    ? undefined
+    : `${Math.round(c.oursMB)}/${Math.round(c.refMB)}`;
+
+export function printUserBench(b: UserBench, loadAtStart: string): void {
+  console.log('\nopm-ts / reference opm as users measure them: medians of paired ratios (min–max)');
+  for (const [k, v] of Object.entries({ ...b.environment, 'load average at the start': loadAtStart }))
+    console.log(`  ${k}: ${v}`);
+  const head = [
+    'catalog',
+    'cores',
+    'validate',
+    'render -o json',
+    'render -o yaml',
+    'peak MiB opm-ts/ref (validate, json, yaml)',
+  ];
+  const lines = b.rows.map((r) => [
+    r.catalog,
+    r.cores,
+    fmtCell(r.validate),
+    fmtCell(r.json),
+    fmtCell(r.yaml),
+    [fmtMB(r.validate), fmtMB(r.json), fmtMB(r.yaml)].map((x) => x ?? '-').join(', '),
+  ]);
+  console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);
+  for (const l of lines) console.log(`| ${l.join(' | ')} |`);
+  const other = (title: string, f: (c: Cell) => number | undefined): void => {
+    console.log(`\n${title} (validate / render -o json / render -o yaml):`);
+    for (const r of b.rows)
+      console.log(
+        `  ${r.catalog}, ${r.cores} core(s): ${[r.validate, r.json, r.yaml].map((c) => (c === undefined ? '-' : (f(c)?.toFixed(2) ?? '-'))).join(' / ')}`,
+      );
+  };
+  other('medians of paired CPU-time ratios (user + system)', (c) => c.cpu);
+  other('best of runs from the same samples (what the bench reported before)', (c) => c.bestOf);
+  console.log(`\n(${b.seconds} s)`);
+}
