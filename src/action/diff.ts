@@ -3,7 +3,7 @@
  */
 import { diffCatalogs, type CatalogDiff } from '../curate/diff.js';
 import { phase } from '../util/progress.js';
-import { renderRef, type CatalogSourceOptions } from './filter.js';
+import { renderRef, type CatalogSourceOptions } from './catalog-source.js';
 import { checkSourceOptions } from './render/render.js';
 import { expectString } from '../util/args.js';
 

@@ -5,11 +5,9 @@
 import { readBoundedFile } from '../util/read-bounded.js';
 import { throwIfAborted } from '../util/abort.js';
 import { OpmError } from '../errors.js';
-import type { DeclarativeConfig } from '../declcfg/types.js';
 import { messageUnderCatalog, underCatalog } from '../findings.js';
 import { errnoText } from '../go/errno.js';
 import { isFileUnder } from '../util/file-under.js';
-import type { ImageSource } from '../oci/image-source.js';
 import { filterCatalog, type FilterResult } from '../curate/filter.js';
 import {
   mergeSelections,
@@ -18,16 +16,16 @@ import {
   type FilterSpec,
   type PackageSelection,
 } from '../curate/filter-config.js';
-import { checkOutputDir, writeCatalogDirStaged } from './output-dir.js';
-import { checkSourceOptions, render, resolveIn } from './render/render.js';
-import type { CatalogDirLoader } from '../declcfg/load.js';
+import { checkOutputDir, checkOutputOptions, writeCatalogDirStaged } from './output-dir.js';
+import { checkSourceOptions, resolveIn } from './render/render.js';
+import { renderRef, type CatalogSourceOptions } from './catalog-source.js';
 import {
   expectOptionalBoolean,
   expectOptionalString,
   expectString,
   expectStringArray,
 } from '../util/args.js';
-import { phase, type ProgressSink } from '../util/progress.js';
+import { phase } from '../util/progress.js';
 
 export interface SelectionOptions {
   /** `--package` names: whole packages. */
@@ -35,21 +33,6 @@ export interface SelectionOptions {
   /** `--config` file (relative to cwd). */
   configFile?: string;
   headsOnly?: boolean;
-}
-
-export interface CatalogSourceOptions {
-  ref: string;
-  imageSource?: ImageSource;
-  /** Directory relative paths are resolved against (RenderOptions.cwd). */
-  cwd?: string;
-  /** The environment OPM_THREADS is read from; none by default. */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Stops the work: nothing is written, and the promise rejects with the signal's reason. */
-  signal?: AbortSignal;
-  loadCatalogDir?: CatalogDirLoader;
-  onWarning?: (message: string) => void;
-  /** Progress as data: pulls, loading, and the work on the loaded catalog. */
-  onProgress?: ProgressSink;
 }
 
 export type FilterOptions = SelectionOptions & CatalogSourceOptions;
@@ -68,20 +51,6 @@ export async function readSelection(
     lists.push(parseFilterConfig(text, opts.configFile, opts.ref));
   }
   return { packages: mergeSelections(...lists), headsOnly: opts.headsOnly === true };
-}
-
-/** Render `ref` as `render` does (every kind of reference it takes). */
-export function renderRef(opts: CatalogSourceOptions): Promise<DeclarativeConfig> {
-  return render({
-    refs: [opts.ref],
-    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
-    ...(opts.env === undefined ? {} : { env: opts.env }),
-    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
-    ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
-    ...(opts.loadCatalogDir === undefined ? {} : { loadCatalogDir: opts.loadCatalogDir }),
-    ...(opts.onWarning === undefined ? {} : { onWarning: opts.onWarning }),
-    ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
-  });
 }
 
 /** The options of filter, filterToDir and listImages checked, for callers no compiler checks. */
@@ -138,14 +107,7 @@ export async function filterToDir(
   opts: FilterOptions & { outputDir: string; format: 'json' | 'yaml' },
 ): Promise<FilterResult> {
   checkFilterOptions(opts, 'filterToDir');
-  expectString(opts.outputDir, 'filterToDir(options).outputDir', 'the directory to write');
-  // A check for JavaScript callers, whom the type does not bind.
-  const format: unknown = opts.format;
-  if (format !== 'json' && format !== 'yaml') {
-    throw new TypeError(
-      `filterToDir(options).format must be 'json' or 'yaml', not ${JSON.stringify(format)}`,
-    );
-  }
+  checkOutputOptions(opts, 'filterToDir');
   const out = resolveIn(opts.cwd, opts.outputDir);
   const state = await checkOutputDir(out, opts.outputDir);
   const result = await filter(opts);

@@ -5,7 +5,8 @@
 import { filterCatalog } from '../curate/filter.js';
 import { catalogImages, type CatalogImage } from '../curate/images.js';
 import { mappingLines, mirrorPrefix } from '../curate/mapping.js';
-import { checkFilterOptions, readSelection, renderRef, type FilterOptions } from './filter.js';
+import { checkFilterOptions, readSelection, type FilterOptions } from './filter.js';
+import { renderRef } from './catalog-source.js';
 import { expectOptionalString } from '../util/args.js';
 
 export interface ListImagesOptions extends FilterOptions {

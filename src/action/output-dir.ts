@@ -13,6 +13,7 @@ import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import { writeCatalogDir } from '../declcfg/write-fs.js';
 import { throwIfAborted } from '../util/abort.js';
+import { expectString } from '../util/args.js';
 
 /** Whether `dir` may be written: it must not exist, or be an empty directory. */
 export async function checkOutputDir(abs: string, shown: string): Promise<'absent' | 'empty'> {
@@ -78,5 +79,17 @@ export async function writeCatalogDirStaged(
   } finally {
     await rm(tmp, { recursive: true, force: true });
     releaseOwned(tmp);
+  }
+}
+
+/**
+ * The output options of a library call checked, for JavaScript callers whom the types do not bind
+ * (`fn` names the call).
+ */
+export function checkOutputOptions(opts: { outputDir: unknown; format: unknown }, fn: string): void {
+  expectString(opts.outputDir, `${fn}(options).outputDir`, 'the directory to write');
+  const format = opts.format;
+  if (format !== 'json' && format !== 'yaml') {
+    throw new TypeError(`${fn}(options).format must be 'json' or 'yaml', not ${JSON.stringify(format)}`);
   }
 }

@@ -15,30 +15,15 @@
  * - In text (`mdText`) Markdown's inline punctuation is backslash-escaped and `&`, `<`, `>` are
  *   written as entities, once.
  */
+import { visibleChar } from './visible-char.js';
 
+// Each written as a visible escape (`\n`, `\x1b`, `\u2028`) by visibleChar.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
-function visible(c: string): string {
-  switch (c) {
-    case '\n':
-      return '\\n';
-    case '\r':
-      return '\\r';
-    case '\t':
-      return '\\t';
-    default: {
-      const code = c.charCodeAt(0);
-      return code < 0x100
-        ? `\\x${code.toString(16).padStart(2, '0')}`
-        : `\\u${code.toString(16).padStart(4, '0')}`;
-    }
-  }
-}
-
 /** `s` with every character that breaks, hides or reorders lines written as a visible escape. */
 export function mdVisible(s: string): string {
-  return s.replace(UNSAFE, visible);
+  return s.replace(UNSAFE, visibleChar);
 }
 
 /** A value as an inline code span that shows exactly `mdVisible(s)`. */
