@@ -36,6 +36,7 @@ await build({
     child: path.join(root, 'bench', 'child.ts'),
     registry: path.join(root, 'bench', 'registry-main.ts'),
     graph: path.join(root, 'bench', 'graph-main.ts'),
+    'serve-cache': path.join(root, 'bench', 'serve-cache-main.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },

@@ -23,14 +23,15 @@ import { goQuote } from '../go/fmt.js';
 import type { JsonObject } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE } from '../declcfg/types.js';
-import { catalogBlobBytes, pogrebDigest, sortEntries, walkMetaBlobs, type MetaBlob } from './digest.js';
+import { catalogBlobBytes, pogrebDigest, walkMetaBlobs, type MetaBlob } from './digest.js';
 import {
   decodePackageIndex,
   encodePackageIndex,
   PackageIndexError,
   type PackageIndex,
 } from './package-index.js';
-import { PogrebError, PogrebReader, writePogreb } from './pogreb.js';
+import { PogrebError, PogrebReader, PogrebWriter } from './pogreb.js';
+import { Fnv1a64 } from './hash.js';
 import { encodeStruct } from './proto.js';
 import { jsonBackendDigest, readJsonBundle, readJsonMetas } from './json-backend.js';
 
@@ -367,7 +368,8 @@ export interface WriteCacheOptions {
 
 /**
  * Build a pogreb cache in `cacheDir` from `content`, as opm's `serve --cache-only` leaves it: the
- * `pogreb.v1/` directory emptied first, the database written, the digest last (so a build cut
+ * blobs checked and hashed, the `pogreb.v1/` directory emptied, the database written, the digest
+ * last (so a build cut
  * short leaves no digest, and the cache is rebuilt or refused rather than trusted). Returns the
  * digest. A custom-schema blob whose schema or package cannot be a key fails the build with opm's
  * text (`invalid custom schema meta: …`).
@@ -377,16 +379,13 @@ export async function writePogrebCache(
   content: CacheContent,
   options: WriteCacheOptions = {},
 ): Promise<string> {
-  const entries: [Uint8Array, Uint8Array][] = [];
-  entries.push([te.encode('packages.json'), encodePackageIndex(content.packageIndex)]);
-  for (const b of content.bundles)
-    entries.push([bundleKey(b.packageName, b.channelName, b.bundleName), b.bundle]);
-
+  // The blobs first: a custom schema that cannot be a key fails the build before anything is
+  // written. They are hashed as they go (the digest starts with them) and not kept.
+  const hash = new Fnv1a64();
   const metas = new Map<string, Uint8Array[]>();
-  const blobBytes: Uint8Array[] = [];
   for await (const blob of content.blobs) {
     if (options.signal?.aborted === true) throw options.signal.reason;
-    blobBytes.push(blob.bytes);
+    hash.update(blob.bytes);
     const schema = metaField(blob.value, 'schema');
     if (BUILTIN_SCHEMAS.has(schema)) continue;
     const pkg = metaField(blob.value, 'package');
@@ -400,18 +399,31 @@ export async function writePogrebCache(
     list.push(len, st);
     metas.set(key, list);
   }
-  for (const [k, parts] of metas) entries.push([te.encode(k), Buffer.concat(parts)]);
-  const sorted = sortEntries(entries);
-  const digest = await pogrebDigest(blobBytes, sorted);
 
   const base = path.join(cacheDir, POGREB_DIR);
   mkdirSync(base, { recursive: true, mode: 0o755 });
   for (const name of readdirSync(base)) rmSync(path.join(base, name), { recursive: true, force: true });
-  writePogreb(
-    path.join(cacheDir, POGREB_DB),
-    sorted,
-    options.hashSeed === undefined ? {} : { hashSeed: options.hashSeed },
-  );
+  const dbDir = path.join(cacheDir, POGREB_DB);
+  // Records go to the segment as they come: a catalog's bundles are not all held in memory.
+  const db = new PogrebWriter(dbDir, options.hashSeed === undefined ? {} : { hashSeed: options.hashSeed });
+  try {
+    db.put(te.encode('packages.json'), encodePackageIndex(content.packageIndex));
+    for (const b of content.bundles) {
+      if (options.signal?.aborted === true) throw options.signal.reason;
+      db.put(bundleKey(b.packageName, b.channelName, b.bundleName), b.bundle);
+    }
+    for (const [k, parts] of metas) db.put(te.encode(k), Buffer.concat(parts));
+  } finally {
+    db.close();
+  }
+  // The rest of the digest from what was written, read back as a check reads it.
+  const reader = PogrebReader.open(dbDir);
+  let digest;
+  try {
+    digest = await pogrebDigest([], reader.entries(), hash);
+  } finally {
+    reader.close();
+  }
   const digestFile = path.join(cacheDir, POGREB_DIGEST);
   writeFileSync(digestFile, digest, { mode: FILE_MODE });
   chmodSync(digestFile, FILE_MODE);

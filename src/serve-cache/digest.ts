@@ -75,13 +75,14 @@ export type KeyValues = Iterable<readonly [Uint8Array, Uint8Array]>;
 /**
  * The pogreb backend's digest: the blobs (`blobs`, or those of `catalogDir` walked here), then
  * every key of the database in byte order, each followed by its value. `entries` must already be
- * in byte order of keys (PogrebReader.entries is); sortEntries sorts a list that is not.
+ * in byte order of keys (PogrebReader.entries is); sortEntries sorts a list that is not. `h` may
+ * have been fed already (blobs hashed as they were read).
  */
 export async function pogrebDigest(
   blobs: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
   entries: KeyValues,
+  h: Fnv1a64 = new Fnv1a64(),
 ): Promise<string> {
-  const h = new Fnv1a64();
   for await (const b of blobs) h.update(b);
   for (const [k, v] of entries) {
     h.update(k);

@@ -25,6 +25,7 @@ import {
   readFileSync,
   readSync,
   writeFileSync,
+  writeSync,
   chmodSync,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -289,112 +290,143 @@ export interface PogrebWriteOptions {
 }
 
 /**
- * Write a new database holding `entries` (each key once) into `dir`, which must not hold one yet:
- * one segment `00000-1.psg` with the records in the order given, the index sized as pogreb grows it
- * (the fewest buckets keeping 31-slot buckets at most 70% full), the metadata files, no lock file.
- * The result is what pogreb itself leaves after opening an empty directory, putting the same
- * entries and closing, except for where each slot sits within its bucket chain, which pogreb's
- * reads do not depend on.
+ * Writes a new pogreb database into a directory that holds none: each put appends its record to
+ * the one segment `00000-1.psg` at once (only the slots stay in memory), and `close` writes the
+ * index, sized as pogreb grows it (the fewest buckets keeping 31-slot buckets at most 70% full),
+ * and the metadata files; no lock file is left. The result is what pogreb itself leaves after
+ * opening an empty directory, putting the same entries and closing, except for where each slot sits
+ * within its bucket chain, which pogreb's reads do not depend on. A failure removes nothing: the
+ * caller writes the cache's digest only after `close`.
  */
+export class PogrebWriter {
+  private readonly dir: string;
+  private readonly seed: number;
+  private readonly fileMode: number;
+  private fd: number | undefined;
+  private offset = HEADER_SIZE;
+  private readonly slots: Slot[] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(dir: string, options: PogrebWriteOptions = {}) {
+    this.dir = dir;
+    this.seed = options.hashSeed ?? randomBytes(4).readUInt32LE(0);
+    this.fileMode = options.fileMode ?? 0o660;
+    mkdirSync(dir, { recursive: true, mode: 0o770 });
+    this.fd = openSync(path.join(dir, segmentName(0, 1)), 'wx', this.fileMode);
+    writeSync(this.fd, header());
+  }
+
+  /** Append one entry; each key once. */
+  put(key: Uint8Array, value: Uint8Array): void {
+    if (this.fd === undefined) throw new PogrebError('database is closed');
+    if (key.length > MAX_KEY_LENGTH) throw new PogrebError('key is too large');
+    if (value.length > MAX_VALUE_LENGTH) throw new PogrebError('value is too large');
+    const id = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+    if (this.seen.has(id)) throw new PogrebError(`key ${JSON.stringify(id)} given twice`);
+    this.seen.add(id);
+    const size = 6 + key.length + value.length + 4;
+    if (this.offset + size > 0xffffffff) throw new PogrebError('segment would exceed 4 GiB');
+    const head = Buffer.allocUnsafe(6);
+    head.writeUInt16LE(key.length, 0);
+    head.writeUInt32LE(value.length, 2);
+    const sum = Buffer.allocUnsafe(4);
+    sum.writeUInt32LE(crc32(value, crc32(key, crc32(head))), 0);
+    for (const part of [head, key, value, sum]) writeAll(this.fd, part);
+    this.slots.push({
+      hash: murmur3(key, this.seed),
+      segment: 0,
+      keySize: key.length,
+      valueSize: value.length,
+      offset: this.offset,
+    });
+    this.offset += size;
+  }
+
+  /** Write the index and the metadata files, and close the segment. */
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+    const slots = this.slots;
+    const n = slots.length;
+    // Linear hashing as pogreb grows it: one bucket, one split whenever a put leaves the table
+    // more than 70% full; the table's level and split index follow from the bucket count.
+    let numBuckets = 1;
+    while (n / (numBuckets * SLOTS_PER_BUCKET) > LOAD_FACTOR) numBuckets++;
+    let level = 0;
+    while (2 ** (level + 1) <= numBuckets) level++;
+    const split = numBuckets - 2 ** level;
+
+    const byBucket: Slot[][] = Array.from({ length: numBuckets }, () => []);
+    for (const sl of slots) (byBucket[bucketIndex(sl.hash, level, split)] as Slot[]).push(sl);
+    const main = Buffer.alloc(HEADER_SIZE + numBuckets * BUCKET_SIZE);
+    header().copy(main);
+    const overflowBuckets: Buffer[] = [header()];
+    let overflowSize = HEADER_SIZE;
+    byBucket.forEach((list, b) => {
+      let buf = main;
+      let off = HEADER_SIZE + b * BUCKET_SIZE;
+      for (let i = 0; i < list.length; i++) {
+        const slotIdx = i % SLOTS_PER_BUCKET;
+        if (i > 0 && slotIdx === 0) {
+          // The bucket is full: chain an overflow bucket.
+          const next = Buffer.alloc(BUCKET_SIZE);
+          buf.writeBigInt64LE(BigInt(overflowSize), off + SLOTS_PER_BUCKET * SLOT_SIZE);
+          overflowBuckets.push(next);
+          buf = next;
+          off = 0;
+          overflowSize += BUCKET_SIZE;
+        }
+        putSlot(buf, off + slotIdx * SLOT_SIZE, list[i] as Slot);
+      }
+    });
+
+    const write = (name: string, data: Uint8Array): void => {
+      const file = path.join(this.dir, name);
+      writeFileSync(file, data, { mode: this.fileMode });
+      chmodSync(file, this.fileMode);
+    };
+    const gobFile = (t: GobStructType, v: Parameters<typeof encodeGob>[1]): Buffer =>
+      Buffer.concat([header(), encodeGob(t, v)]);
+    const seg = segmentName(0, 1);
+    chmodSync(path.join(this.dir, seg), this.fileMode);
+    write(seg + META_EXT, gobFile(SEGMENT_META_TYPE, { PutRecords: BigInt(n) }));
+    write(MAIN_INDEX, main);
+    write(OVERFLOW_INDEX, Buffer.concat(overflowBuckets));
+    write(
+      INDEX_META,
+      gobFile(INDEX_META_TYPE, {
+        Level: BigInt(level),
+        NumKeys: BigInt(n),
+        NumBuckets: BigInt(numBuckets),
+        SplitBucketIndex: BigInt(split),
+      }),
+    );
+    write(DB_META, gobFile(DB_META_TYPE, { HashSeed: BigInt(this.seed) }));
+    chmodSync(this.dir, 0o770);
+  }
+}
+
+function putSlot(buf: Buffer, at: number, sl: Slot): void {
+  buf.writeUInt32LE(sl.hash, at);
+  buf.writeUInt16LE(sl.segment, at + 4);
+  buf.writeUInt16LE(sl.keySize, at + 6);
+  buf.writeUInt32LE(sl.valueSize, at + 8);
+  buf.writeUInt32LE(sl.offset, at + 12);
+}
+
+function writeAll(fd: number, data: Uint8Array): void {
+  let done = 0;
+  while (done < data.length) done += writeSync(fd, data, done, data.length - done);
+}
+
+/** Write a new database holding `entries` (each key once) into `dir` (see PogrebWriter). */
 export function writePogreb(
   dir: string,
   entries: Iterable<readonly [Uint8Array, Uint8Array]>,
   options: PogrebWriteOptions = {},
 ): void {
-  const seed = options.hashSeed ?? randomBytes(4).readUInt32LE(0);
-  const fileMode = options.fileMode ?? 0o660;
-  mkdirSync(dir, { recursive: true, mode: 0o770 });
-
-  const records: Buffer[] = [header()];
-  let offset = HEADER_SIZE;
-  const slots: Slot[] = [];
-  const seen = new Set<string>();
-  for (const [key, value] of entries) {
-    if (key.length > MAX_KEY_LENGTH) throw new PogrebError('key is too large');
-    if (value.length > MAX_VALUE_LENGTH) throw new PogrebError('value is too large');
-    const id = Buffer.from(key).toString('latin1');
-    if (seen.has(id)) throw new PogrebError(`key ${JSON.stringify(id)} given twice`);
-    seen.add(id);
-    const rec = Buffer.allocUnsafe(6 + key.length + value.length + 4);
-    rec.writeUInt16LE(key.length, 0);
-    rec.writeUInt32LE(value.length, 2);
-    rec.set(key, 6);
-    rec.set(value, 6 + key.length);
-    rec.writeUInt32LE(crc32(rec.subarray(0, rec.length - 4)), rec.length - 4);
-    if (offset + rec.length > 0xffffffff) throw new PogrebError('segment would exceed 4 GiB');
-    slots.push({
-      hash: murmur3(key, seed),
-      segment: 0,
-      keySize: key.length,
-      valueSize: value.length,
-      offset,
-    });
-    records.push(rec);
-    offset += rec.length;
-  }
-
-  // Linear hashing as pogreb grows it: one bucket, one split whenever a put leaves the table more
-  // than 70% full; the table's level and split index follow from the bucket count.
-  const n = slots.length;
-  let numBuckets = 1;
-  while (n / (numBuckets * SLOTS_PER_BUCKET) > LOAD_FACTOR) numBuckets++;
-  let level = 0;
-  while (2 ** (level + 1) <= numBuckets) level++;
-  const split = numBuckets - 2 ** level;
-
-  const byBucket: Slot[][] = Array.from({ length: numBuckets }, () => []);
-  for (const sl of slots) (byBucket[bucketIndex(sl.hash, level, split)] as Slot[]).push(sl);
-  const main = Buffer.alloc(HEADER_SIZE + numBuckets * BUCKET_SIZE);
-  header().copy(main);
-  const overflowBuckets: Buffer[] = [header()];
-  let overflowSize = HEADER_SIZE;
-  const putSlot = (buf: Buffer, at: number, sl: Slot): void => {
-    buf.writeUInt32LE(sl.hash, at);
-    buf.writeUInt16LE(sl.segment, at + 4);
-    buf.writeUInt16LE(sl.keySize, at + 6);
-    buf.writeUInt32LE(sl.valueSize, at + 8);
-    buf.writeUInt32LE(sl.offset, at + 12);
-  };
-  byBucket.forEach((list, b) => {
-    let buf = main;
-    let off = HEADER_SIZE + b * BUCKET_SIZE;
-    for (let i = 0; i < list.length; i++) {
-      const slotIdx = i % SLOTS_PER_BUCKET;
-      if (i > 0 && slotIdx === 0) {
-        const next = Buffer.alloc(BUCKET_SIZE);
-        buf.writeBigInt64LE(BigInt(overflowSize), off + SLOTS_PER_BUCKET * SLOT_SIZE);
-        overflowBuckets.push(next);
-        buf = next;
-        off = 0;
-        overflowSize += BUCKET_SIZE;
-      }
-      putSlot(buf, off + slotIdx * SLOT_SIZE, list[i] as Slot);
-    }
-  });
-
-  const seg = segmentName(0, 1);
-  const write = (name: string, data: Uint8Array | readonly Uint8Array[]): void => {
-    const file = path.join(dir, name);
-    writeFileSync(file, Array.isArray(data) ? Buffer.concat(data as Uint8Array[]) : (data as Uint8Array), {
-      mode: fileMode,
-    });
-    chmodSync(file, fileMode);
-  };
-  const gobFile = (t: GobStructType, v: Parameters<typeof encodeGob>[1]): Buffer =>
-    Buffer.concat([header(), encodeGob(t, v)]);
-  write(seg, records);
-  write(seg + META_EXT, gobFile(SEGMENT_META_TYPE, { PutRecords: BigInt(n) }));
-  write(MAIN_INDEX, main);
-  write(OVERFLOW_INDEX, overflowBuckets);
-  write(
-    INDEX_META,
-    gobFile(INDEX_META_TYPE, {
-      Level: BigInt(level),
-      NumKeys: BigInt(n),
-      NumBuckets: BigInt(numBuckets),
-      SplitBucketIndex: BigInt(split),
-    }),
-  );
-  write(DB_META, gobFile(DB_META_TYPE, { HashSeed: BigInt(seed) }));
-  chmodSync(dir, 0o770);
+  const w = new PogrebWriter(dir, options);
+  for (const [k, v] of entries) w.put(k, v);
+  w.close();
 }
