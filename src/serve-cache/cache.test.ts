@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  bundlesInListOrder,
   catalogBlobs,
   detectBackend,
   DigestMismatchError,
@@ -137,6 +138,25 @@ describe('a pogreb cache written and read back', () => {
     } finally {
       cache.close();
     }
+  });
+
+  it("lists bundles in ListBundles' order: channel, then package, then bundle", async () => {
+    const index = await fixtureIndex();
+    expect(bundlesInListOrder(index).map((b) => `${b.channelName}/${b.packageName}/${b.bundleName}`)).toEqual(
+      ['alpha/etcd/etcd.v0.9.0', 'alpha/etcd/etcd.v0.9.2', 'stable/etcd/etcd.v0.9.2'],
+    );
+  });
+
+  it('names the catalog file that cannot be read when computing the digest', async () => {
+    const catalog = fresh();
+    mkdirSync(catalog);
+    writeFileSync(path.join(catalog, 'bad.yaml'), 'schema: x\n  bad: [indent\n');
+    const dir = fresh();
+    const index = await fixtureIndex();
+    await writePogrebCache(dir, { packageIndex: index, bundles: [], blobs: catalogBlobs(FIXTURE) });
+    const err = (await failure(openServeCache(dir).checkIntegrity(catalog))) as ServeCacheError;
+    expect(err.message).toMatch(/^compute digest: /);
+    expect(err.at?.file).toBe('bad.yaml');
   });
 
   it('rebuilding empties pogreb.v1/ first', async () => {

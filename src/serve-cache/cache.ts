@@ -17,7 +17,7 @@
  */
 import { type Dirent, chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { OpmError } from '../errors.js';
+import { OpmError, wrapError } from '../errors.js';
 import { errnoCode, errnoText } from '../go/errno.js';
 import { goQuote } from '../go/fmt.js';
 import type { JsonObject } from '../go/json-value.js';
@@ -154,8 +154,8 @@ async function checkAgainst(cache: ServeCache, catalogDir: string, options?: Dig
     computed = await cache.computeDigest(catalogDir, options);
   } catch (err) {
     if (options?.signal?.aborted === true) throw err;
-    const msg = err instanceof Error ? err.message : String(err);
-    throw new ServeCacheError(`compute digest: ${msg}`, { cause: err });
+    // A catalog file that cannot be read keeps its position (file and line).
+    throw wrapError('compute digest', err);
   }
   if (existing !== computed) throw new DigestMismatchError(existing, computed);
 }
@@ -428,6 +428,31 @@ export async function writePogrebCache(
   writeFileSync(digestFile, digest, { mode: FILE_MODE });
   chmodSync(digestFile, FILE_MODE);
   return digest;
+}
+
+/** A bundle's place in the cache. */
+export interface BundlePlace {
+  packageName: string;
+  channelName: string;
+  bundleName: string;
+}
+
+/**
+ * Every (package, channel, bundle) of an index in the order opm's ListBundles streams them: by
+ * channel name, then package name, then bundle name, each in byte order.
+ */
+export function bundlesInListOrder(index: PackageIndex): BundlePlace[] {
+  const out: BundlePlace[] = [];
+  for (const p of index.values())
+    for (const c of p.channels.values())
+      for (const b of c.bundles.values())
+        out.push({ packageName: p.name, channelName: c.name, bundleName: b.name });
+  return out.sort(
+    (a, b) =>
+      compareUtf8(a.channelName, b.channelName) ||
+      compareUtf8(a.packageName, b.packageName) ||
+      compareUtf8(a.bundleName, b.bundleName),
+  );
 }
 
 /** Every blob of a catalog directory, for CacheContent.blobs. */

@@ -326,6 +326,20 @@ describe('failures read as Go opm reads them', () => {
     expect(message).toBe(fatalOf(go.stderr));
   });
 
+  it('a cache directory that is a file', () => {
+    const file = path.join(work, 'a-file');
+    writeFileSync(file, '');
+    const go = goCacheOnly(catalog, file);
+    expect(go.code).toBe(1);
+    let message = '';
+    try {
+      openServeCache(file);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toBe(fatalOf(go.stderr));
+  });
+
   it('a missing digest', async () => {
     const dir = path.join(work, 'no-digest');
     expect(goCacheOnly(catalog, dir).code).toBe(0);
