@@ -6,6 +6,7 @@ import {
   DB_META,
   HEADER_SIZE,
   INDEX_META,
+  LOCK,
   MAIN_INDEX,
   OVERFLOW_INDEX,
   PogrebError,
@@ -14,6 +15,20 @@ import {
   writePogreb,
 } from './pogreb.js';
 import { decodeGob } from './gob.js';
+import { crc32 } from 'node:zlib';
+
+/** One segment record as pogreb writes it; a delete has the top bit of the value length set. */
+function record(key: string, value: string | undefined): Buffer {
+  const k = Buffer.from(key);
+  const v = Buffer.from(value ?? '');
+  const head = Buffer.alloc(6);
+  head.writeUInt16LE(k.length, 0);
+  head.writeUInt32LE(value === undefined ? 0x80000000 : v.length, 2);
+  const body = Buffer.concat([head, k, v]);
+  const sum = Buffer.alloc(4);
+  sum.writeUInt32LE(crc32(body), 0);
+  return Buffer.concat([body, sum]);
+}
 
 const work = mkdtempSync(path.join(tmpdir(), 'opm-pogreb-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -107,5 +122,40 @@ describe('pogreb v0.10.2 store', () => {
     const db = PogrebReader.open(dir);
     expect(() => db.keys()).toThrow(/runs past the end of the file/);
     db.close();
+  });
+
+  it('recovers a database its writer left open (lock file) from the segments, as pogreb does', () => {
+    const dir = fresh();
+    writePogreb(dir, [entry(1)], { hashSeed: 5 });
+    const header = readFileSync(path.join(dir, segmentName(0, 1))).subarray(0, HEADER_SIZE);
+    // Segment 1 (older): a, b, c; segment 2: b overwritten, a deleted, then a record cut short.
+    writeFileSync(
+      path.join(dir, segmentName(0, 1)),
+      Buffer.concat([header, record('a', '1'), record('b', '2'), record('c', '3')]),
+    );
+    const torn = record('d', '4').subarray(0, 9);
+    writeFileSync(
+      path.join(dir, segmentName(1, 2)),
+      Buffer.concat([header, record('b', '22'), record('a', undefined), torn]),
+    );
+    // The index files of an unclosed database may be missing or stale: they are not read.
+    rmSync(path.join(dir, INDEX_META));
+    writeFileSync(path.join(dir, LOCK), '');
+    const db = PogrebReader.open(dir);
+    try {
+      expect(db.count).toBe(2);
+      expect([...db.entries()].map(([k, v]) => `${k.toString()}=${v.toString()}`)).toEqual(['b=22', 'c=3']);
+      expect(db.get(Buffer.from('a'))).toBeUndefined();
+      expect(db.get(Buffer.from('d'))).toBeUndefined();
+    } finally {
+      db.close();
+    }
+    // A record whose checksum does not match ends its segment.
+    const bad = record('e', '5');
+    bad[bad.length - 1] ^= 0xff;
+    writeFileSync(path.join(dir, segmentName(1, 2)), Buffer.concat([header, bad, record('f', '6')]));
+    const db2 = PogrebReader.open(dir);
+    expect(db2.keys().map(String)).toEqual(['a', 'b', 'c']);
+    db2.close();
   });
 });

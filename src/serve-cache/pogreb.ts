@@ -13,11 +13,13 @@
  *   buckets) and `<segment>.pmt` (record counts) are gob streams after the header.
  *
  * The reader trusts the index, as pogreb does: a slot points at the live record of its key, so
- * overwritten and deleted records left in segments are never seen. It reads with positional reads,
+ * overwritten and deleted records left in segments are never seen. A database whose writer did not
+ * close it (its `lock` file left behind) is read as pogreb recovers it: from the segments' records. It reads with positional reads,
  * so a large cache is not loaded whole.
  */
 import {
   closeSync,
+  existsSync,
   fstatSync,
   mkdirSync,
   openSync,
@@ -49,6 +51,8 @@ export const MAIN_INDEX = 'main.pix';
 export const OVERFLOW_INDEX = 'overflow.pix';
 export const INDEX_META = 'index.pmt';
 export const DB_META = 'db.pmt';
+/** Present while a writer has the database open; left behind when it did not close it. */
+export const LOCK = 'lock';
 const SEGMENT_EXT = '.psg';
 const META_EXT = '.pmt';
 
@@ -136,6 +140,15 @@ function readGobFile(dir: string, name: string): Record<string, unknown> {
   }
 }
 
+function readFully(fd: number, buf: Buffer, position: number, name: string): void {
+  let done = 0;
+  while (done < buf.length) {
+    const n = readSync(fd, buf, done, buf.length - done, position + done);
+    if (n === 0) throw new PogrebError(`${name}: short read`);
+    done += n;
+  }
+}
+
 function asNumber(v: unknown): number {
   return typeof v === 'bigint' ? Number(v) : 0;
 }
@@ -150,12 +163,29 @@ export class PogrebReader {
   readonly count: number;
   private readonly main: Buffer;
   private readonly overflow: Buffer;
-  private readonly segments = new Map<number, { fd: number; size: number; name: string }>();
+  private readonly segments = new Map<number, { fd: number; size: number; name: string; sequence: number }>();
+  /**
+   * The live records by key (latin1 of its bytes) when the database was left open by its writer
+   * (a `lock` file): pogreb then rebuilds its index from the segments, and so does this reader.
+   */
+  private readonly recovered: Map<string, Slot> | undefined;
 
   readonly dir: string;
 
   private constructor(dir: string) {
     this.dir = dir;
+    this.openSegments();
+    if (existsSync(path.join(dir, LOCK))) {
+      this.recovered = this.replaySegments();
+      this.main = Buffer.alloc(HEADER_SIZE + BUCKET_SIZE);
+      this.overflow = Buffer.alloc(HEADER_SIZE);
+      this.level = 0;
+      this.numBuckets = 1;
+      this.splitBucketIndex = 0;
+      this.count = this.recovered.size;
+      this.hashSeed = 0;
+      return;
+    }
     const main = readFileSync(path.join(dir, MAIN_INDEX));
     checkHeader(main, MAIN_INDEX);
     // A table never written holds only its header: pogreb starts it with one empty bucket.
@@ -179,18 +209,61 @@ export class PogrebReader {
       }
       this.hashSeed = this.count === 0 ? 0 : asNumber(readGobFile(dir, DB_META).HashSeed);
     }
-    for (const name of readdirSync(dir)) {
+  }
+
+  private openSegments(): void {
+    for (const name of readdirSync(this.dir)) {
       if (path.extname(name) !== SEGMENT_EXT) continue;
       const m = /^(\d+)(?:-(\d+))?\.psg$/.exec(name);
       const id = m === null ? NaN : Number(m[1]);
       if (!Number.isInteger(id) || id > 0xffff) throw new PogrebError(`${name}: not a segment name`);
-      const fd = openSync(path.join(dir, name), 'r');
+      const fd = openSync(path.join(this.dir, name), 'r');
       const size = fstatSync(fd).size;
-      this.segments.set(id, { fd, size, name });
+      this.segments.set(id, { fd, size, name, sequence: Number(m?.[2] ?? 0) });
       const head = Buffer.alloc(HEADER_SIZE);
       if (size > 0) readSync(fd, head, 0, HEADER_SIZE, 0);
       if (size > 0) checkHeader(size >= HEADER_SIZE ? head : head.subarray(0, size), name);
     }
+  }
+
+  /**
+   * pogreb's recovery: every record of every segment, oldest segment first, a put setting its key
+   * and a delete removing it; a segment ends at its first short or corrupt record (pogreb truncates
+   * it there; this reader leaves the file alone).
+   */
+  private replaySegments(): Map<string, Slot> {
+    const live = new Map<string, Slot>();
+    const order = [...this.segments.entries()].sort((a, b) => a[1].sequence - b[1].sequence || a[0] - b[0]);
+    const head = Buffer.alloc(6);
+    for (const [id, seg] of order) {
+      let off = HEADER_SIZE;
+      while (off + 6 <= seg.size) {
+        readFully(seg.fd, head, off, seg.name);
+        const keySize = head.readUInt16LE(0);
+        const raw = head.readUInt32LE(2);
+        const deleted = raw >= 0x80000000;
+        const valueSize = raw % 0x80000000;
+        const total = 6 + keySize + valueSize + 4;
+        if (off + total > seg.size) break;
+        const rec = Buffer.allocUnsafe(total);
+        readFully(seg.fd, rec, off, seg.name);
+        if (crc32(rec.subarray(0, total - 4)) !== rec.readUInt32LE(total - 4)) break;
+        const key = rec.toString('latin1', 6, 6 + keySize);
+        if (deleted) live.delete(key);
+        else live.set(key, { hash: 0, segment: id, keySize, valueSize, offset: off });
+        off += total;
+      }
+    }
+    return live;
+  }
+
+  /** Every live slot. */
+  private *slots(): Generator<Slot> {
+    if (this.recovered !== undefined) {
+      yield* this.recovered.values();
+      return;
+    }
+    for (let b = 0; b < this.numBuckets; b++) yield* this.chain(b);
   }
 
   /** Open the database in `dir` (the files pogreb writes must be there). */
@@ -235,17 +308,18 @@ export class PogrebReader {
       throw new PogrebError(`${seg.name}: record at offset ${sl.offset} runs past the end of the file`);
     }
     const buf = Buffer.allocUnsafe(len);
-    let done = 0;
-    while (done < len) {
-      const n = readSync(seg.fd, buf, done, len - done, start + done);
-      if (n === 0) throw new PogrebError(`${seg.name}: short read`);
-      done += n;
-    }
+    readFully(seg.fd, buf, start, seg.name);
     return { key: buf.subarray(0, sl.keySize), value: buf.subarray(sl.keySize) };
   }
 
   /** The value stored for `key`, or undefined. */
   get(key: Uint8Array): Buffer | undefined {
+    if (this.recovered !== undefined) {
+      const sl = this.recovered.get(
+        Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1'),
+      );
+      return sl === undefined ? undefined : this.readRecord(sl, true).value;
+    }
     const h = murmur3(key, this.hashSeed);
     for (const sl of this.chain(bucketIndex(h, this.level, this.splitBucketIndex))) {
       if (sl.hash !== h || sl.keySize !== key.length) continue;
@@ -258,9 +332,7 @@ export class PogrebReader {
   /** Every key, in byte order. */
   keys(): Buffer[] {
     const out: Buffer[] = [];
-    for (let b = 0; b < this.numBuckets; b++) {
-      for (const sl of this.chain(b)) out.push(this.readRecord(sl, false).key);
-    }
+    for (const sl of this.slots()) out.push(this.readRecord(sl, false).key);
     return out.sort(compareBytes);
   }
 
@@ -268,11 +340,9 @@ export class PogrebReader {
   *entries(): Generator<[Buffer, Buffer]> {
     const slots: Slot[] = [];
     const keys: Buffer[] = [];
-    for (let b = 0; b < this.numBuckets; b++) {
-      for (const sl of this.chain(b)) {
-        slots.push(sl);
-        keys.push(this.readRecord(sl, false).key);
-      }
+    for (const sl of this.slots()) {
+      slots.push(sl);
+      keys.push(this.readRecord(sl, false).key);
     }
     const order = keys.map((_, i) => i).sort((a, b) => compareBytes(keys[a] as Buffer, keys[b] as Buffer));
     for (const i of order) {

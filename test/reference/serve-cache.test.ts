@@ -326,6 +326,21 @@ describe('failures read as Go opm reads them', () => {
     expect(message).toBe(fatalOf(go.stderr));
   });
 
+  it('a database left open by its writer is recovered from its segments, by both', async () => {
+    const dir = path.join(work, 'unclosed');
+    expect(goCacheOnly(catalog, dir).code).toBe(0);
+    // As after a crash before pogreb's Close: a lock file, no index metadata.
+    writeFileSync(path.join(dir, 'pogreb.v1/db/lock'), '');
+    rmSync(path.join(dir, 'pogreb.v1/db', INDEX_META));
+    rmSync(path.join(dir, 'pogreb.v1/db/main.pix'));
+    const cache = openServeCache(dir);
+    await cache.checkIntegrity(catalog);
+    cache.close();
+    const go = await goServe(catalog, dir);
+    expect(fatalOf(go.stderr)).toBeUndefined();
+    expect(go.served).toBe(true);
+  });
+
   it('a cache directory that is a file', () => {
     const file = path.join(work, 'a-file');
     writeFileSync(file, '');
