@@ -152,7 +152,7 @@ describe('pogreb v0.10.2 store', () => {
     }
     // A record whose checksum does not match ends its segment.
     const bad = record('e', '5');
-    bad[bad.length - 1] ^= 0xff;
+    bad.writeUInt8(bad.readUInt8(bad.length - 1) ^ 0xff, bad.length - 1);
     writeFileSync(path.join(dir, segmentName(1, 2)), Buffer.concat([header, bad, record('f', '6')]));
     const db2 = PogrebReader.open(dir);
     expect(db2.keys().map(String)).toEqual(['a', 'b', 'c']);
