@@ -159,6 +159,29 @@ describe('a pogreb cache written and read back', () => {
     expect(err.at?.file).toBe('bad.yaml');
   });
 
+  it('writes the same bytes for the same catalog', async () => {
+    const index = await fixtureIndex();
+    const dirs = [fresh(), fresh()];
+    for (const d of dirs)
+      await writePogrebCache(d, {
+        packageIndex: index,
+        bundles: fixtureBundles(index),
+        blobs: catalogBlobs(FIXTURE),
+      });
+    for (const f of [
+      'digest',
+      'db/00000-1.psg',
+      'db/00000-1.psg.pmt',
+      'db/db.pmt',
+      'db/index.pmt',
+      'db/main.pix',
+      'db/overflow.pix',
+    ]) {
+      const [a, b] = dirs.map((d) => readFileSync(path.join(d as string, 'pogreb.v1', f)));
+      expect(a?.equals(b as Buffer), f).toBe(true);
+    }
+  });
+
   it('rebuilding empties pogreb.v1/ first', async () => {
     const dir = fresh();
     mkdirSync(path.join(dir, 'pogreb.v1/db'), { recursive: true });

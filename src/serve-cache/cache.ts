@@ -361,7 +361,7 @@ function metaField(value: JsonObject, name: string): string {
 }
 
 export interface WriteCacheOptions {
-  /** The pogreb hash seed (random by default, as pogreb takes it). */
+  /** The pogreb hash seed (default: the low 32 bits of the FNV-1a 64 of the catalog's blobs). */
   hashSeed?: number;
   signal?: AbortSignal;
 }
@@ -405,7 +405,11 @@ export async function writePogrebCache(
   for (const name of readdirSync(base)) rmSync(path.join(base, name), { recursive: true, force: true });
   const dbDir = path.join(cacheDir, POGREB_DB);
   // Records go to the segment as they come: a catalog's bundles are not all held in memory.
-  const db = new PogrebWriter(dbDir, options.hashSeed === undefined ? {} : { hashSeed: options.hashSeed });
+  // pogreb takes a random seed; one taken from the catalog's blobs makes the same catalog give the
+  // same bytes (image layers that do not change when the catalog does not). The seed only spreads
+  // keys over buckets, so any value serves readers.
+  const hashSeed = options.hashSeed ?? Number.parseInt(hash.hex().slice(8), 16);
+  const db = new PogrebWriter(dbDir, { hashSeed });
   try {
     db.put(te.encode('packages.json'), encodePackageIndex(content.packageIndex));
     for (const b of content.bundles) {
