@@ -55,8 +55,11 @@ function communitySubset(): string {
 const catalogs: [string, () => string][] = [
   ['fixture basic', () => path.resolve('testdata/serve-cache/basic/catalog')],
   ['opm-testdata foo', () => corpusPath('opm-testdata/foo-index-v0.2.0-declcfg')],
+  ['opm-testdata index-declcfgs/latest', () => corpusPath('opm-testdata/index-declcfgs/latest')],
   ['cool-catalog (everything ignored)', () => corpusPath('cool-catalog')],
   ['community-catalog-v4.21 subset', communitySubset],
+  // 874 keys, 50 MB of values, overflow chains in the index Go opm writes.
+  ['community-catalog-v4.21 whole', () => corpusPath('community-catalog-v4.21')],
 ];
 
 let serial = 0;
