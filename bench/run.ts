@@ -12,6 +12,7 @@ import type { Row } from './row.js';
 import { corpusDir, projectRoot } from '../test/corpus.js';
 import { printReferenceRows, referenceBench, referenceBinary, type ReferenceRow } from './reference.js';
 import { printUserBench, userBench, type UserBench } from './user.js';
+import { serveCacheBench } from './serve-cache.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Bundled to bench/out/ (scripts/build-bench.js), where results and generated data live too.
@@ -255,6 +256,15 @@ if (reference === undefined) {
       generated: generated(),
       floorJson: [process.execPath, path.join(root, 'bench', 'out', 'floor-json.cjs')],
       runs: Math.max(RUNS, 5),
+    }),
+  );
+  // opm serve's cache: the integrity check every catalog pod runs at start, reading, writing.
+  referenceRows.push(
+    ...serveCacheBench({
+      reference,
+      catalog: corpusDir ? path.join(corpusDir, 'community-catalog-v4.21') : undefined,
+      script: path.join(here, 'serve-cache.mjs'),
+      runs: RUNS,
     }),
   );
 }

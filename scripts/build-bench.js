@@ -38,6 +38,7 @@ await build({
     registry: path.join(root, 'bench', 'registry-main.ts'),
     graph: path.join(root, 'bench', 'graph-main.ts'),
     user: path.join(root, 'bench', 'user-main.ts'),
+    'serve-cache': path.join(root, 'bench', 'serve-cache-main.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },

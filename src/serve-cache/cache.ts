@@ -1,0 +1,465 @@
+/**
+ * opm's on-disk serve cache (operator-registry `pkg/cache`): which layout a cache directory holds,
+ * reading it, checking it against its catalog, and writing a new one that opm itself accepts.
+ *
+ * Two layouts ("backends") exist, and the directory's contents choose:
+ * - empty or missing: the preferred `pogreb.v1`;
+ * - a `pogreb.v1/` directory: `<dir>/pogreb.v1/digest` and the pogreb database `<dir>/pogreb.v1/db/`
+ *   holding `packages.json`, `bundles/<package>/<channel>/<bundle>` (protobuf `api.Bundle`) and
+ *   `metas/<schema>/<package>` (records of a 4-byte big-endian length and a protobuf
+ *   `google.protobuf.Struct`);
+ * - a `cache/` directory and a `digest` file: the older `json` layout (read here, not written);
+ * - anything else is refused, as opm refuses it.
+ *
+ * Errors carry opm's own texts (`cache directory has unexpected contents: …`, `read existing cache
+ * digest: …`, `cache requires rebuild: …`); the caller adds what opm puts before them
+ * (`integrity check failed: `).
+ */
+import { type Dirent, chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { OpmError, wrapError } from '../errors.js';
+import { errnoCode, errnoText } from '../go/errno.js';
+import { goQuote } from '../go/fmt.js';
+import type { JsonObject } from '../go/json-value.js';
+import { compareUtf8 } from '../go/utf8.js';
+import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE } from '../declcfg/types.js';
+import { catalogBlobBytes, pogrebDigest, walkMetaBlobs, type MetaBlob } from './digest.js';
+import {
+  decodePackageIndex,
+  encodePackageIndex,
+  PackageIndexError,
+  type PackageIndex,
+} from './package-index.js';
+import { PogrebError, PogrebReader, PogrebWriter } from './pogreb.js';
+import { Fnv1a64 } from './hash.js';
+import { encodeStruct } from './proto.js';
+import { jsonBackendDigest, readJsonBundle, readJsonMetas } from './json-backend.js';
+
+export type CacheBackend = 'pogreb.v1' | 'json';
+export const PREFERRED_BACKEND: CacheBackend = 'pogreb.v1';
+
+const POGREB_DIR = 'pogreb.v1';
+const POGREB_DIGEST = 'pogreb.v1/digest';
+const POGREB_DB = 'pogreb.v1/db';
+const JSON_DIR = 'cache';
+const JSON_DIGEST = 'digest';
+const FILE_MODE = 0o660;
+
+/** A cache that cannot be used: refused layout, missing or stale digest, unreadable content. */
+export class ServeCacheError extends OpmError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
+    this.name = 'ServeCacheError';
+  }
+}
+
+export interface BackendDetection {
+  backend: CacheBackend;
+  /**
+   * False when the directory is empty or missing (opm logs `cache directory is empty, using
+   * preferred backend`), true when a cache was found (`found existing cache contents`).
+   */
+  existing: boolean;
+}
+
+/** Which layout `cacheDir` holds, by opm's rules; throws opm's error for anything else. */
+export function detectBackend(cacheDir: string): BackendDetection {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(cacheDir, { withFileTypes: true });
+  } catch (err) {
+    if (errnoCode(err) !== 'ENOENT') {
+      throw new ServeCacheError(
+        `detect cache format: read cache directory: open ${cacheDir}: ${errnoText(err)}`,
+        { cause: err },
+      );
+    }
+    entries = [];
+  }
+  if (entries.length === 0) return { backend: PREFERRED_BACKEND, existing: false };
+  if (entries.some((e) => e.isDirectory() && e.name === POGREB_DIR))
+    return { backend: 'pogreb.v1', existing: true };
+  if (
+    entries.some((e) => e.isDirectory() && e.name === JSON_DIR) &&
+    entries.some((e) => e.name === JSON_DIGEST)
+  ) {
+    return { backend: 'json', existing: true };
+  }
+  const names = entries.map((e) => e.name).sort(compareUtf8);
+  throw new ServeCacheError(`cache directory has unexpected contents: ${names.join(',')}`);
+}
+
+export interface DigestOptions {
+  signal?: AbortSignal;
+}
+
+/** A cache directory opened for reading. */
+export interface ServeCache {
+  readonly backend: CacheBackend;
+  readonly dir: string;
+  /** The digest the cache reports (opm's GetDigest); throws `read existing cache digest: …`. */
+  storedDigest(): string;
+  /** The digest of the catalog with this cache's content, as opm computes it for this layout. */
+  computeDigest(catalogDir: string, options?: DigestOptions): Promise<string>;
+  /**
+   * opm's CheckIntegrity: the stored digest must equal the computed one. Throws
+   * `read existing cache digest: …` or `cache requires rebuild: cache reports digest as "A", but
+   * computed digest is "B"` (the second with both digests in `mismatch`).
+   */
+  checkIntegrity(catalogDir: string, options?: DigestOptions): Promise<void>;
+  /** `packages.json`, parsed. */
+  packageIndex(): PackageIndex;
+  /** The protobuf `api.Bundle` of a bundle in a channel, as stored; undefined when there is none. */
+  bundle(packageName: string, channelName: string, bundleName: string): Uint8Array | undefined;
+  /** The custom-schema blobs stored for (schema, package), each a protobuf `google.protobuf.Struct`. */
+  metas(schema: string, packageName: string): Uint8Array[];
+  close(): void;
+}
+
+/** The digest of a cache did not match its catalog. */
+export class DigestMismatchError extends ServeCacheError {
+  readonly existingDigest: string;
+  readonly computedDigest: string;
+  constructor(existingDigest: string, computedDigest: string) {
+    super(
+      `cache requires rebuild: cache reports digest as ${goQuote(existingDigest)}, but computed digest is ${goQuote(computedDigest)}`,
+    );
+    this.name = 'DigestMismatchError';
+    this.existingDigest = existingDigest;
+    this.computedDigest = computedDigest;
+  }
+}
+
+function readDigestFile(file: string): string {
+  try {
+    // opm trims white space around the digest.
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new ServeCacheError(`read existing cache digest: open ${file}: ${errnoText(err)}`, { cause: err });
+  }
+}
+
+function storedFailure(what: string, err: unknown): never {
+  if (err instanceof PogrebError || err instanceof PackageIndexError) {
+    throw new ServeCacheError(`${what}: ${err.message}`, { cause: err });
+  }
+  if (errnoCode(err) !== '') throw new ServeCacheError(`${what}: ${errnoText(err)}`, { cause: err });
+  throw err;
+}
+
+async function checkAgainst(cache: ServeCache, catalogDir: string, options?: DigestOptions): Promise<void> {
+  const existing = cache.storedDigest();
+  let computed;
+  try {
+    computed = await cache.computeDigest(catalogDir, options);
+  } catch (err) {
+    if (options?.signal?.aborted === true) throw err;
+    // A catalog file that cannot be read keeps its position (file and line).
+    throw wrapError('compute digest', err);
+  }
+  if (existing !== computed) throw new DigestMismatchError(existing, computed);
+}
+
+const te = new TextEncoder();
+const bundleKey = (p: string, c: string, b: string): Uint8Array => te.encode(`bundles/${p}/${c}/${b}`);
+const metaKey = (schema: string, p: string): Uint8Array => te.encode(`metas/${schema}/${p}`);
+
+/** Split a `metas/…` value into its Struct records. */
+export function splitMetaRecords(value: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  const v = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  let pos = 0;
+  while (v.length - pos >= 4) {
+    const n = v.readUInt32BE(pos);
+    pos += 4;
+    if (v.length - pos < n) throw new ServeCacheError('read meta blobs: truncated meta blob in pogreb value');
+    out.push(v.subarray(pos, pos + n));
+    pos += n;
+  }
+  if (pos !== v.length)
+    throw new ServeCacheError(`read meta blobs: corrupt meta blob: ${v.length - pos} trailing bytes`);
+  return out;
+}
+
+class PogrebCache implements ServeCache {
+  readonly backend = 'pogreb.v1' as const;
+  private db: PogrebReader | undefined;
+  private opened = false;
+  readonly dir: string;
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** The database, or undefined when there is none yet (opm would create an empty one). */
+  private database(): PogrebReader | undefined {
+    if (!this.opened) {
+      this.opened = true;
+      const dbDir = path.join(this.dir, POGREB_DB);
+      let present = false;
+      try {
+        present = readdirSync(dbDir).length > 0;
+      } catch (err) {
+        if (errnoCode(err) !== 'ENOENT') storedFailure('open cache', err);
+      }
+      try {
+        if (present) this.db = PogrebReader.open(dbDir);
+      } catch (err) {
+        storedFailure('open cache', err);
+      }
+    }
+    return this.db;
+  }
+
+  storedDigest(): string {
+    return readDigestFile(path.join(this.dir, POGREB_DIGEST));
+  }
+
+  async computeDigest(catalogDir: string, options: DigestOptions = {}): Promise<string> {
+    const db = this.database();
+    let entries: Iterable<readonly [Uint8Array, Uint8Array]> = [];
+    try {
+      if (db !== undefined) entries = db.entries();
+      return await pogrebDigest(catalogBlobBytes(catalogDir, options.signal), entries);
+    } catch (err) {
+      if (err instanceof PogrebError) storedFailure('read cache', err);
+      throw err;
+    }
+  }
+
+  checkIntegrity(catalogDir: string, options?: DigestOptions): Promise<void> {
+    return checkAgainst(this, catalogDir, options);
+  }
+
+  packageIndex(): PackageIndex {
+    try {
+      const v = this.database()?.get(te.encode('packages.json'));
+      // opm unmarshals a missing value (nil) and fails: `unexpected end of JSON input`.
+      if (v === undefined) throw new ServeCacheError('get package index: unexpected end of JSON input');
+      return decodePackageIndex(v);
+    } catch (err) {
+      if (err instanceof ServeCacheError) throw err;
+      storedFailure('get package index', err);
+    }
+  }
+
+  bundle(packageName: string, channelName: string, bundleName: string): Uint8Array | undefined {
+    try {
+      return this.database()?.get(bundleKey(packageName, channelName, bundleName));
+    } catch (err) {
+      storedFailure('get bundle', err);
+    }
+  }
+
+  metas(schema: string, packageName: string): Uint8Array[] {
+    let v;
+    try {
+      v = this.database()?.get(metaKey(schema, packageName));
+    } catch (err) {
+      storedFailure('read meta blobs', err);
+    }
+    return v === undefined ? [] : splitMetaRecords(v);
+  }
+
+  close(): void {
+    this.db?.close();
+    this.db = undefined;
+    this.opened = false;
+  }
+}
+
+class JsonCache implements ServeCache {
+  readonly backend = 'json' as const;
+  readonly dir: string;
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  storedDigest(): string {
+    return readDigestFile(path.join(this.dir, JSON_DIGEST));
+  }
+
+  computeDigest(catalogDir: string, options: DigestOptions = {}): Promise<string> {
+    return jsonBackendDigest(catalogDir, path.join(this.dir, JSON_DIR), options.signal);
+  }
+
+  checkIntegrity(catalogDir: string, options?: DigestOptions): Promise<void> {
+    return checkAgainst(this, catalogDir, options);
+  }
+
+  packageIndex(): PackageIndex {
+    try {
+      return decodePackageIndex(readFileSync(path.join(this.dir, JSON_DIR, 'packages.json')));
+    } catch (err) {
+      storedFailure('get package index', err);
+    }
+  }
+
+  bundle(packageName: string, channelName: string, bundleName: string): Uint8Array | undefined {
+    return readJsonBundle(path.join(this.dir, JSON_DIR), packageName, channelName, bundleName);
+  }
+
+  metas(schema: string, packageName: string): Uint8Array[] {
+    return readJsonMetas(path.join(this.dir, JSON_DIR), schema, packageName);
+  }
+
+  close(): void {}
+}
+
+/**
+ * Open the cache in `cacheDir` in the layout it holds (detectBackend; an empty or missing directory
+ * opens as an empty pogreb cache, whose stored digest is missing). Reads nothing else yet.
+ */
+export function openServeCache(cacheDir: string): ServeCache & { detection: BackendDetection } {
+  const detection = detectBackend(cacheDir);
+  const cache = detection.backend === 'json' ? new JsonCache(cacheDir) : new PogrebCache(cacheDir);
+  return Object.assign(cache, { detection });
+}
+
+/** One bundle of the cache: its place and its protobuf `api.Bundle`. */
+export interface CacheBundle {
+  packageName: string;
+  channelName: string;
+  bundleName: string;
+  /** encodeApiBundle's output (or the api module's, which must be the same bytes). */
+  bundle: Uint8Array;
+}
+
+/** What a pogreb cache holds, with what its digest is computed from. */
+export interface CacheContent {
+  packageIndex: PackageIndex;
+  bundles: Iterable<CacheBundle>;
+  /**
+   * Every blob of the catalog in walk order (walkMetaBlobs). The custom-schema blobs among them
+   * become the `metas/` keys, and all of them start the digest.
+   */
+  blobs: Iterable<MetaBlob> | AsyncIterable<MetaBlob>;
+}
+
+const BUILTIN_SCHEMAS = new Set([SCHEMA_PACKAGE, SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
+const META_KEY_PART = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
+
+/** opm's check of a custom-schema key part; the error text is opm's (without its prefix). */
+export function metaKeyProblem(schema: string, packageName: string): string | undefined {
+  const check = (name: string, value: string): string | undefined => {
+    if (value === '') return `invalid ${name}: must not be empty`;
+    if (!META_KEY_PART.test(value))
+      return `invalid ${name} ${goQuote(value)}: must match ${META_KEY_PART.source}`;
+    return undefined;
+  };
+  return check('schema', schema) ?? (packageName === '' ? undefined : check('packageName', packageName));
+}
+
+/** The `schema`, `package` and `name` of a blob as opm's Meta reads them: keys in any case. */
+function metaField(value: JsonObject, name: string): string {
+  for (const k of Object.keys(value)) {
+    if (k.toLowerCase() === name) {
+      const v = value[k];
+      return typeof v === 'string' ? v : '';
+    }
+  }
+  return '';
+}
+
+export interface WriteCacheOptions {
+  /** The pogreb hash seed (default: the low 32 bits of the FNV-1a 64 of the catalog's blobs). */
+  hashSeed?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Build a pogreb cache in `cacheDir` from `content`, as opm's `serve --cache-only` leaves it: the
+ * blobs checked and hashed, the `pogreb.v1/` directory emptied, the database written, the digest
+ * last (so a build cut
+ * short leaves no digest, and the cache is rebuilt or refused rather than trusted). Returns the
+ * digest. A custom-schema blob whose schema or package cannot be a key fails the build with opm's
+ * text (`invalid custom schema meta: …`).
+ */
+export async function writePogrebCache(
+  cacheDir: string,
+  content: CacheContent,
+  options: WriteCacheOptions = {},
+): Promise<string> {
+  // The blobs first: a custom schema that cannot be a key fails the build before anything is
+  // written. They are hashed as they go (the digest starts with them) and not kept.
+  const hash = new Fnv1a64();
+  const metas = new Map<string, Uint8Array[]>();
+  for await (const blob of content.blobs) {
+    if (options.signal?.aborted === true) throw options.signal.reason;
+    hash.update(blob.bytes);
+    const schema = metaField(blob.value, 'schema');
+    if (BUILTIN_SCHEMAS.has(schema)) continue;
+    const pkg = metaField(blob.value, 'package');
+    const problem = metaKeyProblem(schema, pkg);
+    if (problem !== undefined) throw new ServeCacheError(`invalid custom schema meta: ${problem}`);
+    const key = `metas/${schema}/${pkg}`;
+    const st = encodeStruct(blob.value);
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(st.length, 0);
+    const list = metas.get(key) ?? [];
+    list.push(len, st);
+    metas.set(key, list);
+  }
+
+  const base = path.join(cacheDir, POGREB_DIR);
+  mkdirSync(base, { recursive: true, mode: 0o755 });
+  for (const name of readdirSync(base)) rmSync(path.join(base, name), { recursive: true, force: true });
+  const dbDir = path.join(cacheDir, POGREB_DB);
+  // Records go to the segment as they come: a catalog's bundles are not all held in memory.
+  // pogreb takes a random seed; one taken from the catalog's blobs makes the same catalog give the
+  // same bytes (image layers that do not change when the catalog does not). The seed only spreads
+  // keys over buckets, so any value serves readers.
+  const hashSeed = options.hashSeed ?? Number.parseInt(hash.hex().slice(8), 16);
+  const db = new PogrebWriter(dbDir, { hashSeed });
+  try {
+    db.put(te.encode('packages.json'), encodePackageIndex(content.packageIndex));
+    for (const b of content.bundles) {
+      if (options.signal?.aborted === true) throw options.signal.reason;
+      db.put(bundleKey(b.packageName, b.channelName, b.bundleName), b.bundle);
+    }
+    for (const [k, parts] of metas) db.put(te.encode(k), Buffer.concat(parts));
+  } finally {
+    db.close();
+  }
+  // The rest of the digest from what was written, read back as a check reads it.
+  const reader = PogrebReader.open(dbDir);
+  let digest;
+  try {
+    digest = await pogrebDigest([], reader.entries(), hash);
+  } finally {
+    reader.close();
+  }
+  const digestFile = path.join(cacheDir, POGREB_DIGEST);
+  writeFileSync(digestFile, digest, { mode: FILE_MODE });
+  chmodSync(digestFile, FILE_MODE);
+  return digest;
+}
+
+/** A bundle's place in the cache. */
+export interface BundlePlace {
+  packageName: string;
+  channelName: string;
+  bundleName: string;
+}
+
+/**
+ * Every (package, channel, bundle) of an index in the order opm's ListBundles streams them: by
+ * channel name, then package name, then bundle name, each in byte order.
+ */
+export function bundlesInListOrder(index: PackageIndex): BundlePlace[] {
+  const out: BundlePlace[] = [];
+  for (const p of index.values())
+    for (const c of p.channels.values())
+      for (const b of c.bundles.values())
+        out.push({ packageName: p.name, channelName: c.name, bundleName: b.name });
+  return out.sort(
+    (a, b) =>
+      compareUtf8(a.channelName, b.channelName) ||
+      compareUtf8(a.packageName, b.packageName) ||
+      compareUtf8(a.bundleName, b.bundleName),
+  );
+}
+
+/** Every blob of a catalog directory, for CacheContent.blobs. */
+export function catalogBlobs(catalogDir: string, signal?: AbortSignal): AsyncGenerator<MetaBlob> {
+  return walkMetaBlobs(catalogDir, signal === undefined ? {} : { signal });
+}
