@@ -8,8 +8,7 @@
  * `Head`, `Bundles`), maps with their keys in byte order, `icon` null when there is none, `skips`
  * null when there are none, deprecations left out when absent.
  */
-import type { GoStruct } from '../go/go-struct.js';
-import { goStruct } from '../go/go-struct.js';
+import { goStruct, type GoStruct } from '../go/go-struct.js';
 import { marshal } from '../go/json-encode.js';
 import { isRecord } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
