@@ -9,7 +9,8 @@ import { layoutGraph, type ChannelLayout } from './layout.js';
 import { PAGE_CSS } from './page-style.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { laneBody, legend, markerDefs } from './svg-parts.js';
-import { esc } from './svg-text.js';
+import { esc, plural } from './svg-text.js';
+import { wrapLayout } from './wrap.js';
 import type { GraphChannel, GraphPackage, Problem, UpgradeGraph } from './upgrade-graph.js';
 
 /** What the script needs beyond the markup: per lane, node details and edges by index. */
@@ -73,7 +74,7 @@ function laneSection(ch: GraphChannel, layout: ChannelLayout, pi: number, ci: nu
   const h = Math.ceil(layout.height) + 4;
   return [
     `<section class="lane${ch.isDefault ? ' default' : ''}" id="${prefix}" data-channel="${esc(ch.name)}" data-lane="${pi}-${ci}">`,
-    `<h3>channel <span class="mono">${esc(ch.name)}</span> ${badges.join(' ')} <span class="count">${ch.nodes.filter((n) => n.listed).length} bundles</span></h3>`,
+    `<h3>channel <span class="mono">${esc(ch.name)}</span> ${badges.join(' ')} <span class="count">${plural(ch.nodes.filter((n) => n.listed).length, 'bundle')}</span></h3>`,
     ch.deprecation === undefined ? '' : `<p class="note">deprecated: ${esc(ch.deprecation)}</p>`,
     problemList(ch.problems),
     ch.nodes.length === 0
@@ -89,11 +90,16 @@ function packageSection(p: GraphPackage, pi: number, layouts: ChannelLayout[]): 
   return [
     `<section class="package" data-package="${esc(p.name)}" data-index="${pi}">`,
     `<h2>package <span class="mono">${esc(p.name)}</span> ${badges.join(' ')}</h2>`,
-    `<p class="note">default channel: <span class="mono">${esc(p.defaultChannel === '' ? '(none)' : p.defaultChannel)}</span> · ${p.channels.length} channel${p.channels.length === 1 ? '' : 's'}</p>`,
+    `<p class="note">default channel: <span class="mono">${esc(p.defaultChannel === '' ? '(none)' : p.defaultChannel)}</span> · ${plural(p.channels.length, 'channel')}</p>`,
     p.deprecation === undefined ? '' : `<p class="note">deprecated: ${esc(p.deprecation)}</p>`,
     problemList(p.problems),
     ...p.channels.map((ch, ci) =>
-      laneSection(ch, layouts[ci] ?? { nodes: [], edges: [], arcs: [], width: 0, height: 0 }, pi, ci),
+      laneSection(
+        ch,
+        wrapLayout(layouts[ci] ?? { nodes: [], edges: [], arcs: [], width: 0, height: 0 }),
+        pi,
+        ci,
+      ),
     ),
     '</section>',
   ].join('\n');
@@ -139,7 +145,7 @@ export function writeHtml(graph: UpgradeGraph, layouts: ChannelLayout[][] = layo
     '<button type="button" id="clear-selection" disabled>Clear selection</button>',
     '</div>',
     `<svg class="opm-graph legend-svg" width="${lg.width}" height="${lg.height}" viewBox="0 0 ${lg.width} ${lg.height}" role="img" aria-label="legend">${lg.svg}</svg>`,
-    '<p class="hint">Hover or focus (Tab) a bundle to see its details; click it or press Enter to light its upgrade path to the channel head; Escape clears.</p>',
+    '<p class="hint">Hover or focus (Tab) a bundle to see its details; click it or press Enter to light its upgrade path to the channel head; Escape clears. In a lane: drag or press the arrow keys to move, Ctrl+wheel or + and - to zoom, 0 to fit the whole channel, 1 for actual size, Home and End for its oldest bundles and its head; click or drag in the overview in the corner of a long lane to go there.</p>',
     '</header>',
     '<div class="layout">',
     '<main id="graph">',

@@ -78,7 +78,7 @@ export const PAGE_SCRIPT = String.raw`
       var steps = path.nodes.length - 1;
       var text = path.reachesHead
         ? (steps === 0 ? 'This bundle is the channel head.' : 'Upgrade path to the head, ' + steps + ' step' + (steps === 1 ? '' : 's') + ':')
-        : 'No upgrade path from this bundle reaches a channel head; ' + steps + ' bundle(s) can be reached from it.';
+        : 'No upgrade path from this bundle reaches a channel head; ' + steps + ' bundle' + (steps === 1 ? '' : 's') + ' can be reached from it.';
       details.appendChild(element('p', text, 'path-text'));
       if (path.reachesHead && steps > 0) {
         var ol = element('ol', undefined, 'path-list mono');
@@ -158,6 +158,325 @@ export const PAGE_SCRIPT = String.raw`
     details.appendChild(element('p', 'No bundle selected.', 'note'));
   }
 
+  // Zoom and pan. Each lane is a window onto its picture: the picture's viewBox is the part shown,
+  // so the browser draws only what is in the window, however long the lane. A view is
+  // { s: scale, x, y: the lane point at the window's top left }; the lane's own box is cx, cy, cw, ch.
+  var MIN_ZOOM = 0.5;
+  var MAX_ZOOM = 4;
+  var STEP = 1.25;
+  var views = [];
+  var justDragged = false;
+
+  function button(text, label, onClick) {
+    var b = element('button', text);
+    b.type = 'button';
+    b.setAttribute('aria-label', label);
+    b.title = label;
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  function boxOf(node) {
+    var m = /translate\(([-\d.]+),([-\d.]+)\)/.exec(node.getAttribute('transform') || '');
+    var r = node.querySelector('rect.box');
+    return { x: m ? +m[1] : 0, y: m ? +m[2] : 0, w: r ? +r.getAttribute('width') : 0, h: r ? +r.getAttribute('height') : 0 };
+  }
+
+  function windowSize(v) {
+    return { w: v.box.clientWidth || 1, h: v.box.clientHeight || 1 };
+  }
+
+  function fitScale(v) {
+    var ws = windowSize(v);
+    return Math.min(ws.w / v.cw, ws.h / v.ch, 1);
+  }
+
+  // Keeps the picture in the window: a lane narrower than the window sits at its left, one lower
+  // than it in its middle; a larger one cannot be moved past its ends.
+  function clamp(v) {
+    var ws = windowSize(v);
+    v.s = Math.min(MAX_ZOOM, Math.max(Math.min(MIN_ZOOM, fitScale(v)), v.s));
+    var vw = ws.w / v.s;
+    var vh = ws.h / v.s;
+    v.x = v.cw <= vw ? v.cx : Math.min(Math.max(v.x, v.cx), v.cx + v.cw - vw);
+    v.y = v.ch <= vh ? v.cy - (vh - v.ch) / 2 : Math.min(Math.max(v.y, v.cy), v.cy + v.ch - vh);
+  }
+
+  function apply(v) {
+    clamp(v);
+    var ws = windowSize(v);
+    var vw = ws.w / v.s;
+    var vh = ws.h / v.s;
+    v.svg.setAttribute('viewBox', [v.x, v.y, vw, vh].map(function (n) { return Math.round(n * 100) / 100; }).join(' '));
+    v.box.setAttribute('data-scale', String(Math.round(v.s * 1000) / 1000));
+    v.level.textContent = Math.round(v.s * 100) + '%';
+    if (v.marker) {
+      // Hidden while the whole lane is in the window: there is nothing to find.
+      v.overview.style.display = vw >= v.cw && vh >= v.ch ? 'none' : '';
+      // The marker keeps a few pixels of size in the overview, however small the window is there.
+      var ov = v.overview;
+      var least = 4 / (Math.min(ov.clientWidth / v.cw, ov.clientHeight / v.ch) || 1);
+      var mw = Math.max(Math.min(vw, v.cw), least);
+      var mh = Math.max(Math.min(vh, v.ch), least);
+      var mx = Math.max(v.cx, Math.min(v.x, v.cx + v.cw - mw));
+      var my = Math.max(v.cy, Math.min(v.y, v.cy + v.ch - mh));
+      [['x', mx], ['y', my], ['width', mw], ['height', mh]].forEach(function (a) {
+        v.marker.setAttribute(a[0], String(Math.round(a[1] * 100) / 100));
+      });
+    }
+  }
+
+  // Zooms by factor keeping the lane point under (px, py), in window pixels, where it is.
+  function zoomAt(v, factor, px, py) {
+    var lx = v.x + px / v.s;
+    var ly = v.y + py / v.s;
+    v.s = v.s * factor;
+    clamp(v);
+    v.x = lx - px / v.s;
+    v.y = ly - py / v.s;
+    apply(v);
+  }
+
+  function zoomCentre(v, factor) {
+    var ws = windowSize(v);
+    zoomAt(v, factor, ws.w / 2, ws.h / 2);
+  }
+
+  function fit(v) {
+    v.s = fitScale(v);
+    v.x = v.cx;
+    v.y = v.cy;
+    apply(v);
+  }
+
+  function actualSize(v) {
+    zoomCentre(v, 1 / v.s);
+  }
+
+  function panBy(v, dx, dy) {
+    v.x += dx / v.s;
+    v.y += dy / v.s;
+    apply(v);
+  }
+
+  // Centres the window on a lane point.
+  function centreOn(v, lx, ly) {
+    var ws = windowSize(v);
+    v.x = lx - ws.w / v.s / 2;
+    v.y = ly - ws.h / v.s / 2;
+    apply(v);
+  }
+
+  function showNode(v, node) {
+    var b = boxOf(node);
+    var ws = windowSize(v);
+    var vw = ws.w / v.s;
+    var vh = ws.h / v.s;
+    if (b.x >= v.x && b.x + b.w <= v.x + vw && b.y >= v.y && b.y + b.h <= v.y + vh) return;
+    centreOn(v, b.x + b.w / 2, b.y + b.h / 2);
+  }
+
+  // The head at the right of the window, half-way down it.
+  function toHead(v) {
+    var ws = windowSize(v);
+    v.x = v.head.x + v.head.w + 24 / v.s - ws.w / v.s;
+    v.y = v.head.y + v.head.h / 2 - ws.h / v.s / 2;
+    apply(v);
+  }
+
+  var SVG_NS = 'http://www.w3.org/2000/svg';
+  function svgElement(tag, attrs) {
+    var e = document.createElementNS(SVG_NS, tag);
+    Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    return e;
+  }
+
+  // The overview: every bundle of the lane as a small box (heads and problems in their colours),
+  // the replaces line under them, and a marker where the window is. One path per kind of box, so a
+  // lane of 10,000 bundles costs three elements here.
+  function makeOverview(v) {
+    var paths = { plain: [], head: [], problem: [] };
+    Array.prototype.forEach.call(v.svg.querySelectorAll('g.node'), function (n) {
+      var b = boxOf(n);
+      var kind = n.classList.contains('problem') ? 'problem' : n.classList.contains('head') ? 'head' : 'plain';
+      paths[kind].push('M' + b.x + ',' + b.y + 'h' + b.w + 'v' + b.h + 'h' + -b.w + 'z');
+    });
+    var ov = svgElement('svg', {
+      class: 'opm-graph overview',
+      viewBox: [v.cx, v.cy, v.cw, v.ch].join(' '),
+      preserveAspectRatio: 'xMidYMid meet',
+      'aria-hidden': 'true',
+    });
+    Object.keys(paths).forEach(function (k) {
+      if (paths[k].length > 0) ov.appendChild(svgElement('path', { class: 'overview-node ' + k, d: paths[k].join('') }));
+    });
+    v.marker = svgElement('rect', { class: 'overview-view', 'vector-effect': 'non-scaling-stroke' });
+    ov.appendChild(v.marker);
+    var pressed = false;
+    function jump(ev) {
+      var m = ov.getScreenCTM();
+      if (!m) return;
+      var p = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse());
+      centreOn(v, p.x, p.y);
+    }
+    ov.addEventListener('pointerdown', function (ev) {
+      if (ev.button !== 0) return;
+      // Not a drag of the window under it.
+      ev.stopPropagation();
+      pressed = true;
+      ov.setPointerCapture(ev.pointerId);
+      jump(ev);
+    });
+    ov.addEventListener('pointermove', function (ev) { if (pressed) jump(ev); });
+    ov.addEventListener('pointerup', function () { pressed = false; });
+    ov.addEventListener('pointercancel', function () { pressed = false; });
+    return ov;
+  }
+
+  function setUpView(box) {
+    if (box.getAttribute('data-view')) return;
+    var svg = box.querySelector('svg.lane-svg');
+    if (!svg) return;
+    box.setAttribute('data-view', String(views.length));
+    var vb = svg.getAttribute('viewBox').split(' ').map(Number);
+    var v = { box: box, svg: svg, cx: vb[0], cy: vb[1], cw: vb[2], ch: vb[3], s: 1, x: 0, y: 0, marker: null, overview: null };
+    // The whole lane's box, as the markup had it, kept for printing (and readable by tests).
+    svg.setAttribute('data-lane-box', vb.join(' '));
+    views.push(v);
+    box.classList.add('zoomable');
+    box.tabIndex = 0;
+    // Tall enough for the lane with room to zoom in, at most most of the screen.
+    v.height = Math.round(Math.max(120, Math.min(v.ch * 1.5 + 16, Math.max(240, window.innerHeight * 0.6)))) + 'px';
+    box.style.height = v.height;
+    svg.setAttribute('width', '100%');
+    svg.setAttribute('height', '100%');
+    svg.setAttribute('preserveAspectRatio', 'xMinYMin meet');
+    var channel = box.closest('section.lane').getAttribute('data-channel');
+    box.setAttribute('role', 'group');
+    box.setAttribute('aria-label', 'channel ' + channel + ': drag or use the arrow keys to move, + and - to zoom, 0 to fit');
+    var bar = element('div', undefined, 'zoom-bar');
+    bar.setAttribute('role', 'toolbar');
+    bar.setAttribute('aria-label', 'zoom of channel ' + channel);
+    bar.appendChild(button('\u2212', 'zoom out (-)', function () { zoomCentre(v, 1 / STEP); }));
+    bar.appendChild(button('+', 'zoom in (+)', function () { zoomCentre(v, STEP); }));
+    bar.appendChild(button('Fit', 'fit the whole channel (0)', function () { fit(v); }));
+    bar.appendChild(button('100%', 'actual size (1)', function () { actualSize(v); }));
+    v.level = element('span', '100%', 'zoom-level');
+    bar.appendChild(v.level);
+    box.parentNode.insertBefore(bar, box);
+    // The window starts at actual size at the channel head (the newest, when there are several),
+    // where a maintainer looks first: at the end of the lane, at the bottom right of a wrapped one.
+    var ws = windowSize(v);
+    var heads = svg.querySelectorAll('g.node.head');
+    v.head = heads.length > 0 ? boxOf(heads[heads.length - 1]) : { x: v.cx + v.cw, y: v.cy + v.ch, w: 0, h: 0 };
+    toHead(v);
+    // A lane that does not fit its window gets an overview in the window's top right corner, of
+    // the lane's shape (a wrapped lane's rows show as rows).
+    if (v.cw > ws.w || v.ch > ws.h) {
+      v.overview = makeOverview(v);
+      var ow = Math.min(300, ws.w * 0.3);
+      var oh = Math.max(24, Math.min(160, ws.h * 0.4, ow * v.ch / v.cw));
+      v.overview.style.width = Math.round(Math.min(ow, oh * v.cw / v.ch)) + 'px';
+      v.overview.style.height = Math.round(oh) + 'px';
+      box.appendChild(v.overview);
+    }
+    apply(v);
+
+    box.addEventListener('wheel', function (ev) {
+      var r = box.getBoundingClientRect();
+      if (ev.ctrlKey || ev.metaKey) {
+        ev.preventDefault();
+        var d = ev.deltaMode === 1 ? ev.deltaY * 16 : ev.deltaY;
+        zoomAt(v, Math.exp(-Math.max(-300, Math.min(300, d)) * 0.002), ev.clientX - r.left, ev.clientY - r.top);
+      } else if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
+        // Sideways (or with Shift): along the lane. A plain wheel scrolls the page, as it did.
+        ev.preventDefault();
+        panBy(v, ev.shiftKey && ev.deltaX === 0 ? ev.deltaY : ev.deltaX, 0);
+      }
+    }, { passive: false });
+
+    // Dragging moves the picture; the pointer is captured only once it has moved, so that a click
+    // on a bundle still selects it.
+    var drag = null;
+    box.addEventListener('pointerdown', function (ev) {
+      if (ev.button !== 0) return;
+      drag = { id: ev.pointerId, sx: ev.clientX, sy: ev.clientY, x: v.x, y: v.y, moved: false };
+    });
+    box.addEventListener('pointermove', function (ev) {
+      if (!drag || ev.pointerId !== drag.id) return;
+      var dx = ev.clientX - drag.sx;
+      var dy = ev.clientY - drag.sy;
+      if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+      if (!drag.moved) {
+        drag.moved = true;
+        box.setPointerCapture(ev.pointerId);
+        box.classList.add('dragging');
+      }
+      v.x = drag.x - dx / v.s;
+      v.y = drag.y - dy / v.s;
+      apply(v);
+    });
+    function endDrag() {
+      if (drag && drag.moved) {
+        justDragged = true;
+        setTimeout(function () { justDragged = false; }, 0);
+      }
+      drag = null;
+      box.classList.remove('dragging');
+    }
+    box.addEventListener('pointerup', endDrag);
+    box.addEventListener('pointercancel', endDrag);
+
+    box.addEventListener('keydown', function (ev) {
+      if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      var ws = windowSize(v);
+      var step = ev.shiftKey ? 0.5 : 0.125;
+      var done = true;
+      switch (ev.key) {
+        case '+': case '=': zoomCentre(v, STEP); break;
+        case '-': case '_': zoomCentre(v, 1 / STEP); break;
+        case '0': fit(v); break;
+        case '1': actualSize(v); break;
+        case 'ArrowLeft': panBy(v, -ws.w * step, 0); break;
+        case 'ArrowRight': panBy(v, ws.w * step, 0); break;
+        case 'ArrowUp': panBy(v, 0, -ws.h * step); break;
+        case 'ArrowDown': panBy(v, 0, ws.h * step); break;
+        case 'Home': v.x = v.cx; v.y = v.cy; apply(v); break;
+        case 'End': toHead(v); break;
+        default: done = false;
+      }
+      if (done) ev.preventDefault();
+    });
+    // A bundle reached with Tab is brought into the window.
+    box.addEventListener('focusin', function (ev) {
+      var node = ev.target.closest && ev.target.closest('.node');
+      if (node) showNode(v, node);
+    });
+    // Focus moved into the picture must not scroll the window's own box: the view does the moving.
+    box.addEventListener('scroll', function () { box.scrollLeft = 0; box.scrollTop = 0; });
+  }
+
+  window.addEventListener('resize', function () { views.forEach(apply); });
+  // Printed, every lane is whole again, as without the script.
+  window.addEventListener('beforeprint', function () {
+    views.forEach(function (v) {
+      v.box.classList.remove('zoomable');
+      v.box.style.height = '';
+      v.svg.setAttribute('viewBox', [v.cx, v.cy, v.cw, v.ch].join(' '));
+      v.svg.setAttribute('width', String(v.cw));
+      v.svg.setAttribute('height', String(v.ch));
+    });
+  });
+  window.addEventListener('afterprint', function () {
+    views.forEach(function (v) {
+      v.box.classList.add('zoomable');
+      v.box.style.height = v.height;
+      v.svg.setAttribute('width', '100%');
+      v.svg.setAttribute('height', '100%');
+      apply(v);
+    });
+  });
+
   function fillChannels() {
     var p = data[+pickPackage.value];
     while (pickChannel.options.length > 1) pickChannel.remove(1);
@@ -180,13 +499,8 @@ export const PAGE_SCRIPT = String.raw`
         l.hidden = ci !== '' && l.getAttribute('data-lane') !== pi + '-' + ci;
       });
     });
-    // Heads are on the right of their lanes: a lane first shown starts there, where a maintainer
-    // looks first (a hidden lane has no width to scroll, so this waits until it is shown).
-    Array.prototype.forEach.call(document.querySelectorAll('section.package:not([hidden]) section.lane:not([hidden]) .scroll'), function (s) {
-      if (s.getAttribute('data-scrolled')) return;
-      s.setAttribute('data-scrolled', '1');
-      s.scrollLeft = s.scrollWidth;
-    });
+    // A lane becomes zoomable when it is first shown (a hidden lane has no size to fit).
+    Array.prototype.forEach.call(document.querySelectorAll('section.package:not([hidden]) section.lane:not([hidden]) .scroll'), setUpView);
     var p = data[pi];
     if (p && history.replaceState) {
       var c = ci === '' ? '' : '/' + encodeURIComponent(p.channels[+ci].name);
@@ -241,6 +555,8 @@ export const PAGE_SCRIPT = String.raw`
     if (selected) describe(selected.at, selected.path);
   });
   main.addEventListener('click', function (ev) {
+    // The click that ends a drag selects nothing.
+    if (justDragged) return;
     var at = where(ev.target);
     if (at) select(at);
   });

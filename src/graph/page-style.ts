@@ -36,6 +36,21 @@ section.package { margin-bottom: 20px; }
 section.lane { background: var(--lane); border: 1px solid var(--lane-line); border-radius: 8px; padding: 10px 12px; margin: 10px 0; }
 section.lane.default { border-color: var(--default); }
 .scroll { overflow-x: auto; }
+.scroll.zoomable { overflow: hidden; position: relative; cursor: grab; touch-action: none; border: 1px solid var(--lane-line); border-radius: 6px; background: var(--bg); user-select: none; }
+.scroll.zoomable:focus { outline: none; }
+.scroll.zoomable:focus-visible { outline: 2px solid var(--path); outline-offset: 1px; }
+.scroll.zoomable.dragging { cursor: grabbing; }
+.scroll.zoomable .lane-svg { width: 100%; height: 100%; }
+.zoom-bar { display: flex; gap: 4px; align-items: center; margin: 0 0 6px; }
+.zoom-bar button { font: inherit; font-size: 13px; min-width: 30px; color: var(--fg); background: var(--bg); border: 1px solid var(--node-line); border-radius: 6px; padding: 1px 8px; cursor: pointer; }
+.zoom-bar button:focus-visible { outline: 2px solid var(--path); outline-offset: 1px; }
+.zoom-level { color: var(--muted); font-size: 12px; margin-left: 6px; min-width: 4em; }
+svg.overview { position: absolute; top: 8px; right: 8px; display: block; padding: 4px; border: 1px solid var(--node-line); border-radius: 4px; background: var(--lane); opacity: 0.92; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.25); cursor: crosshair; touch-action: none; }
+.overview-node { stroke: none; }
+.overview-node.plain { fill: var(--node-line); opacity: 0.55; }
+.overview-node.head { fill: var(--head); }
+.overview-node.problem { fill: var(--problem); }
+.overview-view { fill: var(--path); fill-opacity: 0.15; stroke: var(--path); stroke-width: 2; }
 .lane-svg { display: block; background: transparent; }
 .lane-svg .node { cursor: pointer; }
 .lane-svg .node:focus { outline: none; }
@@ -50,7 +65,7 @@ section.lane.default { border-color: var(--default); }
 @media (max-width: 900px) { .layout { flex-direction: column; align-items: stretch; } aside#details { position: static; flex-basis: auto; width: 100%; max-height: none; } }
 @media print {
   header.controls { position: static; border: none; }
-  .pickers, .hint, aside#details { display: none; }
+  .pickers, .hint, aside#details, .zoom-bar, svg.overview { display: none; }
   .layout { display: block; padding: 0; }
   .scroll { overflow: visible; }
   section.lane { break-inside: avoid; }
