@@ -63,6 +63,22 @@ function problemList(problems: readonly Problem[]): string {
   return `<ul class="problems">${items}</ul>`;
 }
 
+/** The zoom buttons of a lane, shown only with the script (page-style.ts, page-script.ts). */
+function zoomBar(channel: string): string {
+  const buttons = [
+    ['out', '\u2212', 'zoom out (-)'],
+    ['in', '+', 'zoom in (+)'],
+    ['fit', 'Fit', 'fit the whole channel (0)'],
+    ['actual', '100%', 'actual size (1)'],
+  ]
+    .map(
+      ([what, text, label]) =>
+        `<button type="button" data-zoom="${what}" aria-label="${label}" title="${label}">${text}</button>`,
+    )
+    .join('');
+  return `<div class="zoom-bar" role="toolbar" aria-label="${esc(`zoom of channel ${channel}`)}">${buttons}<span class="zoom-level">100%</span></div>`;
+}
+
 function laneSection(ch: GraphChannel, layout: ChannelLayout, pi: number, ci: number): string {
   const prefix = `p${pi}c${ci}`;
   const badges: string[] = [];
@@ -79,7 +95,7 @@ function laneSection(ch: GraphChannel, layout: ChannelLayout, pi: number, ci: nu
     problemList(ch.problems),
     ch.nodes.length === 0
       ? '<p class="note">no entries</p>'
-      : `<div class="scroll"><svg class="opm-graph lane-svg" width="${w}" height="${h}" viewBox="-2 -2 ${w} ${h}" aria-label="${esc(`channel ${ch.name}`)}">${laneBody(ch, layout, { prefix, focusable: true })}</svg></div>`,
+      : `${zoomBar(ch.name)}<div class="lane-window"><div class="scroll" style="--h: ${h}px"><svg class="opm-graph lane-svg" width="${w}" height="${h}" viewBox="-2 -2 ${w} ${h}" aria-label="${esc(`channel ${ch.name}`)}">${laneBody(ch, layout, { prefix, focusable: true })}</svg></div></div>`,
     '</section>',
   ].join('\n');
 }
@@ -134,6 +150,8 @@ export function writeHtml(graph: UpgradeGraph, layouts: ChannelLayout[][] = layo
     '<meta name="color-scheme" content="light dark">',
     `<title>${esc(title)}</title>`,
     `<style>${GRAPH_CSS}${PAGE_CSS}</style>`,
+    // Before anything is drawn: the lanes are styled as windows from the start (page-style.ts).
+    "<script>document.documentElement.classList.add('js');</script>",
     '</head>',
     '<body>',
     `<svg class="opm-graph defs" width="0" height="0" aria-hidden="true"><defs>${markerDefs()}</defs></svg>`,

@@ -158,22 +158,21 @@ export const PAGE_SCRIPT = String.raw`
     details.appendChild(element('p', 'No bundle selected.', 'note'));
   }
 
-  // Zoom and pan. Each lane is a window onto its picture: the picture's viewBox is the part shown,
-  // so the browser draws only what is in the window, however long the lane. A view is
-  // { s: scale, x, y: the lane point at the window's top left }; the lane's own box is cx, cy, cw, ch.
+  // Zoom and pan. Each lane is a window onto its picture. The picture keeps its size in the page and
+  // is scaled by a CSS transform, which the window's scrolling area follows; the window scrolls
+  // over it. Moving is the browser's own scrolling, which draws only what comes into sight however
+  // long the lane, and nothing is laid out again at any step (a layout of thousands of bundles
+  // takes the browser a good part of a second). A view is { s: scale, x, y: the lane point at the
+  // window's top left }; the lane's own box (its viewBox) is cx, cy, cw, ch. The window says where
+  // it looks in data-view ("x y width height", lane units) and data-scale.
   var MIN_ZOOM = 0.5;
   var MAX_ZOOM = 4;
   var STEP = 1.25;
   var views = [];
   var justDragged = false;
 
-  function button(text, label, onClick) {
-    var b = element('button', text);
-    b.type = 'button';
-    b.setAttribute('aria-label', label);
-    b.title = label;
-    b.addEventListener('click', onClick);
-    return b;
+  function round(n) {
+    return Math.round(n * 100) / 100;
   }
 
   function boxOf(node) {
@@ -182,8 +181,15 @@ export const PAGE_SCRIPT = String.raw`
     return { x: m ? +m[1] : 0, y: m ? +m[2] : 0, w: r ? +r.getAttribute('width') : 0, h: r ? +r.getAttribute('height') : 0 };
   }
 
+  // The window's inside, measured when the lane is set up and when the page is resized, never in
+  // between: reading a size makes the browser lay out a lane of thousands of bundles again.
   function windowSize(v) {
-    return { w: v.box.clientWidth || 1, h: v.box.clientHeight || 1 };
+    return v.size;
+  }
+
+  function measure(v) {
+    v.size = { w: v.box.clientWidth || 1, h: v.box.clientHeight || 1 };
+
   }
 
   function fitScale(v) {
@@ -207,21 +213,35 @@ export const PAGE_SCRIPT = String.raw`
     var ws = windowSize(v);
     var vw = ws.w / v.s;
     var vh = ws.h / v.s;
-    v.svg.setAttribute('viewBox', [v.x, v.y, vw, vh].map(function (n) { return Math.round(n * 100) / 100; }).join(' '));
+    // A lane smaller than the window is moved into place by the transform (a scroll position is
+    // never negative).
+    var dx = (v.x - v.cx) * v.s;
+    var dy = (v.y - v.cy) * v.s;
+    var tx = round(Math.max(-dx, 0));
+    var ty = round(Math.max(-dy, 0));
+    // None at actual size in place, as the page was laid out: a new transform on the picture makes
+    // the browser measure its text again.
+    var transform = tx === 0 && ty === 0 && v.s === 1 ? '' : 'translate(' + tx + 'px,' + ty + 'px) scale(' + v.s + ')';
+    if (v.svg.style.transform !== transform) v.svg.style.transform = transform;
+    v.drawnAt = v.s;
+    v.scrolling = true;
+    v.box.scrollLeft = Math.max(dx, 0);
+    v.box.scrollTop = Math.max(dy, 0);
+    v.scrolling = false;
+    v.box.setAttribute('data-view', [v.x, v.y, vw, vh].map(round).join(' '));
     v.box.setAttribute('data-scale', String(Math.round(v.s * 1000) / 1000));
     v.level.textContent = Math.round(v.s * 100) + '%';
     if (v.marker) {
       // Hidden while the whole lane is in the window: there is nothing to find.
       v.overview.style.display = vw >= v.cw && vh >= v.ch ? 'none' : '';
       // The marker keeps a few pixels of size in the overview, however small the window is there.
-      var ov = v.overview;
-      var least = 4 / (Math.min(ov.clientWidth / v.cw, ov.clientHeight / v.ch) || 1);
+      var least = 4 / (Math.min(v.ovSize.w / v.cw, v.ovSize.h / v.ch) || 1);
       var mw = Math.max(Math.min(vw, v.cw), least);
       var mh = Math.max(Math.min(vh, v.ch), least);
       var mx = Math.max(v.cx, Math.min(v.x, v.cx + v.cw - mw));
       var my = Math.max(v.cy, Math.min(v.y, v.cy + v.ch - mh));
       [['x', mx], ['y', my], ['width', mw], ['height', mh]].forEach(function (a) {
-        v.marker.setAttribute(a[0], String(Math.round(a[1] * 100) / 100));
+        v.marker.setAttribute(a[0], String(round(a[1])));
       });
     }
   }
@@ -337,36 +357,33 @@ export const PAGE_SCRIPT = String.raw`
     if (box.getAttribute('data-view')) return;
     var svg = box.querySelector('svg.lane-svg');
     if (!svg) return;
+    // The window's look and size come from the style sheet under the page's 'js' class, set in the
+    // head before the lanes are read: nothing here changes the style of a lane, so the browser
+    // neither styles nor lays out its thousands of bundles again, and reading the size is free.
+    var width = box.clientWidth;
+    var height = box.clientHeight;
     box.setAttribute('data-view', String(views.length));
     var vb = svg.getAttribute('viewBox').split(' ').map(Number);
     var v = { box: box, svg: svg, cx: vb[0], cy: vb[1], cw: vb[2], ch: vb[3], s: 1, x: 0, y: 0, marker: null, overview: null };
-    // The whole lane's box, as the markup had it, kept for printing (and readable by tests).
-    svg.setAttribute('data-lane-box', vb.join(' '));
     views.push(v);
-    box.classList.add('zoomable');
     box.tabIndex = 0;
-    // Tall enough for the lane with room to zoom in, at most most of the screen.
-    v.height = Math.round(Math.max(120, Math.min(v.ch * 1.5 + 16, Math.max(240, window.innerHeight * 0.6)))) + 'px';
-    box.style.height = v.height;
-    svg.setAttribute('width', '100%');
-    svg.setAttribute('height', '100%');
-    svg.setAttribute('preserveAspectRatio', 'xMinYMin meet');
+    // The markup has the window (.scroll) in a frame that holds what stays in place over it (the
+    // overview): moving an svg of thousands of bundles in the document would lay it out again.
+    v.frame = box.parentNode;
     var channel = box.closest('section.lane').getAttribute('data-channel');
     box.setAttribute('role', 'group');
     box.setAttribute('aria-label', 'channel ' + channel + ': drag or use the arrow keys to move, + and - to zoom, 0 to fit');
-    var bar = element('div', undefined, 'zoom-bar');
-    bar.setAttribute('role', 'toolbar');
-    bar.setAttribute('aria-label', 'zoom of channel ' + channel);
-    bar.appendChild(button('\u2212', 'zoom out (-)', function () { zoomCentre(v, 1 / STEP); }));
-    bar.appendChild(button('+', 'zoom in (+)', function () { zoomCentre(v, STEP); }));
-    bar.appendChild(button('Fit', 'fit the whole channel (0)', function () { fit(v); }));
-    bar.appendChild(button('100%', 'actual size (1)', function () { actualSize(v); }));
-    v.level = element('span', '100%', 'zoom-level');
-    bar.appendChild(v.level);
-    box.parentNode.insertBefore(bar, box);
+    var bar = v.frame.previousElementSibling;
+    var actions = { out: function () { zoomCentre(v, 1 / STEP); }, in: function () { zoomCentre(v, STEP); }, fit: function () { fit(v); }, actual: function () { actualSize(v); } };
+    bar.addEventListener('click', function (ev) {
+      var b = ev.target.closest('button[data-zoom]');
+      if (b) actions[b.getAttribute('data-zoom')]();
+    });
+    v.level = bar.querySelector('.zoom-level');
     // The window starts at actual size at the channel head (the newest, when there are several),
     // where a maintainer looks first: at the end of the lane, at the bottom right of a wrapped one.
-    var ws = windowSize(v);
+    v.size = { w: Math.max(width, 1), h: Math.max(height, 1) };
+    var ws = v.size;
     var heads = svg.querySelectorAll('g.node.head');
     v.head = heads.length > 0 ? boxOf(heads[heads.length - 1]) : { x: v.cx + v.cw, y: v.cy + v.ch, w: 0, h: 0 };
     toHead(v);
@@ -376,9 +393,13 @@ export const PAGE_SCRIPT = String.raw`
       v.overview = makeOverview(v);
       var ow = Math.min(300, ws.w * 0.3);
       var oh = Math.max(24, Math.min(160, ws.h * 0.4, ow * v.ch / v.cw));
-      v.overview.style.width = Math.round(Math.min(ow, oh * v.cw / v.ch)) + 'px';
-      v.overview.style.height = Math.round(oh) + 'px';
-      box.appendChild(v.overview);
+      ow = Math.round(Math.min(ow, oh * v.cw / v.ch));
+      oh = Math.round(oh);
+      v.overview.style.width = ow + 'px';
+      v.overview.style.height = oh + 'px';
+      // Inside its padding and border.
+      v.ovSize = { w: ow - 10 || 1, h: oh - 10 || 1 };
+      v.frame.appendChild(v.overview);
     }
     apply(v);
 
@@ -410,7 +431,6 @@ export const PAGE_SCRIPT = String.raw`
       if (!drag.moved) {
         drag.moved = true;
         box.setPointerCapture(ev.pointerId);
-        box.classList.add('dragging');
       }
       v.x = drag.x - dx / v.s;
       v.y = drag.y - dy / v.s;
@@ -422,7 +442,6 @@ export const PAGE_SCRIPT = String.raw`
         setTimeout(function () { justDragged = false; }, 0);
       }
       drag = null;
-      box.classList.remove('dragging');
     }
     box.addEventListener('pointerup', endDrag);
     box.addEventListener('pointercancel', endDrag);
@@ -453,26 +472,31 @@ export const PAGE_SCRIPT = String.raw`
       if (node) showNode(v, node);
     });
     // Focus moved into the picture must not scroll the window's own box: the view does the moving.
-    box.addEventListener('scroll', function () { box.scrollLeft = 0; box.scrollTop = 0; });
+    // The browser scrolls the window too (to show a bundle that takes focus): the view follows.
+    box.addEventListener('scroll', function () {
+      if (v.scrolling || v.s !== v.drawnAt) return;
+      var dx = Math.max((v.x - v.cx) * v.s, 0);
+      var dy = Math.max((v.y - v.cy) * v.s, 0);
+      if (Math.abs(box.scrollLeft - dx) < 1 && Math.abs(box.scrollTop - dy) < 1) return;
+      v.x = v.cx + box.scrollLeft / v.s;
+      v.y = v.cy + box.scrollTop / v.s;
+      apply(v);
+    });
   }
 
-  window.addEventListener('resize', function () { views.forEach(apply); });
+  window.addEventListener('resize', function () {
+    views.forEach(measure);
+    views.forEach(apply);
+  });
   // Printed, every lane is whole again, as without the script.
   window.addEventListener('beforeprint', function () {
     views.forEach(function (v) {
-      v.box.classList.remove('zoomable');
-      v.box.style.height = '';
-      v.svg.setAttribute('viewBox', [v.cx, v.cy, v.cw, v.ch].join(' '));
-      v.svg.setAttribute('width', String(v.cw));
-      v.svg.setAttribute('height', String(v.ch));
+      v.svg.style.transform = '';
+      v.drawnAt = null;
     });
   });
   window.addEventListener('afterprint', function () {
     views.forEach(function (v) {
-      v.box.classList.add('zoomable');
-      v.box.style.height = v.height;
-      v.svg.setAttribute('width', '100%');
-      v.svg.setAttribute('height', '100%');
       apply(v);
     });
   });

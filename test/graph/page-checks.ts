@@ -63,7 +63,7 @@ export async function details(page: Page): Promise<string> {
 export interface LaneView {
   /** Zoom (1 = the lane's own size), as the page reports it. */
   scale: number;
-  /** The part of the lane in the window, in lane coordinates (the picture's viewBox). */
+  /** The part of the lane in the window, in lane coordinates (the window's data-view). */
   x: number;
   y: number;
   w: number;
@@ -84,8 +84,8 @@ export async function laneView(page: Page, channel: string): Promise<LaneView> {
     const svg = box?.querySelector('svg.lane-svg');
     if (!box || !svg) throw new Error(`no lane ${ch}`);
     const nums = (a: string | null): number[] => (a ?? '').split(' ').map(Number);
-    const [x = NaN, y = NaN, w = NaN, h = NaN] = nums(svg.getAttribute('viewBox'));
-    const [lx = NaN, ly = NaN, lw = NaN, lh = NaN] = nums(svg.getAttribute('data-lane-box'));
+    const [x = NaN, y = NaN, w = NaN, h = NaN] = nums(box.getAttribute('data-view'));
+    const [lx = NaN, ly = NaN, lw = NaN, lh = NaN] = nums(svg.getAttribute('viewBox'));
     const r = box.getBoundingClientRect();
     return {
       scale: Number(box.getAttribute('data-scale')),
