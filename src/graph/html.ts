@@ -9,7 +9,8 @@ import { layoutGraph, type ChannelLayout } from './layout.js';
 import { PAGE_CSS } from './page-style.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { laneBody, legend, markerDefs } from './svg-parts.js';
-import { esc } from './svg-text.js';
+import { esc, plural } from './svg-text.js';
+import { wrapLayout } from './wrap.js';
 import type { GraphChannel, GraphPackage, Problem, UpgradeGraph } from './upgrade-graph.js';
 
 /** What the script needs beyond the markup: per lane, node details and edges by index. */
@@ -62,6 +63,22 @@ function problemList(problems: readonly Problem[]): string {
   return `<ul class="problems">${items}</ul>`;
 }
 
+/** The zoom buttons of a lane, shown only with the script (page-style.ts, page-script.ts). */
+function zoomBar(channel: string): string {
+  const buttons = [
+    ['out', '\u2212', 'zoom out (-)'],
+    ['in', '+', 'zoom in (+)'],
+    ['fit', 'Fit', 'fit the whole channel (0)'],
+    ['actual', '100%', 'actual size (1)'],
+  ]
+    .map(
+      ([what, text, label]) =>
+        `<button type="button" data-zoom="${what}" aria-label="${label}" title="${label}">${text}</button>`,
+    )
+    .join('');
+  return `<div class="zoom-bar" role="toolbar" aria-label="${esc(`zoom of channel ${channel}`)}">${buttons}<span class="zoom-level">100%</span></div>`;
+}
+
 function laneSection(ch: GraphChannel, layout: ChannelLayout, pi: number, ci: number): string {
   const prefix = `p${pi}c${ci}`;
   const badges: string[] = [];
@@ -73,12 +90,12 @@ function laneSection(ch: GraphChannel, layout: ChannelLayout, pi: number, ci: nu
   const h = Math.ceil(layout.height) + 4;
   return [
     `<section class="lane${ch.isDefault ? ' default' : ''}" id="${prefix}" data-channel="${esc(ch.name)}" data-lane="${pi}-${ci}">`,
-    `<h3>channel <span class="mono">${esc(ch.name)}</span> ${badges.join(' ')} <span class="count">${ch.nodes.filter((n) => n.listed).length} bundles</span></h3>`,
+    `<h3>channel <span class="mono">${esc(ch.name)}</span> ${badges.join(' ')} <span class="count">${plural(ch.nodes.filter((n) => n.listed).length, 'bundle')}</span></h3>`,
     ch.deprecation === undefined ? '' : `<p class="note">deprecated: ${esc(ch.deprecation)}</p>`,
     problemList(ch.problems),
     ch.nodes.length === 0
       ? '<p class="note">no entries</p>'
-      : `<div class="scroll"><svg class="opm-graph lane-svg" width="${w}" height="${h}" viewBox="-2 -2 ${w} ${h}" aria-label="${esc(`channel ${ch.name}`)}">${laneBody(ch, layout, { prefix, focusable: true })}</svg></div>`,
+      : `${zoomBar(ch.name)}<div class="lane-window"><div class="scroll" style="--h: ${h}px"><svg class="opm-graph lane-svg" width="${w}" height="${h}" viewBox="-2 -2 ${w} ${h}" aria-label="${esc(`channel ${ch.name}`)}">${laneBody(ch, layout, { prefix, focusable: true })}</svg></div></div>`,
     '</section>',
   ].join('\n');
 }
@@ -89,11 +106,16 @@ function packageSection(p: GraphPackage, pi: number, layouts: ChannelLayout[]): 
   return [
     `<section class="package" data-package="${esc(p.name)}" data-index="${pi}">`,
     `<h2>package <span class="mono">${esc(p.name)}</span> ${badges.join(' ')}</h2>`,
-    `<p class="note">default channel: <span class="mono">${esc(p.defaultChannel === '' ? '(none)' : p.defaultChannel)}</span> · ${p.channels.length} channel${p.channels.length === 1 ? '' : 's'}</p>`,
+    `<p class="note">default channel: <span class="mono">${esc(p.defaultChannel === '' ? '(none)' : p.defaultChannel)}</span> · ${plural(p.channels.length, 'channel')}</p>`,
     p.deprecation === undefined ? '' : `<p class="note">deprecated: ${esc(p.deprecation)}</p>`,
     problemList(p.problems),
     ...p.channels.map((ch, ci) =>
-      laneSection(ch, layouts[ci] ?? { nodes: [], edges: [], arcs: [], width: 0, height: 0 }, pi, ci),
+      laneSection(
+        ch,
+        wrapLayout(layouts[ci] ?? { nodes: [], edges: [], arcs: [], width: 0, height: 0 }),
+        pi,
+        ci,
+      ),
     ),
     '</section>',
   ].join('\n');
@@ -128,6 +150,8 @@ export function writeHtml(graph: UpgradeGraph, layouts: ChannelLayout[][] = layo
     '<meta name="color-scheme" content="light dark">',
     `<title>${esc(title)}</title>`,
     `<style>${GRAPH_CSS}${PAGE_CSS}</style>`,
+    // Before anything is drawn: the lanes are styled as windows from the start (page-style.ts).
+    "<script>document.documentElement.classList.add('js');</script>",
     '</head>',
     '<body>',
     `<svg class="opm-graph defs" width="0" height="0" aria-hidden="true"><defs>${markerDefs()}</defs></svg>`,
@@ -139,7 +163,7 @@ export function writeHtml(graph: UpgradeGraph, layouts: ChannelLayout[][] = layo
     '<button type="button" id="clear-selection" disabled>Clear selection</button>',
     '</div>',
     `<svg class="opm-graph legend-svg" width="${lg.width}" height="${lg.height}" viewBox="0 0 ${lg.width} ${lg.height}" role="img" aria-label="legend">${lg.svg}</svg>`,
-    '<p class="hint">Hover or focus (Tab) a bundle to see its details; click it or press Enter to light its upgrade path to the channel head; Escape clears.</p>',
+    '<p class="hint">Hover or focus (Tab) a bundle to see its details; click it or press Enter to light its upgrade path to the channel head; Escape clears. In a lane: drag or press the arrow keys to move, Ctrl+wheel or + and - to zoom, 0 to fit the whole channel, 1 for actual size, Home and End for its oldest bundles and its head; click or drag in the overview in the corner of a long lane to go there.</p>',
     '</header>',
     '<div class="layout">',
     '<main id="graph">',

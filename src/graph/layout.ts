@@ -32,6 +32,11 @@ export interface ChannelLayout {
   edges: Point[][];
   /** Which edges are arcs. */
   arcs: boolean[];
+  /**
+   * A wrapped lane's edges (wrap.ts), each as the parts it is drawn in: routes of their own, an
+   * arc's part one cubic Bézier as an arc is. Without it, each edge is its one route.
+   */
+  parts?: Point[][][];
   width: number;
   height: number;
 }

@@ -36,6 +36,26 @@ section.package { margin-bottom: 20px; }
 section.lane { background: var(--lane); border: 1px solid var(--lane-line); border-radius: 8px; padding: 10px 12px; margin: 10px 0; }
 section.lane.default { border-color: var(--default); }
 .scroll { overflow-x: auto; }
+.lane-window { position: relative; }
+/* With the script (the 'js' class, set in the page's head), a lane is a window of its own height,
+   set here rather than by the script so that the browser lays the lane out once: --h is the lane's
+   height, the window is half as tall again (room to zoom in), at least 120 px and at most 60% of the
+   screen (240 px on a short one). Its edge is an outline: a border would narrow it. */
+.js .scroll { overflow: hidden; height: clamp(120px, calc(var(--h) * 1.5 + 16px), max(240px, 60vh)); cursor: grab; touch-action: none; outline: 1px solid var(--lane-line); outline-offset: -1px; background: var(--bg); user-select: none; }
+.js .scroll:focus { outline: 1px solid var(--lane-line); }
+.js .scroll:focus-visible { outline: 2px solid var(--path); outline-offset: -2px; }
+.js .scroll .lane-svg { transform-origin: 0 0; }
+.zoom-bar { display: none; }
+.js .zoom-bar { display: flex; gap: 4px; align-items: center; margin: 0 0 6px; }
+.zoom-bar button { font: inherit; font-size: 13px; min-width: 30px; color: var(--fg); background: var(--bg); border: 1px solid var(--node-line); border-radius: 6px; padding: 1px 8px; cursor: pointer; }
+.zoom-bar button:focus-visible { outline: 2px solid var(--path); outline-offset: 1px; }
+.zoom-level { color: var(--muted); font-size: 12px; margin-left: 6px; min-width: 4em; }
+svg.overview { position: absolute; top: 9px; right: 9px; display: block; padding: 4px; border: 1px solid var(--node-line); border-radius: 4px; background: var(--lane); opacity: 0.92; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.25); cursor: crosshair; touch-action: none; }
+.overview-node { stroke: none; }
+.overview-node.plain { fill: var(--node-line); opacity: 0.55; }
+.overview-node.head { fill: var(--head); }
+.overview-node.problem { fill: var(--problem); }
+.overview-view { fill: var(--path); fill-opacity: 0.15; stroke: var(--path); stroke-width: 2; }
 .lane-svg { display: block; background: transparent; }
 .lane-svg .node { cursor: pointer; }
 .lane-svg .node:focus { outline: none; }
@@ -50,9 +70,9 @@ section.lane.default { border-color: var(--default); }
 @media (max-width: 900px) { .layout { flex-direction: column; align-items: stretch; } aside#details { position: static; flex-basis: auto; width: 100%; max-height: none; } }
 @media print {
   header.controls { position: static; border: none; }
-  .pickers, .hint, aside#details { display: none; }
+  .pickers, .hint, aside#details, .zoom-bar, svg.overview { display: none; }
   .layout { display: block; padding: 0; }
-  .scroll { overflow: visible; }
+  .scroll, .js .scroll { overflow: visible; height: auto; outline: none; }
   section.lane { break-inside: avoid; }
   .lane-svg { max-width: 100%; height: auto; }
 }

@@ -3,7 +3,7 @@
  * legend, and one channel's nodes and edges in the lane's own coordinates.
  */
 import { nodeSubtitle, textWidth, type ChannelLayout, type Point } from './layout.js';
-import { esc, num } from './svg-text.js';
+import { esc, num, plural } from './svg-text.js';
 import type { EdgeKind, GraphChannel, GraphEdge, GraphNode } from './upgrade-graph.js';
 
 const ARROWS = ['replaces', 'skips', 'skipRange', 'problem', 'path'] as const;
@@ -122,7 +122,9 @@ export function laneBody(ch: GraphChannel, layout: ChannelLayout, ids: LaneIds):
   const out: string[] = ['<g class="edges">'];
   ch.edges.forEach((e, i) => {
     const route = layout.edges[i] ?? [];
-    const d = layout.arcs[i] === true ? arcPath(route) : curvePath(route);
+    const draw = layout.arcs[i] === true ? arcPath : curvePath;
+    const parts = layout.parts?.[i];
+    const d = parts === undefined ? draw(route) : parts.map(draw).join(' ');
     const look = edgeLook(e);
     const from = ch.nodes[e.from]?.name ?? '';
     const to = ch.nodes[e.to]?.name ?? '';
@@ -135,7 +137,7 @@ export function laneBody(ch: GraphChannel, layout: ChannelLayout, ids: LaneIds):
     const box = layout.nodes[i];
     if (box === undefined) return;
     const focus = ids.focusable
-      ? ` tabindex="0" role="button" aria-label="${esc(`${n.name}${n.version === '' ? '' : `, version ${n.version}`}${n.head ? ', channel head' : ''}${n.deprecation === undefined ? '' : ', deprecated'}${n.problems.length > 0 ? `, ${n.problems.length} problem${n.problems.length > 1 ? 's' : ''}` : ''}`)}"`
+      ? ` tabindex="0" role="button" aria-label="${esc(`${n.name}${n.version === '' ? '' : `, version ${n.version}`}${n.head ? ', channel head' : ''}${n.deprecation === undefined ? '' : ', deprecated'}${n.problems.length > 0 ? `, ${plural(n.problems.length, 'problem')}` : ''}`)}"`
       : '';
     const parts = [
       `<g class="${nodeClasses(n)}" id="${ids.prefix}n${i}" data-bundle="${esc(n.name)}" data-index="${i}" transform="translate(${num(box.x)},${num(box.y)})"${focus}>`,

@@ -36,3 +36,8 @@ export function wrap(text: string, width: number): string[] {
   if (line !== '') lines.push(line);
   return lines;
 }
+
+/** A count with its noun: `1 bundle`, `2 bundles`, `0 bundles`. */
+export function plural(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : nouns}`;
+}

@@ -6,7 +6,7 @@
 import { GRAPH_CSS } from './graph-style.js';
 import { layoutGraph, textWidth, type ChannelLayout } from './layout.js';
 import { laneBody, legend, markerDefs, pill } from './svg-parts.js';
-import { esc, num, wrap } from './svg-text.js';
+import { esc, num, plural, wrap } from './svg-text.js';
 import type { GraphChannel, GraphPackage, Problem, UpgradeGraph } from './upgrade-graph.js';
 
 const MARGIN = 16;
@@ -54,6 +54,9 @@ function lane(
     head.push(p.svg);
     px += p.width + 6;
   }
+  const count = plural(ch.nodes.filter((n) => n.listed).length, 'bundle');
+  head.push(`<text class="note" x="${num(px + 2)}" y="${num(titleY + 4)}">${esc(count)}</text>`);
+  px += textWidth(count, 7) + 2;
   let headerWidth = px - x;
   let cy = titleY + 12;
   if (ch.deprecation !== undefined) {
@@ -94,7 +97,7 @@ function packageBlock(p: GraphPackage, pi: number, layouts: ChannelLayout[], x: 
     out.push(dp.svg);
     px += dp.width + 6;
   }
-  const note = `default channel: ${p.defaultChannel === '' ? '(none)' : p.defaultChannel} · ${p.channels.length} channel${p.channels.length === 1 ? '' : 's'}`;
+  const note = `default channel: ${p.defaultChannel === '' ? '(none)' : p.defaultChannel} · ${plural(p.channels.length, 'channel')}`;
   out.push(`<text class="note" x="${num(px + 4)}" y="${num(y + 16)}">${esc(note)}</text>`);
   let width = px + 4 + textWidth(note, 7) - x;
   let cy = y + 26;

@@ -13,6 +13,7 @@ import { bundleVersion } from '../model/bundle-version.js';
 import { convertToModel } from '../model/convert.js';
 import { ChannelGraph, minimumEdge, narrowChannels, orZero, type EdgeKind } from '../model/channel-graph.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { compareChannelNames } from './channel-order.js';
 import { compareSemver, formatSemver, type SemVer } from '../model/semver.js';
 
 export type { EdgeKind } from '../model/channel-graph.js';
@@ -260,7 +261,8 @@ export function buildUpgradeGraph(cfg: DeclarativeConfig, options: GraphOptions 
     }
   }
 
-  const channels = [...scoped.channels].sort((a, b) => compareUtf8(a.name, b.name));
+  // Channels by name with their numbers read as numbers (stable-3.6 before stable-3.10).
+  const channels = [...scoped.channels].sort((a, b) => compareChannelNames(a.name, b.name));
   const min = minimumEdge(minEdgeName, channels, semvers);
 
   // The validator's findings and chain analysis, over the whole (unfiltered) package, so that a

@@ -11,7 +11,7 @@ import { drawGraph } from '../../src/graph/draw.js';
 import { launch, openPage, screenshotDir, svgScreenshot } from './chromium.js';
 import { expectedChannels } from './graph-expectations.js';
 import { bundleName, catalog } from './generated-catalogs.js';
-import { details, expectAllDrawn, seenLanes } from './page-checks.js';
+import { details, expectAllDrawn, laneView, seenLanes } from './page-checks.js';
 
 const testdata = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../testdata/graph');
 let browser: Browser;
@@ -70,7 +70,10 @@ describe('the drawn graph in chromium (testdata/graph)', () => {
     await lane.locator('g.node[data-bundle="nimbus-operator.v1.1.1"]').hover();
     expect(await details(page)).toContain('deprecated 1.1.1 can lose bucket policies');
 
-    // Click: the shortest upgrade path from 1.0.0 to the head lights up, the rest dims.
+    // Click: the shortest upgrade path from 1.0.0 to the head lights up, the rest dims. The lane
+    // is wider than its window, which opened at the head: Home goes to its oldest bundles.
+    await lane.locator('.scroll').focus();
+    await page.keyboard.press('Home');
     await lane.locator('g.node[data-bundle="nimbus-operator.v1.0.0"]').click();
     const onPath = await lane
       .locator('g.node.on-path')
@@ -86,7 +89,20 @@ describe('the drawn graph in chromium (testdata/graph)', () => {
     await page.locator('#pick-channel').selectOption({ label: 'stable-v0' });
     expect(await page.locator('section.lane:visible').count()).toBe(1);
     await page.locator('#pick-channel').focus();
-    // The clear button is disabled while nothing is selected, so the next stop is the first bundle.
+    // The clear button is disabled while nothing is selected, so the next stops are the lane's
+    // zoom buttons, its window, then its first bundle.
+    const stops: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      await page.keyboard.press('Tab');
+      stops.push(await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? ''));
+    }
+    expect(stops.slice(0, 4)).toEqual([
+      'zoom out (-)',
+      'zoom in (+)',
+      'fit the whole channel (0)',
+      'actual size (1)',
+    ]);
+    expect(stops[4]).toMatch(/^channel stable-v0: drag or use the arrow keys to move/);
     await page.keyboard.press('Tab');
     const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-bundle'));
     expect(focused).toBe('nimbus-operator.v0.9.0');
@@ -136,15 +152,20 @@ describe('the drawn graph in chromium (testdata/graph)', () => {
     expect(await page.locator('section.package:visible').getAttribute('data-package')).toBe(
       'broken-operator',
     );
-    // Lanes first shown start scrolled to their heads, on the right.
-    const scrolled = await page.locator('section.package:visible .scroll').evaluateAll((ss) =>
-      ss.map((s) => ({
-        overflows: s.scrollWidth > s.clientWidth,
-        atEnd: s.scrollLeft + s.clientWidth >= s.scrollWidth - 1,
-      })),
-    );
-    expect(scrolled.some((l) => l.overflows)).toBe(true);
-    expect(scrolled.every((l) => l.atEnd)).toBe(true);
+    // Lanes first shown open at their heads, on the right of the window.
+    for (const channel of ['stable', 'fast', 'preview']) {
+      const v = await laneView(page, channel);
+      expect(v.scale, channel).toBe(1);
+      const heads = await page
+        .locator(`section.package:visible section.lane[data-channel="${channel}"] g.node.head`)
+        .evaluateAll((hs) => hs.map((h) => h.getBoundingClientRect().right));
+      if (heads.length === 0) continue;
+      const right = Math.max(...heads);
+      expect(right, channel).toBeLessThanOrEqual(v.screen.left + v.screen.width + 2);
+      expect(right, channel).toBeGreaterThan(v.screen.left + v.screen.width / 2);
+    }
+    // Narrow, the widest lane does not fit: it has an overview.
+    expect(await page.locator('section.package:visible svg.overview').count()).toBeGreaterThan(0);
     expect(await page.locator('section.lane:visible').count()).toBe(3);
     expect(errors).toEqual([]);
     await page.close();
@@ -158,14 +179,28 @@ describe('the drawn graph in chromium (testdata/graph)', () => {
     await page.goto(pathToFileURL(file).href);
     const lane = page.locator('section.lane[data-channel="stable"]');
     expect(await lane.locator('g.node').count()).toBe(10_000);
-    // The lane opens at its head, on the right.
-    const atEnd = await lane
-      .locator('.scroll')
-      .evaluate((s) => s.scrollWidth > s.clientWidth && s.scrollLeft + s.clientWidth >= s.scrollWidth - 1);
-    expect(atEnd).toBe(true);
+    // The lane is wrapped onto rows, opens at its head and has an overview of three paths (not an
+    // element per bundle).
     const newest = bundleName('operator-000', 9_999);
+    const v = await laneView(page, 'stable');
+    expect(v.lane.w).toBeLessThan(40_000);
+    const hb = await lane.locator(`g.node[data-bundle="${newest}"]`).boundingBox();
+    expect(hb?.x).toBeGreaterThan(v.screen.left);
+    expect((hb?.x ?? 0) + (hb?.width ?? 0)).toBeLessThanOrEqual(v.screen.left + v.screen.width + 2);
+    expect(await lane.locator('svg.overview path').count()).toBeLessThanOrEqual(3);
     await lane.locator(`g.node[data-bundle="${newest}"]`).hover();
     expect(await details(page)).toContain(`head yes`);
+    // Zoom to fit, then back to the head.
+    await lane.locator('.scroll').focus();
+    await page.keyboard.press('0');
+    const fitted = await laneView(page, 'stable');
+    expect(fitted.scale).toBeLessThan(0.1);
+    expect(fitted.w).toBeGreaterThanOrEqual(fitted.lane.w - 0.01);
+    await page.keyboard.press('End');
+    await page.keyboard.press('1');
+    expect((await laneView(page, 'stable')).scale).toBe(1);
+    // The oldest is rows away: focusing it brings it into the window.
+    await lane.locator(`g.node[data-bundle="${bundleName('operator-000', 0)}"]`).focus();
     await lane.locator(`g.node[data-bundle="${bundleName('operator-000', 0)}"]`).click();
     expect(await details(page)).toContain('Upgrade path to the head, 9999 steps');
     expect(await lane.locator('path.edge.on-path').count()).toBe(9_999);

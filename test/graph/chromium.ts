@@ -5,8 +5,8 @@
  * another binary.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 
 export function chromiumPath(): string {
@@ -46,9 +46,10 @@ export async function openPage(
   return { page, errors };
 }
 
-/** Where screenshots go: $OPM_SCREENSHOT_DIR, else a folder in the system's temporary directory. */
+/** Where screenshots go: $OPM_SCREENSHOT_DIR, else `test-output/graph/` in the project (ignored by git). */
 export function screenshotDir(): string {
-  const dir = process.env.OPM_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'opm-graph-screenshots');
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  const dir = process.env.OPM_SCREENSHOT_DIR ?? path.join(root, 'test-output', 'graph');
   mkdirSync(dir, { recursive: true });
   return dir;
 }

@@ -74,6 +74,8 @@ describe.each(PACKAGES)('render-graph of community-catalog-v4.21 package %s', (p
     const oldest = lane.locator('g.node[data-index="0"]');
     const name = (await oldest.getAttribute('data-bundle')) ?? '';
     const bundle = cfg.bundles.find((b) => b.package === pkg && b.name === name);
+    // The lane opens at its head; focus brings the oldest bundle into its window.
+    await oldest.focus();
     await oldest.hover();
     const shown = await details(page);
     expect(shown).toContain(name);

@@ -58,3 +58,43 @@ export function expectAllDrawn(seen: Seen[], expected: ExpectedChannel[]): void 
 export async function details(page: Page): Promise<string> {
   return (await page.locator('#details').innerText()).replace(/\s+/g, ' ');
 }
+
+/** A lane's window as the page shows it: the part of the lane drawn, and where it is on screen. */
+export interface LaneView {
+  /** Zoom (1 = the lane's own size), as the page reports it. */
+  scale: number;
+  /** The part of the lane in the window, in lane coordinates (the window's data-view). */
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  /** The whole lane, in the same coordinates. */
+  lane: { x: number; y: number; w: number; h: number };
+  /** The window on screen. */
+  screen: { left: number; top: number; width: number; height: number };
+}
+
+/** The view of the lane of `channel` (the first lane of that name on the page). */
+export async function laneView(page: Page, channel: string): Promise<LaneView> {
+  return page.evaluate((ch) => {
+    const lane = Array.from(document.querySelectorAll('section.lane')).find(
+      (l) => l.getAttribute('data-channel') === ch,
+    );
+    const box = lane?.querySelector('.scroll');
+    const svg = box?.querySelector('svg.lane-svg');
+    if (!box || !svg) throw new Error(`no lane ${ch}`);
+    const nums = (a: string | null): number[] => (a ?? '').split(' ').map(Number);
+    const [x = NaN, y = NaN, w = NaN, h = NaN] = nums(box.getAttribute('data-view'));
+    const [lx = NaN, ly = NaN, lw = NaN, lh = NaN] = nums(svg.getAttribute('viewBox'));
+    const r = box.getBoundingClientRect();
+    return {
+      scale: Number(box.getAttribute('data-scale')),
+      x,
+      y,
+      w,
+      h,
+      lane: { x: lx, y: ly, w: lw, h: lh },
+      screen: { left: r.left, top: r.top, width: box.clientWidth, height: box.clientHeight },
+    };
+  }, channel);
+}
