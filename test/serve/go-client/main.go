@@ -7,6 +7,7 @@
 //	opm-serve-client calls -addr HOST:PORT < calls.jsonl one answer line per request line
 //	opm-serve-client load  -addr HOST:PORT -package P -c 16 -n 20000
 //	                                                     GetPackage from c goroutines, a rate
+//	opm-serve-client listbundles -addr HOST:PORT -n 10   ListBundles n times, each one timed
 package main
 
 import (
@@ -42,7 +43,7 @@ func main() {
 	addr := fs.String("addr", "127.0.0.1:50051", "server address")
 	pkg := fs.String("package", "", "load: the package GetPackage asks for")
 	workers := fs.Int("c", 16, "load: concurrent callers")
-	count := fs.Int("n", 20000, "load: calls in all")
+	count := fs.Int("n", 20000, "load, listbundles: calls in all")
 	timeout := fs.Duration("timeout", 10*time.Minute, "deadline of the whole run")
 	if err := fs.Parse(os.Args[2:]); err != nil {
 		fail(err)
@@ -57,6 +58,8 @@ func main() {
 		err = calls(ctx, *addr, os.Stdin)
 	case "load":
 		err = load(ctx, *addr, *pkg, *workers, *count)
+	case "listbundles":
+		err = listBundles(ctx, *addr, *count)
 	default:
 		err = fmt.Errorf("unknown mode %q", os.Args[1])
 	}
@@ -294,11 +297,11 @@ type call struct {
 }
 
 type callResult struct {
-	Method   string            `json:"method"`
-	Request  json.RawMessage   `json:"request"`
-	Response json.RawMessage   `json:"response,omitempty"`
-	Stream   []json.RawMessage `json:"stream,omitempty"`
-	Error    *rpcError         `json:"error,omitempty"`
+	Method   string             `json:"method"`
+	Request  json.RawMessage    `json:"request"`
+	Response json.RawMessage    `json:"response,omitempty"`
+	Stream   *[]json.RawMessage `json:"stream,omitempty"` // [] for an empty stream
+	Error    *rpcError          `json:"error,omitempty"`
 }
 
 type receiver[T proto.Message] interface {
@@ -426,7 +429,7 @@ func calls(ctx context.Context, addr string, in io.Reader) error {
 			r.Response = asJSON(msg)
 		}
 		if stream != nil {
-			r.Stream = stream
+			r.Stream = &stream
 		}
 		if err := enc.Encode(r); err != nil {
 			return err
@@ -474,4 +477,38 @@ func load(ctx context.Context, addr, pkg string, workers, n int) error {
 		"calls": n, "errors": failed.Load(), "concurrency": workers, "seconds": seconds,
 		"perSecond": float64(n) / seconds,
 	})
+}
+
+// listBundles reads the whole ListBundles stream n times in a row over one connection and prints
+// each read's milliseconds, the messages and their encoded bytes (of the last read).
+func listBundles(ctx context.Context, addr string, n int) error {
+	conn, err := dial(addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	reg := api.NewRegistryClient(conn)
+	var ms []float64
+	messages, size := 0, 0
+	for range n {
+		start := time.Now()
+		stream, err := reg.ListBundles(ctx, &api.ListBundlesRequest{})
+		if err != nil {
+			return err
+		}
+		messages, size = 0, 0
+		for {
+			b, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("ListBundles: %w", err)
+			}
+			messages++
+			size += proto.Size(b)
+		}
+		ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+	}
+	return printJSON(map[string]any{"ms": ms, "messages": messages, "bytes": size})
 }
