@@ -36,6 +36,7 @@ await build({
     child: path.join(root, 'bench', 'child.ts'),
     registry: path.join(root, 'bench', 'registry-main.ts'),
     graph: path.join(root, 'bench', 'graph-main.ts'),
+    serve: path.join(root, 'bench', 'serve.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },
