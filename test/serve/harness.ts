@@ -531,8 +531,9 @@ export function differences(a: ServeRecord, b: ServeRecord, limit = 20): string[
   const out: string[] = [];
   const n = Math.max(a.calls.length, b.calls.length);
   for (let i = 0; i < n && out.length < limit; i++) {
-    const x = JSON.stringify(a.calls[i]);
-    const y = JSON.stringify(b.calls[i]);
+    // A call one side lacks shows as "(none)".
+    const x = a.calls[i] === undefined ? '(none)' : JSON.stringify(a.calls[i]);
+    const y = b.calls[i] === undefined ? '(none)' : JSON.stringify(b.calls[i]);
     if (x === y) continue;
     const c = a.calls[i] ?? b.calls[i];
     let at = 0;
