@@ -301,3 +301,62 @@ describe.skipIf(!haveTools)('a prebuilt cache', () => {
     }
   });
 });
+
+// What people see through grpcurl depends on the descriptors the server reflects: the same
+// invocations against both servers print the same text.
+describe.skipIf(!compare)('grpcurl and grpc_health_probe: opm-ts as the reference', () => {
+  const dir = corpusPath('opm-testdata', 'foo-index-v0.2.0-declcfg');
+  const invocations: { name: string; verb: string[]; flags?: string[] }[] = [
+    { name: 'list', verb: ['list'] },
+    ...[
+      'api.Registry',
+      'api.ExperimentalRegistry',
+      'api.Bundle',
+      'api.Package',
+      'api.GetBundleRequest',
+      'grpc.health.v1.Health',
+      'google.protobuf.Struct',
+    ].map((symbol) => ({ name: `describe ${symbol}`, verb: ['describe', symbol] })),
+    {
+      name: 'GetBundle',
+      verb: ['api.Registry/GetBundle'],
+      flags: ['-d', '{"pkgName":"foo","channelName":"beta","csvName":"foo.v0.2.0"}'],
+    },
+    { name: 'ListBundles', verb: ['api.Registry/ListBundles'] },
+    { name: 'GetPackage not found', verb: ['api.Registry/GetPackage'], flags: ['-d', '{"name":"nope"}'] },
+    {
+      name: 'experimental without a schema',
+      verb: ['api.ExperimentalRegistry/ExperimentalListPackageCustomSchemas'],
+      flags: ['-H', 'x-acknowledge-experimental: true', '-d', '{}'],
+    },
+    { name: 'Health/Watch', verb: ['grpc.health.v1.Health/Watch'] },
+  ];
+  let refServer: Server;
+  let ourServer: Server;
+  beforeAll(async () => {
+    refServer = await startServer(refKind, dir);
+    ourServer = await startServer(oursKind(), dir);
+  });
+  afterAll(async () => {
+    expect((await refServer.stop()).code).toBe(0);
+    expect((await ourServer.stop()).code).toBe(0);
+  });
+
+  it.each(invocations)('$name', async ({ verb, flags }) => {
+    const a = await grpcurl(refServer.address, verb, flags);
+    const b = await grpcurl(ourServer.address, verb, flags);
+    expect({ code: b.code, stdout: b.stdout, stderr: b.stderr }).toEqual({
+      code: a.code,
+      stdout: a.stdout,
+      stderr: a.stderr,
+    });
+  });
+
+  it('grpc_health_probe', async () => {
+    for (const service of ['', 'Registry', 'whatever']) {
+      const a = await probe(refServer.address, service);
+      const b = await probe(ourServer.address, service);
+      expect({ code: b.code, out: b.stdout + b.stderr }).toEqual({ code: a.code, out: a.stdout + a.stderr });
+    }
+  });
+});

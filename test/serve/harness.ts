@@ -163,11 +163,11 @@ function run(
   input?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.stdout?.on('data', (b: Buffer) => out.push(b));
+    child.stderr?.on('data', (b: Buffer) => err.push(b));
     child.on('error', reject);
     child.on('close', (code) =>
       resolve({
@@ -176,7 +176,9 @@ function run(
         stderr: Buffer.concat(err).toString('utf8'),
       }),
     );
-    child.stdin.end(input ?? '');
+    // A client that exits without reading all of its input shows in its exit code and stderr.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input);
   });
 }
 
