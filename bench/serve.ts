@@ -8,8 +8,9 @@
 // - unary calls per second: GetPackage from 16 goroutines over one connection.
 // Catalogs: the corpus community catalog and a generated one (bench/generate-catalog.ts), by default
 // the 1 GB catalog of `npm run bench`; BENCH_SERVE_PACKAGES, BENCH_SERVE_BUNDLES (per package) and
-// BENCH_SERVE_PAYLOAD (bytes of manifests per bundle) size it, BENCH_SERVE_RUNS repeats the
-// start-ups (median). Until opm-ts has `serve` only the reference's figures are printed.
+// BENCH_SERVE_PAYLOAD (bytes of manifests per bundle) size it, BENCH_SERVE_GENERATED=0 leaves it
+// out, BENCH_SERVE_RUNS repeats the start-ups (median of 3 by default). Until opm-ts has `serve`
+// only the reference's figures are printed. Results also go to bench/out/serve-results.json.
 import {
   existsSync,
   mkdirSync,
