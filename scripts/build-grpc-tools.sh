@@ -20,9 +20,13 @@ install_tool() { # name package@version
   [ -x "$bin/$name" ] && return 0
   gobin=$(mktemp -d)
   # -mod=mod: grpcurl's module needs its go.sum completed at install time.
-  GOBIN="$gobin" GOFLAGS="-mod=mod -buildvcs=false" go install "$spec"
-  mv "$gobin/$name" "$bin/$name"
-  rm -rf "$gobin"
+  if GOBIN="$gobin" GOFLAGS="-mod=mod -buildvcs=false" go install "$spec"; then
+    mv "$gobin/$name" "$bin/$name"
+    rm -rf "$gobin"
+  else
+    rm -rf "$gobin"
+    return 1
+  fi
 }
 
 build_client() {
