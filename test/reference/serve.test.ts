@@ -282,24 +282,35 @@ describe.skipIf(!haveTools)('the tools against the reference', () => {
 });
 
 // The cache the image build step writes (`--cache-only`) is what the enforcing server starts from.
+// An image is built by one opm (`--cache-only` in the builder stage) and may be served by another
+// (OLM's extractContent runs its own opm on the image's cache), with integrity enforced: each opm
+// serves the other's cache.
 describe.skipIf(!haveTools)('a prebuilt cache', () => {
-  it('the reference serves from its --cache-only cache with integrity enforced', async () => {
-    const dir = path.join(FIXTURE, 'catalog');
-    const cache = mkdtempSync(path.join(tmpdir(), 'opm-serve-cache-'));
-    try {
-      const built = await buildCache(refKind, dir, cache);
-      expect(built.code, built.stderr).toBe(0);
-      expect(readdirSync(cache)).toEqual(['pogreb.v1']);
-      const server = await startServer(refKind, dir, { cacheDir: cache });
-      const record = await collectAll(server.address, dir);
-      expect((await server.stop()).code).toBe(0);
-      expect(`${JSON.stringify(record.calls, null, 2)}\n`).toBe(
-        readFileSync(path.join(FIXTURE, 'expected.json'), 'utf8'),
-      );
-    } finally {
-      rmSync(cache, { recursive: true, force: true });
-    }
-  });
+  const dir = path.join(FIXTURE, 'catalog');
+  const builders: [string, ServerKind, ServerKind, boolean][] = [
+    ['the reference serves the reference’s cache', refKind, refKind, true],
+    ['opm-ts serves the reference’s cache', refKind, oursKind(), compare],
+    ['the reference serves opm-ts’s cache', oursKind(), refKind, compare],
+  ];
+  for (const [name, builder, server, run] of builders) {
+    it.skipIf(!run)(`${name} (--cache-only, then integrity enforced)`, async () => {
+      const cache = mkdtempSync(path.join(tmpdir(), 'opm-serve-cache-'));
+      try {
+        const built = await buildCache(builder, dir, cache);
+        expect(built.code, built.stderr).toBe(0);
+        // Go opm writes its preferred layout; either of its layouts is one both opms read.
+        if (builder === refKind) expect(readdirSync(cache)).toEqual(['pogreb.v1']);
+        const s = await startServer(server, dir, { cacheDir: cache });
+        const record = await collectAll(s.address, dir);
+        expect((await s.stop()).code).toBe(0);
+        expect(`${JSON.stringify(record.calls, null, 2)}\n`).toBe(
+          readFileSync(path.join(FIXTURE, 'expected.json'), 'utf8'),
+        );
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 // What people see through grpcurl depends on the descriptors the server reflects: the same
