@@ -39,6 +39,7 @@ await build({
     graph: path.join(root, 'bench', 'graph-main.ts'),
     user: path.join(root, 'bench', 'user-main.ts'),
     'serve-cache': path.join(root, 'bench', 'serve-cache-main.ts'),
+    serve: path.join(root, 'bench', 'serve.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },
