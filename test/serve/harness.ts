@@ -473,7 +473,7 @@ export function callsFor(cfg: DeclarativeConfig): { calls: Call[]; replacers: Ma
     { method: 'ExperimentalListPackageCustomSchemas', request: { schema: '../x' }, metadata: ack },
     { method: 'ExperimentalListPackageCustomSchemas', request: { schema: MADE_UP }, metadata: ack },
   );
-  const custom = new Set(cfg.others.map((m) => `${m.schema}\u0000${m.package ?? ''}`));
+  const custom = new Set(cfg.others.map((m) => `${m.schema}\u0000${m.package}`));
   for (const key of [...custom].sort()) {
     const [schema = '', packageName = ''] = key.split('\u0000');
     calls.push({
