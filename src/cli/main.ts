@@ -110,7 +110,9 @@ export async function main(): Promise<void> {
   // (128 + its number). A second signal, or a command still running STOP_GRACE_MS later, ends it at
   // once.
   const controller = new AbortController();
-  const io = processIO(controller.signal);
+  let onStop: (() => void) | undefined;
+  let stopping = false;
+  const io = processIO(controller.signal, (f) => (onStop = f));
   // A failed write to stdout is also an 'error' of the stream, which must be listened to. A write
   // the command waits for fails the command, which reports it with the command's exit code (diff's
   // is 2); a write nobody waits for (help text) is reported here once the command has returned, or
@@ -134,6 +136,13 @@ export async function main(): Promise<void> {
     ['SIGHUP', 129],
   ] as const) {
     process.on(signal, () => {
+      if (onStop !== undefined) {
+        // The command stops itself (serve): no grace period, its own exit status.
+        if (stopping) stop(status);
+        stopping = true;
+        onStop();
+        return;
+      }
       if (controller.signal.aborted) stop(status);
       controller.abort(new ExitCode(status));
       setTimeout(() => stop(status), STOP_GRACE_MS).unref();
