@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { OpmError, positionText } from '../errors.js';
-import { loadCatalogDir } from '../declcfg/load.js';
+import { CatalogDirError, loadCatalogDir } from '../declcfg/load.js';
 import { emptyConfig, type DeclarativeConfig } from '../declcfg/types.js';
 import { convertToModel } from '../model/convert.js';
 import type { Model } from '../model/model.js';
@@ -81,16 +81,31 @@ function byPackage(cfg: DeclarativeConfig): Map<string, DeclarativeConfig> {
  */
 export async function loadServedCatalog(
   dir: string,
-  opts: { env?: Record<string, string | undefined>; signal?: AbortSignal } = {},
+  opts: { env?: Record<string, string | undefined>; signal?: AbortSignal; label?: string } = {},
 ): Promise<{ cfg: DeclarativeConfig; model: Model }> {
-  const { cfg, findings } = await loadCatalogDir(dir, {
-    deferPayloads: true,
-    ...(opts.env === undefined ? {} : { env: opts.env }),
-    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
-  });
+  let loaded;
+  try {
+    loaded = await loadCatalogDir(dir, {
+      deferPayloads: true,
+      ...(opts.env === undefined ? {} : { env: opts.env }),
+      ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+    });
+  } catch (err) {
+    if (err instanceof CatalogDirError) {
+      // Named as the user gave it.
+      const message =
+        opts.label === undefined ? err.message : err.message.replace(`"${dir}"`, `"${opts.label}"`);
+      throw new OpmError(`${REBUILD}: ${message}`, { cause: err });
+    }
+    throw err;
+  }
+  const { cfg, findings } = loaded;
   const error = findings.find((f) => f.severity === 'error');
   if (error !== undefined) {
-    const at = error.file === undefined ? '' : `${positionText({ file: path.join(dir, error.file), ...(error.line === undefined ? {} : { line: error.line }) })}: `;
+    const at =
+      error.file === undefined
+        ? ''
+        : `${positionText({ file: path.join(dir, error.file), ...(error.line === undefined ? {} : { line: error.line }) })}: `;
     throw new OpmError(`${REBUILD}: ${at}${error.message}`);
   }
   for (const m of cfg.others) {
@@ -131,7 +146,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const cacheDir = opts.cacheDir ?? '';
   const cacheOnly = opts.cacheOnly ?? false;
   const enforce = opts.cacheEnforceIntegrity ?? (cacheDir !== '' && !cacheOnly);
-  if (cacheDir === '' && enforce) throw new OpmError('--cache-dir must be specified with --cache-enforce-integrity');
+  if (cacheDir === '' && enforce)
+    throw new OpmError('--cache-dir must be specified with --cache-enforce-integrity');
   const configDir = opts.configDir;
   const dir = path.resolve(opts.cwd ?? '', configDir);
   const fields = { configs: configDir };
@@ -150,7 +166,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
       ...(opts.signal === undefined ? {} : { signal: opts.signal }),
     });
   } else {
-    const { cfg, model } = await loadServedCatalog(dir, opts);
+    const { cfg, model } = await loadServedCatalog(dir, { ...opts, label: configDir });
     const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
     index = { registry: memoryRegistry(model, cfg.others, restore) };
   }

@@ -6,7 +6,7 @@
 import type { Bundle } from '../declcfg/types.js';
 import { goStruct } from '../go/go-struct.js';
 import { marshal } from '../go/json-encode.js';
-import { isRecord, type JsonValue } from '../go/json-value.js';
+import { isRecord } from '../go/json-value.js';
 import type { ModelBundle } from '../model/model.js';
 import { formatSemver } from '../model/semver.js';
 import {
@@ -38,11 +38,15 @@ export function propertyText(p: Property): string {
   return v === undefined ? 'null' : marshal(v, false);
 }
 
-/** The JSON text of a manifest (YAML or JSON), as `yaml.ToJSON` gives it: keys sorted, HTML-safe. */
+/**
+ * The JSON text of a manifest as apimachinery's `yaml.ToJSON` gives it: text that starts with `{`
+ * (after white space) is taken as it is, anything else is read as YAML and written as Go's
+ * json.Marshal writes a map (keys sorted, HTML-safe).
+ */
 export function manifestJson(data: string): string {
   const text = Buffer.from(data, 'base64').toString('utf8');
-  const value: JsonValue | undefined = /^\s*[{[]/.test(text) ? (JSON.parse(text) as JsonValue) : parseYamlDocument(text);
-  return marshal(value ?? null, true);
+  if (/^\s*\{/u.test(text)) return text;
+  return marshal(parseYamlDocument(text) ?? null, true);
 }
 
 /** The JSON of every `olm.bundle.object` of a bundle blob (its payloads restored), in order. */

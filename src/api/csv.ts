@@ -4,7 +4,16 @@
  * v1alpha1 ClusterServiceVersion, with the stubs opm adds, encoded as Go's encoding/json encodes
  * that type (struct field order, omitempty per field, HTML-safe escaping).
  */
-import { asArray, asBool, asObject, asString, asStringArray, asStringMap, field, type Obj } from '../go/json-decode.js';
+import {
+  asArray,
+  asBool,
+  asObject,
+  asString,
+  asStringArray,
+  asStringMap,
+  field,
+  type Obj,
+} from '../go/json-decode.js';
 import { marshal } from '../go/json-encode.js';
 import {
   apiServiceDescriptions,
@@ -37,7 +46,11 @@ const M = 'CSVMetadata';
 /** A CSV's JSON text made from `olm.csv.metadata`. Throws GoTypeError on a value Go cannot decode. */
 export function synthesizeCsv(input: SynthesisInput): string {
   const meta: Obj = asObject(input.metadata, M, M);
-  const apis = asObject(field(meta, 'apiServiceDefinitions') , `${M}.apiServiceDefinitions`, 'APIServiceDefinitions');
+  const apis = asObject(
+    field(meta, 'apiServiceDefinitions'),
+    `${M}.apiServiceDefinitions`,
+    'APIServiceDefinitions',
+  );
   const crds = asObject(field(meta, 'crdDescriptions'), `${M}.crdDescriptions`, 'CustomResourceDefinitions');
   const icon = input.packageIcon;
   const spec = compact({
@@ -62,7 +75,9 @@ export function synthesizeCsv(input: SynthesisInput): string {
     ),
     minKubeVersion: nonEmpty(asString(field(meta, 'minKubeVersion'), `${M}.minKubeVersion`)),
     displayName: asString(field(meta, 'displayName'), `${M}.displayName`),
-    description: nonEmpty(asString(field(meta, 'description'), `${M}.description`) || input.packageDescription),
+    description: nonEmpty(
+      asString(field(meta, 'description'), `${M}.description`) || input.packageDescription,
+    ),
     keywords: nonEmptyList(asStringArray(field(meta, 'keywords'), `${M}.keywords`)),
     maintainers: nonEmptyList(
       objects(field(meta, 'maintainers'), `${M}.maintainers`, 'Maintainer').map((m) =>
@@ -79,7 +94,12 @@ export function synthesizeCsv(input: SynthesisInput): string {
     icon:
       icon === undefined
         ? undefined
-        : [{ base64data: Buffer.from(icon.base64data, 'base64').toString('base64'), mediatype: icon.mediatype }],
+        : [
+            {
+              base64data: Buffer.from(icon.base64data, 'base64').toString('base64'),
+              mediatype: icon.mediatype,
+            },
+          ],
     installModes: nonEmptyList(
       asArray(field(meta, 'installModes'), `${M}.installModes`, '[]InstallMode').map((v) => {
         const m = asObject(v, `${M}.installModes`, 'InstallMode');

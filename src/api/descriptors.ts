@@ -125,7 +125,10 @@ export const REGISTRY_FILE: FileDecl = {
   dependencies: ['google/protobuf/struct.proto'],
   goPackage: '.;api',
   messages: [
-    { name: 'Channel', fields: [str('name'), str('csvName'), { name: 'deprecation', type: '.api.Deprecation' }] },
+    {
+      name: 'Channel',
+      fields: [str('name'), str('csvName'), { name: 'deprecation', type: '.api.Deprecation' }],
+    },
     { name: 'PackageName', fields: [str('name')] },
     {
       name: 'Package',
@@ -159,7 +162,10 @@ export const REGISTRY_FILE: FileDecl = {
         { name: 'deprecation', type: '.api.Deprecation' },
       ],
     },
-    { name: 'ChannelEntry', fields: [str('packageName'), str('channelName'), str('bundleName'), str('replaces')] },
+    {
+      name: 'ChannelEntry',
+      fields: [str('packageName'), str('channelName'), str('bundleName'), str('replaces')],
+    },
     { name: 'ListPackageRequest', fields: [] },
     { name: 'ListBundlesRequest', fields: [] },
     { name: 'GetPackageRequest', fields: [str('name')] },
@@ -177,7 +183,12 @@ export const REGISTRY_FILE: FileDecl = {
     {
       name: 'Registry',
       methods: [
-        { name: 'ListPackages', input: '.api.ListPackageRequest', output: '.api.PackageName', serverStreaming: true },
+        {
+          name: 'ListPackages',
+          input: '.api.ListPackageRequest',
+          output: '.api.PackageName',
+          serverStreaming: true,
+        },
         { name: 'GetPackage', input: '.api.GetPackageRequest', output: '.api.Package' },
         { name: 'GetBundle', input: '.api.GetBundleRequest', output: '.api.Bundle' },
         {
@@ -205,8 +216,17 @@ export const REGISTRY_FILE: FileDecl = {
           output: '.api.ChannelEntry',
           serverStreaming: true,
         },
-        { name: 'GetDefaultBundleThatProvides', input: '.api.GetDefaultProviderRequest', output: '.api.Bundle' },
-        { name: 'ListBundles', input: '.api.ListBundlesRequest', output: '.api.Bundle', serverStreaming: true },
+        {
+          name: 'GetDefaultBundleThatProvides',
+          input: '.api.GetDefaultProviderRequest',
+          output: '.api.Bundle',
+        },
+        {
+          name: 'ListBundles',
+          input: '.api.ListBundlesRequest',
+          output: '.api.Bundle',
+          serverStreaming: true,
+        },
       ],
     },
     {
@@ -235,7 +255,11 @@ export const STRUCT_FILE: FileDecl = {
       name: 'Struct',
       fields: [{ name: 'fields', type: '.google.protobuf.Struct.FieldsEntry', repeated: true }],
       nested: [
-        { name: 'FieldsEntry', fields: [str('key'), { name: 'value', type: '.google.protobuf.Value' }], mapEntry: true },
+        {
+          name: 'FieldsEntry',
+          fields: [str('key'), { name: 'value', type: '.google.protobuf.Value' }],
+          mapEntry: true,
+        },
       ],
     },
     {
@@ -270,7 +294,9 @@ export const HEALTH_FILE: FileDecl = {
     { name: 'HealthListRequest', fields: [] },
     {
       name: 'HealthListResponse',
-      fields: [{ name: 'statuses', type: '.grpc.health.v1.HealthListResponse.StatusesEntry', repeated: true }],
+      fields: [
+        { name: 'statuses', type: '.grpc.health.v1.HealthListResponse.StatusesEntry', repeated: true },
+      ],
       nested: [
         {
           name: 'StatusesEntry',
@@ -284,8 +310,16 @@ export const HEALTH_FILE: FileDecl = {
     {
       name: 'Health',
       methods: [
-        { name: 'Check', input: '.grpc.health.v1.HealthCheckRequest', output: '.grpc.health.v1.HealthCheckResponse' },
-        { name: 'List', input: '.grpc.health.v1.HealthListRequest', output: '.grpc.health.v1.HealthListResponse' },
+        {
+          name: 'Check',
+          input: '.grpc.health.v1.HealthCheckRequest',
+          output: '.grpc.health.v1.HealthCheckResponse',
+        },
+        {
+          name: 'List',
+          input: '.grpc.health.v1.HealthListRequest',
+          output: '.grpc.health.v1.HealthListResponse',
+        },
         {
           name: 'Watch',
           input: '.grpc.health.v1.HealthCheckRequest',

@@ -60,7 +60,8 @@ export class ModelBundleStore implements BundleStore {
 
   modelBundle(key: BundleKey): ModelBundle {
     const b = this.model.get(key.package)?.channels.get(key.channel)?.bundles.get(key.name);
-    if (b === undefined) throw new Error(`bundle ${key.package}/${key.channel}/${key.name} is not in the catalog`);
+    if (b === undefined)
+      throw new Error(`bundle ${key.package}/${key.channel}/${key.name} is not in the catalog`);
     return b;
   }
 
@@ -94,6 +95,14 @@ export class MemoryCustomSchemas implements CustomSchemaStore {
 }
 
 /** The registry of a catalog held in memory. */
-export function memoryRegistry(model: Model, others: readonly Meta[], restore?: (blob: Bundle) => Bundle): Registry {
-  return new Registry(packageIndexOf(model), new ModelBundleStore(model, restore), new MemoryCustomSchemas(others));
+export function memoryRegistry(
+  model: Model,
+  others: readonly Meta[],
+  restore?: (blob: Bundle) => Bundle,
+): Registry {
+  return new Registry(
+    packageIndexOf(model),
+    new ModelBundleStore(model, restore),
+    new MemoryCustomSchemas(others),
+  );
 }

@@ -69,7 +69,12 @@ function deprecation(d: ApiDeprecation | undefined): Uint8Array | undefined {
 }
 
 function gvk(g: ApiGroupVersionKind): Uint8Array {
-  return new ProtoWriter().string(1, g.group).string(2, g.version).string(3, g.kind).string(4, g.plural).finish();
+  return new ProtoWriter()
+    .string(1, g.group)
+    .string(2, g.version)
+    .string(3, g.kind)
+    .string(4, g.plural)
+    .finish();
 }
 
 function typeValue(p: { type: string; value: string }): Uint8Array {
@@ -117,11 +122,7 @@ export function encodeBundle(b: ApiBundle): Uint8Array {
   w.string(9, b.version).string(10, b.skipRange);
   for (const d of b.dependencies) w.message(11, typeValue(d));
   for (const p of b.properties) w.message(12, typeValue(p));
-  return w
-    .string(13, b.replaces)
-    .strings(14, b.skips)
-    .message(15, deprecation(b.deprecation))
-    .finish();
+  return w.string(13, b.replaces).strings(14, b.skips).message(15, deprecation(b.deprecation)).finish();
 }
 
 // Requests: every field is a string.

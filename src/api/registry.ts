@@ -168,7 +168,9 @@ export class Registry {
     if (ch === undefined) throw unknown(`package "${pkgName}", channel "${channelName}" not found`);
     for (const b of ch.bundles.values()) {
       if (b.replaces === csvName || b.skips.includes(csvName)) {
-        return trimmed(await this.store.bundle({ package: pkgName, channel: channelName, name: b.name }, true));
+        return trimmed(
+          await this.store.bundle({ package: pkgName, channel: channelName, name: b.name }, true),
+        );
       }
     }
     throw unknown(`no entry found for package "${pkgName}", channel "${channelName}"`);
@@ -176,7 +178,9 @@ export class Registry {
 
   private async provides(b: IndexBundle, g: Gvk): Promise<boolean> {
     const bundle = await this.store.bundle(b, false);
-    return bundle.providedApis.some((p) => p.group === g.group && p.version === g.version && p.kind === g.kind);
+    return bundle.providedApis.some(
+      (p) => p.group === g.group && p.version === g.version && p.kind === g.kind,
+    );
   }
 
   async getChannelEntriesThatProvide(g: Gvk): Promise<ApiChannelEntry[]> {
@@ -223,7 +227,8 @@ export class Registry {
       for (const ch of pkg.channels.values())
         for (const b of ch.bundles.values()) keys.push({ package: pkg.name, channel: ch.name, name: b.name });
     return keys.sort(
-      (a, b) => compareUtf8(a.channel, b.channel) || compareUtf8(a.package, b.package) || compareUtf8(a.name, b.name),
+      (a, b) =>
+        compareUtf8(a.channel, b.channel) || compareUtf8(a.package, b.package) || compareUtf8(a.name, b.name),
     );
   }
 

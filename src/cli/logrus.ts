@@ -6,6 +6,7 @@
  */
 import { goQuote } from '../go/fmt.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { rfc3339Local } from '../go/time.js';
 
 export type LogrusLevel = 'debug' | 'info' | 'warning' | 'error' | 'fatal';
 
@@ -13,18 +14,6 @@ const PLAIN = /^[A-Za-z0-9\-._/@^+]*$/;
 
 function value(v: string): string {
   return PLAIN.test(v) ? v : goQuote(v);
-}
-
-/** RFC 3339 in local time with its offset (Z for UTC), as Go writes it. */
-export function rfc3339Local(d: Date): string {
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  const off = -d.getTimezoneOffset();
-  const zone =
-    off === 0 ? 'Z' : `${off > 0 ? '+' : '-'}${pad(Math.floor(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`;
-  return (
-    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T` +
-    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}${zone}`
-  );
 }
 
 /** One line (with its newline). */

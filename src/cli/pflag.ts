@@ -21,7 +21,8 @@ function boolArgs(o: Option, value: string, flag: string, options: readonly Opti
   if (TRUE.has(value)) return [name];
   // A flag whose default depends on whether it was given (serve's --cache-enforce-integrity) has
   // a `--no-` form, so that `=false` is seen as given.
-  const negated = o.long === undefined ? undefined : options.find((x) => x.long === `--no-${o.long?.slice(2) ?? ''}`);
+  const negated =
+    o.long === undefined ? undefined : options.find((x) => x.long === `--no-${o.long?.slice(2) ?? ''}`);
   if (FALSE.has(value)) return negated?.long === undefined ? [] : [negated.long];
   throw new UsageError(
     `invalid argument ${JSON.stringify(value)} for "${flag}" flag: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`,
@@ -42,7 +43,9 @@ export function pflagArgs(program: Command, argv: readonly string[]): string[] {
     const long = /^(--[^=]+)=([\s\S]*)$/.exec(arg);
     if (long !== null) {
       const o = options.find((x) => x.long === long[1]);
-      out.push(...(o !== undefined && isBool(o) ? boolArgs(o, long[2] ?? '', long[1] ?? arg, options) : [arg]));
+      out.push(
+        ...(o !== undefined && isBool(o) ? boolArgs(o, long[2] ?? '', long[1] ?? arg, options) : [arg]),
+      );
       continue;
     }
     const short = /^(-[^-=])=([\s\S]*)$/.exec(arg);

@@ -5,6 +5,7 @@
  */
 import { ProtoWriter, fieldString, readFields } from '../api/wire.js';
 import type { DescriptorSet } from '../api/descriptors.js';
+import { compareUtf8 } from '../go/utf8.js';
 
 const NOT_FOUND = 5;
 const UNIMPLEMENTED = 12;
@@ -37,7 +38,8 @@ export function answerReflection(set: DescriptorSet, request: Uint8Array): Uint8
     if (f.field === 1) host = fieldString(f);
     else if (f.field === 7) {
       const list = new ProtoWriter();
-      for (const s of [...set.services].sort()) list.bytes(1, new ProtoWriter().string(1, s).finish());
+      for (const s of [...set.services].sort(compareUtf8))
+        list.bytes(1, new ProtoWriter().string(1, s).finish());
       answer = { field: 6, body: list.finish() };
     } else if (f.field === 3 || f.field === 4) {
       const name = fieldString(f);

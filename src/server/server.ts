@@ -21,7 +21,8 @@ import {
   encodePackageName,
 } from '../api/messages.js';
 import { descriptorSet, HEALTH_FILE, REGISTRY_FILE, STRUCT_FILE } from '../api/descriptors.js';
-import { Registry, RpcError, STATUS } from '../api/registry.js';
+import { RpcError, STATUS, type Registry } from '../api/registry.js';
+import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
 import { answerReflection } from './reflection.js';
 
@@ -61,7 +62,13 @@ class CallLog {
   private readonly start = performance.now();
   private readonly log: ServerLog;
 
-  constructor(log: ServerLog, service: string, method: string, type: MethodType, call: { getPeer(): string; metadata: grpc.Metadata }) {
+  constructor(
+    log: ServerLog,
+    service: string,
+    method: string,
+    type: MethodType,
+    call: { getPeer(): string; metadata: grpc.Metadata },
+  ) {
     this.log = log;
     const startTime = new Date();
     this.fields = {
@@ -69,7 +76,7 @@ class CallLog {
       'grpc.method': method,
       'grpc.method_type': type,
       'grpc.service': service,
-      'grpc.start_time': rfc3339(startTime),
+      'grpc.start_time': rfc3339Local(startTime),
       'peer.address': call.getPeer().replace(/^::ffff:/, ''),
       protocol: 'grpc',
     };
@@ -85,36 +92,28 @@ class CallLog {
   }
 
   finish(code: number, message?: string): void {
-    const fields: LogFields = { ...this.fields, 'grpc.code': CODE_NAMES[code] ?? `Code(${code})`, 'grpc.time_ms': this.elapsed() };
+    const fields: LogFields = {
+      ...this.fields,
+      'grpc.code': CODE_NAMES[code] ?? `Code(${code})`,
+      'grpc.time_ms': this.elapsed(),
+    };
     if (code !== 0 && message !== undefined) fields['grpc.error'] = message;
     this.log(levelOf(code), 'finished call', fields);
   }
 }
 
-/** RFC 3339 with the local offset, as Go's time.RFC3339 writes it. */
-export function rfc3339(d: Date): string {
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  const off = -d.getTimezoneOffset();
-  const zone = off === 0 ? 'Z' : `${off > 0 ? '+' : '-'}${pad(Math.floor(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`;
-  return (
-    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T` +
-    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}${zone}`
-  );
-}
-
 function statusOf(err: unknown): { code: number; details: string } {
   if (err instanceof RpcError) return { code: err.code, details: err.message };
-  if (err instanceof ProtoDecodeError) return { code: grpc.status.INTERNAL, details: `grpc: error unmarshalling request: ${err.message}` };
+  if (err instanceof ProtoDecodeError)
+    return { code: grpc.status.INTERNAL, details: `grpc: error unmarshalling request: ${err.message}` };
   return { code: STATUS.UNKNOWN, details: err instanceof Error ? err.message : String(err) };
 }
 
 const identity = (b: Buffer): Buffer => b;
-const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length));
+const asBuffer = (b: Uint8Array): Buffer =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length);
 
-function method(
-  path: string,
-  type: MethodType,
-): grpc.MethodDefinition<Buffer, Uint8Array> {
+function method(path: string, type: MethodType): grpc.MethodDefinition<Buffer, Uint8Array> {
   return {
     path,
     requestStream: type === 'bidi_stream',
@@ -128,23 +127,38 @@ function method(
 
 interface Handlers {
   unary: Record<string, (req: Buffer, call: grpc.ServerUnaryCall<Buffer, Uint8Array>) => Promise<Uint8Array>>;
-  stream: Record<string, (req: Buffer, call: grpc.ServerWritableStream<Buffer, Uint8Array>) => AsyncIterable<Uint8Array>>;
+  stream: Record<
+    string,
+    (req: Buffer, call: grpc.ServerWritableStream<Buffer, Uint8Array>) => AsyncIterable<Uint8Array>
+  >;
 }
 
 /** Write each message when the stream can take it; stop when the client has gone. */
-async function writeAll(call: grpc.ServerWritableStream<Buffer, Uint8Array>, messages: AsyncIterable<Uint8Array>): Promise<void> {
+async function writeAll(
+  call: grpc.ServerWritableStream<Buffer, Uint8Array>,
+  messages: AsyncIterable<Uint8Array>,
+): Promise<void> {
   for await (const m of messages) {
     if (call.cancelled) return;
     if (!call.write(m)) await Promise.race([once(call, 'drain'), once(call, 'cancelled')]);
   }
 }
 
-function addService(server: grpc.Server, log: ServerLog, service: string, handlers: Handlers, unimplemented: string[] = []): void {
+function addService(
+  server: grpc.Server,
+  log: ServerLog,
+  service: string,
+  handlers: Handlers,
+  unimplemented: string[] = [],
+): void {
   const definition: Record<string, grpc.MethodDefinition<Buffer, Uint8Array>> = {};
   const impl: grpc.UntypedServiceImplementation = {};
   for (const [name, handle] of Object.entries(handlers.unary)) {
     definition[name] = method(`/${service}/${name}`, 'unary');
-    impl[name] = (call: grpc.ServerUnaryCall<Buffer, Uint8Array>, callback: grpc.sendUnaryData<Uint8Array>) => {
+    impl[name] = (
+      call: grpc.ServerUnaryCall<Buffer, Uint8Array>,
+      callback: grpc.sendUnaryData<Uint8Array>,
+    ) => {
       const cl = new CallLog(log, service, name, 'unary', call);
       handle(call.request, call).then(
         (res) => {
@@ -195,7 +209,10 @@ function addService(server: grpc.Server, log: ServerLog, service: string, handle
   server.addService(definition, impl);
 }
 
-async function* each<T>(items: Iterable<T> | Promise<Iterable<T>>, encode: (item: T) => Uint8Array): AsyncIterable<Uint8Array> {
+async function* each<T>(
+  items: Iterable<T> | Promise<Iterable<T>>,
+  encode: (item: T) => Uint8Array,
+): AsyncIterable<Uint8Array> {
   for (const item of await items) yield encode(item);
 }
 
@@ -216,7 +233,8 @@ function registryHandlers(reg: Registry): Handlers {
         const r = decodeGetReplacementRequest(buf);
         return encodeBundle(await reg.getBundleThatReplaces(r.csvName, r.pkgName, r.channelName));
       },
-      GetDefaultBundleThatProvides: async (buf) => encodeBundle(await reg.getDefaultBundleThatProvides(gvk(buf))),
+      GetDefaultBundleThatProvides: async (buf) =>
+        encodeBundle(await reg.getDefaultBundleThatProvides(gvk(buf))),
     },
     stream: {
       ListPackages: (buf) => {
@@ -224,8 +242,12 @@ function registryHandlers(reg: Registry): Handlers {
         return each(reg.listPackages(), encodePackageName);
       },
       GetChannelEntriesThatReplace: (buf) =>
-        each(reg.getChannelEntriesThatReplace(decodeGetAllReplacementsRequest(buf).csvName), encodeChannelEntry),
-      GetChannelEntriesThatProvide: (buf) => each(reg.getChannelEntriesThatProvide(gvk(buf)), encodeChannelEntry),
+        each(
+          reg.getChannelEntriesThatReplace(decodeGetAllReplacementsRequest(buf).csvName),
+          encodeChannelEntry,
+        ),
+      GetChannelEntriesThatProvide: (buf) =>
+        each(reg.getChannelEntriesThatProvide(gvk(buf)), encodeChannelEntry),
       GetLatestChannelEntriesThatProvide: (buf) =>
         each(reg.getLatestChannelEntriesThatProvide(gvk(buf)), encodeChannelEntry),
       ListBundles: (buf) => {
@@ -246,7 +268,8 @@ function experimentalHandlers(reg: Registry): Handlers {
       ExperimentalListPackageCustomSchemas: (buf, call) => {
         const r = decodeCustomSchemasRequest(buf);
         // The endpoint answers only callers that say they know it may change.
-        if (!call.metadata.get('x-acknowledge-experimental').includes('true')) return each([], encodePackageName);
+        if (!call.metadata.get('x-acknowledge-experimental').includes('true'))
+          return each([], encodePackageName);
         return reg.customSchemaBlobs(r.schema, r.packageName);
       },
     },
@@ -324,6 +347,12 @@ export class ListenError extends Error {
 
 /** Register every service and listen on `:port`. Rejects with ListenError when the port cannot be had. */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  // grpc-js's own diagnostics go to the debug level of our log, not straight to stderr.
+  grpc.setLogger({
+    error: (...a: unknown[]) => opts.log('debug', a.map(String).join(' '), { component: 'grpc-js' }),
+    info: () => undefined,
+    debug: () => undefined,
+  });
   const server = new grpc.Server({
     'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
     'grpc.max_send_message_length': -1,
@@ -350,7 +379,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
 function listenError(port: string, err: Error): ListenError {
   const text = err.message;
-  if (/EADDRINUSE/.test(text)) return new ListenError(`failed to listen: listen tcp :${port}: bind: address already in use`);
-  if (/EACCES/.test(text)) return new ListenError(`failed to listen: listen tcp :${port}: bind: permission denied`);
+  if (/EADDRINUSE/.test(text))
+    return new ListenError(`failed to listen: listen tcp :${port}: bind: address already in use`);
+  if (/EACCES/.test(text))
+    return new ListenError(`failed to listen: listen tcp :${port}: bind: permission denied`);
   return new ListenError(`failed to listen: ${text}`);
 }

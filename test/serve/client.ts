@@ -49,7 +49,10 @@ export async function startServe(
   let err = '';
   child.stderr?.setEncoding('utf8');
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "serving registry" in time:\n${err}`)), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no "serving registry" in time:\n${err}`)),
+      opts.timeoutMs ?? 60_000,
+    );
     child.stderr?.on('data', (d: string) => {
       err += d;
       if (err.includes('msg="serving registry"')) {
@@ -85,7 +88,13 @@ export interface RegistryClient {
   close(): void;
 }
 
-const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, defaults: false, arrays: false, longs: String, enums: String };
+const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  defaults: false,
+  arrays: false,
+  longs: String,
+  enums: String,
+};
 
 export function registryClient(port: number): RegistryClient {
   const def = protoLoader.loadSync(PROTO, { ...LOADER_OPTIONS, includeDirs: [] });
@@ -98,10 +107,11 @@ export function registryClient(port: number): RegistryClient {
     string,
     (...a: unknown[]) => unknown
   >;
-  const exp = new pkg.api.ExperimentalRegistry(address, grpc.credentials.createInsecure(), options) as unknown as Record<
-    string,
-    (...a: unknown[]) => unknown
-  >;
+  const exp = new pkg.api.ExperimentalRegistry(
+    address,
+    grpc.credentials.createInsecure(),
+    options,
+  ) as unknown as Record<string, (...a: unknown[]) => unknown>;
   const health = new grpc.Client(address, grpc.credentials.createInsecure());
   const readAll = (call: grpc.ClientReadableStream<Obj>): Promise<Obj[]> =>
     new Promise((resolve, reject) => {
@@ -113,8 +123,11 @@ export function registryClient(port: number): RegistryClient {
   return {
     unary: (method, req, metadata = new grpc.Metadata()) =>
       new Promise((resolve, reject) => {
-        (reg[method] as (...a: unknown[]) => unknown).call(reg, req, metadata, (err: Error | null, res: Obj) =>
-          err ? reject(err) : resolve(res),
+        (reg[method] as (...a: unknown[]) => unknown).call(
+          reg,
+          req,
+          metadata,
+          (err: Error | null, res: Obj) => (err ? reject(err) : resolve(res)),
         );
       }),
     stream: (method, req, metadata = new grpc.Metadata()) =>
@@ -123,14 +136,17 @@ export function registryClient(port: number): RegistryClient {
       const md = new grpc.Metadata();
       if (acknowledge) md.set('x-acknowledge-experimental', 'true');
       return readAll(
-        (exp.ExperimentalListPackageCustomSchemas as (...a: unknown[]) => grpc.ClientReadableStream<Obj>).call(exp, req, md),
+        (
+          exp.ExperimentalListPackageCustomSchemas as (...a: unknown[]) => grpc.ClientReadableStream<Obj>
+        ).call(exp, req, md),
       );
     },
     health: (service) =>
       new Promise((resolve, reject) => {
         // HealthCheckRequest{service} and HealthCheckResponse{status} by hand: one string field, one enum.
         const body = Buffer.from(service, 'utf8');
-        const req = service === '' ? Buffer.alloc(0) : Buffer.concat([Buffer.from([0x0a, body.length]), body]);
+        const req =
+          service === '' ? Buffer.alloc(0) : Buffer.concat([Buffer.from([0x0a, body.length]), body]);
         health.makeUnaryRequest(
           '/grpc.health.v1.Health/Check',
           (b: Buffer) => b,
@@ -138,7 +154,15 @@ export function registryClient(port: number): RegistryClient {
           req,
           (err, res) => {
             if (err || res === undefined) reject(err ?? new Error('no response'));
-            else resolve({ status: res.length === 2 && res[0] === 0x08 ? (res[1] === 1 ? 'SERVING' : String(res[1])) : 'UNKNOWN' });
+            else
+              resolve({
+                status:
+                  res.length === 2 && res[0] === 0x08
+                    ? res[1] === 1
+                      ? 'SERVING'
+                      : String(res[1])
+                    : 'UNKNOWN',
+              });
           },
         );
       }),

@@ -36,7 +36,9 @@ export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promi
       port: flags.port,
       cacheDir: flags.cacheDir,
       cacheOnly: flags.cacheOnly,
-      ...(flags.cacheEnforceIntegrity === undefined ? {} : { cacheEnforceIntegrity: flags.cacheEnforceIntegrity }),
+      ...(flags.cacheEnforceIntegrity === undefined
+        ? {}
+        : { cacheEnforceIntegrity: flags.cacheEnforceIntegrity }),
       log,
       cwd: io.cwd,
       env: io.env,

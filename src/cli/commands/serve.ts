@@ -18,9 +18,17 @@ export function registerServe(program: Command, io: CliIO): void {
       'exit with error if cache is not present or has been invalidated. (default: true when --cache-dir is set and --cache-only is false, false otherwise)',
     )
     .addOption(new Option('--no-cache-enforce-integrity').hideHelp())
-    .option('-t, --termination-log <string>', 'path to a container termination log file', '/dev/termination-log')
+    .option(
+      '-t, --termination-log <string>',
+      'path to a container termination log file',
+      '/dev/termination-log',
+    )
     .option('--debug', 'enable debug logging', false)
-    .option('--pprof-addr <string>', 'address of startup profiling endpoint (addr:port format); accepted, not served by opm-ts', 'localhost:6060')
+    .option(
+      '--pprof-addr <string>',
+      'address of startup profiling endpoint (addr:port format); accepted, not served by opm-ts',
+      'localhost:6060',
+    )
     .option('--pprof-capture-profiles', 'capture pprof CPU profiles; accepted, not done by opm-ts', false)
     .action(async (dir: string, flags: ServeFlags) => {
       const { runServe } = await import('./serve-run.js');
