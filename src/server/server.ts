@@ -5,7 +5,6 @@
  * written as the client reads them: the next message is made when the previous one has drained.
  */
 import * as grpc from '@grpc/grpc-js';
-import { once } from 'node:events';
 import {
   decodeCustomSchemasRequest,
   decodeEmptyRequest,
@@ -133,6 +132,21 @@ interface Handlers {
   >;
 }
 
+/** Resolves when the stream drains or the call ends, leaving no listener behind. */
+function drained(call: grpc.ServerWritableStream<Buffer, Uint8Array>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      call.off('drain', done);
+      call.off('cancelled', done);
+      call.off('close', done);
+      resolve();
+    };
+    call.on('drain', done);
+    call.on('cancelled', done);
+    call.on('close', done);
+  });
+}
+
 /** Write each message when the stream can take it; stop when the client has gone. */
 async function writeAll(
   call: grpc.ServerWritableStream<Buffer, Uint8Array>,
@@ -140,7 +154,7 @@ async function writeAll(
 ): Promise<void> {
   for await (const m of messages) {
     if (call.cancelled) return;
-    if (!call.write(m)) await Promise.race([once(call, 'drain'), once(call, 'cancelled')]);
+    if (!call.write(m)) await drained(call);
   }
 }
 
