@@ -76,7 +76,7 @@ function encodeField(f: FieldDecl, number: number): Uint8Array {
 
 function encodeEnum(e: EnumDecl): Uint8Array {
   const w = new ProtoWriter().string(1, e.name);
-  e.values.forEach((v, i) => w.message(2, new ProtoWriter().string(1, v).uint(2, i).finish()));
+  e.values.forEach((v, i) => w.message(2, new ProtoWriter().string(1, v).uintAlways(2, i).finish()));
   return w.finish();
 }
 

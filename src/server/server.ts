@@ -66,7 +66,12 @@ class CallLog {
     service: string,
     method: string,
     type: MethodType,
-    call: { getPeer(): string; metadata: grpc.Metadata },
+    call: {
+      getPeer(): string;
+      getHost(): string;
+      getDeadline(): grpc.Deadline;
+      metadata: grpc.Metadata;
+    },
   ) {
     this.log = log;
     const startTime = new Date();
@@ -79,9 +84,16 @@ class CallLog {
       'peer.address': call.getPeer().replace(/^::ffff:/, ''),
       protocol: 'grpc',
     };
-    for (const [key, values] of Object.entries(call.metadata.getMap())) {
+    // grpc-go hands the interceptor the request's headers as metadata; grpc-js keeps these apart.
+    this.fields[':authority'] = `[${call.getHost()}]`;
+    this.fields['content-type'] = '[application/grpc]';
+    const deadline = call.getDeadline();
+    if (deadline instanceof Date || (typeof deadline === 'number' && Number.isFinite(deadline))) {
+      this.fields['grpc.request.deadline'] = rfc3339Local(new Date(deadline));
+    }
+    for (const key of Object.keys(call.metadata.getMap())) {
       const all = call.metadata.get(key).map((v) => (typeof v === 'string' ? v : v.toString('base64')));
-      this.fields[key] = `[${all.length > 0 ? all.join(' ') : String(values)}]`;
+      this.fields[key] = `[${all.join(' ')}]`;
     }
     log('info', 'started call', { ...this.fields, 'grpc.time_ms': this.elapsed() });
   }
