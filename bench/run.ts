@@ -11,6 +11,7 @@ import { registryBench } from './registry.js';
 import type { Row } from './row.js';
 import { corpusDir, projectRoot } from '../test/corpus.js';
 import { printReferenceRows, referenceBench, referenceBinary, type ReferenceRow } from './reference.js';
+import { printServeRows, serveBench, type ServeRow } from './serve.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Bundled to bench/out/ (scripts/build-bench.js), where results and generated data live too.
@@ -251,6 +252,14 @@ if (reference === undefined) {
   );
 }
 
+// opm serve: start-up until it serves, and memory, beside the reference's serve.
+const serveRows: ServeRow[] = [];
+if (reference !== undefined && corpusDir !== undefined) {
+  serveRows.push(
+    await serveBench({ root, reference, catalog: path.join(corpusDir, 'community-catalog-v4.21'), runs: 3 }),
+  );
+}
+
 // Upgrade-graph pictures: the layout library's cost, render-graph -o svg|html, the page in chromium.
 rows.push(...graphBench());
 
@@ -266,8 +275,9 @@ for (const r of rows) {
   );
 }
 printReferenceRows(referenceRows);
+printServeRows(serveRows);
 mkdirSync(outDir, { recursive: true });
 writeFileSync(
   path.join(outDir, 'results.json'),
-  JSON.stringify({ rows, reference: referenceRows }, null, 2) + '\n',
+  JSON.stringify({ rows, reference: referenceRows, serve: serveRows }, null, 2) + '\n',
 );

@@ -26,7 +26,6 @@ for (const [name, found] of [
 ] as const) {
   if (found !== undefined) continue;
   if (process.env.CI === 'true') throw new Error(`CI runs every suite: ${name} must be in .tools/bin`);
-  // eslint-disable-next-line no-console -- the loud line is the point
   console.warn(
     `*** SKIPPED the ${name} tests of test/serve/go-clients.test.ts: build it with scripts/build-grpc-tools.sh ***`,
   );
