@@ -13,6 +13,7 @@ import { memoryRegistry } from '../api/memory.js';
 import { metaKeyError, type Registry } from '../api/registry.js';
 import { TYPE_CSV_METADATA } from '../property/property.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { goQuote } from '../go/fmt.js';
 import { startServer, type ServerLog } from '../server/server.js';
 import { throwIfAborted } from '../util/abort.js';
 
@@ -118,7 +119,7 @@ export async function loadServedCatalog(
     throwIfAborted(opts.signal);
     const r = convertToModel(packages.get(name) as DeclarativeConfig);
     const fail = (msg: string): OpmError =>
-      new OpmError(`${REBUILD}: build package index: process package "${name}": ${msg}`);
+      new OpmError(`${REBUILD}: build package index: process package ${goQuote(name)}: ${msg}`);
     if (r.opmMessage !== undefined) throw fail(r.opmMessage);
     for (const [pkgName, pkg] of r.model) {
       for (const ch of pkg.channels.values()) {

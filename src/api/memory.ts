@@ -39,7 +39,7 @@ export function packageIndexOf(model: Model): PackageIndex {
     }
     const entry: IndexPackage = {
       name: pkg.name,
-      defaultChannel: pkg.defaultChannelName,
+      defaultChannel: pkg.defaultChannel?.name ?? pkg.defaultChannelName,
       channels,
       deprecation: pkg.deprecation === undefined ? undefined : { message: pkg.deprecation.message },
     };

@@ -5,6 +5,7 @@
  * `BundleStore` (in memory here; the on-disk cache supplies its own). Errors carry the status code
  * and the exact text opm sends.
  */
+import { goQuote as q } from '../go/fmt.js';
 import { compareUtf8 } from '../go/utf8.js';
 import type { ApiBundle, ApiChannelEntry, ApiDeprecation, ApiPackage } from './messages.js';
 
@@ -77,7 +78,7 @@ const META_KEY = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
 export function metaKeyError(schema: string, packageName: string): string | undefined {
   const check = (what: string, value: string): string | undefined => {
     if (value === '') return `invalid ${what}: must not be empty`;
-    if (!META_KEY.test(value)) return `invalid ${what} "${value}": must match ${META_KEY.source}`;
+    if (!META_KEY.test(value)) return `invalid ${what} ${q(value)}: must match ${META_KEY.source}`;
     return undefined;
   };
   return check('schema', schema) ?? (packageName === '' ? undefined : check('packageName', packageName));
@@ -89,7 +90,7 @@ interface Gvk {
   kind: string;
 }
 
-const gvkText = (g: Gvk): string => `group:"${g.group}" version:"${g.version}" kind:"${g.kind}"`;
+const gvkText = (g: Gvk): string => `group:${q(g.group)} version:${q(g.version)} kind:${q(g.kind)}`;
 
 function trimmed(b: ApiBundle): ApiBundle {
   return { ...b, replaces: '', skips: [] };
@@ -113,7 +114,7 @@ export class Registry {
 
   getPackage(name: string): ApiPackage {
     const pkg = this.packages.get(name);
-    if (pkg === undefined) throw unknown(`package "${name}" not found`);
+    if (pkg === undefined) throw unknown(`package ${q(name)} not found`);
     const channels = [...pkg.channels.values()]
       .map((ch) => ({ name: ch.name, csvName: ch.head, deprecation: ch.deprecation }))
       .sort((a, b) => compareUtf8(a.name, b.name));
@@ -122,16 +123,16 @@ export class Registry {
 
   private channel(pkgName: string, channelName: string): IndexChannel {
     const pkg = this.packages.get(pkgName);
-    if (pkg === undefined) throw unknown(`package "${pkgName}" not found`);
+    if (pkg === undefined) throw unknown(`package ${q(pkgName)} not found`);
     const ch = pkg.channels.get(channelName);
-    if (ch === undefined) throw unknown(`package "${pkgName}", channel "${channelName}" not found`);
+    if (ch === undefined) throw unknown(`package ${q(pkgName)}, channel ${q(channelName)} not found`);
     return ch;
   }
 
   async getBundle(pkgName: string, channelName: string, csvName: string): Promise<ApiBundle> {
     const ch = this.channel(pkgName, channelName);
     if (!ch.bundles.has(csvName)) {
-      throw unknown(`package "${pkgName}", channel "${channelName}", bundle "${csvName}" not found`);
+      throw unknown(`package ${q(pkgName)}, channel ${q(channelName)}, bundle ${q(csvName)} not found`);
     }
     return trimmed(await this.store.bundle({ package: pkgName, channel: channelName, name: csvName }, true));
   }
@@ -165,7 +166,7 @@ export class Registry {
     const pkg = this.packages.get(pkgName);
     if (pkg === undefined) throw unknown(`package ${pkgName} not found`);
     const ch = pkg.channels.get(channelName);
-    if (ch === undefined) throw unknown(`package "${pkgName}", channel "${channelName}" not found`);
+    if (ch === undefined) throw unknown(`package ${q(pkgName)}, channel ${q(channelName)} not found`);
     for (const b of ch.bundles.values()) {
       if (b.replaces === csvName || b.skips.includes(csvName)) {
         return trimmed(
@@ -173,7 +174,7 @@ export class Registry {
         );
       }
     }
-    throw unknown(`no entry found for package "${pkgName}", channel "${channelName}"`);
+    throw unknown(`no entry found for package ${q(pkgName)}, channel ${q(channelName)}`);
   }
 
   private async provides(b: IndexBundle, g: Gvk): Promise<boolean> {

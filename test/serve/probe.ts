@@ -47,7 +47,7 @@ export async function probe(c: RegistryClient, opts: ProbeOptions = {}): Promise
   out.ListPackages = packages;
   const bundles = await c.stream('ListBundles', {});
   out.ListBundles = bundles;
-  for (const name of [...packages, 'no-such-package'])
+  for (const name of [...packages, 'no-such-package', 'odd "name"\t\u0001é'])
     out[`GetPackage ${name}`] = await outcome(c.unary('GetPackage', { name }));
   for (const name of packages) {
     const pkg = (await c.unary('GetPackage', { name })) as { channels?: { name: string }[] };
@@ -127,6 +127,12 @@ export async function probe(c: RegistryClient, opts: ProbeOptions = {}): Promise
   );
   out['GetBundleThatReplaces missing package'] = await outcome(
     c.unary('GetBundleThatReplaces', { csvName: 'x', pkgName: 'nope', channelName: 'y' }),
+  );
+  out['GetBundle odd names'] = await outcome(
+    c.unary('GetBundle', { pkgName: packages[0] ?? '', channelName: 'odd "channel"\u007f', csvName: 'x' }),
+  );
+  out['GetChannelEntriesThatProvide odd names'] = await outcome(
+    c.stream('GetChannelEntriesThatProvide', { group: 'a"b', version: 'v\n1', kind: 'K\u00e9' }),
   );
   out['GetChannelEntriesThatReplace nothing'] = await outcome(
     c.stream('GetChannelEntriesThatReplace', { csvName: 'nope' }),
