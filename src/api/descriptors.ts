@@ -6,8 +6,8 @@
  */
 import { ProtoWriter } from './wire.js';
 
-type Scalar = 'string' | 'double' | 'bool' | 'int32';
-const SCALAR_TYPE: Record<Scalar, number> = { double: 1, int32: 5, bool: 8, string: 9 };
+type Scalar = 'string' | 'double' | 'bool' | 'int32' | 'bytes';
+const SCALAR_TYPE: Record<Scalar, number> = { double: 1, int32: 5, bool: 8, string: 9, bytes: 12 };
 const TYPE_MESSAGE = 11;
 const TYPE_ENUM = 14;
 const LABEL_OPTIONAL = 1;
@@ -19,6 +19,8 @@ interface FieldDecl {
   type: Scalar | string;
   repeated?: boolean;
   oneof?: number;
+  /** The field number when it is not the field's position (1-based). */
+  number?: number;
 }
 
 interface MessageDecl {
@@ -82,7 +84,7 @@ function encodeEnum(e: EnumDecl): Uint8Array {
 
 function encodeMessage(m: MessageDecl): Uint8Array {
   const w = new ProtoWriter().string(1, m.name);
-  m.fields.forEach((f, i) => w.message(2, encodeField(f, i + 1)));
+  m.fields.forEach((f, i) => w.message(2, encodeField(f, f.number ?? i + 1)));
   for (const n of m.nested ?? []) w.message(3, encodeMessage(n));
   for (const e of m.enums ?? []) w.message(4, encodeEnum(e));
   if (m.mapEntry) w.message(7, new ProtoWriter().uint(7, true).finish());
@@ -330,6 +332,85 @@ export const HEALTH_FILE: FileDecl = {
     },
   ],
 };
+
+/** grpc/reflection/v1/reflection.proto, or its v1alpha twin (same messages, another package). */
+function reflectionFile(name: string, pkg: string, goPackage: string): FileDecl {
+  const t = (m: string): string => `.${pkg}.${m}`;
+  return {
+    name,
+    package: pkg,
+    goPackage,
+    messages: [
+      {
+        name: 'ServerReflectionRequest',
+        oneofs: ['message_request'],
+        fields: [
+          str('host'),
+          { name: 'file_by_filename', type: 'string', oneof: 0, number: 3 },
+          { name: 'file_containing_symbol', type: 'string', oneof: 0, number: 4 },
+          { name: 'file_containing_extension', type: t('ExtensionRequest'), oneof: 0, number: 5 },
+          { name: 'all_extension_numbers_of_type', type: 'string', oneof: 0, number: 6 },
+          { name: 'list_services', type: 'string', oneof: 0, number: 7 },
+        ],
+      },
+      {
+        name: 'ExtensionRequest',
+        fields: [str('containing_type'), { name: 'extension_number', type: 'int32' }],
+      },
+      {
+        name: 'ServerReflectionResponse',
+        oneofs: ['message_response'],
+        fields: [
+          str('valid_host'),
+          { name: 'original_request', type: t('ServerReflectionRequest') },
+          { name: 'file_descriptor_response', type: t('FileDescriptorResponse'), oneof: 0, number: 4 },
+          { name: 'all_extension_numbers_response', type: t('ExtensionNumberResponse'), oneof: 0, number: 5 },
+          { name: 'list_services_response', type: t('ListServiceResponse'), oneof: 0, number: 6 },
+          { name: 'error_response', type: t('ErrorResponse'), oneof: 0, number: 7 },
+        ],
+      },
+      {
+        name: 'FileDescriptorResponse',
+        fields: [{ name: 'file_descriptor_proto', type: 'bytes', repeated: true }],
+      },
+      {
+        name: 'ExtensionNumberResponse',
+        fields: [str('base_type_name'), { name: 'extension_number', type: 'int32', repeated: true }],
+      },
+      {
+        name: 'ListServiceResponse',
+        fields: [{ name: 'service', type: t('ServiceResponse'), repeated: true }],
+      },
+      { name: 'ServiceResponse', fields: [str('name')] },
+      { name: 'ErrorResponse', fields: [{ name: 'error_code', type: 'int32' }, str('error_message')] },
+    ],
+    services: [
+      {
+        name: 'ServerReflection',
+        methods: [
+          {
+            name: 'ServerReflectionInfo',
+            input: t('ServerReflectionRequest'),
+            output: t('ServerReflectionResponse'),
+            clientStreaming: true,
+            serverStreaming: true,
+          },
+        ],
+      },
+    ],
+  };
+}
+
+export const REFLECTION_V1_FILE = reflectionFile(
+  'grpc/reflection/v1/reflection.proto',
+  'grpc.reflection.v1',
+  'google.golang.org/grpc/reflection/grpc_reflection_v1',
+);
+export const REFLECTION_V1ALPHA_FILE = reflectionFile(
+  'grpc_reflection_v1alpha/reflection.proto',
+  'grpc.reflection.v1alpha',
+  'google.golang.org/grpc/reflection/grpc_reflection_v1alpha',
+);
 
 /** Every file the reflection service knows, with the symbols each defines. */
 export interface DescriptorSet {

@@ -19,7 +19,15 @@ import {
   encodePackage,
   encodePackageName,
 } from '../api/messages.js';
-import { descriptorSet, HEALTH_FILE, REGISTRY_FILE, STRUCT_FILE } from '../api/descriptors.js';
+import {
+  type DescriptorSet,
+  descriptorSet,
+  HEALTH_FILE,
+  REFLECTION_V1ALPHA_FILE,
+  REFLECTION_V1_FILE,
+  REGISTRY_FILE,
+  STRUCT_FILE,
+} from '../api/descriptors.js';
 import { RpcError, STATUS, type Registry } from '../api/registry.js';
 import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
@@ -317,9 +325,7 @@ function healthHandlers(): Handlers {
   };
 }
 
-function addReflection(server: grpc.Server, log: ServerLog, service: string): void {
-  const set = descriptorSet([REGISTRY_FILE, STRUCT_FILE, HEALTH_FILE]);
-  set.services.push('grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection');
+function addReflection(server: grpc.Server, log: ServerLog, service: string, set: DescriptorSet): void {
   const name = 'ServerReflectionInfo';
   server.addService(
     { [name]: method(`/${service}/${name}`, 'bidi_stream') },
@@ -386,8 +392,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   addService(server, opts.log, 'api.Registry', registryHandlers(opts.registry));
   addService(server, opts.log, 'api.ExperimentalRegistry', experimentalHandlers(opts.registry));
   addService(server, opts.log, 'grpc.health.v1.Health', healthHandlers(), ['List', 'Watch']);
-  addReflection(server, opts.log, 'grpc.reflection.v1.ServerReflection');
-  addReflection(server, opts.log, 'grpc.reflection.v1alpha.ServerReflection');
+  const files = descriptorSet([
+    REGISTRY_FILE,
+    STRUCT_FILE,
+    HEALTH_FILE,
+    REFLECTION_V1_FILE,
+    REFLECTION_V1ALPHA_FILE,
+  ]);
+  addReflection(server, opts.log, 'grpc.reflection.v1.ServerReflection', files);
+  addReflection(server, opts.log, 'grpc.reflection.v1alpha.ServerReflection', files);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`[::]:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
       if (err === null) resolve(bound);

@@ -2,9 +2,11 @@
 // The catalog server against the reference opm: both serve the same catalog on 127.0.0.1 and a
 // @grpc/grpc-js client asks every RPC (test/serve/probe.ts) of each; the decoded answers must be
 // equal (streams other than ListBundles compared as sets, as opm leaves their order to Go's maps).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpusPath, haveCorpus } from '../corpus.js';
+import { corpusPath, haveCorpus, projectRoot } from '../corpus.js';
 import { registryClient, startServe } from '../serve/client.js';
 import { probe, type ProbeOptions } from '../serve/probe.js';
 import { reference } from './reference-opm.js';
@@ -54,6 +56,52 @@ describe('opm serve: the same answers as the reference opm', () => {
     const theirs = await answers(catalog, opts, reference);
     for (const k of new Set([...Object.keys(ours), ...Object.keys(theirs)])) {
       expect(ours[k], k).toEqual(theirs[k]);
+    }
+  });
+});
+
+// grpcurl reads the descriptors reflection serves: `list` and `describe` of every service and
+// message must print the same text for both servers.
+const grpcurl = [process.env.GRPCURL, path.join(projectRoot(), '.tools/bin/grpcurl')].find(
+  (p): p is string => p !== undefined && p !== '' && existsSync(p),
+);
+if (grpcurl === undefined) {
+  console.warn(
+    '*** SKIPPED the grpcurl describe comparison: build grpcurl with scripts/build-grpc-tools.sh ***',
+  );
+}
+
+describe.runIf(grpcurl !== undefined)('opm serve: what grpcurl describes through reflection', () => {
+  it('is the same text for every service and message', async () => {
+    const symbols = (port: number): string[] => {
+      const run = (...args: string[]) =>
+        spawnSync(grpcurl as string, ['-plaintext', `127.0.0.1:${port}`, ...args], { encoding: 'utf8' });
+      const services = run('list').stdout.trim().split('\n');
+      const out = [run('list').stdout];
+      for (const s of services) {
+        const d = run('describe', s).stdout;
+        out.push(d);
+        // Every message a method names, described too.
+        for (const m of d.matchAll(/\( (?:stream )?\.([\w.]+) \)/g))
+          out.push(run('describe', m[1] ?? '').stdout);
+      }
+      for (const m of [
+        'api.Bundle',
+        'google.protobuf.Value',
+        'google.protobuf.NullValue',
+        'grpc.health.v1.HealthListResponse',
+      ])
+        out.push(run('describe', m).stdout);
+      return out;
+    };
+    const catalog = 'testdata/serve/mixed/catalog';
+    const ours = await startServe(catalog);
+    const theirs = await startServe(catalog, { binary: reference });
+    try {
+      expect(symbols(ours.port)).toEqual(symbols(theirs.port));
+    } finally {
+      expect(await ours.stop()).toBe(0);
+      expect(await theirs.stop()).toBe(0);
     }
   });
 });
