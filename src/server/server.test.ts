@@ -100,6 +100,38 @@ describe('server', () => {
     client.close();
   });
 
+  it('stops gracefully: a stream running when stop is called is served to its end', async () => {
+    const made = { count: 0 };
+    const running = await startServer({ registry: bigRegistry(made), port: '0', log: () => undefined });
+    const client = new grpc.Client(`127.0.0.1:${running.port}`, grpc.credentials.createInsecure(), {
+      'grpc.max_receive_message_length': -1,
+    });
+    const call = client.makeServerStreamRequest('/api.Registry/ListBundles', raw, raw, Buffer.alloc(0));
+    let received = 0;
+    await new Promise<void>((resolve) =>
+      call.once('data', () => {
+        received++;
+        call.pause();
+        resolve();
+      }),
+    );
+    let stopped = false;
+    const stopping = running.stop().then(() => (stopped = true));
+    // The stream is still open: stop waits for it.
+    await sleep(100);
+    expect(stopped).toBe(false);
+    call.on('data', () => received++);
+    const ended = new Promise<void>((resolve, reject) => {
+      call.on('end', resolve);
+      call.on('error', reject);
+    });
+    call.resume();
+    await ended;
+    await stopping;
+    expect(received).toBe(BUNDLES);
+    client.close();
+  });
+
   it('reflection lists the services and gives files with their imports', async () => {
     server = await startServer({ registry: bigRegistry({ count: 0 }), port: '0', log: () => undefined });
     const client = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
