@@ -61,6 +61,13 @@ export async function loadServedCatalog(
   const { cfg, findings } = loaded;
   const error = findings.find((f) => f.severity === 'error');
   if (error !== undefined) {
+    // A blob opm could not decode is reported by the package it belongs to, as opm's per-package
+    // build reports it; a file that does not parse at all, by its file and line.
+    if (error.package !== undefined) {
+      throw new OpmError(
+        `${REBUILD}: build package index: process package ${goQuote(error.package)}: ${error.message}`,
+      );
+    }
     const at =
       error.file === undefined
         ? ''

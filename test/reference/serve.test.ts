@@ -2,12 +2,12 @@
 // The catalog server against the reference opm: both serve the same catalog on 127.0.0.1 and a
 // @grpc/grpc-js client asks every RPC (test/serve/probe.ts) of each; the decoded answers must be
 // equal (streams other than ListBundles compared as sets, as opm leaves their order to Go's maps).
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus, projectRoot } from '../corpus.js';
-import { registryClient, startServe } from '../serve/client.js';
+import { freePort, OPM, registryClient, startServe } from '../serve/client.js';
 import { probe, type ProbeOptions } from '../serve/probe.js';
 import { reference } from './reference-opm.js';
 
@@ -103,5 +103,41 @@ describe.runIf(grpcurl !== undefined)('opm serve: what grpcurl describes through
       expect(await ours.stop()).toBe(0);
       expect(await theirs.stop()).toBe(0);
     }
+  });
+});
+
+/** How a start-up ends: `serving`, or the fatal line without its time. */
+async function startup(catalog: string, binary?: string): Promise<string> {
+  const port = await freePort();
+  const args = ['serve', catalog, '-p', String(port), '-t', '/dev/null'];
+  const child =
+    binary === undefined
+      ? spawn(process.execPath, [OPM, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+      : spawn(binary, [...args, '--pprof-addr='], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.setEncoding('utf8');
+  return new Promise((resolve) => {
+    child.stderr.on('data', (d: string) => {
+      err += d;
+      if (err.includes('msg="serving registry"')) child.kill('SIGTERM');
+    });
+    child.on('exit', () => {
+      const fatal = /level=fatal msg=.*/.exec(err)?.[0];
+      resolve(fatal ?? (err.includes('msg="serving registry"') ? 'serving' : `no outcome: ${err}`));
+    });
+  });
+}
+
+const startupCases = [
+  ...readdirSync('testdata/validate').map((c) => path.join('testdata/validate', c, 'catalog')),
+  ...readdirSync('testdata/serve').map((c) => path.join('testdata/serve', c, 'catalog')),
+].filter(
+  // Two packages fail there: which one opm reports depends on its workers (compatibility row S5).
+  (c) => existsSync(c) && !c.includes('/multi-file/'),
+);
+
+describe('opm serve: the same start-up outcome as the reference opm (serving, or the same fatal line)', () => {
+  it.each(startupCases)('%s', async (catalog) => {
+    expect(await startup(catalog)).toBe(await startup(catalog, reference));
   });
 });
