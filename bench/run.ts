@@ -13,6 +13,7 @@ import { corpusDir, projectRoot } from '../test/corpus.js';
 import { printReferenceRows, referenceBench, referenceBinary, type ReferenceRow } from './reference.js';
 import { printUserBench, userBench, type UserBench } from './user.js';
 import { serveCacheBench } from './serve-cache.js';
+import { printServeRows, serveBench, type ServeRow } from './serve-start.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Bundled to bench/out/ (scripts/build-bench.js), where results and generated data live too.
@@ -275,6 +276,13 @@ const loadAtStart = loadavg()
   .map((x) => x.toFixed(2))
   .join(' ');
 if (reference !== undefined) user = userBench({ root, reference, corpus: corpusDir, outDir });
+// opm serve: start-up until it serves, and memory, beside the reference's serve.
+const serveRows: ServeRow[] = [];
+if (reference !== undefined && corpusDir !== undefined) {
+  serveRows.push(
+    await serveBench({ root, reference, catalog: path.join(corpusDir, 'community-catalog-v4.21'), runs: 3 }),
+  );
+}
 
 // Upgrade-graph pictures: the layout library's cost, render-graph -o svg|html, the page in chromium.
 rows.push(...graphBench());
@@ -292,8 +300,9 @@ for (const r of rows) {
 }
 printReferenceRows(referenceRows);
 if (user !== undefined) printUserBench(user, loadAtStart);
+printServeRows(serveRows);
 mkdirSync(outDir, { recursive: true });
 writeFileSync(
   path.join(outDir, 'results.json'),
-  JSON.stringify({ rows, reference: referenceRows, user }, null, 2) + '\n',
+  JSON.stringify({ rows, reference: referenceRows, user, serve: serveRows }, null, 2) + '\n',
 );

@@ -24,6 +24,12 @@ export interface CliIO {
   configRoot?: string;
   /** Fires when the run is to stop (SIGINT, SIGTERM, SIGHUP): the running use case is aborted. */
   signal?: AbortSignal;
+  /**
+   * For a command that stops on its own when told (serve's graceful stop): from this call on, the
+   * first SIGINT/SIGTERM/SIGHUP calls `onStop` instead of aborting the command, and the exit
+   * status is the command's. A second signal still ends the process at once.
+   */
+  takeSignals?(onStop: () => void): void;
 }
 
 /**
@@ -34,9 +40,10 @@ export function runOptions(io: CliIO): { env: NodeJS.ProcessEnv; signal?: AbortS
   return io.signal === undefined ? { env: io.env } : { env: io.env, signal: io.signal };
 }
 
-export function processIO(signal?: AbortSignal): CliIO {
+export function processIO(signal?: AbortSignal, takeSignals?: (onStop: () => void) => void): CliIO {
   return {
     ...(signal === undefined ? {} : { signal }),
+    ...(takeSignals === undefined ? {} : { takeSignals }),
     // Written whole even on a file filling up (see standardOutput).
     stdout: standardOutput(),
     // On a terminal, shared with the progress display (terminal-stderr.ts).

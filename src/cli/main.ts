@@ -113,7 +113,9 @@ export async function main(): Promise<void> {
   const controller = new AbortController();
   // One signal for the whole run, listened to by every request of every concurrent pull.
   setMaxListeners(0, controller.signal);
-  const io = processIO(controller.signal);
+  let onStop: (() => void) | undefined;
+  let stopping = false;
+  const io = processIO(controller.signal, (f) => (onStop = f));
   // A failed write to stdout is also an 'error' of the stream, which must be listened to. A write
   // the command waits for fails the command, which reports it with the command's exit code (diff's
   // is 2); a write nobody waits for (help text) is reported here once the command has returned, or
@@ -137,6 +139,13 @@ export async function main(): Promise<void> {
     ['SIGHUP', 129],
   ] as const) {
     process.on(signal, () => {
+      if (onStop !== undefined) {
+        // The command stops itself (serve): no grace period, its own exit status.
+        if (stopping) stop(status);
+        stopping = true;
+        onStop();
+        return;
+      }
       if (controller.signal.aborted) stop(status);
       controller.abort(new ExitCode(status));
       setTimeout(() => stop(status), STOP_GRACE_MS).unref();

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { Command, Option } from 'commander';
 import { runOpm } from '../../test/run-cli.js';
+import { pflagArgs } from './pflag.js';
 
 const pkg = async (args: string[]): Promise<unknown> => {
   const r = await runOpm(['init', 'p', ...args]);
@@ -36,5 +38,24 @@ describe("pflag's flag forms", () => {
     const r = await runOpm(['render', '-o=yaml', '--', 'testdata/examples/catalog']);
     expect(r.code).toBe(0);
     expect(r.stdout.startsWith('---\n')).toBe(true);
+  });
+
+  it('reads --flag=false as given when the flag has a --no- form (a default that depends on it)', () => {
+    const program = new Command();
+    program
+      .command('serve')
+      .option('--cache-enforce-integrity')
+      .addOption(new Option('--no-cache-enforce-integrity').hideHelp());
+    expect(pflagArgs(program, ['serve', '--cache-enforce-integrity=false'])).toEqual([
+      'serve',
+      '--no-cache-enforce-integrity',
+    ]);
+    expect(pflagArgs(program, ['serve', '--cache-enforce-integrity=1'])).toEqual([
+      'serve',
+      '--cache-enforce-integrity',
+    ]);
+    program.commands[0]?.action(() => undefined);
+    program.parse(['serve', '--no-cache-enforce-integrity'], { from: 'user' });
+    expect(program.commands[0]?.opts()).toEqual({ cacheEnforceIntegrity: false });
   });
 });

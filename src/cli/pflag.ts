@@ -16,10 +16,14 @@ function isBool(o: Option): boolean {
   return !o.required && !o.optional;
 }
 
-function boolArgs(o: Option, value: string, flag: string): string[] {
+function boolArgs(o: Option, value: string, flag: string, options: readonly Option[]): string[] {
   const name = o.long ?? o.short ?? flag;
   if (TRUE.has(value)) return [name];
-  if (FALSE.has(value)) return [];
+  // A flag whose default depends on whether it was given (serve's --cache-enforce-integrity) has
+  // a `--no-` form, so that `=false` is seen as given.
+  const negated =
+    o.long === undefined ? undefined : options.find((x) => x.long === `--no-${o.long?.slice(2) ?? ''}`);
+  if (FALSE.has(value)) return negated?.long === undefined ? [] : [negated.long];
   throw new UsageError(
     `invalid argument ${JSON.stringify(value)} for "${flag}" flag: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`,
   );
@@ -39,7 +43,9 @@ export function pflagArgs(program: Command, argv: readonly string[]): string[] {
     const long = /^(--[^=]+)=([\s\S]*)$/.exec(arg);
     if (long !== null) {
       const o = options.find((x) => x.long === long[1]);
-      out.push(...(o !== undefined && isBool(o) ? boolArgs(o, long[2] ?? '', long[1] ?? arg) : [arg]));
+      out.push(
+        ...(o !== undefined && isBool(o) ? boolArgs(o, long[2] ?? '', long[1] ?? arg, options) : [arg]),
+      );
       continue;
     }
     const short = /^(-[^-=])=([\s\S]*)$/.exec(arg);
@@ -48,7 +54,7 @@ export function pflagArgs(program: Command, argv: readonly string[]): string[] {
       const value = short[2] ?? '';
       const o = options.find((x) => x.short === flag);
       if (o === undefined) out.push(arg);
-      else if (isBool(o)) out.push(...boolArgs(o, value, flag));
+      else if (isBool(o)) out.push(...boolArgs(o, value, flag, options));
       // pflag keeps the `=` when nothing follows it.
       else out.push(flag, value === '' ? '=' : value);
       continue;

@@ -15,6 +15,7 @@ import { registerAlpha } from './commands/alpha.js';
 import { registerFilter } from './commands/filter.js';
 import { registerDiff } from './commands/diff.js';
 import { registerListGroup } from './commands/list-images.js';
+import { registerServe } from './commands/serve.js';
 
 /** Build the command tree. Nothing here touches `process`: tests run it in-process with their own IO. */
 export function createProgram(io: CliIO): Command {
@@ -56,6 +57,7 @@ export function createProgram(io: CliIO): Command {
   registerMigrate(program, io);
   registerVersion(program, io);
   registerNotProvided(program);
+  registerServe(program, io);
   registerAlpha(program, io);
   registerFilter(program, io);
   registerDiff(program, io);

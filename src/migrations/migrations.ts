@@ -4,13 +4,11 @@
 import { InternalError, OpmError } from '../errors.js';
 import { RawJson } from '../go/raw-json.js';
 import type { Bundle, DeclarativeConfig } from '../declcfg/types.js';
-import { isRecord, type JsonValue } from '../go/json-value.js';
+import { isRecord } from '../go/json-value.js';
 import type { Property } from '../property/types.js';
 import { parseYaml, DecodeError } from '../bundle/decode.js';
 import {
-  asArray,
   asBool,
-  asInt32,
   asObject,
   asString,
   asStringArray,
@@ -18,8 +16,18 @@ import {
   field,
   type Obj,
 } from '../go/json-decode.js';
-import { goStruct } from '../go/go-struct.js';
 import { marshal } from '../go/json-encode.js';
+import {
+  apiServiceDescriptions,
+  appLink,
+  asStructs,
+  compact,
+  crdDescriptions,
+  nonEmpty,
+  nonEmptyList,
+  objects,
+  sortedMap,
+} from '../property/csv-types.js';
 import { ALL_MIGRATIONS, MIGRATION_LEVELS, type MigrationLevel } from './levels.js';
 
 import { TYPE_BUNDLE_OBJECT, TYPE_CSV_METADATA } from '../property/property.js';
@@ -111,124 +119,6 @@ export function bundleCsv(b: Bundle): Obj | undefined {
     if (isRecord(obj) && obj.kind === 'ClusterServiceVersion') return obj;
   }
   return undefined;
-}
-
-type Out = { [key: string]: JsonValue | RawJson | Out | Out[] | undefined };
-
-/** Plain objects built here are Go structs: their fields keep the order they were written in. */
-function asStructs(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(asStructs);
-  if (v instanceof RawJson || v === null || typeof v !== 'object') return v;
-  const fields: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) fields[k] = asStructs(x);
-  return goStruct(fields);
-}
-
-/** Drop keys whose value is undefined (Go omitempty), keeping the order of the rest. */
-function compact(o: Out): Out {
-  const r: Out = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) r[k] = v;
-  return r;
-}
-
-function nonEmpty(s: string): string | undefined {
-  return s === '' ? undefined : s;
-}
-
-function nonEmptyList<T>(l: T[]): T[] | undefined {
-  return l.length === 0 ? undefined : l;
-}
-
-/** A Go map[string]string: keys sorted by bytes (pre-encoded, since JS objects put integer-like keys first). */
-function sortedMap(m: Record<string, string>): RawJson | undefined {
-  if (Object.keys(m).length === 0) return undefined;
-  return new RawJson(marshal(m, false));
-}
-
-function objects(v: unknown, where: string, goType: string): Obj[] {
-  return asArray(v, where, `[]${goType}`).map((e) => asObject(e, where, goType));
-}
-
-function descriptors(v: unknown, where: string, goType: string): Out[] | undefined {
-  return nonEmptyList(
-    objects(v, where, goType).map((d) => {
-      const value: unknown = field(d, 'value');
-      return compact({
-        path: asString(field(d, 'path'), `${where}.path`),
-        displayName: nonEmpty(asString(field(d, 'displayName'), `${where}.displayName`)),
-        description: nonEmpty(asString(field(d, 'description'), `${where}.description`)),
-        'x-descriptors': nonEmptyList(asStringArray(field(d, 'x-descriptors'), `${where}.x-descriptors`)),
-        // A raw message: kept as the CSV's JSON text has it.
-        value: value === undefined ? undefined : new RawJson(marshal(value, true)),
-      });
-    }),
-  );
-}
-
-function resources(v: unknown, where: string): Out[] | undefined {
-  return nonEmptyList(
-    objects(v, where, 'APIResourceReference').map((r) => ({
-      name: asString(field(r, 'name'), `${where}.name`),
-      kind: asString(field(r, 'kind'), `${where}.kind`),
-      version: asString(field(r, 'version'), `${where}.version`),
-    })),
-  );
-}
-
-function descriptorFields(o: Obj, where: string): Out {
-  return {
-    displayName: nonEmpty(asString(field(o, 'displayName'), `${where}.displayName`)),
-    description: nonEmpty(asString(field(o, 'description'), `${where}.description`)),
-    resources: resources(field(o, 'resources'), `${where}.resources`),
-    statusDescriptors: descriptors(
-      field(o, 'statusDescriptors'),
-      `${where}.statusDescriptors`,
-      'StatusDescriptor',
-    ),
-    specDescriptors: descriptors(field(o, 'specDescriptors'), `${where}.specDescriptors`, 'SpecDescriptor'),
-    actionDescriptors: descriptors(
-      field(o, 'actionDescriptors'),
-      `${where}.actionDescriptors`,
-      'ActionDescriptor',
-    ),
-  };
-}
-
-function crdDescriptions(v: unknown, where: string): Out[] | undefined {
-  return nonEmptyList(
-    objects(v, where, 'CRDDescription').map((c) =>
-      compact({
-        name: asString(field(c, 'name'), `${where}.name`),
-        version: asString(field(c, 'version'), `${where}.version`),
-        kind: asString(field(c, 'kind'), `${where}.kind`),
-        ...descriptorFields(c, where),
-      }),
-    ),
-  );
-}
-
-function apiServiceDescriptions(v: unknown, where: string): Out[] | undefined {
-  return nonEmptyList(
-    objects(v, where, 'APIServiceDescription').map((a) => {
-      const port = asInt32(field(a, 'containerPort'), `${where}.containerPort`);
-      return compact({
-        name: asString(field(a, 'name'), `${where}.name`),
-        group: asString(field(a, 'group'), `${where}.group`),
-        version: asString(field(a, 'version'), `${where}.version`),
-        kind: asString(field(a, 'kind'), `${where}.kind`),
-        deploymentName: nonEmpty(asString(field(a, 'deploymentName'), `${where}.deploymentName`)),
-        containerPort: port === 0 ? undefined : port,
-        ...descriptorFields(a, where),
-      });
-    }),
-  );
-}
-
-function appLink(o: Obj, where: string): Out {
-  return compact({
-    name: nonEmpty(asString(field(o, 'name'), `${where}.name`)),
-    url: nonEmpty(asString(field(o, 'url'), `${where}.url`)),
-  });
 }
 
 /**

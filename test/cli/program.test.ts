@@ -67,7 +67,6 @@ describe('opm command line', () => {
     [['index', 'add', '--bundles', 'x']],
     [['index', '--help']],
     [['registry', 'serve']],
-    [['serve', 'catalog']],
     [['alpha', 'bundle', 'generate']],
   ])('an opm command opm-ts does not provide says what to use instead: %j', async (args) => {
     const r = await runOpm(args);
@@ -90,13 +89,13 @@ describe('opm command line', () => {
   });
 });
 
-describe('commands opm-ts does not provide', () => {
-  it('opm serve answers with one clear line and exit 1, whatever its flags', async () => {
-    const r = await runOpm(['serve', '/configs', '--cache-dir=/tmp/cache', '--cache-only']);
+describe('serve', () => {
+  it('fails start-up with one fatal line in logrus form and exit 1', async () => {
+    const r = await runOpm(['serve', 'testdata/does-not-exist', '-t', '/dev/null']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(
-      'error: opm serve is not provided by opm-ts (serve catalogs with the reference opm, e.g. the quay.io/operator-framework/opm image)\n',
+    expect(r.stderr).toMatch(
+      /^time="[^"]+" level=fatal msg="failed to load or rebuild cache: failed to rebuild cache: catalog directory \\"testdata\/does-not-exist\\" does not exist or cannot be read"\n$/,
     );
   });
 });

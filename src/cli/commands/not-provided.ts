@@ -40,14 +40,8 @@ function ancestors(c: Command): string[] {
   return names;
 }
 
-/** `serve`, `index`, `registry`: the top-level commands opm has and opm-ts does not provide. */
+/** `index`, `registry`: the top-level commands opm has and opm-ts does not provide. */
 export function registerNotProvided(program: Command): void {
-  notProvided(
-    program,
-    'serve',
-    'serve a catalog over gRPC',
-    'serve catalogs with the reference opm, e.g. the quay.io/operator-framework/opm image',
-  );
   notProvided(
     program,
     'index',

@@ -1,0 +1,110 @@
+/**
+ * `opm serve DIR`: load a File-Based Catalog, check it package by package as opm's cache build
+ * does, and serve it over gRPC until the signal fires (then stop gracefully: running calls finish).
+ * The served index comes from a `ServeCache`; without a cache directory it is built in memory.
+ */
+import path from 'node:path';
+import { OpmError } from '../errors.js';
+import { memoryRegistry } from '../api/memory.js';
+import type { Registry } from '../api/registry.js';
+import { loadServedCatalog } from '../api/load.js';
+import { startServer, type ServerLog } from '../server/server.js';
+import { throwIfAborted } from '../util/abort.js';
+
+/** What a cache gives the server. */
+export interface ServedIndex {
+  registry: Registry;
+  /** Release what the index holds open (files, a database). */
+  close?(): Promise<void>;
+}
+
+export interface ServeCacheOptions {
+  cacheDir: string;
+  /** Fail when the cache is missing or stale instead of rebuilding it. */
+  enforceIntegrity: boolean;
+  log: ServerLog;
+  env?: Record<string, string | undefined>;
+  signal?: AbortSignal;
+}
+
+/** opm's on-disk cache (src/serve-cache/): checked or rebuilt, then loaded. */
+export interface ServeCache {
+  load(configDir: string, opts: ServeCacheOptions): Promise<ServedIndex>;
+}
+
+export interface ServeOptions {
+  /** The catalog directory, as given (logged as `configs`). */
+  configDir: string;
+  /** Default `50051`; listened on at every interface. */
+  port?: string;
+  cacheDir?: string;
+  cacheOnly?: boolean;
+  /** Default: true when `cacheDir` is set and `cacheOnly` is not (opm's rule). */
+  cacheEnforceIntegrity?: boolean;
+  /** The on-disk cache; without it, `cacheDir` is refused. */
+  cache?: ServeCache;
+  log: ServerLog;
+  /** Told the port once the server listens (tests, and callers that asked for port 0). */
+  onListening?: (port: number) => void;
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  /** Fires to stop serving (SIGTERM): the promise resolves once the server has stopped. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Serve a catalog until `signal` fires. With `cacheOnly`, build or check the cache and return
+ * without serving. Failures (a bad catalog, a port in use) throw OpmError with opm's text, before
+ * anything listens.
+ */
+export async function serve(opts: ServeOptions): Promise<void> {
+  const cacheDir = opts.cacheDir ?? '';
+  const cacheOnly = opts.cacheOnly ?? false;
+  const enforce = opts.cacheEnforceIntegrity ?? (cacheDir !== '' && !cacheOnly);
+  if (cacheDir === '' && enforce)
+    throw new OpmError('--cache-dir must be specified with --cache-enforce-integrity');
+  const configDir = opts.configDir;
+  const dir = path.resolve(opts.cwd ?? '', configDir);
+  const fields = { configs: configDir };
+  let index: ServedIndex;
+  if (cacheDir !== '') {
+    if (opts.cache === undefined) {
+      throw new OpmError('--cache-dir is not supported yet', {
+        hint: 'serve without --cache-dir: the catalog is then loaded into memory at start-up',
+      });
+    }
+    index = await opts.cache.load(dir, {
+      cacheDir: path.resolve(opts.cwd ?? '', cacheDir),
+      enforceIntegrity: enforce,
+      log: opts.log,
+      ...(opts.env === undefined ? {} : { env: opts.env }),
+      ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+    });
+  } else {
+    const { cfg, model } = await loadServedCatalog(dir, { ...opts, label: configDir });
+    const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
+    index = { registry: memoryRegistry(model, cfg.others, restore) };
+  }
+  try {
+    if (cacheOnly) return;
+    throwIfAborted(opts.signal);
+    const port = opts.port ?? '50051';
+    let server;
+    try {
+      server = await startServer({ registry: index.registry, port, log: opts.log });
+    } catch (err) {
+      throw new OpmError(err instanceof Error ? err.message : String(err), { cause: err });
+    }
+    opts.log('info', 'serving registry', { ...fields, port });
+    opts.onListening?.(server.port);
+    await new Promise<void>((resolve) => {
+      if (opts.signal === undefined) return;
+      if (opts.signal.aborted) resolve();
+      else opts.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    opts.log('info', 'shutting down server', { ...fields, port });
+    await server.stop();
+  } finally {
+    await index.close?.();
+  }
+}

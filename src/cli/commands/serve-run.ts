@@ -1,0 +1,59 @@
+import { appendFileSync } from 'node:fs';
+import { serve } from '../../action/serve.js';
+import type { LogFields, LogLevel } from '../../server/server.js';
+import { ExitCode } from '../exit-code.js';
+import type { CliIO } from '../io.js';
+import { logrusLine } from '../logrus.js';
+
+export interface ServeFlags {
+  port: string;
+  cacheDir: string;
+  cacheOnly: boolean;
+  /** undefined when not given: the use case computes opm's default. */
+  cacheEnforceIntegrity?: boolean;
+  terminationLog: string;
+  debug: boolean;
+  pprofAddr: string;
+  pprofCaptureProfiles: boolean;
+}
+
+/**
+ * `opm serve DIR`: logrus lines on stderr, fatal failures as one `level=fatal` line (also appended
+ * to the termination log when it can be written) and exit status 1; SIGTERM or SIGINT stop the
+ * server gracefully and exit 0.
+ */
+export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promise<void> {
+  const log = (level: LogLevel, msg: string, fields: LogFields): void => {
+    if (level === 'debug' && !flags.debug) return;
+    io.stderr.write(logrusLine(level, msg, fields));
+  };
+  // The server stops gracefully on a signal: running calls finish, then the process exits 0.
+  const stop = new AbortController();
+  io.takeSignals?.(() => stop.abort());
+  try {
+    await serve({
+      configDir: dir,
+      port: flags.port,
+      cacheDir: flags.cacheDir,
+      cacheOnly: flags.cacheOnly,
+      ...(flags.cacheEnforceIntegrity === undefined
+        ? {}
+        : { cacheEnforceIntegrity: flags.cacheEnforceIntegrity }),
+      log,
+      cwd: io.cwd,
+      env: io.env,
+      signal: stop.signal,
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const line = logrusLine('fatal', message, {});
+    io.stderr.write(line);
+    if (flags.debug && err instanceof Error && err.stack !== undefined) io.stderr.write(`${err.stack}\n`);
+    try {
+      appendFileSync(flags.terminationLog, line);
+    } catch {
+      // No termination log where it was asked for (outside Kubernetes): stderr has the line.
+    }
+    throw new ExitCode(1);
+  }
+}

@@ -1,0 +1,37 @@
+import { Option, type Command } from 'commander';
+import type { CliIO } from '../io.js';
+import type { ServeFlags } from './serve-run.js';
+
+/** `opm serve <source_path>`: the catalog server of catalog images. */
+export function registerServe(program: Command, io: CliIO): void {
+  program
+    .command('serve')
+    .argument('<source_path>')
+    .description(
+      'serve declarative configs: the gRPC catalog server (api.Registry, health, reflection) that OLM, grpcurl and grpc_health_probe talk to',
+    )
+    .option('-p, --port <string>', 'port number to serve on', '50051')
+    .option('--cache-dir <string>', 'if set, sync and persist server cache directory', '')
+    .option('--cache-only', 'sync the serve cache and exit without serving', false)
+    .option(
+      '--cache-enforce-integrity',
+      'exit with error if cache is not present or has been invalidated. (default: true when --cache-dir is set and --cache-only is false, false otherwise)',
+    )
+    .addOption(new Option('--no-cache-enforce-integrity').hideHelp())
+    .option(
+      '-t, --termination-log <string>',
+      'path to a container termination log file',
+      '/dev/termination-log',
+    )
+    .option('--debug', 'enable debug logging', false)
+    .option(
+      '--pprof-addr <string>',
+      'address of startup profiling endpoint (addr:port format); accepted, not served by opm-ts',
+      'localhost:6060',
+    )
+    .option('--pprof-capture-profiles', 'capture pprof CPU profiles; accepted, not done by opm-ts', false)
+    .action(async (dir: string, flags: ServeFlags) => {
+      const { runServe } = await import('./serve-run.js');
+      await runServe(io, dir, flags);
+    });
+}

@@ -1,0 +1,428 @@
+/**
+ * The catalog server on one port (plaintext HTTP/2, every interface): `api.Registry`,
+ * `api.ExperimentalRegistry`, `grpc.health.v1.Health` and server reflection (v1 and v1alpha), each
+ * call logged when it starts and when it finishes, as opm's logging interceptors do. Streams are
+ * written as the client reads them: the next message is made when the previous one has drained.
+ */
+import * as grpc from '@grpc/grpc-js';
+import {
+  decodeCustomSchemasRequest,
+  decodeEmptyRequest,
+  decodeGetAllReplacementsRequest,
+  decodeGetBundleInChannelRequest,
+  decodeGetBundleRequest,
+  decodeGetPackageRequest,
+  decodeGetReplacementRequest,
+  decodeProvidersRequest,
+  encodeBundle,
+  encodeChannelEntry,
+  encodePackage,
+  encodePackageName,
+} from '../api/messages.js';
+import {
+  type DescriptorSet,
+  descriptorSet,
+  HEALTH_FILE,
+  REFLECTION_V1ALPHA_FILE,
+  REFLECTION_V1_FILE,
+  REGISTRY_FILE,
+  STRUCT_FILE,
+} from '../api/descriptors.js';
+import { RpcError, STATUS, type Registry } from '../api/registry.js';
+import { rfc3339Local } from '../go/time.js';
+import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
+import { answerReflection } from './reflection.js';
+
+export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'fatal';
+export type LogFields = Record<string, string | number>;
+/** Where the server's lines go (the command line writes them as logrus text on stderr). */
+export type ServerLog = (level: LogLevel, msg: string, fields: LogFields) => void;
+
+/** opm's grpc-go: 4 MiB received per message, no limit on what is sent. */
+export const MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
+
+const CODE_NAMES: Record<number, string> = {
+  0: 'OK',
+  1: 'Canceled',
+  2: 'Unknown',
+  3: 'InvalidArgument',
+  4: 'DeadlineExceeded',
+  5: 'NotFound',
+  8: 'ResourceExhausted',
+  12: 'Unimplemented',
+  13: 'Internal',
+  14: 'Unavailable',
+};
+
+/** The level of a finished call's line (go-grpc-middleware's default mapping). */
+function levelOf(code: number): LogLevel {
+  if (code === 0 || code === 1 || code === 3 || code === 5 || code === 6 || code === 16) return 'info';
+  if (code === 4 || code === 7 || code === 9 || code === 10 || code === 11 || code === 14) return 'warning';
+  return 'error';
+}
+
+type MethodType = 'unary' | 'server_stream' | 'bidi_stream';
+
+/** A call being served: what the log lines say about it. */
+class CallLog {
+  private readonly fields: LogFields;
+  private readonly start = performance.now();
+  private readonly log: ServerLog;
+
+  constructor(
+    log: ServerLog,
+    service: string,
+    method: string,
+    type: MethodType,
+    call: {
+      getPeer(): string;
+      getHost(): string;
+      getDeadline(): grpc.Deadline;
+      metadata: grpc.Metadata;
+    },
+  ) {
+    this.log = log;
+    const startTime = new Date();
+    this.fields = {
+      'grpc.component': 'server',
+      'grpc.method': method,
+      'grpc.method_type': type,
+      'grpc.service': service,
+      'grpc.start_time': rfc3339Local(startTime),
+      'peer.address': call.getPeer().replace(/^::ffff:/, ''),
+      protocol: 'grpc',
+    };
+    // grpc-go hands the interceptor the request's headers as metadata; grpc-js keeps these apart.
+    this.fields[':authority'] = `[${call.getHost()}]`;
+    this.fields['content-type'] = '[application/grpc]';
+    const deadline = call.getDeadline();
+    if (deadline instanceof Date || (typeof deadline === 'number' && Number.isFinite(deadline))) {
+      this.fields['grpc.request.deadline'] = rfc3339Local(new Date(deadline));
+    }
+    for (const key of Object.keys(call.metadata.getMap())) {
+      const all = call.metadata.get(key).map((v) => (typeof v === 'string' ? v : v.toString('base64')));
+      this.fields[key] = `[${all.join(' ')}]`;
+    }
+    log('info', 'started call', { ...this.fields, 'grpc.time_ms': this.elapsed() });
+  }
+
+  private elapsed(): string {
+    return (performance.now() - this.start).toFixed(3);
+  }
+
+  finish(code: number, message?: string): void {
+    const fields: LogFields = {
+      ...this.fields,
+      'grpc.code': CODE_NAMES[code] ?? `Code(${code})`,
+      'grpc.time_ms': this.elapsed(),
+    };
+    if (code !== 0 && message !== undefined) fields['grpc.error'] = message;
+    this.log(levelOf(code), 'finished call', fields);
+  }
+}
+
+function statusOf(err: unknown): { code: number; details: string } {
+  if (err instanceof RpcError) return { code: err.code, details: err.message };
+  if (err instanceof ProtoDecodeError)
+    return { code: grpc.status.INTERNAL, details: `grpc: error unmarshalling request: ${err.message}` };
+  return { code: STATUS.UNKNOWN, details: err instanceof Error ? err.message : String(err) };
+}
+
+const identity = (b: Buffer): Buffer => b;
+const asBuffer = (b: Uint8Array): Buffer =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length);
+
+function method(path: string, type: MethodType): grpc.MethodDefinition<Buffer, Uint8Array> {
+  return {
+    path,
+    requestStream: type === 'bidi_stream',
+    responseStream: type !== 'unary',
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: asBuffer,
+    responseDeserialize: identity,
+  };
+}
+
+interface Handlers {
+  unary: Record<string, (req: Buffer, call: grpc.ServerUnaryCall<Buffer, Uint8Array>) => Promise<Uint8Array>>;
+  stream: Record<
+    string,
+    (req: Buffer, call: grpc.ServerWritableStream<Buffer, Uint8Array>) => AsyncIterable<Uint8Array>
+  >;
+}
+
+/** Resolves when the stream drains or the call ends, leaving no listener behind. */
+function drained(call: grpc.ServerWritableStream<Buffer, Uint8Array>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      call.off('drain', done);
+      call.off('cancelled', done);
+      call.off('close', done);
+      resolve();
+    };
+    call.on('drain', done);
+    call.on('cancelled', done);
+    call.on('close', done);
+  });
+}
+
+/** Write each message when the stream can take it; stop when the client has gone. */
+async function writeAll(
+  call: grpc.ServerWritableStream<Buffer, Uint8Array>,
+  messages: AsyncIterable<Uint8Array>,
+): Promise<void> {
+  for await (const m of messages) {
+    if (call.cancelled) return;
+    if (!call.write(m)) await drained(call);
+  }
+}
+
+function addService(
+  server: grpc.Server,
+  log: ServerLog,
+  service: string,
+  handlers: Handlers,
+  unimplemented: string[] = [],
+): void {
+  const definition: Record<string, grpc.MethodDefinition<Buffer, Uint8Array>> = {};
+  const impl: grpc.UntypedServiceImplementation = {};
+  for (const [name, handle] of Object.entries(handlers.unary)) {
+    definition[name] = method(`/${service}/${name}`, 'unary');
+    impl[name] = (
+      call: grpc.ServerUnaryCall<Buffer, Uint8Array>,
+      callback: grpc.sendUnaryData<Uint8Array>,
+    ) => {
+      const cl = new CallLog(log, service, name, 'unary', call);
+      handle(call.request, call).then(
+        (res) => {
+          cl.finish(0);
+          callback(null, res);
+        },
+        (err: unknown) => {
+          const s = statusOf(err);
+          cl.finish(s.code, s.details);
+          callback({ code: s.code, details: s.details });
+        },
+      );
+    };
+  }
+  for (const [name, handle] of Object.entries(handlers.stream)) {
+    definition[name] = method(`/${service}/${name}`, 'server_stream');
+    impl[name] = (call: grpc.ServerWritableStream<Buffer, Uint8Array>) => {
+      const cl = new CallLog(log, service, name, 'server_stream', call);
+      const run = async (): Promise<void> => writeAll(call, handle(call.request, call));
+      run().then(
+        () => {
+          cl.finish(call.cancelled ? grpc.status.CANCELLED : 0);
+          call.end();
+        },
+        (err: unknown) => {
+          const s = statusOf(err);
+          cl.finish(s.code, s.details);
+          call.emit('error', { code: s.code, details: s.details });
+        },
+      );
+    };
+  }
+  for (const name of unimplemented) {
+    const type = name === 'Watch' ? 'server_stream' : 'unary';
+    definition[name] = method(`/${service}/${name}`, type);
+    const details = `method ${name} not implemented`;
+    impl[name] =
+      type === 'unary'
+        ? (call: grpc.ServerUnaryCall<Buffer, Uint8Array>, callback: grpc.sendUnaryData<Uint8Array>) => {
+            new CallLog(log, service, name, type, call).finish(grpc.status.UNIMPLEMENTED, details);
+            callback({ code: grpc.status.UNIMPLEMENTED, details });
+          }
+        : (call: grpc.ServerWritableStream<Buffer, Uint8Array>) => {
+            new CallLog(log, service, name, type, call).finish(grpc.status.UNIMPLEMENTED, details);
+            call.emit('error', { code: grpc.status.UNIMPLEMENTED, details });
+          };
+  }
+  server.addService(definition, impl);
+}
+
+async function* each<T>(
+  items: Iterable<T> | Promise<Iterable<T>>,
+  encode: (item: T) => Uint8Array,
+): AsyncIterable<Uint8Array> {
+  for (const item of await items) yield encode(item);
+}
+
+function registryHandlers(reg: Registry): Handlers {
+  const gvk = (buf: Buffer) => decodeProvidersRequest(buf);
+  return {
+    unary: {
+      // A not-found package rejects the promise, as every other handler's failure does.
+      GetPackage: (buf) =>
+        Promise.resolve(buf).then((b) => encodePackage(reg.getPackage(decodeGetPackageRequest(b).name))),
+      GetBundle: async (buf) => {
+        const r = decodeGetBundleRequest(buf);
+        return encodeBundle(await reg.getBundle(r.pkgName, r.channelName, r.csvName));
+      },
+      GetBundleForChannel: async (buf) => {
+        const r = decodeGetBundleInChannelRequest(buf);
+        return encodeBundle(await reg.getBundleForChannel(r.pkgName, r.channelName));
+      },
+      GetBundleThatReplaces: async (buf) => {
+        const r = decodeGetReplacementRequest(buf);
+        return encodeBundle(await reg.getBundleThatReplaces(r.csvName, r.pkgName, r.channelName));
+      },
+      GetDefaultBundleThatProvides: async (buf) =>
+        encodeBundle(await reg.getDefaultBundleThatProvides(gvk(buf))),
+    },
+    stream: {
+      ListPackages: (buf) => {
+        decodeEmptyRequest(buf);
+        return each(reg.listPackages(), encodePackageName);
+      },
+      GetChannelEntriesThatReplace: (buf) =>
+        each(
+          reg.getChannelEntriesThatReplace(decodeGetAllReplacementsRequest(buf).csvName),
+          encodeChannelEntry,
+        ),
+      GetChannelEntriesThatProvide: (buf) =>
+        each(reg.getChannelEntriesThatProvide(gvk(buf)), encodeChannelEntry),
+      GetLatestChannelEntriesThatProvide: (buf) =>
+        each(reg.getLatestChannelEntriesThatProvide(gvk(buf)), encodeChannelEntry),
+      ListBundles: (buf) => {
+        decodeEmptyRequest(buf);
+        // One message made at a time, as the client reads: the catalog's messages are never all held.
+        return (async function* () {
+          for (const key of reg.listBundleKeys()) yield encodeBundle(await reg.listedBundle(key));
+        })();
+      },
+    },
+  };
+}
+
+function experimentalHandlers(reg: Registry): Handlers {
+  return {
+    unary: {},
+    stream: {
+      ExperimentalListPackageCustomSchemas: (buf, call) => {
+        const r = decodeCustomSchemasRequest(buf);
+        // The endpoint answers only callers that say they know it may change.
+        if (!call.metadata.get('x-acknowledge-experimental').includes('true'))
+          return each([], encodePackageName);
+        return reg.customSchemaBlobs(r.schema, r.packageName);
+      },
+    },
+  };
+}
+
+const SERVING = new ProtoWriter().uint(1, 1).finish();
+
+function healthHandlers(): Handlers {
+  return {
+    unary: {
+      // SERVING for any service name, as opm's health server answers.
+      Check: async (buf) => {
+        decodeStrings(buf, { 1: 'service' });
+        return Promise.resolve(SERVING);
+      },
+    },
+    stream: {},
+  };
+}
+
+function addReflection(server: grpc.Server, log: ServerLog, service: string, set: DescriptorSet): void {
+  const name = 'ServerReflectionInfo';
+  server.addService(
+    { [name]: method(`/${service}/${name}`, 'bidi_stream') },
+    {
+      [name]: (call: grpc.ServerDuplexStream<Buffer, Uint8Array>) => {
+        const cl = new CallLog(log, service, name, 'bidi_stream', call);
+        let failed = false;
+        call.on('data', (req: Buffer) => {
+          if (failed) return;
+          try {
+            call.write(answerReflection(set, req));
+          } catch (err) {
+            failed = true;
+            const s = statusOf(err);
+            cl.finish(s.code, s.details);
+            call.emit('error', { code: s.code, details: s.details });
+          }
+        });
+        call.on('end', () => {
+          if (failed) return;
+          cl.finish(0);
+          call.end();
+        });
+      },
+    },
+  );
+}
+
+export interface ServeOptions {
+  registry: Registry;
+  /** The port as given (`:port` is listened on, every interface). */
+  port: string;
+  log: ServerLog;
+}
+
+/** A server that is listening. */
+export interface RunningServer {
+  /** The port it listens on. */
+  port: number;
+  /** Stop taking calls, let the running ones finish, close the listener. */
+  stop(): Promise<void>;
+}
+
+/** A failure to listen, in Go's words where the cause is known. */
+export class ListenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ListenError';
+  }
+}
+
+/** Register every service and listen on `:port`. Rejects with ListenError when the port cannot be had. */
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  // grpc-js's own diagnostics go to the debug level of our log, not straight to stderr.
+  grpc.setLogger({
+    error: (...a: unknown[]) => opts.log('debug', a.map(String).join(' '), { component: 'grpc-js' }),
+    info: () => undefined,
+    debug: () => undefined,
+  });
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
+    'grpc.max_send_message_length': -1,
+  });
+  addService(server, opts.log, 'api.Registry', registryHandlers(opts.registry));
+  addService(server, opts.log, 'api.ExperimentalRegistry', experimentalHandlers(opts.registry));
+  addService(server, opts.log, 'grpc.health.v1.Health', healthHandlers(), ['List', 'Watch']);
+  const files = descriptorSet([
+    REGISTRY_FILE,
+    STRUCT_FILE,
+    HEALTH_FILE,
+    REFLECTION_V1_FILE,
+    REFLECTION_V1ALPHA_FILE,
+  ]);
+  addReflection(server, opts.log, 'grpc.reflection.v1.ServerReflection', files);
+  addReflection(server, opts.log, 'grpc.reflection.v1alpha.ServerReflection', files);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`[::]:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+      if (err === null) resolve(bound);
+      else reject(listenError(opts.port, err));
+    });
+  });
+  return {
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.tryShutdown(() => resolve());
+      }),
+  };
+}
+
+function listenError(port: string, err: Error): ListenError {
+  const text = err.message;
+  if (/EADDRINUSE/.test(text))
+    return new ListenError(`failed to listen: listen tcp :${port}: bind: address already in use`);
+  if (/EACCES/.test(text))
+    return new ListenError(`failed to listen: listen tcp :${port}: bind: permission denied`);
+  return new ListenError(`failed to listen: ${text}`);
+}

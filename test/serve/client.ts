@@ -1,0 +1,175 @@
+/**
+ * A gRPC client of the catalog server for tests: @grpc/grpc-js with @grpc/proto-loader reading
+ * our registry.proto (src/api/registry.proto), so responses are decoded by a codec other than the
+ * server's own. Also starts `bin/opm.js serve` (or the reference opm) on a free 127.0.0.1 port.
+ */
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const PROTO = path.join(root, 'src/api/registry.proto');
+export const OPM = path.join(root, 'bin/opm.js');
+
+/** A port nothing listens on now (freed right away). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Served {
+  port: number;
+  child: ChildProcess;
+  stderr: () => string;
+  /** SIGTERM, then the exit status. */
+  stop(): Promise<number | null>;
+}
+
+/** Start a server (`cmd` = node bin/opm.js, or the reference binary) and wait for `serving registry`. */
+export async function startServe(
+  catalog: string,
+  opts: { binary?: string; extra?: string[]; timeoutMs?: number } = {},
+): Promise<Served> {
+  const port = await freePort();
+  const args = ['serve', catalog, '-p', String(port), '-t', '/dev/null', ...(opts.extra ?? [])];
+  const child =
+    opts.binary === undefined
+      ? spawn(process.execPath, [OPM, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+      : spawn(opts.binary, [...args, '--pprof-addr='], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.setEncoding('utf8');
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no "serving registry" in time:\n${err}`)),
+      opts.timeoutMs ?? 60_000,
+    );
+    child.stderr.on('data', (d: string) => {
+      err += d;
+      if (err.includes('msg="serving registry"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code}:\n${err}`));
+    });
+  });
+  await ready;
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    port,
+    child,
+    stderr: () => err,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+type Obj = Record<string, unknown>;
+
+export interface RegistryClient {
+  unary(method: string, req: Obj, metadata?: grpc.Metadata): Promise<Obj>;
+  stream(method: string, req: Obj, metadata?: grpc.Metadata): Promise<Obj[]>;
+  experimental(req: Obj, acknowledge: boolean): Promise<Obj[]>;
+  health(service: string): Promise<Obj>;
+  close(): void;
+}
+
+const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  defaults: false,
+  arrays: false,
+  longs: String,
+  enums: String,
+};
+
+export function registryClient(port: number): RegistryClient {
+  const def = protoLoader.loadSync(PROTO, { ...LOADER_OPTIONS, includeDirs: [] });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    api: { Registry: grpc.ServiceClientConstructor; ExperimentalRegistry: grpc.ServiceClientConstructor };
+  };
+  const address = `127.0.0.1:${port}`;
+  const options = { 'grpc.max_receive_message_length': -1 };
+  const reg = new pkg.api.Registry(address, grpc.credentials.createInsecure(), options) as unknown as Record<
+    string,
+    (...a: unknown[]) => unknown
+  >;
+  const exp = new pkg.api.ExperimentalRegistry(
+    address,
+    grpc.credentials.createInsecure(),
+    options,
+  ) as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const health = new grpc.Client(address, grpc.credentials.createInsecure());
+  const readAll = (call: grpc.ClientReadableStream<Obj>): Promise<Obj[]> =>
+    new Promise((resolve, reject) => {
+      const out: Obj[] = [];
+      call.on('data', (d: Obj) => out.push(d));
+      call.on('error', reject);
+      call.on('end', () => resolve(out));
+    });
+  return {
+    unary: (method, req, metadata = new grpc.Metadata()) =>
+      new Promise((resolve, reject) => {
+        (reg[method] as (...a: unknown[]) => unknown).call(
+          reg,
+          req,
+          metadata,
+          (err: Error | null, res: Obj) => (err ? reject(err) : resolve(res)),
+        );
+      }),
+    stream: (method, req, metadata = new grpc.Metadata()) =>
+      readAll((reg[method] as (...a: unknown[]) => grpc.ClientReadableStream<Obj>).call(reg, req, metadata)),
+    experimental: (req, acknowledge) => {
+      const md = new grpc.Metadata();
+      if (acknowledge) md.set('x-acknowledge-experimental', 'true');
+      return readAll(
+        (
+          exp.ExperimentalListPackageCustomSchemas as (...a: unknown[]) => grpc.ClientReadableStream<Obj>
+        ).call(exp, req, md),
+      );
+    },
+    health: (service) =>
+      new Promise((resolve, reject) => {
+        // HealthCheckRequest{service} and HealthCheckResponse{status} by hand: one string field, one enum.
+        const body = Buffer.from(service, 'utf8');
+        const req =
+          service === '' ? Buffer.alloc(0) : Buffer.concat([Buffer.from([0x0a, body.length]), body]);
+        health.makeUnaryRequest(
+          '/grpc.health.v1.Health/Check',
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          req,
+          (err, res) => {
+            if (err || res === undefined) reject(err ?? new Error('no response'));
+            else
+              resolve({
+                status:
+                  res.length === 2 && res[0] === 0x08
+                    ? res[1] === 1
+                      ? 'SERVING'
+                      : String(res[1])
+                    : 'UNKNOWN',
+              });
+          },
+        );
+      }),
+    close: () => {
+      (reg as unknown as grpc.Client).close();
+      (exp as unknown as grpc.Client).close();
+      health.close();
+    },
+  };
+}

@@ -1,0 +1,160 @@
+// needs-build: it starts `bin/opm.js serve` (dist/opm.cjs) and calls it over gRPC.
+/**
+ * `opm serve` as a process on 127.0.0.1, called by a @grpc/grpc-js client that decodes with
+ * @grpc/proto-loader from our registry.proto (not the server's codec): every RPC on the fixture
+ * (testdata/serve/mixed: olm.csv.metadata with a package icon, an image-less bundle with its
+ * manifests, deprecations, custom schemas, a bundle in two channels) against its expected answers
+ * (expected.json, written by the code with UPDATE_FIXTURES=1 and reviewed; test/reference/serve
+ * checks the same answers against the reference opm). Then the process behaviour: graceful stop
+ * with exit 0, the failures of start-up as one fatal line with exit 1 and nothing listening.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, OPM, registryClient, startServe } from './client.js';
+import { probe } from './probe.js';
+
+const fixture = 'testdata/serve/mixed';
+const customSchemas = [
+  { schema: 'acme.note', packageName: 'alpha-op' },
+  { schema: 'acme.note', packageName: '' },
+];
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'opm-serve-test-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('opm serve: every RPC', () => {
+  it('answers as expected.json says (manifests, synthesised CSV, errors, health)', async () => {
+    const s = await startServe(path.join(fixture, 'catalog'));
+    const c = registryClient(s.port);
+    try {
+      const got = await probe(c, { customSchemas });
+      const expectedFile = path.join(fixture, 'expected.json');
+      const text = `${JSON.stringify(got, null, 2)}\n`;
+      if (process.env.UPDATE_FIXTURES === '1' || !existsSync(expectedFile)) writeFileSync(expectedFile, text);
+      expect(got).toEqual(JSON.parse(readFileSync(expectedFile, 'utf8')));
+    } finally {
+      c.close();
+      expect(await s.stop()).toBe(0);
+    }
+    const log = s.stderr();
+    expect(log).toMatch(
+      /^time="[^"]+" level=info msg="serving registry" configs=testdata\/serve\/mixed\/catalog port=\d+$/m,
+    );
+    expect(log).toMatch(
+      /level=info msg="finished call" :authority="\[127\.0\.0\.1:\d+\]" content-type="\[application\/grpc\]" grpc.code=OK grpc.component=server grpc.method=ListBundles grpc.method_type=server_stream grpc.service=api.Registry /,
+    );
+    expect(log).toMatch(
+      /level=error msg="finished call" .*grpc.code=Unknown grpc.component=server grpc.error="package \\"no-such-package\\" not found" grpc.method=GetPackage /,
+    );
+    expect(log).toMatch(/level=info msg="shutting down server"/);
+  });
+
+  it('the synthesised CSV has the operator-framework field order and the package icon', () => {
+    const expected = JSON.parse(readFileSync(path.join(fixture, 'expected.json'), 'utf8')) as Record<
+      string,
+      { csvJson: string; object: string[] }
+    >;
+    const b = expected['GetBundle alpha-op stable alpha-op.v1.0.0'];
+    expect(b).toBeDefined();
+    const csv = JSON.parse(b?.csvJson ?? '{}') as Record<string, Record<string, unknown>>;
+    expect(Object.keys(csv)).toEqual(['kind', 'apiVersion', 'metadata', 'spec', 'status']);
+    expect(Object.keys(csv.spec ?? {})).toEqual([
+      'install',
+      'version',
+      'maturity',
+      'customresourcedefinitions',
+      'apiservicedefinitions',
+      'minKubeVersion',
+      'displayName',
+      'description',
+      'keywords',
+      'maintainers',
+      'provider',
+      'links',
+      'icon',
+      'installModes',
+      'cleanup',
+      'relatedImages',
+    ]);
+    expect(csv.spec?.description).toBe('The alpha operator.');
+    expect(csv.spec?.icon).toEqual([{ base64data: 'PHN2Zy8+', mediatype: 'image/svg+xml' }]);
+    expect(b?.csvJson).toContain('\\u003cfor\\u003e you \\u0026 me');
+    expect(b?.object).toEqual([b?.csvJson]);
+  });
+});
+
+describe('opm serve: the process', () => {
+  it('serves repeated ListBundles and health checks, then stops with exit 0', async () => {
+    const s = await startServe(path.join(fixture, 'catalog'));
+    const c = registryClient(s.port);
+    try {
+      for (let i = 0; i < 3; i++) expect((await c.stream('ListBundles', {})).length).toBe(6);
+      expect(await c.health('')).toEqual({ status: 'SERVING' });
+    } finally {
+      c.close();
+      expect(await s.stop()).toBe(0);
+    }
+  });
+
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [OPM, 'serve', ...args], { encoding: 'utf8', timeout: 60_000 });
+
+  it('a port in use: one fatal line, exit 1, also in the termination log', async () => {
+    const port = await freePort();
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(port, resolve));
+    try {
+      const term = path.join(tmp, 'termination-log');
+      const r = run([path.join(fixture, 'catalog'), '-p', String(port), '-t', term]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^time="[^"]+" level=fatal msg="failed to listen: listen tcp :${port}: bind: address already in use"\\n$`,
+        ),
+      );
+      expect(readFileSync(term, 'utf8')).toContain('level=fatal msg="failed to listen');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('a bad catalog: the model error of its package, exit 1, nothing listening', async () => {
+    const port = await freePort();
+    const r = run([
+      'testdata/validate/bundle-package-property-count/catalog',
+      '-p',
+      String(port),
+      '-t',
+      '/dev/null',
+    ]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /level=fatal msg="failed to load or rebuild cache: failed to rebuild cache: build package index: process package \\"[^"\\]+\\": /,
+    );
+    expect(r.stdout).toBe('');
+  });
+
+  it('a missing directory, and --cache-dir until the on-disk cache lands', () => {
+    const missing = run([path.join(tmp, 'nope'), '-t', '/dev/null']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(
+      /level=fatal msg="failed to load or rebuild cache: failed to rebuild cache: catalog directory .* does not exist or cannot be read"/,
+    );
+    const cache = run([
+      path.join(fixture, 'catalog'),
+      '--cache-dir',
+      path.join(tmp, 'cache'),
+      '-t',
+      '/dev/null',
+    ]);
+    expect(cache.status).toBe(1);
+    expect(cache.stderr).toContain('msg="--cache-dir is not supported yet"');
+    const enforce = run([path.join(fixture, 'catalog'), '--cache-enforce-integrity', '-t', '/dev/null']);
+    expect(enforce.status).toBe(1);
+    expect(enforce.stderr).toContain('msg="--cache-dir must be specified with --cache-enforce-integrity"');
+  });
+});
