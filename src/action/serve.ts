@@ -23,6 +23,12 @@ export interface ServeCacheOptions {
   /** Fail when the cache is missing or stale instead of rebuilding it. */
   enforceIntegrity: boolean;
   log: ServerLog;
+  /** Fields on every start-up line (opm's `cache=` and `configs=`, as given). */
+  fields: Record<string, string>;
+  /** The cache directory as given (opm's messages name its files through it). */
+  cacheLabel: string;
+  /** The catalog directory as given. */
+  configLabel: string;
   env?: Record<string, string | undefined>;
   signal?: AbortSignal;
 }
@@ -65,18 +71,22 @@ export async function serve(opts: ServeOptions): Promise<void> {
     throw new OpmError('--cache-dir must be specified with --cache-enforce-integrity');
   const configDir = opts.configDir;
   const dir = path.resolve(opts.cwd ?? '', configDir);
-  const fields = { configs: configDir };
+  const fields: Record<string, string> =
+    cacheDir === '' ? { configs: configDir } : { cache: cacheDir, configs: configDir };
   let index: ServedIndex;
   if (cacheDir !== '') {
     if (opts.cache === undefined) {
-      throw new OpmError('--cache-dir is not supported yet', {
-        hint: 'serve without --cache-dir: the catalog is then loaded into memory at start-up',
+      throw new OpmError('--cache-dir needs an on-disk cache (ServeOptions.cache)', {
+        hint: 'pass the cache of serve-cache/ (diskServeCache), or serve without --cache-dir',
       });
     }
     index = await opts.cache.load(dir, {
       cacheDir: path.resolve(opts.cwd ?? '', cacheDir),
       enforceIntegrity: enforce,
       log: opts.log,
+      fields,
+      cacheLabel: cacheDir,
+      configLabel: configDir,
       ...(opts.env === undefined ? {} : { env: opts.env }),
       ...(opts.signal === undefined ? {} : { signal: opts.signal }),
     });

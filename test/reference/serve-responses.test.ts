@@ -3,7 +3,8 @@
 // @grpc/grpc-js client asks every RPC (test/serve/probe.ts) of each; the decoded answers must be
 // equal (streams other than ListBundles compared as sets, as opm leaves their order to Go's maps).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus, projectRoot } from '../corpus.js';
@@ -17,8 +18,13 @@ async function answers(
   catalog: string,
   opts: ProbeOptions,
   binary?: string,
+  cacheDir?: string,
 ): Promise<Record<string, unknown>> {
-  const s = await startServe(catalog, { timeoutMs: 110_000, ...(binary === undefined ? {} : { binary }) });
+  const s = await startServe(catalog, {
+    timeoutMs: 110_000,
+    ...(binary === undefined ? {} : { binary }),
+    ...(cacheDir === undefined ? {} : { extra: ['--cache-dir', cacheDir] }),
+  });
   const c = registryClient(s.port);
   try {
     return await probe(c, opts);
@@ -50,12 +56,28 @@ const cases: [string, ProbeOptions][] = [
   [corpusPath('community-catalog-v4.21'), { maxBundles: 60 }],
 ];
 
+// Ours twice: loaded into memory (no --cache-dir), and from the on-disk cache `--cache-only` built
+// (integrity enforced), which reads bundles from the database per call.
 describe('opm serve: the same answers as the reference opm', () => {
   it.each(cases)('%s', async (catalog, opts) => {
     const ours = await answers(catalog, opts);
+    const cacheDir = mkdtempSync(path.join(tmpdir(), 'opm-serve-cache-'));
+    let cached;
+    try {
+      const built = spawnSync(
+        process.execPath,
+        [OPM, 'serve', catalog, '--cache-dir', cacheDir, '--cache-only', '-t', '/dev/null'],
+        { encoding: 'utf8' },
+      );
+      expect(built.status, built.stderr).toBe(0);
+      cached = await answers(catalog, opts, undefined, cacheDir);
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
     const theirs = await answers(catalog, opts, reference);
     for (const k of new Set([...Object.keys(ours), ...Object.keys(theirs)])) {
       expect(ours[k], k).toEqual(theirs[k]);
+      expect(cached[k], `${k} (from the cache)`).toEqual(theirs[k]);
     }
   });
 });

@@ -9,7 +9,17 @@
  * with exit 0, the failures of start-up as one fatal line with exit 1 and nothing listening.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -138,7 +148,7 @@ describe('opm serve: the process', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('a missing directory, and --cache-dir until the on-disk cache lands', () => {
+  it('a missing directory; --cache-dir without a cache; enforcing without --cache-dir', () => {
     const missing = run([path.join(tmp, 'nope'), '-t', '/dev/null']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(
@@ -152,9 +162,92 @@ describe('opm serve: the process', () => {
       '/dev/null',
     ]);
     expect(cache.status).toBe(1);
-    expect(cache.stderr).toContain('msg="--cache-dir is not supported yet"');
+    expect(cache.stderr).toMatch(
+      /^time="[^"]+" level=info msg="cache directory is empty, using preferred backend" backend=pogreb.v1 cache=.*\ntime="[^"]+" level=fatal msg="integrity check failed: read existing cache digest: open .*\/cache\/pogreb.v1\/digest: no such file or directory"\n$/,
+    );
     const enforce = run([path.join(fixture, 'catalog'), '--cache-enforce-integrity', '-t', '/dev/null']);
     expect(enforce.status).toBe(1);
     expect(enforce.stderr).toContain('msg="--cache-dir must be specified with --cache-enforce-integrity"');
+  });
+});
+
+// The on-disk cache: `--cache-only` builds it in opm's pogreb layout, the enforcing server starts
+// from it and answers as the in-memory server does; a changed catalog is refused (enforcing) or
+// rebuilt (not enforcing). test/reference/serve.test.ts checks each opm serves the other's cache.
+describe('opm serve --cache-dir', () => {
+  const catalog = path.join(fixture, 'catalog');
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [OPM, 'serve', ...args, '-t', '/dev/null'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+  const mode = (f: string): string => (statSync(f).mode & 0o777).toString(8);
+
+  it('--cache-only builds the cache, then the enforcing server answers as expected.json says', async () => {
+    const cache = path.join(tmp, 'built');
+    const built = run([catalog, '--cache-dir', cache, '--cache-only']);
+    expect(built.status, built.stderr).toBe(0);
+    const lines = built.stderr.trim().split('\n');
+    expect(lines.map((l) => l.replace(/^time="[^"]+" /, ''))).toEqual([
+      `level=info msg="cache directory is empty, using preferred backend" backend=pogreb.v1 cache=${cache} configs=${catalog}`,
+      `level=info msg="building cache" cache=${cache} configs=${catalog}`,
+    ]);
+    expect(readdirSync(cache)).toEqual(['pogreb.v1']);
+    expect(readFileSync(path.join(cache, 'pogreb.v1/digest'), 'utf8')).toMatch(/^[0-9a-f]{16}$/);
+    expect(mode(path.join(cache, 'pogreb.v1/digest'))).toBe('660');
+    expect(mode(path.join(cache, 'pogreb.v1/db'))).toBe('770');
+    for (const f of readdirSync(path.join(cache, 'pogreb.v1/db')))
+      expect(mode(path.join(cache, 'pogreb.v1/db', f))).toBe('660');
+
+    // A second --cache-only finds it current and does not build.
+    const again = run([catalog, '--cache-dir', cache, '--cache-only']);
+    expect(again.status).toBe(0);
+    expect(again.stderr).toContain('msg="found existing cache contents" backend=pogreb.v1');
+    expect(again.stderr).not.toContain('building cache');
+
+    const s = await startServe(catalog, { extra: ['--cache-dir', cache] });
+    const c = registryClient(s.port);
+    try {
+      const got = await probe(c, { customSchemas });
+      expect(got).toEqual(JSON.parse(readFileSync(path.join(fixture, 'expected.json'), 'utf8')));
+    } finally {
+      c.close();
+      expect(await s.stop()).toBe(0);
+    }
+  });
+
+  it('a changed catalog: refused with both digests when enforcing, rebuilt when not', () => {
+    const cache = path.join(tmp, 'stale');
+    expect(run([catalog, '--cache-dir', cache, '--cache-only']).status).toBe(0);
+    const changed = path.join(tmp, 'changed');
+    cpSync(catalog, changed, { recursive: true });
+    writeFileSync(path.join(changed, 'extra.json'), '{"schema":"acme.note","package":"alpha-op","n":1}\n');
+    const refused = run([changed, '--cache-dir', cache, '-p', '0']);
+    expect(refused.status).toBe(1);
+    const lines = refused.stderr.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(
+      /level=warning msg="cache requires rebuild" cache=\S+ computedDigest=[0-9a-f]{16} configs=\S+ existingDigest=[0-9a-f]{16}$/,
+    );
+    expect(lines[2]).toMatch(
+      /level=fatal msg="integrity check failed: cache requires rebuild: cache reports digest as \\"[0-9a-f]{16}\\", but computed digest is \\"[0-9a-f]{16}\\""$/,
+    );
+    const rebuilt = run([changed, '--cache-dir', cache, '--cache-only']);
+    expect(rebuilt.status, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stderr).toContain('level=warning msg="cache requires rebuild"');
+    expect(rebuilt.stderr).toContain('msg="building cache"');
+    const current = run([changed, '--cache-dir', cache, '--cache-only', '--cache-enforce-integrity']);
+    expect(current.status, current.stderr).toBe(0);
+  });
+
+  it('unexpected contents in the cache directory: one fatal line, exit 1', () => {
+    const cache = path.join(tmp, 'junk');
+    mkdirSync(cache);
+    writeFileSync(path.join(cache, 'junk'), '');
+    const r = run([catalog, '--cache-dir', cache, '--cache-only']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /^time="[^"]+" level=fatal msg="cache directory has unexpected contents: junk"\n$/,
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { serve } from '../../action/serve.js';
+import { diskServeCache } from '../../serve-cache/serve.js';
 import type { LogFields, LogLevel } from '../../server/server.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIO } from '../io.js';
@@ -36,6 +37,7 @@ export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promi
       port: flags.port,
       cacheDir: flags.cacheDir,
       cacheOnly: flags.cacheOnly,
+      cache: diskServeCache,
       ...(flags.cacheEnforceIntegrity === undefined
         ? {}
         : { cacheEnforceIntegrity: flags.cacheEnforceIntegrity }),

@@ -1,0 +1,254 @@
+/**
+ * `opm serve --cache-dir`: the on-disk cache checked against its catalog, rebuilt when stale (unless
+ * integrity is enforced), then served from disk: the package index is read into memory, bundles are
+ * read from the database when a call needs them, custom-schema blobs likewise. The steps, log lines
+ * and failure texts are opm's (operator-registry `cmd/opm/serve`, `pkg/cache`).
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { OpmError } from '../errors.js';
+import { loadServedCatalog } from '../api/load.js';
+import { toApiBundle } from '../api/convert.js';
+import type { ApiBundle } from '../api/messages.js';
+import {
+  Registry,
+  type BundleKey,
+  type BundleStore,
+  type CustomSchemaStore,
+  type IndexChannel,
+  type PackageIndex as ApiPackageIndex,
+} from '../api/registry.js';
+import type { DeclarativeConfig } from '../declcfg/types.js';
+import type { Model } from '../model/model.js';
+import {
+  DigestMismatchError,
+  catalogBlobs,
+  openServeCache,
+  writePogrebCache,
+  type CacheBundle,
+  type ServeCache as OpenCache,
+} from './cache.js';
+import { packageIndexFromModel, type PackageIndex } from './package-index.js';
+import { decodeApiBundle, encodeApiBundle, type ApiBundle as StoredBundle } from './proto.js';
+
+export type CacheLogFields = Record<string, string | number>;
+export type CacheLog = (level: 'info' | 'warning', msg: string, fields: CacheLogFields) => void;
+
+export interface DiskCacheOptions {
+  /** The cache directory, absolute. */
+  cacheDir: string;
+  /** Fail when the cache is missing or stale instead of rebuilding it. */
+  enforceIntegrity: boolean;
+  log: CacheLog;
+  /** Fields on every line (opm's `cache=` and `configs=`, as given). */
+  fields?: CacheLogFields;
+  /** The cache directory as given: opm's messages name its files through it. */
+  cacheLabel?: string;
+  /** The catalog directory as given (messages about the catalog). */
+  configLabel?: string;
+  env?: Record<string, string | undefined>;
+  signal?: AbortSignal;
+}
+
+/** What the server gets: the registry over the opened cache, and how to close it. */
+export interface DiskServedIndex {
+  registry: Registry;
+  close(): Promise<void>;
+}
+
+/** The message stored for a bundle: the api module's conversion in the cache's field types. */
+function storedBundle(b: ApiBundle): StoredBundle {
+  const gvk = (g: ApiBundle['providedApis'][number]) => ({
+    group: g.group,
+    version: g.version,
+    kind: g.kind,
+    plural: g.plural ?? '',
+  });
+  const out: StoredBundle = {
+    csvName: b.csvName,
+    packageName: b.packageName,
+    channelName: b.channelName,
+    csvJson: b.csvJson,
+    object: b.object,
+    bundlePath: b.bundlePath,
+    providedApis: b.providedApis.map(gvk),
+    requiredApis: b.requiredApis.map(gvk),
+    version: b.version,
+    skipRange: b.skipRange,
+    dependencies: b.dependencies,
+    properties: b.properties,
+    replaces: b.replaces,
+    skips: b.skips,
+  };
+  if (b.deprecation !== undefined) out.deprecation = { message: b.deprecation.message };
+  return out;
+}
+
+/** Every bundle of a model as the cache stores it, converted one at a time. */
+function* modelBundles(model: Model, cfg: DeclarativeConfig): Generator<CacheBundle> {
+  const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
+  for (const pkg of model.values())
+    for (const ch of pkg.channels.values())
+      for (const b of ch.bundles.values()) {
+        const api = toApiBundle(b, restore === undefined ? {} : { restore });
+        yield {
+          packageName: pkg.name,
+          channelName: ch.name,
+          bundleName: b.name,
+          bundle: encodeApiBundle(storedBundle(api)),
+        };
+      }
+}
+
+/** The served index of the cache's `packages.json`. */
+function servedIndex(index: PackageIndex): ApiPackageIndex {
+  const out: ApiPackageIndex = new Map();
+  for (const p of index.values()) {
+    const channels = new Map<string, IndexChannel>();
+    for (const c of p.channels.values()) {
+      const bundles = new Map(
+        [...c.bundles.values()].map((b) => [
+          b.name,
+          {
+            package: b.package,
+            channel: b.channel,
+            name: b.name,
+            replaces: b.replaces,
+            skips: b.skips ?? [],
+          },
+        ]),
+      );
+      channels.set(c.name, {
+        name: c.name,
+        head: c.head,
+        bundles,
+        deprecation: c.deprecation === undefined ? undefined : { message: c.deprecation.message },
+      });
+    }
+    out.set(p.name, {
+      name: p.name,
+      defaultChannel: p.defaultChannel,
+      channels,
+      deprecation: p.deprecation === undefined ? undefined : { message: p.deprecation.message },
+    });
+  }
+  return out;
+}
+
+class CacheBundleStore implements BundleStore {
+  private readonly cache: OpenCache;
+  constructor(cache: OpenCache) {
+    this.cache = cache;
+  }
+
+  bundle(key: BundleKey): Promise<ApiBundle> {
+    const bytes = this.cache.bundle(key.package, key.channel, key.name);
+    // opm reads the key and fails the call when it is gone: the index and database disagree.
+    if (bytes === undefined) return Promise.reject(new Error('get bundle: not found'));
+    return Promise.resolve(decodeApiBundle(bytes));
+  }
+}
+
+class CacheCustomSchemas implements CustomSchemaStore {
+  private readonly cache: OpenCache;
+  constructor(cache: OpenCache) {
+    this.cache = cache;
+  }
+
+  async *metas(schema: string, packageName: string): AsyncIterable<Uint8Array> {
+    for (const m of this.cache.metas(schema, packageName)) yield await Promise.resolve(m);
+  }
+}
+
+/**
+ * Check the cache in `opts.cacheDir` against the catalog in `configDir`; when it is missing or
+ * stale, fail (enforcing) or rebuild it in opm's pogreb layout; then open it for serving.
+ */
+export async function loadDiskCache(configDir: string, opts: DiskCacheOptions): Promise<DiskServedIndex> {
+  const fields = opts.fields ?? {};
+  // opm names the cache's files through the directory as given: use it when it is the same place.
+  const label = opts.cacheLabel;
+  const dir = label !== undefined && path.resolve(label) === opts.cacheDir ? label : opts.cacheDir;
+  const signal = opts.signal;
+  let cache = openServeCache(dir);
+  const { backend, existing } = cache.detection;
+  opts.log(
+    'info',
+    existing ? 'found existing cache contents' : 'cache directory is empty, using preferred backend',
+    { ...fields, backend },
+  );
+  let problem: unknown;
+  try {
+    await cache.checkIntegrity(configDir, signal === undefined ? {} : { signal });
+  } catch (err) {
+    if (signal?.aborted === true) throw err;
+    if (!(err instanceof OpmError)) throw err;
+    problem = err;
+    if (err instanceof DigestMismatchError) {
+      opts.log('warning', 'cache requires rebuild', {
+        ...fields,
+        computedDigest: err.computedDigest,
+        existingDigest: err.existingDigest,
+      });
+    }
+  }
+  if (problem !== undefined) {
+    cache.close();
+    if (opts.enforceIntegrity) {
+      throw new OpmError(`integrity check failed: ${(problem as Error).message}`, { cause: problem });
+    }
+    opts.log('info', 'building cache', fields);
+    const { cfg, model } = await loadServedCatalog(configDir, {
+      ...(opts.env === undefined ? {} : { env: opts.env }),
+      ...(signal === undefined ? {} : { signal }),
+      ...(opts.configLabel === undefined ? {} : { label: opts.configLabel }),
+    });
+    if (backend === 'json') {
+      // The older layout is rebuilt in the preferred one (see docs/compatibility.md).
+      rmSync(path.join(dir, 'cache'), { recursive: true, force: true });
+      rmSync(path.join(dir, 'digest'), { force: true });
+    }
+    try {
+      await writePogrebCache(
+        dir,
+        {
+          packageIndex: packageIndexFromModel(model),
+          bundles: modelBundles(model, cfg),
+          blobs: catalogBlobs(configDir, signal),
+        },
+        signal === undefined ? {} : { signal },
+      );
+    } catch (err) {
+      if (signal?.aborted === true) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      throw new OpmError(`failed to load or rebuild cache: failed to rebuild cache: ${message}`, {
+        cause: err,
+      });
+    }
+    cache = openServeCache(dir);
+  }
+  let index;
+  try {
+    index = cache.packageIndex();
+  } catch (err) {
+    cache.close();
+    const message = err instanceof Error ? err.message : String(err);
+    const prefix = opts.enforceIntegrity
+      ? 'failed to load cache'
+      : 'failed to load or rebuild cache: failed to load cache';
+    throw new OpmError(`${prefix}: ${message}`, { cause: err });
+  }
+  const opened = cache;
+  return {
+    registry: new Registry(servedIndex(index), new CacheBundleStore(opened), new CacheCustomSchemas(opened)),
+    close: () => {
+      opened.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+/** The `ServeCache` of `action/serve.ts`: opm's on-disk cache. */
+export const diskServeCache = {
+  load: loadDiskCache,
+};
