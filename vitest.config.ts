@@ -34,9 +34,11 @@ const marked = (...m: string[]) => testFiles.filter((f) => markers(f).some((x) =
 const needsCorpus = marked('needs-corpus');
 const needsBrowser = marked('needs-browser');
 const bench = marked('bench');
-const needsBuild = marked('needs-build').filter((f) => !bench.includes(f));
+// The differential suite (test/reference/) is a project of its own, whatever its files' markers say.
+const isReference = (f: string): boolean => f.startsWith('test/reference/');
+const needsBuild = marked('needs-build').filter((f) => !bench.includes(f) && !isReference(f));
 const integration = marked('needs-corpus', 'needs-registry', 'needs-browser', 'integration').filter(
-  (f) => !needsBuild.includes(f) && !bench.includes(f),
+  (f) => !needsBuild.includes(f) && !bench.includes(f) && !isReference(f),
 );
 
 // Without the corpus, or without chromium, the files that need it are left out with one loud line
