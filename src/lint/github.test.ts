@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readInline } from '../../test/markdown-inline.js';
 import type { Finding } from '../findings.js';
@@ -31,10 +32,12 @@ const hostile: Finding[] = [
 ];
 
 describe('markdownSummary', () => {
+  // Any absolute folder: the summary names files under shownDir, not under it.
+  const catalogDir = path.resolve('catalog');
   const md = markdownSummary(hostile, {
     shownDir: 'cat`alog\n# dir',
-    catalogDir: '/work/catalog',
-    base: '/work/catalog',
+    catalogDir,
+    base: catalogDir,
     passed: false,
   });
   const lines = md.split('\n');
