@@ -8,7 +8,6 @@
  * not know, as any protobuf reader does.
  */
 import type { JsonObject, JsonValue } from '../go/json-value.js';
-import { compareUtf8 } from '../go/utf8.js';
 
 export interface ApiGroupVersionKind {
   group: string;
@@ -165,42 +164,11 @@ export function encodeApiBundle(b: ApiBundle): Uint8Array {
   return w.finish();
 }
 
-function value(v: JsonValue): Writer {
-  const w = new Writer();
-  if (v === null) {
-    w.tag(1, WIRE_VARINT);
-    w.varint(0);
-  } else if (typeof v === 'number') w.double(2, v);
-  else if (typeof v === 'string') w.stringField(3, v);
-  else if (typeof v === 'boolean') {
-    w.tag(4, WIRE_VARINT);
-    w.varint(v ? 1 : 0);
-  } else if (Array.isArray(v)) {
-    const list = new Writer();
-    for (const x of v) list.messageField(1, value(x));
-    w.messageField(6, list);
-  } else w.messageField(5, struct(v));
-  return w;
-}
-
-function struct(o: JsonObject): Writer {
-  const w = new Writer();
-  for (const k of Object.keys(o).sort(compareUtf8)) {
-    const entry = new Writer();
-    entry.stringField(1, k);
-    entry.messageField(2, value(o[k] as JsonValue));
-    w.messageField(1, entry);
-  }
-  return w;
-}
-
 /**
  * `proto.MarshalOptions{Deterministic: true}.Marshal` of the `google.protobuf.Struct` that
- * structpb reads from a JSON object (numbers are doubles).
+ * structpb reads from a JSON object (numbers are doubles): the server's encoder (api/struct.ts).
  */
-export function encodeStruct(o: JsonObject): Uint8Array {
-  return struct(o).finish();
-}
+export { encodeStruct } from '../api/struct.js';
 
 /** A malformed protobuf message. */
 export class ProtoError extends Error {}
