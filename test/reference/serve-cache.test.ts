@@ -13,12 +13,12 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../corpus.js';
 import { reference } from './reference-opm.js';
+import { answering, freePort } from '../serve/client.js';
 import { loadCatalogDir } from '../../src/declcfg/load.js';
 import { convertToModelOrThrow } from '../../src/model/convert.js';
 import {
@@ -88,17 +88,6 @@ function goCacheOnly(catalog: string, cacheDir: string): { code: number; stderr:
   return { code: r.status ?? -1, stderr: r.stderr };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr !== null ? addr.port : 0));
-    });
-  });
-}
-
 /**
  * Start the Go opm serving `catalog` from `cacheDir` with the integrity check enforced (the
  * default with --cache-dir) and wait until it serves or fails; SIGTERM it when it serves.
@@ -132,7 +121,7 @@ async function goServe(
       stderr += d;
       if (!served && stderr.includes('msg="serving registry"')) {
         served = true;
-        child.kill('SIGTERM');
+        void answering(port).finally(() => child.kill('SIGTERM'));
       }
     });
     child.on('close', (code) => resolve({ served, stderr, code }));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus, projectRoot } from '../corpus.js';
-import { freePort, OPM, registryClient, startServe } from '../serve/client.js';
+import { answering, freePort, OPM, registryClient, startServe } from '../serve/client.js';
 import { probe, type ProbeOptions } from '../serve/probe.js';
 import { reference } from './reference-opm.js';
 
@@ -137,11 +137,15 @@ async function startup(catalog: string, binary?: string): Promise<string> {
       ? spawn(process.execPath, [OPM, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
       : spawn(binary, [...args, '--pprof-addr='], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
+  let serving = false;
   child.stderr.setEncoding('utf8');
   return new Promise((resolve) => {
     child.stderr.on('data', (d: string) => {
       err += d;
-      if (err.includes('msg="serving registry"')) child.kill('SIGTERM');
+      if (!serving && err.includes('msg="serving registry"')) {
+        serving = true;
+        void answering(port).finally(() => child.kill('SIGTERM'));
+      }
     });
     child.on('exit', () => {
       const fatal = /level=fatal msg=.*/.exec(err)?.[0];

@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +25,36 @@ export async function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Resolves once a server on `port` answers an HTTP/2 client preface, that is once its gRPC loop
+ * runs. "serving registry" is logged just before that loop starts; the reference opm, stopped by
+ * SIGTERM in between, fails with "grpc: the server has been stopped", so tests that stop a server
+ * as soon as it serves wait for this first.
+ */
+export async function answering(port: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      const done = (v: boolean) => {
+        socket.destroy();
+        resolve(v);
+      };
+      socket.setTimeout(2_000, () => done(false));
+      socket.on('error', () => done(false));
+      socket.on('data', () => done(true));
+      socket.on('connect', () => {
+        // The client preface, then an empty SETTINGS frame.
+        socket.write('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+        socket.write(Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]));
+      });
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing answers on port ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export interface Served {
@@ -66,6 +96,7 @@ export async function startServe(
     });
   });
   await ready;
+  await answering(port);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     port,
