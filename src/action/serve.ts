@@ -10,6 +10,7 @@ import type { Registry } from '../api/registry.js';
 import { loadServedCatalog } from '../api/load.js';
 import { startServer, type ServerLog } from '../server/server.js';
 import { throwIfAborted } from '../util/abort.js';
+import { catalogApiConfig, startCatalogApi } from './serve-http.js';
 
 /** What a cache gives the server. */
 export interface ServedIndex {
@@ -50,6 +51,10 @@ export interface ServeOptions {
   /** The on-disk cache; without it, `cacheDir` is refused. */
   cache?: ServeCache;
   log: ServerLog;
+  /** Also serve OLM v1's catalog API (catalogd's paths) on this `host:port` (action/serve-http.ts). */
+  httpAddr?: string;
+  /** The `<name>` of the catalog API's paths; default: the catalog directory's base name. */
+  catalogName?: string;
   /** Told the port once the server listens (tests, and callers that asked for port 0). */
   onListening?: (port: number) => void;
   cwd?: string;
@@ -71,6 +76,10 @@ export async function serve(opts: ServeOptions): Promise<void> {
     throw new OpmError('--cache-dir must be specified with --cache-enforce-integrity');
   const configDir = opts.configDir;
   const dir = path.resolve(opts.cwd ?? '', configDir);
+  const httpApi =
+    opts.httpAddr === undefined || opts.httpAddr === ''
+      ? undefined
+      : catalogApiConfig(opts.httpAddr, opts.catalogName, configDir, opts.cwd);
   const fields: Record<string, string> =
     cacheDir === '' ? { configs: configDir } : { cache: cacheDir, configs: configDir };
   let index: ServedIndex;
@@ -99,11 +108,17 @@ export async function serve(opts: ServeOptions): Promise<void> {
     if (cacheOnly) return;
     throwIfAborted(opts.signal);
     const port = opts.port ?? '50051';
+    const api = httpApi === undefined ? undefined : await startCatalogApi(httpApi, dir, opts.log);
     let server;
     try {
       server = await startServer({ registry: index.registry, port, log: opts.log });
     } catch (err) {
+      await api?.stop();
       throw new OpmError(err instanceof Error ? err.message : String(err), { cause: err });
+    }
+    if (api !== undefined && httpApi !== undefined) {
+      opts.log('info', 'serving catalog API', { ...fields, 'http-addr': httpApi.addr, path: api.base });
+      api.fill();
     }
     opts.log('info', 'serving registry', { ...fields, port });
     opts.onListening?.(server.port);
@@ -113,7 +128,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
       else opts.signal.addEventListener('abort', () => resolve(), { once: true });
     });
     opts.log('info', 'shutting down server', { ...fields, port });
-    await server.stop();
+    await Promise.all([server.stop(), api?.stop()]);
   } finally {
     await index.close?.();
   }

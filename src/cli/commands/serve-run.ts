@@ -16,6 +16,9 @@ export interface ServeFlags {
   debug: boolean;
   pprofAddr: string;
   pprofCaptureProfiles: boolean;
+  httpAddr: string;
+  /** undefined when not given: the catalog directory's base name. */
+  catalogName?: string;
 }
 
 /**
@@ -41,6 +44,8 @@ export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promi
       ...(flags.cacheEnforceIntegrity === undefined
         ? {}
         : { cacheEnforceIntegrity: flags.cacheEnforceIntegrity }),
+      httpAddr: flags.httpAddr,
+      ...(flags.catalogName === undefined ? {} : { catalogName: flags.catalogName }),
       log,
       cwd: io.cwd,
       env: io.env,

@@ -29,6 +29,15 @@ export function registerServe(program: Command, io: CliIO): void {
       'address of startup profiling endpoint (addr:port format); accepted, not served by opm-ts',
       'localhost:6060',
     )
+    .option(
+      '--http-addr <string>',
+      "also serve OLM v1's catalog API (catalogd's /catalogs/<name>/api/v1/all and /metas) on this address (host:port or :port); off when empty",
+      '',
+    )
+    .option(
+      '--catalog-name <string>',
+      'the <name> in the catalog API paths (default: the base name of <source_path>)',
+    )
     .option('--pprof-capture-profiles', 'capture pprof CPU profiles; accepted, not done by opm-ts', false)
     .action(async (dir: string, flags: ServeFlags) => {
       const { runServe } = await import('./serve-run.js');

@@ -1,0 +1,141 @@
+/**
+ * `opm serve --http-addr`: OLM v1's catalog API (catalogd's `/catalogs/<name>/api/v1/all` and
+ * `…/metas`) beside the gRPC server, for the same catalog directory. The catalog's lines are written
+ * once, after the servers listen, to a file in a temporary folder of this process (removed when the
+ * server stops); requests that come before they are ready wait for them.
+ */
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { rm } from 'node:fs/promises';
+import { OpmError } from '../errors.js';
+import { writeCatalogLines, type CatalogBlob, type CatalogLines } from '../server/catalog-lines.js';
+import { HttpListenError, startHttpCatalog } from '../server/http-catalog.js';
+import type { ServerLog } from '../server/server.js';
+import { walkMetaBlobs } from '../serve-cache/digest.js';
+import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
+
+/** Where the catalog API listens and under which name, checked before anything loads. */
+export interface CatalogApiConfig {
+  /** The address as given. */
+  addr: string;
+  /** Empty for every interface. */
+  host: string;
+  port: number;
+  name: string;
+}
+
+const TEMP_PREFIX = 'opm-serve-http-';
+
+/**
+ * `host:port`, `[v6]:port` or `:port` as Go's net.Listen takes them (the port as a number); the
+ * catalog's name is `name`, or the catalog directory's base name.
+ */
+export function catalogApiConfig(
+  addr: string,
+  name: string | undefined,
+  configDir: string,
+  cwd = '',
+): CatalogApiConfig {
+  const hint =
+    'give host:port, [ipv6]:port or :port, for example --http-addr=:8080 or --http-addr=127.0.0.1:8080';
+  const bad = (why: string): OpmError =>
+    new OpmError(`invalid --http-addr ${JSON.stringify(addr)}: ${why}`, { hint });
+  const colon = addr.lastIndexOf(':');
+  if (colon < 0) throw bad('missing port in address');
+  let host = addr.slice(0, colon);
+  const portText = addr.slice(colon + 1);
+  if (host.startsWith('[')) {
+    if (!host.endsWith(']')) throw bad('missing "]" in address');
+    host = host.slice(1, -1);
+  } else if (host.includes(':')) throw bad('too many colons in address');
+  else if (host.includes('[') || host.includes(']')) throw bad('unexpected bracket in address');
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535)
+    throw bad(`invalid port ${JSON.stringify(portText)}`);
+  const catalogName = name ?? path.basename(path.resolve(cwd, configDir));
+  if (catalogName === '' || catalogName === '.' || catalogName === '..' || catalogName.includes('/')) {
+    throw new OpmError(`invalid --catalog-name ${JSON.stringify(catalogName)}: it must be one path segment`, {
+      hint: 'name the catalog as its ClusterCatalog is named, for example --catalog-name=operatorhubio',
+    });
+  }
+  return { addr, host, port: Number(portText), name: catalogName };
+}
+
+/** A running catalog API. */
+export interface CatalogApi {
+  port: number;
+  /** The path every endpoint starts with: `/catalogs/<name>/api/v1`. */
+  base: string;
+  /**
+   * Start writing the lines (the caller does once the gRPC server is up, so that the walk does not
+   * delay it); requests wait until they are written.
+   */
+  fill(): void;
+  /** Stop the server (running answers finish), stop writing the lines, remove them. */
+  stop(): Promise<void>;
+}
+
+async function* blobsOf(catalogDir: string, signal: AbortSignal): AsyncGenerator<CatalogBlob> {
+  for await (const b of walkMetaBlobs(catalogDir, { signal })) yield { bytes: b.bytes, value: b.value };
+}
+
+/**
+ * Listen on the configured address; fill() writes the catalog's lines in the background. A failure to
+ * listen throws OpmError (nothing is left listening); a failure to write the lines is logged and
+ * answered with 500.
+ */
+export async function startCatalogApi(
+  config: CatalogApiConfig,
+  catalogDir: string,
+  log: ServerLog,
+): Promise<CatalogApi> {
+  const parent = tmpdir();
+  await removeStale(parent, TEMP_PREFIX);
+  const folder = await makeOwnedDir(parent, TEMP_PREFIX);
+  const building = new AbortController();
+  // Settled by fill(), or by stop() when the lines were never asked for.
+  let begin: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (begin = resolve));
+  const lines: Promise<CatalogLines> = started.then(() =>
+    writeCatalogLines(
+      blobsOf(catalogDir, building.signal),
+      path.join(folder, 'catalog.jsonl'),
+      building.signal,
+    ),
+  );
+  lines.then(
+    (l) => log('debug', 'catalog API content ready', { blobs: l.blobs, bytes: l.size }),
+    (err: unknown) => {
+      if (!building.signal.aborted)
+        log('error', 'catalog API has no content', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+    },
+  );
+  const removeFolder = async (): Promise<void> => {
+    await rm(folder, { recursive: true, force: true });
+    releaseOwned(folder);
+  };
+  let server;
+  try {
+    server = await startHttpCatalog({ host: config.host, port: config.port, name: config.name, lines, log });
+  } catch (err) {
+    building.abort();
+    begin();
+    await lines.catch(() => undefined);
+    await removeFolder();
+    if (err instanceof HttpListenError) throw new OpmError(err.message, { cause: err });
+    throw err;
+  }
+  return {
+    port: server.port,
+    fill: begin,
+    base: `/catalogs/${encodeURIComponent(config.name)}/api/v1`,
+    stop: async () => {
+      await server.stop();
+      building.abort();
+      begin();
+      await lines.catch(() => undefined);
+      await removeFolder();
+    },
+  };
+}
