@@ -166,7 +166,7 @@ export class CatalogLines {
 
 /** Write the lines of `blobs` to `file` (created, not there before) and index them. */
 export async function writeCatalogLines(
-  blobs: AsyncIterable<CatalogBlob>,
+  blobs: AsyncIterable<CatalogBlob> | Iterable<CatalogBlob>,
   file: string,
   signal?: AbortSignal,
 ): Promise<CatalogLines> {

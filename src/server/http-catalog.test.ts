@@ -372,6 +372,45 @@ describe('everything else', () => {
     }
   });
 
+  it('a client that stops reading holds the answer back instead of the server buffering it', async () => {
+    // 48 MiB of lines: far more than the socket buffers between the two ends hold.
+    const blobLine = `{"data":"${'x'.repeat(1024 * 1024 - 12)}"}\n`;
+    function* big() {
+      for (let i = 0; i < 48; i++) yield { bytes: Buffer.from(blobLine), value: { schema: 'big' } };
+    }
+    const bigLines = await writeCatalogLines(big(), path.join(tmp, 'big.jsonl'));
+    const seen: LogFields[] = [];
+    const s = await startHttpCatalog({
+      host: '127.0.0.1',
+      port: 0,
+      name: 'big',
+      lines: Promise.resolve(bigLines),
+      log: (_l, _m, fields) => seen.push(fields),
+    });
+    try {
+      const done = new Promise<void>((resolve) => {
+        const req = request({ host: '127.0.0.1', port: s.port, path: '/catalogs/big/api/v1/all' }, (res) => {
+          res.once('data', () => {
+            // Stop reading after the first chunk, give the server time to push what it would, then go away.
+            res.pause();
+            setTimeout(() => {
+              req.destroy();
+              resolve();
+            }, 500);
+          });
+        });
+        req.on('error', () => undefined);
+        req.end();
+      });
+      await done;
+      while (seen.length === 0) await new Promise((r) => setTimeout(r, 20));
+      expect(seen[0]?.status).toBe(200);
+      expect(Number(seen[0]?.size)).toBeLessThan(bigLines.size / 2);
+    } finally {
+      await s.stop();
+    }
+  });
+
   it('refuses an address in use with Go-like words, and stops listening when stopped', async () => {
     await expect(
       startHttpCatalog({

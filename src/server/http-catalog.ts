@@ -458,9 +458,11 @@ export async function startHttpCatalog(opts: HttpCatalogOptions): Promise<Runnin
   const server = createServer((req, res) => {
     const start = performance.now();
     const x: Exchange = { req, res, sent: 0 };
+    // Read now: a socket the client has closed no longer knows its peer.
+    const host = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     res.on('close', () => {
       opts.log('info', 'handled request', {
-        host: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
+        host,
         method: req.method ?? '',
         protocol: `HTTP/${req.httpVersion}`,
         size: x.sent,
