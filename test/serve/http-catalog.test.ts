@@ -8,7 +8,7 @@
  * removing the lines.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -145,6 +145,37 @@ describe('opm serve --http-addr: the catalog API beside gRPC', () => {
       expect([old.status, await old.text()]).toEqual([404, '404 Not Found\n']);
       expect(linesFolders(s.child.pid).length).toBe(1);
     });
+  });
+
+  it('serves the same lines when gRPC serves from a cache; --cache-only serves neither', async () => {
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'opm-serve-http-test-'));
+    try {
+      const httpPort = await freePort();
+      const only = spawnSync(
+        process.execPath,
+        [
+          OPM,
+          'serve',
+          catalog,
+          '-t',
+          '/dev/null',
+          '--cache-dir',
+          cache,
+          '--cache-only',
+          '--http-addr',
+          `127.0.0.1:${httpPort}`,
+        ],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(only.status).toBe(0);
+      expect(only.stderr).not.toContain('serving catalog API');
+      expect(linesFolders(only.pid)).toEqual([]);
+      await withServer(['--cache-dir', cache], async (http) => {
+        expect(await (await fetch(`${http}/catalogs/catalog/api/v1/all`)).text()).toBe(expected);
+      });
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 
   it('SIGTERM with an answer open stops both servers with exit 0 and removes the lines', async () => {
