@@ -2,7 +2,8 @@
  * `opm serve --http-addr`: OLM v1's catalog API (catalogd's `/catalogs/<name>/api/v1/all` and
  * `…/metas`) beside the gRPC server, for the same catalog directory. The catalog's lines are written
  * once, after the servers listen, to a file in a temporary folder of this process (removed when the
- * server stops); requests that come before they are ready wait for them.
+ * server stops); requests that come before they are ready wait for them. Only listening happens
+ * before the gRPC server is up.
  */
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -88,20 +89,23 @@ export async function startCatalogApi(
   catalogDir: string,
   log: ServerLog,
 ): Promise<CatalogApi> {
-  const parent = tmpdir();
-  await removeStale(parent, TEMP_PREFIX);
-  const folder = await makeOwnedDir(parent, TEMP_PREFIX);
   const building = new AbortController();
+  // The folder of the lines, made by the first fill() (not before: start-up does not wait for it).
+  let folder: string | undefined;
   // Settled by fill(), or by stop() when the lines were never asked for.
   let begin: () => void = () => undefined;
   const started = new Promise<void>((resolve) => (begin = resolve));
-  const lines: Promise<CatalogLines> = started.then(() =>
-    writeCatalogLines(
+  const lines: Promise<CatalogLines> = started.then(async () => {
+    building.signal.throwIfAborted();
+    const parent = tmpdir();
+    await removeStale(parent, TEMP_PREFIX);
+    folder = await makeOwnedDir(parent, TEMP_PREFIX);
+    return writeCatalogLines(
       blobsOf(catalogDir, building.signal),
       path.join(folder, 'catalog.jsonl'),
       building.signal,
-    ),
-  );
+    );
+  });
   lines.then(
     (l) => log('debug', 'catalog API content ready', { blobs: l.blobs, bytes: l.size }),
     (err: unknown) => {
@@ -112,6 +116,7 @@ export async function startCatalogApi(
     },
   );
   const removeFolder = async (): Promise<void> => {
+    if (folder === undefined) return;
     await rm(folder, { recursive: true, force: true });
     releaseOwned(folder);
   };
