@@ -315,6 +315,7 @@ describe('everything else', () => {
     expect([other.status, other.body.toString()]).toEqual([404, '404 Not Found\n']);
     for (const p of [
       '/',
+      '//x/catalogs/gamma-zeta/api/v1/all',
       '/catalogs/gamma-zeta/api/v1/all/',
       '/catalogs/gamma-zeta/api/v2/all',
       '/catalogs/gamma-zeta',

@@ -402,7 +402,9 @@ async function route(x: Exchange, opts: HttpCatalogOptions): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Method Not Allowed');
   let url: URL;
   try {
-    url = new URL(req.url ?? '/', 'http://catalog');
+    // A path is read as a path even when it starts with `//` (which a base URL would take for a host).
+    const target = req.url ?? '/';
+    url = target.startsWith('/') ? new URL(`http://catalog${target}`) : new URL(target);
   } catch {
     return sendError(res, 400, 'Bad Request');
   }
