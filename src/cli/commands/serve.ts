@@ -8,7 +8,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .command('serve')
     .argument('<source_path>')
     .description(
-      'serve declarative configs: the gRPC catalog server (api.Registry, health, reflection) that OLM, grpcurl and grpc_health_probe talk to',
+      "serve declarative configs: the gRPC catalog server (api.Registry, health, reflection) that OLM, grpcurl and grpc_health_probe talk to; with --http-addr also OLM v1's catalog API over HTTP",
     )
     .option('-p, --port <string>', 'port number to serve on', '50051')
     .option('--cache-dir <string>', 'if set, sync and persist server cache directory', '')
