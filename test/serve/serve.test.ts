@@ -148,6 +148,36 @@ describe('opm serve: the process', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('--debug before or after the command name turns debug lines on; a fatal line carries the hint', async () => {
+    for (const args of [
+      ['--debug', 'serve'],
+      ['serve', '--debug'],
+    ]) {
+      const port = await freePort();
+      const r = spawnSync(
+        process.execPath,
+        [
+          OPM,
+          ...args,
+          path.join(fixture, 'catalog'),
+          '-p',
+          String(port),
+          '-t',
+          '/dev/null',
+          '--http-addr',
+          'a:b:c',
+        ],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(r.status).toBe(1);
+      // The bad address is refused before the catalog loads; with --debug the stack follows the line.
+      expect(r.stderr).toMatch(
+        /^time="[^"]+" level=fatal msg="invalid --http-addr \\"a:b:c\\": [^"]+" hint="give host:port[^"]*"\n/,
+      );
+      expect(r.stderr.split('\n').length).toBeGreaterThan(3);
+    }
+  });
+
   it('a missing directory; --cache-dir without a cache; enforcing without --cache-dir', () => {
     const missing = run([path.join(tmp, 'nope'), '-t', '/dev/null']);
     expect(missing.status).toBe(1);

@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { serve } from '../../action/serve.js';
+import { OpmError } from '../../errors.js';
 import { diskServeCache } from '../../serve-cache/serve.js';
 import type { LogFields, LogLevel } from '../../server/server.js';
 import { ExitCode } from '../exit-code.js';
@@ -53,7 +54,10 @@ export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promi
     });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const line = logrusLine('fatal', message, {});
+    // How to fix it, when known, as a field of the same line: the message stays opm's text.
+    const fields: Record<string, string> = {};
+    if (err instanceof OpmError && err.hint !== undefined && err.hint !== '') fields.hint = err.hint;
+    const line = logrusLine('fatal', message, fields);
     io.stderr.write(line);
     if (flags.debug && err instanceof Error && err.stack !== undefined) io.stderr.write(`${err.stack}\n`);
     try {

@@ -39,8 +39,10 @@ export function registerServe(program: Command, io: CliIO): void {
       'the <name> in the catalog API paths (default: the base name of <source_path>)',
     )
     .option('--pprof-capture-profiles', 'capture pprof CPU profiles; accepted, not done by opm-ts', false)
-    .action(async (dir: string, flags: ServeFlags) => {
+    .action(async (dir: string, flags: ServeFlags, cmd: Command) => {
       const { runServe } = await import('./serve-run.js');
-      await runServe(io, dir, flags);
+      // `opm --debug serve` and `opm serve --debug` both turn debug on: the root has a --debug too.
+      const debug = flags.debug || cmd.optsWithGlobals<{ debug?: boolean }>().debug === true;
+      await runServe(io, dir, { ...flags, debug });
     });
 }
