@@ -22,6 +22,8 @@ export async function withImageSource<T>(
   cmd: Command,
   io: CliIO,
   fn: (source: ImageSource, onProgress: ProgressSink) => Promise<T>,
+  /** Settings of the command's own beyond the registry flags (`alpha bundle unpack --root-ca`). */
+  more: { rootCaPem?: string } = {},
 ): Promise<T> {
   const flags = registryFlags(cmd);
   const progress = startProgress(cmd, io);
@@ -40,6 +42,7 @@ export async function withImageSource<T>(
     onProgress: progress.onProgress,
     warn: (line: string) => void io.stderr.write(`${escapeLine(line)}\n`),
     ...(io.configRoot !== undefined ? { configRoot: io.configRoot } : {}),
+    ...(more.rootCaPem !== undefined ? { rootCaPem: more.rootCaPem } : {}),
   };
   let client: (ImageSource & Closable) | undefined;
   const source: ImageSource = {
