@@ -9,6 +9,7 @@ import { FailureExitCode } from '../exit-code.js';
 import { runOptions, type CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
 import { withImageSource } from '../registry.js';
+import { registryFlagsOf, type RegistryFlags } from '../global-options.js';
 
 export interface GenerateFlags {
   directory: string;
@@ -80,6 +81,19 @@ export async function runBundleBuild(io: CliIO, flags: BuildFlags, _cmd: Command
   }
 }
 
+/**
+ * unpack has --skip-tls-verify, --use-http and -s/--skip-tls of its own, as opm's has; given before
+ * the command, the global ones count too.
+ */
+function unpackRegistryFlags(flags: UnpackFlags, cmd: Command): RegistryFlags {
+  const g = cmd.parent?.optsWithGlobals<Partial<UnpackFlags>>() ?? {};
+  return registryFlagsOf({
+    skipTls: flags.skipTls || g.skipTls === true,
+    skipTlsVerify: flags.skipTlsVerify || g.skipTlsVerify === true,
+    useHttp: flags.useHttp || g.useHttp === true,
+  });
+}
+
 /** `opm alpha bundle unpack REF`: silent on success, as opm is. */
 export async function runBundleUnpack(
   io: CliIO,
@@ -111,7 +125,7 @@ export async function runBundleUnpack(
         log: infoLog(io, { cmd: 'unpack' }),
         ...runOptions(io),
       }),
-    rootCaPem === undefined ? {} : { rootCaPem },
+    { ...(rootCaPem === undefined ? {} : { rootCaPem }), flags: unpackRegistryFlags(flags, cmd) },
   );
 }
 
