@@ -8,7 +8,13 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { OpmError } from '../../errors.js';
 import { DOCKERFILE } from '../../authoring/annotations.js';
-import { generateBundle, type GenerateBundleOptions, type GeneratedBundle } from './generate.js';
+import {
+  checkGenerateOptions,
+  generateBundle,
+  type GenerateBundleOptions,
+  type GeneratedBundle,
+} from './generate.js';
+import { expectString } from '../../util/args.js';
 
 export const IMAGE_BUILDERS = ['docker', 'podman', 'buildah'] as const;
 export type ImageBuilder = (typeof IMAGE_BUILDERS)[number];
@@ -59,7 +65,8 @@ function runTool(argv: string[], o: BuildBundleOptions, cwd: string): Promise<nu
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
       cwd,
-      env: o.env ?? {},
+      // Without an environment of its own the tool inherits this process's, as a child does.
+      ...(o.env === undefined ? {} : { env: o.env }),
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(o.signal === undefined ? {} : { signal: o.signal }),
     });
@@ -82,8 +89,19 @@ function runTool(argv: string[], o: BuildBundleOptions, cwd: string): Promise<nu
   });
 }
 
-/** Generate the bundle's files, then build its image with the container tool. */
+/**
+ * Generate the bundle's files, then build its image with the container tool, as `opm alpha bundle
+ * build` does (an existing annotations file is kept and checked unless `overwrite`). The tool's
+ * output goes to `stdout` and `stderr`; its exit status is returned (`exitCode`), a tool that cannot
+ * be started or is not one of docker, podman and buildah rejects with an OpmError.
+ *
+ * @example
+ * const b = await buildBundle({ directory: 'bundle/manifests', tag: 'quay.io/me/foo-bundle:v1', imageBuilder: 'podman' });
+ * if (b.exitCode !== 0) throw new Error(`podman exited with ${b.exitCode}`);
+ */
 export async function buildBundle(o: BuildBundleOptions): Promise<BuiltBundle> {
+  checkGenerateOptions(o, 'buildBundle');
+  expectString(o.tag, 'buildBundle(options).tag', "the image's tag");
   // Checked first, so that an unknown tool leaves no files behind.
   const argv = buildCommand(o.imageBuilder ?? 'docker', o.tag);
   const generated = await generateBundle({ ...o, overwrite: o.overwrite ?? false });

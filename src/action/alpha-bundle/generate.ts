@@ -25,6 +25,13 @@ import {
 import { detectMediaType } from '../../authoring/media-type.js';
 import { inferFromPackageLayout, PackageLayoutError } from '../../authoring/package-layout.js';
 import { writeFileAtomic } from '../../authoring/write-file.js';
+import {
+  expectObject,
+  expectOptionalBoolean,
+  expectOptionalFunction,
+  expectOptionalString,
+  expectString,
+} from '../../util/args.js';
 
 export interface GenerateBundleOptions {
   /** The bundle's manifests folder (`-d`). */
@@ -163,8 +170,29 @@ async function annotationsFor(
   return { mediaType, packageName, channels, defaultChannel };
 }
 
-/** Write a bundle's annotations.yaml and bundle.Dockerfile; see GenerateBundleOptions. */
+/** The options of generateBundle checked, for JavaScript callers (`fn` names the call). */
+export function checkGenerateOptions(o: unknown, fn: string): void {
+  expectObject(o, `${fn}(options)`);
+  const opts = o as Record<string, unknown>;
+  expectString(opts.directory, `${fn}(options).directory`, "the bundle's manifests folder");
+  for (const k of ['outputDir', 'packageName', 'channels', 'defaultChannel', 'baseImage', 'cwd'] as const)
+    expectOptionalString(opts[k], `${fn}(options).${k}`);
+  expectOptionalBoolean(opts.overwrite, `${fn}(options).overwrite`);
+  expectOptionalFunction(opts.log, `${fn}(options).log`);
+}
+
+/**
+ * Write a bundle's `metadata/annotations.yaml` and `bundle.Dockerfile` as `opm alpha bundle
+ * generate` does (see GenerateBundleOptions); `log` gets opm's log lines. Rejects with an OpmError
+ * in opm's words (a folder without files, a packagemanifests layout that cannot be read, an
+ * existing annotations file that disagrees when `overwrite` is false).
+ *
+ * @example
+ * const g = await generateBundle({ directory: 'bundle/manifests', packageName: 'foo', channels: 'stable' });
+ * console.log(g.annotationsFile, g.dockerfile);
+ */
 export async function generateBundle(o: GenerateBundleOptions): Promise<GeneratedBundle> {
+  checkGenerateOptions(o, 'generateBundle');
   const log = o.log ?? ((): void => undefined);
   const cwd = path.resolve(o.cwd ?? '.');
   const dir = path.resolve(cwd, o.directory);

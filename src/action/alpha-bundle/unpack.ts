@@ -23,6 +23,13 @@ import { throwIfAborted } from '../../util/abort.js';
 import { ownedFileName, releaseOwned } from '../../util/owned-temp.js';
 import type { ImageSource, PulledImage } from '../../oci/image-source.js';
 import {
+  expectObject,
+  expectOptionalBoolean,
+  expectOptionalFunction,
+  expectOptionalString,
+  expectString,
+} from '../../util/args.js';
+import {
   checkBundleFormat,
   validationErrorsText,
   type BundleFormatOptions,
@@ -130,8 +137,30 @@ async function copyTree(img: PulledImage, to: string, signal: AbortSignal | unde
   return written;
 }
 
-/** Pull the bundle image `ref`, check it, and write its tree into `out`. */
+/**
+ * Pull the bundle image `ref`, check its format as `opm alpha bundle unpack` does (unless
+ * `skipValidation`), and write its tree into `out` with the modes opm gives. Rejects with an
+ * OpmError in opm's words (`bundle format validation failed: …`, a failed pull, an output path that
+ * is a file).
+ *
+ * @example
+ * const images = createImageSource();
+ * const u = await unpackBundle('quay.io/me/foo-bundle:v1', { imageSource: images, out: 'foo' });
+ * console.log(u.files);
+ */
 export async function unpackBundle(ref: string, o: UnpackBundleOptions): Promise<UnpackedBundle> {
+  expectString(ref, 'unpackBundle(ref)', 'an image reference');
+  expectObject(o, 'unpackBundle(options)');
+  expectObject(
+    o.imageSource,
+    'unpackBundle(options).imageSource',
+    'an ImageSource, such as createImageSource() returns',
+  );
+  expectOptionalString(o.out, 'unpackBundle(options).out');
+  expectOptionalString(o.cwd, 'unpackBundle(options).cwd');
+  expectOptionalBoolean(o.skipValidation, 'unpackBundle(options).skipValidation');
+  for (const k of ['validateContent', 'log'] as const)
+    expectOptionalFunction(o[k], `unpackBundle(options).${k}`);
   const cwd = path.resolve(o.cwd ?? '.');
   const shown = o.out ?? './';
   const out = path.resolve(cwd, shown);

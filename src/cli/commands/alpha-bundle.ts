@@ -66,7 +66,9 @@ export function registerAlphaBundle(alpha: Command, io: CliIO): Command {
     .argument('<BUNDLE_NAME[:TAG|@DIGEST]>')
     .description('Unpacks the content of an operator bundle into a directory')
     .option('-d, --debug', 'enable debug log output', false)
-    .addOption(new Option('-s, --skip-tls', 'use plain HTTP (deprecated: use --use-http)').default(false))
+    .addOption(
+      new Option('-s, --skip-tls', 'use plain HTTP (deprecated: use --use-http)').default(false).hideHelp(),
+    )
     .option('--skip-tls-verify', 'disable TLS verification', false)
     .option('--use-http', 'use plain HTTP', false)
     .option('-v, --skip-validation', 'disable bundle validation', false)
