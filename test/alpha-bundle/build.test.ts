@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
-import { buildCommand } from '../../src/action/alpha-bundle/build.js';
+import { buildBundle, buildCommand } from '../../src/action/alpha-bundle/build.js';
 
 const fixtures = path.resolve('testdata/alpha-bundle');
 let tmp: string;
@@ -212,5 +212,42 @@ describe('alpha bundle extract', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^error: alpha bundle extract writes a ConfigMap into a Kubernetes cluster/);
+  });
+});
+
+describe('buildBundle stopped by its signal', () => {
+  it('ends the tool and rejects with the reason', async () => {
+    const w = work();
+    const slow = path.join(w, 'bin');
+    mkdirSync(slow);
+    const pidFile = path.join(w, 'pid');
+    writeFileSync(path.join(slow, 'docker'), `#!/bin/sh\necho $$ > "${pidFile}"\nexec sleep 30\n`);
+    chmodSync(path.join(slow, 'docker'), 0o755);
+    const stop = new AbortController();
+    const reason = new Error('stopped');
+    const built = buildBundle({
+      directory: 'plain/manifests',
+      packageName: 'plain',
+      channels: 'stable',
+      tag: 't',
+      cwd: w,
+      env: { PATH: `${slow}:/usr/bin:/bin` },
+      signal: stop.signal,
+    });
+    // Stopped once the tool is running.
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 25));
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    stop.abort(reason);
+    await expect(built).rejects.toBe(reason);
+    let alive = true;
+    for (let i = 0; i < 200 && alive; i++) {
+      try {
+        process.kill(pid, 0);
+        await new Promise((r) => setTimeout(r, 25));
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
   });
 });
