@@ -51,7 +51,8 @@ export function annotationMap(a: BundleAnnotations): Array<[string, string]> {
  */
 export function annotationsYaml(a: BundleAnnotations): string {
   const sorted = [...annotationMap(a)].sort(([x], [y]) => compareUtf8(x, y));
-  return emitYaml({ annotations: Object.fromEntries(sorted) });
+  // opm writes this file with go-yaml v3, which does not fold long values.
+  return emitYaml({ annotations: Object.fromEntries(sorted) }, { fold: false });
 }
 
 export interface DockerfileOptions {

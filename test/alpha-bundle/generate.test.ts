@@ -62,6 +62,8 @@ const cases: Array<[scenario: string, name: string, args: string[], annotationsA
     'plain/metadata',
   ],
   ['plain', 'quoted-values', ['-d', 'manifests', '-p', '1.0', '-c', 'true', '-e', 'a: b'], 'plain/metadata'],
+  // go-yaml v3 writes a long value on one line where v2 would fold it.
+  ['plain', 'long-value', ['-d', 'manifests', '-p', 'p', '-c', 'x '.repeat(50)], 'plain/metadata'],
 ];
 
 describe('alpha bundle generate on the fixtures', () => {
