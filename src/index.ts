@@ -27,6 +27,20 @@ export { renderTemplate } from './action/render-template.js';
 export { filter, filterToDir, type FilterOptions } from './action/filter.js';
 export { diff, type DiffOptions } from './action/diff.js';
 export { listImages, type ListImagesOptions, type ListImagesResult } from './action/list-images.js';
+export {
+  generateBundle,
+  type GenerateBundleOptions,
+  type GeneratedBundle,
+} from './action/alpha-bundle/generate.js';
+export {
+  buildBundle,
+  type BuildBundleOptions,
+  type BuiltBundle,
+  type OutputSink,
+} from './action/alpha-bundle/build.js';
+export { unpackBundle, type UnpackBundleOptions, type UnpackedBundle } from './action/alpha-bundle/unpack.js';
+export type { BundleAnnotations, BundleMediaType } from './authoring/annotations.js';
+export type { BundleFormatOptions } from './authoring/bundle-format.js';
 export { filterCatalog, type FilterResult } from './curate/filter.js';
 export type { FilterSpec, PackageSelection } from './curate/filter-config.js';
 export { diffCatalogs, isEmptyDiff, type CatalogDiff } from './curate/diff.js';

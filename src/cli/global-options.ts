@@ -13,7 +13,17 @@ export interface RegistryFlags {
  * --skip-tls-verify may not both be set.
  */
 export function registryFlags(cmd: Command): RegistryFlags {
-  const o = cmd.optsWithGlobals<{ skipTlsVerify?: boolean; useHttp?: boolean; skipTls?: boolean }>();
+  return registryFlagsOf(
+    cmd.optsWithGlobals<{ skipTlsVerify?: boolean; useHttp?: boolean; skipTls?: boolean }>(),
+  );
+}
+
+/** registryFlags over flag values already gathered (a command with flags of these names of its own). */
+export function registryFlagsOf(o: {
+  skipTlsVerify?: boolean;
+  useHttp?: boolean;
+  skipTls?: boolean;
+}): RegistryFlags {
   const skipTls = o.skipTls === true;
   const skipTlsVerify = o.skipTlsVerify === true;
   const useHttp = o.useHttp === true;

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { ImageSource, PullOptions, PulledImage } from '../oci/image-source.js';
 import { registryOptionsFromEnv } from '../oci/options.js';
 import type { CliIO } from './io.js';
-import { registryFlags } from './global-options.js';
+import { registryFlags, type RegistryFlags } from './global-options.js';
 import { startProgress } from './progress.js';
 import type { ProgressSink } from '../util/progress.js';
 
@@ -22,8 +22,13 @@ export async function withImageSource<T>(
   cmd: Command,
   io: CliIO,
   fn: (source: ImageSource, onProgress: ProgressSink) => Promise<T>,
+  /**
+   * Settings of the command's own (`alpha bundle unpack --root-ca`), and its registry flags when it
+   * has flags of those names itself (which commander's global values would hide).
+   */
+  more: { rootCaPem?: string; flags?: RegistryFlags } = {},
 ): Promise<T> {
-  const flags = registryFlags(cmd);
+  const flags = more.flags ?? registryFlags(cmd);
   const progress = startProgress(cmd, io);
   const extra = cmd.optsWithGlobals<{ platform?: string; cache?: boolean }>();
   const options = {
@@ -40,6 +45,7 @@ export async function withImageSource<T>(
     onProgress: progress.onProgress,
     warn: (line: string) => void io.stderr.write(`${escapeLine(line)}\n`),
     ...(io.configRoot !== undefined ? { configRoot: io.configRoot } : {}),
+    ...(more.rootCaPem !== undefined ? { rootCaPem: more.rootCaPem } : {}),
   };
   let client: (ImageSource & Closable) | undefined;
   const source: ImageSource = {

@@ -13,6 +13,12 @@ export interface PulledImage {
   labels: Record<string, string>;
   /** Directory holding the unpacked image filesystem (all layers applied). */
   root: string;
+  /**
+   * The modes the image's files and folders were archived with, by path inside it (`a/b`); the
+   * files under `root` are written 0600 and its folders 0700 whatever these say. Absent from
+   * sources that do not know them.
+   */
+  modes?: ReadonlyMap<string, number>;
   /** Remove whatever temporary files the pull left. Safe to call twice. */
   release(): Promise<void>;
 }
@@ -62,6 +68,11 @@ export interface RegistryOptions {
    * ~/.config/containers/certs.d.
    */
   certDirs?: string[];
+  /**
+   * CA certificates (PEM) trusted for every registry besides the others (`alpha bundle unpack
+   * --root-ca`).
+   */
+  rootCaPem?: string;
   /** Where unpacked images are placed; default the system temp folder. */
   workDir?: string;
   /** Most bytes an image may unpack to; default 8 GiB. */

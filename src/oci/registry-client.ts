@@ -73,6 +73,7 @@ export class RegistryClient implements ImageSource {
       skipTlsVerify: opts.skipTlsVerify || opts.useHttp,
       env: opts.env,
       ...(opts.certDirs !== undefined ? { certDirs: opts.certDirs } : {}),
+      ...(opts.rootCaPem !== undefined ? { rootCaPem: opts.rootCaPem } : {}),
       log: this.log,
       warn: this.warn,
     });
@@ -245,11 +246,13 @@ export class RegistryClient implements ImageSource {
       await mkdir(workDir, { recursive: true });
       signal?.throwIfAborted();
       root = await makeOwnedDir(workDir, 'opm-unpack-');
-      const unpack = (into: string): Promise<void> =>
-        unpackImage(into, `layer of ${refText}`, target.store, top.manifest.layers, {
+      let modes: ReadonlyMap<string, number> = new Map();
+      const unpack = async (into: string): Promise<void> => {
+        modes = await unpackImage(into, `layer of ${refText}`, target.store, top.manifest.layers, {
           ...(this.opts.maxUnpackedBytes !== undefined ? { maxBytes: this.opts.maxUnpackedBytes } : {}),
           signal,
         });
+      };
       try {
         await unpack(root);
       } catch (err) {
@@ -270,6 +273,7 @@ export class RegistryClient implements ImageSource {
         digest: top.digest,
         labels: image.labels,
         root: unpacked,
+        modes,
         // Inside the executor, a failure to remove rejects the promise rather than throwing.
         release: () =>
           new Promise<void>((resolve) => {
@@ -358,7 +362,7 @@ export function createImageSource(opts: ImageSourceOptions = {}): ImageSource {
   for (const key of ['skipTlsVerify', 'useHttp', 'noCache'] as const) {
     expectOptionalBoolean(opts[key], `createImageSource(options).${key}`);
   }
-  for (const key of ['platform', 'cacheDir', 'workDir', 'configRoot'] as const) {
+  for (const key of ['platform', 'cacheDir', 'workDir', 'configRoot', 'rootCaPem'] as const) {
     expectOptionalString(opts[key], `createImageSource(options).${key}`);
   }
   for (const key of ['log', 'warn'] as const)

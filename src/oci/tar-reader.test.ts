@@ -11,6 +11,7 @@ interface Seen {
   type: string;
   size: number;
   linkname: string | undefined;
+  mode?: number;
   body: string;
 }
 
@@ -28,6 +29,7 @@ async function viaTarStream(archive: Buffer): Promise<Seen[]> {
       type: h.type ?? 'file',
       size: h.size ?? 0,
       linkname: h.linkname ?? undefined,
+      mode: (h.mode ?? 0) & 0o7777,
       body: Buffer.concat(chunks).toString('base64'),
     });
   }

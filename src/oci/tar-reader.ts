@@ -12,6 +12,8 @@ export interface TarHeader {
   type: string;
   size: number;
   linkname: string | undefined;
+  /** The permission bits (and setuid, setgid, sticky) the entry was archived with. */
+  mode?: number;
 }
 
 /**
@@ -24,6 +26,7 @@ export interface StreamedTarHeader {
   type: string | null;
   size: number | null;
   linkname: string | null;
+  mode?: number | null;
 }
 
 export interface TarEntry {
@@ -161,6 +164,7 @@ export function* tarEntries(tar: Buffer): Generator<TarEntry> {
       type,
       size,
       linkname: block[157] === 0 ? undefined : str(block, 157, 100),
+      mode: num(block, 100, 8) & 0o7777,
     };
     if (longName !== undefined) header.name = longName;
     if (longLink !== undefined) header.linkname = longLink;

@@ -25,6 +25,8 @@ export interface TransportOptions {
   env: NodeJS.ProcessEnv;
   /** Roots holding `<host[:port]>/` folders of CA (`*.crt`) and client (`*.cert`+`*.key`) files. */
   certDirs?: string[];
+  /** CA certificates (PEM) trusted for every host. */
+  rootCaPem?: string;
   log?: (line: string) => void;
   /** Warnings, shown whatever the terminal (default: `log`). */
   warn?: (line: string) => void;
@@ -89,8 +91,11 @@ export class Transport {
 
   constructor(opts: TransportOptions) {
     this.opts = opts;
-    this.trust = new TlsTrust(opts.certDirs ?? defaultCertDirs(opts.env), opts.env, (line) =>
-      (this.opts.warn ?? this.opts.log)?.(line),
+    this.trust = new TlsTrust(
+      opts.certDirs ?? defaultCertDirs(opts.env),
+      opts.env,
+      (line) => (this.opts.warn ?? this.opts.log)?.(line),
+      opts.rootCaPem,
     );
     this.attempts = opts.attempts ?? 4;
     this.backoffMs = opts.backoffMs ?? 250;

@@ -22,6 +22,7 @@ interface E {
   type?: 'file' | 'directory' | 'symlink' | 'link' | 'character-device' | 'fifo';
   content?: string;
   linkname?: string;
+  mode?: number;
 }
 
 async function tarOf(entries: E[]): Promise<Buffer> {
@@ -35,7 +36,12 @@ async function tarOf(entries: E[]): Promise<Buffer> {
     const type = e.type ?? 'file';
     await new Promise<void>((resolve, reject) => {
       const cb = (err?: Error | null): void => (err ? reject(err) : resolve());
-      const header = { name: e.name, type, ...(e.linkname !== undefined ? { linkname: e.linkname } : {}) };
+      const header = {
+        name: e.name,
+        type,
+        ...(e.linkname !== undefined ? { linkname: e.linkname } : {}),
+        ...(e.mode !== undefined ? { mode: e.mode } : {}),
+      };
       if (type === 'file') pack.entry(header, e.content ?? '', cb);
       else pack.entry(header, cb);
     });
@@ -111,6 +117,25 @@ describe('detectCompression', () => {
 describe.each(['stream', 'in memory'] as const)('Unpacker (%s)', (m) => {
   beforeEach(() => {
     mode = m;
+  });
+
+  it('records the archived modes of files and folders by path, the last layer winning; writes 0600 and 0700', async () => {
+    const u = await apply([
+      [
+        { name: './a/', type: 'directory', mode: 0o555 },
+        { name: './a/x', content: '1', mode: 0o400 },
+        { name: 'b', content: 'b', mode: 0o755 },
+        { name: 'l', type: 'symlink', linkname: 'b' },
+      ],
+      [{ name: 'b', content: 'b2', mode: 0o640 }],
+    ]);
+    expect([...u.modes].sort(([x], [y]) => (x < y ? -1 : 1))).toEqual([
+      ['a', 0o555],
+      ['a/x', 0o400],
+      ['b', 0o640],
+    ]);
+    expect(lstatSync(path.join(root, 'a')).mode & 0o777).toBe(0o700);
+    expect(lstatSync(path.join(root, 'a/x')).mode & 0o777).toBe(0o600);
   });
 
   it('writes files and folders, normalising ./ and applying later layers on top', async () => {

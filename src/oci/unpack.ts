@@ -160,6 +160,12 @@ export class Unpacker {
   private bytes = 0;
   private entries = 0;
   private readonly symlinks = new Set<string>();
+  /**
+   * The mode each file and folder entry was archived with, by its path in the image (`a/b`), the
+   * last layer's winning. Files are written 0600 and folders 0700 whatever their archived mode; a
+   * caller that copies the tree out as the image has it (`alpha bundle unpack`) reads the modes here.
+   */
+  readonly modes = new Map<string, number>();
 
   readonly root: string;
   private readonly what: string;
@@ -243,6 +249,7 @@ export class Unpacker {
           type: h.type ?? 'file',
           size: h.size ?? 0,
           linkname: h.linkname ?? undefined,
+          ...(typeof h.mode === 'number' ? { mode: h.mode & 0o7777 } : {}),
         };
         await this.applyEntry(header, entry, layer);
       } finally {
@@ -329,6 +336,7 @@ export class Unpacker {
     const dest = path.join(parent, base);
     const existing = lstatOrUndefined(dest);
     markWritten(parts);
+    if (h.mode !== undefined && type !== 'symlink') this.modes.set(parts.join('/'), h.mode);
 
     if (type === 'directory') {
       if (existing?.isDirectory() === true) return;

@@ -91,6 +91,13 @@ function compareEntries(a: Entry, b: Entry): number {
  */
 class Emitter {
   readonly out: string[] = [];
+  /** Whether long strings are folded at the line width (go-yaml v2); v3's encoder never folds. */
+  private readonly fold: boolean;
+
+  constructor(fold = true) {
+    this.fold = fold;
+  }
+
   private column = 0;
   private whitespace = true;
   private indention = true;
@@ -225,7 +232,7 @@ class Emitter {
   /** A string scalar; `indent` is the enclosing collection's indentation. */
   private stringScalar(s: string, indent: number, simpleKey: boolean): void {
     const scalarIndent = indent < 0 ? BEST_INDENT : indent + BEST_INDENT;
-    const allowBreaks = !simpleKey;
+    const allowBreaks = !simpleKey && this.fold;
     if (FAST_PLAIN.test(s) && s.charCodeAt(s.length - 1) !== 0x3a) {
       if (plainReadsAsNonString(s)) this.doubleQuoted(s, scalarIndent, allowBreaks);
       else this.plainScalar(s);
@@ -422,10 +429,11 @@ class Emitter {
 /**
  * The YAML text go-yaml v2 writes for `value` after a JSON round trip (sigs.k8s.io/yaml
  * JSONToYAML), ending with a newline. Throws OpmError where opm's YAML step fails (raw control
- * characters in strings).
+ * characters in strings). `fold: false` writes long strings on one line, as go-yaml v3's encoder
+ * does (the annotations file of `alpha bundle generate`).
  */
-export function emitYaml(value: unknown): string {
-  const e = new Emitter();
+export function emitYaml(value: unknown, options: { fold?: boolean } = {}): string {
+  const e = new Emitter(options.fold ?? true);
   e.document(value);
   return e.out.join('');
 }

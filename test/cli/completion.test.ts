@@ -28,7 +28,12 @@ describe('opm completion bash', () => {
     [['opm', 're'], ['render']],
     [['opm', 'se'], ['serve']],
     [['opm', 'in'], ['init']],
-    [['opm', 'alpha', 'b'], []],
+    [['opm', 'alpha', 'b'], ['bundle']],
+    [
+      ['opm', 'alpha', 'bundle', ''],
+      ['generate', 'build', 'unpack', 'extract'],
+    ],
+    [['opm', 'alpha', 'bundle', 'build', '--image'], ['--image-builder']],
     [['opm', 'alpha', 'l'], ['list']],
     [
       ['opm', 'alpha', 'list', ''],
@@ -64,8 +69,10 @@ describe('opm completion bash', () => {
     async (shell) => {
       const script = (await runOpm(['completion', shell])).stdout;
       // Neither offered as a word nor a path of its own.
-      for (const name of ['index', 'registry', 'bundle'])
-        expect(script).not.toMatch(new RegExp(`[ ']${name}[ ']`));
+      for (const name of ['index', 'registry']) expect(script).not.toMatch(new RegExp(`[ ']${name}[ ']`));
+      // `alpha bundle` is provided, its `validate` is not.
+      expect(script).toMatch(/[ ']unpack[ ']/);
+      expect(script).not.toMatch(/opm alpha bundle validate/);
     },
   );
 

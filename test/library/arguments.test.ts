@@ -230,6 +230,21 @@ describe('arguments of the other exported functions', () => {
     ],
     ['parseSemver of a number', () => untyped(lib.parseSemver)(1), 'parseSemver(s) must be a string'],
     [
+      'generateBundle without a folder',
+      () => untyped(lib.generateBundle)({ packageName: 'p' }),
+      "generateBundle(options).directory must be a string, not undefined (the bundle's manifests folder)",
+    ],
+    [
+      'buildBundle without a tag',
+      () => untyped(lib.buildBundle)({ directory: 'manifests' }),
+      "buildBundle(options).tag must be a string, not undefined (the image's tag)",
+    ],
+    [
+      'unpackBundle without an image source',
+      () => untyped(lib.unpackBundle)('quay.io/x/y:1', { out: 'dir' }),
+      'unpackBundle(options).imageSource must be an object, not undefined (an ImageSource, such as createImageSource() returns)',
+    ],
+    [
       'pull with options for a reference',
       () => {
         const images = lib.createImageSource();

@@ -11,6 +11,8 @@ export interface TarEntrySpec {
   type?: 'file' | 'directory' | 'symlink' | 'link' | 'character-device' | 'fifo';
   content?: string | Buffer;
   linkname?: string;
+  /** Permission bits; default 0755 for folders, 0644 for the rest. */
+  mode?: number;
 }
 
 /** A layer from a folder (optionally placed under `prefix`), or from literal tar entries. */
@@ -85,7 +87,7 @@ export async function makeTar(entries: TarEntrySpec[]): Promise<Buffer> {
       const header = {
         name: e.name,
         type,
-        mode: type === 'directory' ? 0o755 : 0o644,
+        mode: e.mode ?? (type === 'directory' ? 0o755 : 0o644),
         mtime: new Date(0),
         uid: 0,
         gid: 0,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { registerAlphaBundle } from './not-provided.js';
+import { registerAlphaBundleValidate } from './not-provided.js';
+import { registerAlphaBundle } from './alpha-bundle.js';
 import type { CliIO } from '../io.js';
 import { registerConvertTemplate } from './alpha-convert-template.js';
 import { registerAlphaList, registerRenderGraph } from './alpha-graph.js';
@@ -18,6 +19,6 @@ export function registerAlpha(program: Command, io: CliIO): void {
   registerAlphaList(alpha, io);
   registerListImages(alpha.commands.find((c) => c.name() === 'list') ?? alpha, io);
   registerRenderGraph(alpha, io);
-  registerAlphaBundle(alpha);
+  registerAlphaBundleValidate(registerAlphaBundle(alpha, io));
   registerFilter(alpha, io);
 }

@@ -56,12 +56,12 @@ export function registerNotProvided(program: Command): void {
   );
 }
 
-/** `alpha bundle`: building bundle images. */
-export function registerAlphaBundle(alpha: Command): void {
+/** `alpha bundle validate`: checking bundle images (generate, build, unpack and extract are provided). */
+export function registerAlphaBundleValidate(bundle: Command): void {
   notProvided(
-    alpha,
-    'bundle',
-    'generate, build and validate bundle images',
-    'build bundle images with `operator-sdk bundle` and your container tool; `opm render <bundle dir>` reads a bundle directory directly',
+    bundle,
+    'validate',
+    'validate bundle images',
+    '`opm alpha bundle unpack IMAGE` checks the bundle format as it unpacks; `operator-sdk bundle validate` checks the content',
   );
 }

@@ -23,8 +23,12 @@ export class TlsTrust {
   /** TLS contexts by host (see secureContext). */
   private readonly contexts = new Map<string, SecureContext | undefined>();
 
-  constructor(certDirs: string[], env: NodeJS.ProcessEnv, warn: (line: string) => void) {
+  /** CAs trusted for every host (`alpha bundle unpack --root-ca`). */
+  private readonly rootCaPem: string;
+
+  constructor(certDirs: string[], env: NodeJS.ProcessEnv, warn: (line: string) => void, rootCaPem = '') {
     this.certDirs = certDirs;
+    this.rootCaPem = rootCaPem;
     this.env = env;
     this.warn = warn;
   }
@@ -90,7 +94,7 @@ export class TlsTrust {
   secureContext(host: string): SecureContext | undefined {
     if (this.contexts.has(host)) return this.contexts.get(host);
     const files = this.tlsFiles(host);
-    const cas = [this.nodeExtraCa(), ...files.ca].filter((pem) => pem !== '');
+    const cas = [this.nodeExtraCa(), this.rootCaPem, ...files.ca].filter((pem) => pem !== '');
     let context: SecureContext | undefined;
     if (cas.length > 0 || files.cert !== undefined) {
       const tls = process.getBuiltinModule('node:tls');

@@ -29,14 +29,17 @@ export class DamagedCacheBlob extends OpmError {
   }
 }
 
-/** Apply `layers` (all in `store`) into `root`, then check that no symlink leads out of it. */
+/**
+ * Apply `layers` (all in `store`) into `root`, then check that no symlink leads out of it. Returns
+ * the archived modes of the files and folders by path (Unpacker.modes).
+ */
 export async function unpackImage(
   root: string,
   what: string,
   store: BlobStore,
   layers: Descriptor[],
   o: UnpackImageOptions = {},
-): Promise<void> {
+): Promise<ReadonlyMap<string, number>> {
   const unpacker = new Unpacker(
     root,
     what,
@@ -45,6 +48,7 @@ export async function unpackImage(
   );
   for (const layer of layers) await applyStoredLayer(unpacker, store, layer, o.signal);
   unpacker.finish();
+  return unpacker.modes;
 }
 
 /**

@@ -1,0 +1,142 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { OpmError } from '../../errors.js';
+import { errnoText } from '../../go/errno.js';
+import { generateBundle, type GenerateBundleOptions } from '../../action/alpha-bundle/generate.js';
+import { buildBundle, goStringSlice } from '../../action/alpha-bundle/build.js';
+import { rootCaText, unpackBundle } from '../../action/alpha-bundle/unpack.js';
+import { FailureExitCode } from '../exit-code.js';
+import { runOptions, type CliIO } from '../io.js';
+import { logrusLine } from '../logrus.js';
+import { withImageSource } from '../registry.js';
+import { registryFlagsOf, type RegistryFlags } from '../global-options.js';
+
+export interface GenerateFlags {
+  directory: string;
+  package: string;
+  channels: string;
+  default: string;
+  outputDir: string;
+  baseImage: string;
+}
+
+export interface BuildFlags extends GenerateFlags {
+  tag: string;
+  imageBuilder: string;
+  overwrite: boolean;
+}
+
+export interface UnpackFlags {
+  debug: boolean;
+  skipTls: boolean;
+  skipTlsVerify: boolean;
+  useHttp: boolean;
+  skipValidation: boolean;
+  rootCa: string;
+  out: string;
+}
+
+export type ExtractFlags = Record<string, unknown>;
+
+/** opm's info lines on stderr, in logrus's text format. */
+function infoLog(io: CliIO, fields: Record<string, string> = {}): (line: string) => void {
+  return (line) => void io.stderr.write(logrusLine('info', line, fields));
+}
+
+function generateOptions(io: CliIO, flags: GenerateFlags): GenerateBundleOptions {
+  return {
+    directory: flags.directory,
+    outputDir: flags.outputDir,
+    packageName: flags.package,
+    channels: flags.channels,
+    defaultChannel: flags.default,
+    baseImage: flags.baseImage,
+    cwd: io.cwd,
+    log: infoLog(io),
+    ...runOptions(io),
+  };
+}
+
+/** `opm alpha bundle generate`: always overwrites, as opm does. */
+export async function runBundleGenerate(io: CliIO, flags: GenerateFlags): Promise<void> {
+  await generateBundle({ ...generateOptions(io, flags), overwrite: true });
+}
+
+/** `opm alpha bundle build`: the tool's exit status becomes ours. */
+export async function runBundleBuild(io: CliIO, flags: BuildFlags, _cmd: Command): Promise<void> {
+  const built = await buildBundle({
+    ...generateOptions(io, flags),
+    overwrite: flags.overwrite,
+    tag: flags.tag,
+    imageBuilder: flags.imageBuilder,
+    env: io.env,
+    stdout: io.stdout,
+    stderr: io.stderr,
+  });
+  if (built.exitCode !== 0) {
+    throw new FailureExitCode(
+      built.exitCode,
+      new OpmError(`Failed to exec ${goStringSlice(built.argv)}: exit status ${built.exitCode}`),
+    );
+  }
+}
+
+/**
+ * unpack has --skip-tls-verify, --use-http and -s/--skip-tls of its own, as opm's has; given before
+ * the command, the global ones count too.
+ */
+function unpackRegistryFlags(flags: UnpackFlags, cmd: Command): RegistryFlags {
+  const g = cmd.parent?.optsWithGlobals<Partial<UnpackFlags>>() ?? {};
+  return registryFlagsOf({
+    skipTls: flags.skipTls || g.skipTls === true,
+    skipTlsVerify: flags.skipTlsVerify || g.skipTlsVerify === true,
+    useHttp: flags.useHttp || g.useHttp === true,
+  });
+}
+
+/** `opm alpha bundle unpack REF`: silent on success, as opm is. */
+export async function runBundleUnpack(
+  io: CliIO,
+  ref: string,
+  flags: UnpackFlags,
+  cmd: Command,
+): Promise<void> {
+  if (flags.skipTls)
+    io.stderr.write('Flag --skip-tls has been deprecated, use --use-http and --skip-tls-verify instead\n');
+  let rootCaPem: string | undefined;
+  if (flags.rootCa !== '') {
+    let text: string;
+    try {
+      text = await readFile(flags.rootCa, 'utf8');
+    } catch (err) {
+      throw new OpmError(`open ${flags.rootCa}: ${errnoText(err)}`);
+    }
+    rootCaPem = rootCaText(text, flags.rootCa);
+  }
+  await withImageSource(
+    cmd,
+    io,
+    (imageSource) =>
+      unpackBundle(ref, {
+        imageSource,
+        out: flags.out,
+        skipValidation: flags.skipValidation,
+        cwd: io.cwd,
+        log: infoLog(io, { cmd: 'unpack' }),
+        ...runOptions(io),
+      }),
+    { ...(rootCaPem === undefined ? {} : { rootCaPem }), flags: unpackRegistryFlags(flags, cmd) },
+  );
+}
+
+/** `opm alpha bundle extract`: it writes into a cluster, which opm-ts does not talk to. */
+export function runBundleExtract(_io: CliIO, _flags: ExtractFlags): Promise<void> {
+  return Promise.reject(
+    new OpmError(
+      'alpha bundle extract writes a ConfigMap into a Kubernetes cluster; opm-ts does not talk to clusters',
+      {
+        hint: 'run it with the reference opm (OLM runs it in-cluster in its bundle unpack jobs); `opm alpha bundle unpack` or `opm render <bundle dir>` read a bundle locally',
+      },
+    ),
+  );
+}
