@@ -246,7 +246,7 @@ function yamlBytes(files: readonly WalkedFile[]): number {
 /** Where a blob's bytes are: a view of memory, or a range of the spill file. */
 type BlobBytes = Uint8Array | { at: number; end: number };
 
-/** Spilled bytes are read back this many at a time at most (unless one blob is longer). */
+/** Spilled bytes go out in chunks of at least this many (the last one aside). */
 const READ_BACK_BYTES = 1 << 20;
 
 /**
@@ -278,34 +278,45 @@ function orderedChunks(done: RenderedByFile): Iterable<Uint8Array> | null {
 }
 
 /**
- * `ordered` as chunks, spilled ranges read from `spill` (which is closed at the end). A chunk read
- * back shares one buffer with the next: the writer takes each before it asks for the next.
+ * `ordered` as chunks, spilled ranges read from `spill` (which is closed at the end). Ranges are
+ * read one after another into one buffer, which goes out whenever it holds a megabyte or more: a
+ * chunk that large is written as it is (writeChunks of the command line), not copied again. A
+ * chunk shares that buffer with the next: the writer takes each before it asks for the next.
  */
 function* readBack(ordered: readonly BlobBytes[], spill: Spill): Generator<Uint8Array> {
   try {
-    let buf = Buffer.allocUnsafe(READ_BACK_BYTES);
+    const buf = Buffer.allocUnsafe(2 * READ_BACK_BYTES);
+    let fill = 0;
     let i = 0;
     while (i < ordered.length) {
       const first = ordered[i] as BlobBytes;
       i++;
       if (first instanceof Uint8Array) {
+        // A file whose bytes could not be spilled.
+        if (fill > 0) yield buf.subarray(0, fill);
+        fill = 0;
         yield first;
         continue;
       }
-      // The run of ranges that follow one another in the file, up to READ_BACK_BYTES.
-      const at = first.at;
+      // The run of ranges that follow one another in the file, read in pieces that fit.
+      let from = first.at;
       let end = first.end;
-      for (;;) {
-        const next = ordered[i];
-        if (next === undefined || next instanceof Uint8Array || next.at !== end) break;
-        if (next.end - at > READ_BACK_BYTES) break;
+      for (let next = ordered[i]; next !== undefined && !(next instanceof Uint8Array) && next.at === end;) {
         end = next.end;
-        i++;
+        next = ordered[++i];
       }
-      if (end - at > buf.length) buf = Buffer.allocUnsafe(end - at);
-      yield readSpill(spill, buf, end - at, at);
-      if (buf.length > READ_BACK_BYTES) buf = Buffer.allocUnsafe(READ_BACK_BYTES);
+      while (from < end) {
+        const n = Math.min(end - from, buf.length - fill);
+        readSpill(spill, buf.subarray(fill), n, from);
+        fill += n;
+        from += n;
+        if (fill >= READ_BACK_BYTES) {
+          yield buf.subarray(0, fill);
+          fill = 0;
+        }
+      }
     }
+    if (fill > 0) yield buf.subarray(0, fill);
   } finally {
     closeSpill(spill);
   }
