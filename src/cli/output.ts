@@ -96,35 +96,40 @@ export async function writeChunks(stream: Writable, chunks: Iterable<string | Ui
     await send(data);
   };
   const iterator = chunks[Symbol.iterator]();
-  for (;;) {
-    let next: IteratorResult<string | Uint8Array>;
-    try {
-      next = iterator.next();
-    } catch (err) {
-      // What was produced before the failure goes out first, as it would have unbuffered.
-      await flush();
-      throw err;
+  try {
+    for (;;) {
+      let next: IteratorResult<string | Uint8Array>;
+      try {
+        next = iterator.next();
+      } catch (err) {
+        // What was produced before the failure goes out first, as it would have unbuffered.
+        await flush();
+        throw err;
+      }
+      if (next.done === true) break;
+      const chunk = next.value;
+      if (typeof chunk !== 'string' && chunk.length >= CHUNK_BYTES) {
+        // A large byte chunk goes out as it is, after what was gathered before it.
+        await flush();
+        await send(chunk);
+        continue;
+      }
+      // Room for the chunk (the worst case of 3 bytes per UTF-16 unit for text).
+      const need = typeof chunk === 'string' ? chunk.length * 3 : chunk.length;
+      if (buf === undefined || pos + need > buf.length) {
+        await flush();
+        if (buf === undefined || need > buf.length) buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES * 2, need));
+      }
+      if (typeof chunk === 'string') pos += buf.write(chunk, pos, 'utf8');
+      else {
+        buf.set(chunk, pos);
+        pos += chunk.length;
+      }
+      if (pos >= CHUNK_BYTES) await flush();
     }
-    if (next.done === true) break;
-    const chunk = next.value;
-    if (typeof chunk !== 'string' && chunk.length >= CHUNK_BYTES) {
-      // A large byte chunk goes out as it is, after what was gathered before it.
-      await flush();
-      await send(chunk);
-      continue;
-    }
-    // Room for the chunk (the worst case of 3 bytes per UTF-16 unit for text).
-    const need = typeof chunk === 'string' ? chunk.length * 3 : chunk.length;
-    if (buf === undefined || pos + need > buf.length) {
-      await flush();
-      if (buf === undefined || need > buf.length) buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES * 2, need));
-    }
-    if (typeof chunk === 'string') pos += buf.write(chunk, pos, 'utf8');
-    else {
-      buf.set(chunk, pos);
-      pos += chunk.length;
-    }
-    if (pos >= CHUNK_BYTES) await flush();
+    await flush();
+  } finally {
+    // A producer left before its end (a failed write) releases what it holds (a spill file).
+    iterator.return?.();
   }
-  await flush();
 }

@@ -5,7 +5,8 @@
  * without errors take the file-by-file path, the others fall back to the ordinary one) and over the
  * corpus catalog.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -83,11 +84,14 @@ describe('rendering file by file, in this thread and on worker threads', () => {
 
   for (const format of ['json', 'yaml'] as const) {
     it.each(fixtures)(
-      `%s: -o ${format} file by file on 1 and 3 threads is what it is loaded whole`,
+      `%s: -o ${format} file by file on 1 and 3 threads, in memory and spilled, is what it is loaded whole`,
       async (dir) => {
         const whole = await renderWith(dir, format, 0);
         expect(await renderWith(dir, format, 1)).toStrictEqual(whole);
         expect(await renderWith(dir, format, 3)).toStrictEqual(whole);
+        // Every file's bytes in the spill file, written by this thread and two workers.
+        expect(await renderWith(dir, format, 1, { spillMinBytes: 0 })).toStrictEqual(whole);
+        expect(await renderWith(dir, format, 3, { spillMinBytes: 0 })).toStrictEqual(whole);
       },
     );
   }
@@ -120,6 +124,38 @@ describe('rendering file by file, in this thread and on worker threads', () => {
     expect((await on(2, { refs: [clean, clean] })).started).toBe(0);
     // A migration: the ordinary path.
     expect((await on(2, { migrateLevel: 'all' })).started).toBe(0);
+  });
+
+  it('spills where it can, keeps the bytes in memory where it cannot, and leaves no file or descriptor behind', async () => {
+    const clean = 'testdata/render/threaded-order/catalog';
+    const spillDir = mkdtempSync(path.join(os.tmpdir(), 'opm-ts-spill-test-'));
+    try {
+      const fds = (): number => readdirSync('/proc/self/fd').length;
+      const before = fds();
+      const inMemory = await renderWith(clean, 'json', 1, { spillMinBytes: Infinity });
+      const spilled = await renderWith(clean, 'json', 3, { spillMinBytes: 0, spillDir });
+      const nowhere = await renderWith(clean, 'json', 1, {
+        spillMinBytes: 0,
+        spillDir: path.join(spillDir, 'missing'),
+      });
+      expect(spilled).toStrictEqual(inMemory);
+      expect(nowhere).toStrictEqual(inMemory);
+      expect(readdirSync(spillDir)).toEqual([]);
+      expect(fds()).toBe(before);
+      // Rendered but not written: the caller that stops early closes the spill file by the
+      // iterator's return, as the command line's writer does.
+      const chunks = await renderOutput(
+        { refs: [clean], cwd: root, threads: 1, spillMinBytes: 0, spillDir },
+        'json',
+      );
+      const iterator = chunks[Symbol.iterator]();
+      expect(iterator.next().done).toBe(false);
+      expect(fds()).toBe(before + 1);
+      iterator.return?.();
+      expect(fds()).toBe(before);
+    } finally {
+      rmSync(spillDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a bad image reference template as the ordinary path does', async () => {

@@ -10,16 +10,27 @@ import type { WalkedFile } from '../../declcfg/load-walk.js';
 import { appendBlobJson, blobYaml, placeOf, type BlobPlace } from '../../declcfg/write.js';
 import type { Finding } from '../../findings.js';
 import { JsonBytesOut } from '../../go/json-bytes-out.js';
+import { appendSpill, type Spill } from '../../util/spill.js';
 import { putInRenderOrder } from './render-bundle-order.js';
 
 export type RenderFormat = 'json' | 'yaml';
 
+/** What every file of a render is encoded with: the format, and the spill file its bytes go to, if any. */
+export interface EncodeWork {
+  format: RenderFormat;
+  spill?: Spill;
+}
+
 /** A blob of an encoded file: its place in the output, and where its bytes end in the file's. */
 export type EncodedBlob = BlobPlace & { end: number };
 
-/** One catalog file rendered: its blobs' bytes one after another, in the loader's order. */
+/**
+ * One catalog file rendered: its blobs' bytes one after another, in the loader's order, in memory
+ * (`bytes`) or in the render's spill file from `spilledAt` on.
+ */
 export interface EncodedFile {
-  bytes: Uint8Array;
+  bytes?: Uint8Array;
+  spilledAt?: number;
   blobs: EncodedBlob[];
   /** What the load had to say of the file, all warnings (an error ends the work), in file order. */
   warnings: Finding[];
@@ -58,7 +69,8 @@ function ownCopy(s: string, copies: Map<string, string>): string {
  * when the load finds an error, and whatever encoding a blob throws; either ends the work of every
  * thread (load-pool.ts).
  */
-export async function encodeCatalogFile(f: WalkedFile, format: RenderFormat): Promise<EncodedFile> {
+export async function encodeCatalogFile(f: WalkedFile, work: EncodeWork): Promise<EncodedFile> {
+  const format = work.format;
   const out = idleScratch ?? new JsonBytesOut();
   idleScratch = undefined;
   out.truncate(0);
@@ -81,10 +93,21 @@ export async function encodeCatalogFile(f: WalkedFile, format: RenderFormat): Pr
   if (findings.some((x) => x.severity === 'error')) {
     throw new FileHasErrors(`${f.rel} has errors: rendered the ordinary way`);
   }
-  // A buffer of its own, so that it can be moved to another thread.
   const taken = out.take();
-  const bytes = new Uint8Array(taken.length);
-  bytes.set(taken);
+  const spilledAt = work.spill === undefined ? undefined : spillBytes(work.spill, taken);
+  // Else a buffer of its own, so that it can be moved to another thread.
+  const bytes = spilledAt === undefined ? new Uint8Array(taken) : undefined;
   if (out.capacity <= KEPT_SCRATCH_BYTES) idleScratch = out;
-  return { bytes, blobs, warnings: findings };
+  return bytes === undefined
+    ? { spilledAt, blobs, warnings: findings }
+    : { bytes, blobs, warnings: findings };
+}
+
+/** Where `bytes` went in the spill file, or undefined when they could not be written there (a full disk). */
+function spillBytes(spill: Spill, bytes: Uint8Array): number | undefined {
+  try {
+    return appendSpill(spill, bytes);
+  } catch {
+    return undefined;
+  }
 }

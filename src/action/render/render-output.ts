@@ -4,7 +4,10 @@
  * file is parsed), and only bytes and what orders them are kept, so the catalog is never held as
  * objects; large enough catalogs are spread over worker threads this way, which then clone nothing
  * for another thread or encode what another loaded. The pieces are then put in opm's order
- * (orderBlobs), which depends only on the blobs, never on which file or thread was first.
+ * (orderBlobs), which depends only on the blobs, never on which file or thread was first. Until then
+ * the bytes of a large catalog wait in a spill file (util/spill.ts) rather than in memory: opm's
+ * order is known only once the last file is read, and the encoded output is the largest thing a
+ * render holds (docs/performance.md).
  *
  * Warnings (a nested key written twice, invalid UTF-8 in JSON) are said as the ordinary path says
  * them. Anything else, and any catalog with an error, a blob that does not encode or a blob without
@@ -13,6 +16,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import os from 'node:os';
 import { isBundleDir } from '../../bundle/parse.js';
 import { jsonStart } from '../../declcfg/parse.js';
 import { walkCatalogDirSync, type WalkedFile, type WalkResult } from '../../declcfg/load-walk.js';
@@ -31,6 +35,7 @@ import {
   encodeCatalogFile,
   FileHasErrors,
   type EncodedFile,
+  type EncodeWork,
   type RenderFormat,
 } from './render-encode-file.js';
 import { OpmError } from '../../errors.js';
@@ -38,6 +43,7 @@ import { imageRefTemplateOf, loadWarningText, render, resolveIn, type RenderOpti
 import { sortFindings } from '../../findings.js';
 import { canStartWorker, workerModule } from '../../util/worker-pool.js';
 import { Checkpoint } from '../../util/abort.js';
+import { closeSpill, openSpill, readSpill, type Spill } from '../../util/spill.js';
 
 export type { RenderFormat } from './render-encode-file.js';
 
@@ -52,6 +58,12 @@ export const RENDER_WORKER = workerModule(new URL('./render-worker.js', import.m
  */
 export const RENDER_IN_THREAD_BYTES = 32 * 1024 * 1024;
 
+/**
+ * Catalogs of at least this many bytes keep their encoded output in a spill file until it is put in
+ * order; smaller ones in memory, where it costs little.
+ */
+export const SPILL_MIN_BYTES = 1024 * 1024;
+
 export interface RenderOutputOptions extends RenderOptions {
   /**
    * Threads to render with (default: OPM_THREADS of `env`, else the available parallelism; see
@@ -65,6 +77,13 @@ export interface RenderOutputOptions extends RenderOptions {
    * of file by file (for tests and benchmarks: the output is the same).
    */
   byFile?: boolean;
+  /**
+   * Catalogs of at least this many bytes keep their encoded output in a spill file in `spillDir`
+   * until it is written (default SPILL_MIN_BYTES; Infinity: never).
+   */
+  spillMinBytes?: number;
+  /** Where spill files are made (default: the system's temporary folder). */
+  spillDir?: string;
 }
 
 /**
@@ -79,12 +98,13 @@ export async function renderOutput(
   // Parsed first, once: a bad template is an error whichever way the catalog is rendered.
   const parsed: RenderOutputOptions = { ...opts, imageRefTemplate: imageRefTemplateOf(opts) };
   const tried = await byFileOrWalked(parsed, format);
-  const files = tried?.done?.files;
-  const chunks = files === undefined ? null : orderedChunks(files);
-  if (files !== undefined && chunks !== null) {
-    sayWarnings(opts, files);
+  const done = tried?.done;
+  const chunks = done === undefined ? null : orderedChunks(done);
+  if (done !== undefined && chunks !== null) {
+    sayWarnings(opts, done.files);
     return chunks;
   }
+  if (done?.spill !== undefined) closeSpill(done.spill);
   // A walk made to decide is not made again.
   const cfg = await render(tried === null ? parsed : { ...parsed, walked: tried.walked });
   return format === 'json' ? writeJsonBytes(cfg, options) : writeYaml(cfg, options);
@@ -101,6 +121,8 @@ function sayWarnings(opts: RenderOutputOptions, files: readonly EncodedFile[]): 
 /** A catalog directory rendered file by file (on worker threads or in this one: the same files). */
 interface RenderedByFile {
   files: EncodedFile[];
+  /** Where the files' bytes are that are not in memory; closed once they are written. */
+  spill?: Spill;
 }
 
 /**
@@ -138,15 +160,28 @@ async function byFileOrWalked(
   // is then rendered the ordinary way. An abort is not such a failure: it rejects with its reason.
   const threads = threadCount(opts.threads, opts.env);
   const threaded = onThreads(opts, threads, result.files, bytes) && canStartWorker(RENDER_WORKER);
-  const files = threaded
-    ? await mapFilesInWorkers(result.files, threads, RENDER_WORKER, format, encodeCatalogFile, signal).catch(
-        () => {
-          if (signal?.aborted === true) throw signal.reason;
-          return null;
-        },
-      )
-    : await encodeInThisThread(result.files, format, signal);
-  return files === null ? declined : { ...declined, done: { files } };
+  const spill =
+    bytes >= (opts.spillMinBytes ?? SPILL_MIN_BYTES) ? openSpill(opts.spillDir ?? os.tmpdir()) : undefined;
+  const work: EncodeWork = spill === undefined ? { format } : { format, spill };
+  let files: EncodedFile[] | null;
+  try {
+    files = threaded
+      ? await mapFilesInWorkers(result.files, threads, RENDER_WORKER, work, encodeCatalogFile, signal).catch(
+          () => {
+            if (signal?.aborted === true) throw signal.reason;
+            return null;
+          },
+        )
+      : await encodeInThisThread(result.files, work, signal);
+  } catch (err) {
+    if (spill !== undefined) closeSpill(spill);
+    throw err;
+  }
+  if (files === null) {
+    if (spill !== undefined) closeSpill(spill);
+    return declined;
+  }
+  return { ...declined, done: spill === undefined ? { files } : { files, spill } };
 }
 
 /**
@@ -171,7 +206,7 @@ function onThreads(
  */
 async function encodeInThisThread(
   files: readonly WalkedFile[],
-  format: RenderFormat,
+  work: EncodeWork,
   signal: AbortSignal | undefined,
 ): Promise<EncodedFile[] | null> {
   const out: EncodedFile[] = [];
@@ -179,7 +214,7 @@ async function encodeInThisThread(
   try {
     for (const f of files) {
       await checkpoint.pass();
-      out.push(await encodeCatalogFile(f, format));
+      out.push(await encodeCatalogFile(f, work));
     }
   } catch (err) {
     if (signal?.aborted === true) throw signal.reason;
@@ -208,16 +243,27 @@ function yamlBytes(files: readonly WalkedFile[]): number {
   return total;
 }
 
+/** Where a blob's bytes are: a view of memory, or a range of the spill file. */
+type BlobBytes = Uint8Array | { at: number; end: number };
+
+/** Spilled bytes go out in chunks of at least this many (the last one aside). */
+const READ_BACK_BYTES = 1 << 20;
+
 /**
- * Encoded files (in walk order) as output chunks in opm's order, a blob each (the writer gathers
- * them into larger writes); null when a blob has no package.
+ * Encoded files (in walk order) as output chunks in opm's order (the writer gathers them into larger
+ * writes); null when a blob has no package. Spilled blobs that follow one another in the spill file
+ * are read back together; the spill file is closed once the last chunk is taken, or when the
+ * caller stops early (the iterator's return).
  */
-function orderedChunks(files: readonly EncodedFile[]): Uint8Array[] | null {
-  const blobs: PlacedBlob<Uint8Array>[] = [];
-  for (const f of files) {
+function orderedChunks(done: RenderedByFile): Iterable<Uint8Array> | null {
+  const blobs: PlacedBlob<BlobBytes>[] = [];
+  for (const f of done.files) {
     let start = 0;
+    const bytes = f.bytes;
+    const at = f.spilledAt ?? 0;
     for (const b of f.blobs) {
-      blobs.push({ ...b, value: f.bytes.subarray(start, b.end) });
+      const value = bytes === undefined ? { at: at + start, end: at + b.end } : bytes.subarray(start, b.end);
+      blobs.push({ ...b, value });
       start = b.end;
     }
   }
@@ -226,5 +272,52 @@ function orderedChunks(files: readonly EncodedFile[]): Uint8Array[] | null {
   let droppedAny = false as boolean;
   const groups = orderBlobs(blobs, { onDropped: () => (droppedAny = true) });
   if (droppedAny) return null;
-  return groups.flatMap((g) => g.blobs.map((b) => b.value));
+  const ordered = groups.flatMap((g) => g.blobs.map((b) => b.value));
+  const spill = done.spill;
+  return spill === undefined ? (ordered as Uint8Array[]) : readBack(ordered, spill);
+}
+
+/**
+ * `ordered` as chunks, spilled ranges read from `spill` (which is closed at the end). Ranges are
+ * read one after another into one buffer, which goes out whenever it holds a megabyte or more: a
+ * chunk that large is written as it is (writeChunks of the command line), not copied again. A
+ * chunk shares that buffer with the next: the writer takes each before it asks for the next.
+ */
+function* readBack(ordered: readonly BlobBytes[], spill: Spill): Generator<Uint8Array> {
+  try {
+    const buf = Buffer.allocUnsafe(2 * READ_BACK_BYTES);
+    let fill = 0;
+    let i = 0;
+    while (i < ordered.length) {
+      const first = ordered[i] as BlobBytes;
+      i++;
+      if (first instanceof Uint8Array) {
+        // A file whose bytes could not be spilled.
+        if (fill > 0) yield buf.subarray(0, fill);
+        fill = 0;
+        yield first;
+        continue;
+      }
+      // The run of ranges that follow one another in the file, read in pieces that fit.
+      let from = first.at;
+      let end = first.end;
+      for (let next = ordered[i]; next !== undefined && !(next instanceof Uint8Array) && next.at === end;) {
+        end = next.end;
+        next = ordered[++i];
+      }
+      while (from < end) {
+        const n = Math.min(end - from, buf.length - fill);
+        readSpill(spill, buf.subarray(fill), n, from);
+        fill += n;
+        from += n;
+        if (fill >= READ_BACK_BYTES) {
+          yield buf.subarray(0, fill);
+          fill = 0;
+        }
+      }
+    }
+    if (fill > 0) yield buf.subarray(0, fill);
+  } finally {
+    closeSpill(spill);
+  }
 }

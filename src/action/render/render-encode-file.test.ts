@@ -1,0 +1,53 @@
+import { closeSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { closeSpill, openSpill, readSpill, type Spill } from '../../util/spill.js';
+import { encodeCatalogFile } from './render-encode-file.js';
+
+const file = fileURLToPath(
+  new URL('../../../testdata/render/threaded-order/catalog/a.yaml', import.meta.url),
+);
+const walked = { rel: 'a.yaml', abs: file, size: statSync(file).size };
+
+describe('encoding a catalog file', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'opm-ts-encode-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('puts its bytes in the spill file when there is one, the same bytes it keeps in memory without', async () => {
+    const inMemory = await encodeCatalogFile(walked, { format: 'json' });
+    expect(inMemory.bytes?.length).toBeGreaterThan(0);
+    expect(inMemory.spilledAt).toBeUndefined();
+    const spill = openSpill(dir);
+    if (spill === undefined) throw new Error('no spill file');
+    try {
+      const spilled = await encodeCatalogFile(walked, { format: 'json', spill });
+      expect(spilled.bytes).toBeUndefined();
+      expect(spilled.spilledAt).toBe(0);
+      expect(spilled.blobs).toStrictEqual(inMemory.blobs);
+      const length = inMemory.bytes?.length ?? 0;
+      const back = readSpill(spill, Buffer.alloc(length), length, 0);
+      expect(Buffer.from(back).equals(Buffer.from(inMemory.bytes ?? []))).toBe(true);
+    } finally {
+      closeSpill(spill);
+    }
+  });
+
+  it('keeps its bytes in memory when the spill file takes none (a full disk, say)', async () => {
+    const inMemory = await encodeCatalogFile(walked, { format: 'yaml' });
+    // A descriptor open for reading only: every write to it fails.
+    const fd = openSync(file, 'r');
+    const spill: Spill = { fd, end: new BigInt64Array(new SharedArrayBuffer(8)) };
+    try {
+      const kept = await encodeCatalogFile(walked, { format: 'yaml', spill });
+      expect(kept.spilledAt).toBeUndefined();
+      expect(kept).toStrictEqual(inMemory);
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
