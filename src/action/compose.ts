@@ -20,6 +20,9 @@ import { errnoText } from '../go/errno.js';
 import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
 import { throwIfAborted } from '../util/abort.js';
 import type { ImageSource } from '../oci/image-source.js';
+import type { BundleDirMap } from '../template/bundle-dirs.js';
+import type { DeclarativeConfig } from '../declcfg/types.js';
+import { renderTemplate } from './render-template.js';
 import type { ProgressSink } from '../util/progress.js';
 import { render, resolveIn } from './render/render.js';
 import { writeJsonBytes, writeYaml, type DroppedBlob } from '../declcfg/write.js';
@@ -66,6 +69,11 @@ export interface ComposeOptions {
   validate?: boolean;
   /** Where image references are pulled from. */
   imageSource?: ImageSource;
+  /**
+   * Bundle directories that stand for bundle images in `template` references (`--bundle-dirs`, as
+   * `alpha render-template` takes them).
+   */
+  bundleDirs?: BundleDirMap;
   /** Directory relative paths (the catalog file, the output root) are resolved against. */
   cwd?: string;
   /** The environment OPM_THREADS is read from; none by default. */
@@ -83,7 +91,9 @@ export interface ComposeOptions {
 /** What one reference rendered to. */
 export interface ReferenceSummary {
   name: string;
-  image: string;
+  /** The image (or directory) rendered, or the template file, as the catalog file names it. */
+  image?: string;
+  template?: string;
   /** The reference's file, relative to the output root (`<catalog>/<reference>/index.yaml`). */
   file: string;
   /** The names of its packages, in the rendered order. */
@@ -333,7 +343,7 @@ async function countImages(refs: readonly ComposeReference[], baseDir: string): 
     const batch = refs.slice(i, i + 64);
     const found = await Promise.all(
       batch.map((r) =>
-        stat(path.resolve(baseDir, r.image)).then(
+        stat(path.resolve(baseDir, r.image ?? '.')).then(
           () => true,
           () => false,
         ),
@@ -353,18 +363,8 @@ async function renderOne(
   opts: ComposeOptions,
   onProgress: ProgressSink | undefined,
 ): Promise<ReferenceSummary> {
+  const cfg = await renderReference(ref, baseDir, opts, onProgress);
   const warn = opts.onWarning;
-  const cfg = await render({
-    refs: [ref.image],
-    cwd: baseDir,
-    // Output only: a large local catalog's payloads stay on disk until written.
-    deferPayloads: true,
-    ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
-    ...(opts.env === undefined ? {} : { env: opts.env }),
-    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
-    ...(onProgress === undefined ? {} : { onProgress }),
-    ...(warn === undefined ? {} : { onWarning: (m: string) => warn(`reference "${ref.name}": ${m}`) }),
-  });
   const dir = path.join(staging, ref.name);
   await mkdir(dir);
   const file = path.join(dir, REFERENCE_FILE);
@@ -376,13 +376,51 @@ async function renderOne(
   const bytes = await writeChunksToFile(file, chunks, opts.signal);
   return {
     name: ref.name,
-    image: ref.image,
+    ...(ref.image === undefined ? {} : { image: ref.image }),
+    ...(ref.template === undefined ? {} : { template: ref.template }),
     file: path.join(catalogName, ref.name, REFERENCE_FILE),
     packages: cfg.packages.map((p) => p.name),
     channels: cfg.channels.length,
     bundles: cfg.bundles.length,
     bytes,
   };
+}
+
+/** A reference's catalog: `opm render <image>`, or `opm alpha render-template <template>`. */
+async function renderReference(
+  ref: ComposeReference,
+  baseDir: string,
+  opts: ComposeOptions,
+  onProgress: ProgressSink | undefined,
+): Promise<DeclarativeConfig> {
+  const warn = opts.onWarning;
+  const common = {
+    ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
+    ...(opts.env === undefined ? {} : { env: opts.env }),
+    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+    ...(onProgress === undefined ? {} : { onProgress }),
+    ...(warn === undefined ? {} : { onWarning: (m: string) => warn(`reference "${ref.name}": ${m}`) }),
+  };
+  if (ref.template !== undefined) {
+    const file = path.resolve(baseDir, ref.template);
+    const text = await readBoundedFile(file).catch((err: unknown) => {
+      throw new OpmError(`unable to open "${ref.template ?? ''}": ${errnoText(err)}`, { cause: err });
+    });
+    const { config } = await renderTemplate({
+      text,
+      label: ref.template,
+      ...(opts.bundleDirs === undefined ? {} : { bundleDirs: opts.bundleDirs }),
+      ...common,
+    });
+    return config;
+  }
+  return render({
+    refs: [ref.image ?? ''],
+    cwd: baseDir,
+    // Output only: a large local catalog's payloads stay on disk until written.
+    deferPayloads: true,
+    ...common,
+  });
 }
 
 /** Batches of this many bytes are written at once (chunks are small and only valid until the next). */

@@ -16,7 +16,9 @@ export interface ComposeReference {
   /** The folder under the catalog's directory (one safe path segment). */
   name: string;
   /** What `opm render` takes: an image reference or a local catalog or bundle directory. */
-  image: string;
+  image?: string;
+  /** Or a catalog template file, rendered as `opm alpha render-template` renders it. */
+  template?: string;
   /** The 1-based line of the reference in the catalog file. */
   line: number;
 }
@@ -33,7 +35,7 @@ export interface ComposeCatalog {
 }
 
 const TOP_KEYS = ['name', 'repo', 'tag', 'references'];
-const REFERENCE_KEYS = ['name', 'image'];
+const REFERENCE_KEYS = ['name', 'image', 'template'];
 const SEGMENT_HINT = "a name is one folder: not empty, not '.' or '..', without '/', '\\' or NUL";
 
 /**
@@ -63,7 +65,7 @@ export function parseComposeCatalog(text: string, file: string): ComposeCatalog 
     name: string;
     repo?: string;
     tag?: string;
-    references: Array<{ name: string; image: string }>;
+    references: Array<{ name: string; image?: string; template?: string }>;
   };
   const refNodes = isMap(root) ? (root.get('references', true) as YamlNode | undefined) : undefined;
   const items = refNodes !== undefined && isSeq(refNodes) ? (refNodes.items as YamlNode[]) : [];
@@ -78,7 +80,12 @@ export function parseComposeCatalog(text: string, file: string): ComposeCatalog 
       });
     }
     seen.set(r.name, at);
-    return { name: r.name, image: r.image, line: at };
+    return {
+      name: r.name,
+      ...(r.image === undefined ? {} : { image: r.image }),
+      ...(r.template === undefined ? {} : { template: r.template }),
+      line: at,
+    };
   });
   return {
     file,
@@ -115,9 +122,17 @@ function schemaError(
 
 /** Which of two errors at one place to report: the more telling first. */
 function rank(e: ErrorObject): number {
-  return ['additionalProperties', 'required', 'type', 'minItems', 'minLength', 'not', 'pattern'].indexOf(
-    e.keyword,
-  );
+  const order = [
+    'additionalProperties',
+    'required',
+    'type',
+    'minItems',
+    'minLength',
+    'not',
+    'pattern',
+    'oneOf',
+  ].indexOf(e.keyword);
+  return order < 0 ? 99 : order;
 }
 
 /** The path of an error's value: `/references/2/name` → ['references', 2, 'name']. */
@@ -163,6 +178,12 @@ function describe(e: ErrorObject, shown: string): { message: string; hint?: stri
     }
     case 'required': {
       const missing = String((e.params as { missingProperty?: unknown }).missingProperty);
+      if (p.length === 2 && (missing === 'image' || missing === 'template')) {
+        return {
+          message: `${placeOf(p)} has neither \`image\` nor \`template\``,
+          hint: 'name the image (or directory) to render, or a catalog template',
+        };
+      }
       return {
         message: `\`${missing}\` is missing in ${placeOf(p)}`,
         hint: `${p.length === 2 ? 'a reference' : 'the catalog file'} takes ${(p.length === 2 ? REFERENCE_KEYS : TOP_KEYS).join(', ')}`,
@@ -179,6 +200,11 @@ function describe(e: ErrorObject, shown: string): { message: string; hint?: stri
       const as = type === 'object' ? 'a mapping' : type === 'array' ? 'a list' : 'a string';
       return { message: `${what} must be ${as}` };
     }
+    case 'oneOf':
+      return {
+        message: `${placeOf(p)} has both \`image\` and \`template\``,
+        hint: 'a reference is an image (or directory) or a template, not both',
+      };
     case 'minItems':
       return {
         message: '`references` lists no reference',

@@ -111,12 +111,42 @@ describe('opm compose: local references', () => {
   });
 });
 
+describe('opm compose: template references', () => {
+  it('renders a template as alpha render-template does, its bundle images read from --bundle-dirs', async () => {
+    const dir = path.join(scenarios, 'template');
+    const r = await compose$('template', '--bundle-dirs', path.join(dir, 'bundle-dirs.yaml'));
+    expect(r.stderr).toMatch(
+      /^foo: 1 package \(foo\), \d+ channels?, 3 bundles → example-catalog\/foo\/index.yaml$/m,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const direct = await runOpm(
+      ['alpha', 'render-template', 'template.yaml', '--bundle-dirs', 'bundle-dirs.yaml', '-o', 'json'],
+      { cwd: dir },
+    );
+    expect(direct.code).toBe(0);
+    expect(readFileSync(path.join(out, 'example-catalog/foo/index.yaml'), 'utf8')).toBe(direct.stdout);
+  });
+
+  it('a reference with both an image and a template, or neither, is refused at its line', async () => {
+    const file = path.join(out, 'both.yaml');
+    writeFileSync(file, 'name: c\nreferences:\n- name: a\n  image: x\n  template: y\n');
+    const both = await runOpm(['compose', file, '--output-root', out], { cwd: out });
+    expect(both.stderr).toBe(
+      `error: ${file}:3: reference 1 has both \`image\` and \`template\` (a reference is an image (or directory) or a template, not both)\n`,
+    );
+    writeFileSync(file, 'name: c\nreferences:\n- name: a\n  image: x\n- name: b\n');
+    const neither = await runOpm(['compose', file, '--output-root', out], { cwd: out });
+    expect(neither.stderr).toMatch(/both\.yaml:5: reference 2 has neither `image` nor `template`/);
+    expect(neither.code).toBe(1);
+  });
+});
+
 describe('opm compose: refusals', () => {
   it('an unknown key: one line with the file and line, nothing written', async () => {
     const r = await compose$('unknown-key');
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      `error: ${catalogFile('unknown-key')}:5: unknown key "imgae" in reference 1 (a reference takes name, image)\n`,
+      `error: ${catalogFile('unknown-key')}:5: unknown key "imgae" in reference 1 (a reference takes name, image, template)\n`,
     );
     expect(readdirSync(out)).toEqual([]);
   });

@@ -15,10 +15,12 @@ import { stderrColors } from '../colors.js';
 import { ExitCode } from '../exit-code.js';
 import { writeAll } from '../output.js';
 import { humanReport } from './validate-run.js';
+import { readBundleDirMap } from '../../template/bundle-dirs.js';
 
 export interface ComposeFlags {
   output: string;
   outputRoot?: string;
+  bundleDirs?: string;
   concurrency: string;
   dockerfile: boolean;
   baseImage: string;
@@ -51,6 +53,8 @@ export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, c
   const format = outputFormat(flags.output, ['json', 'yaml'] as const);
   const concurrency = concurrencyOf(flags.concurrency);
   const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
+  const bundleDirs =
+    flags.bundleDirs === undefined ? undefined : await readBundleDirMap(flags.bundleDirs, io.cwd);
   let result: ComposeResult;
   try {
     result = await withImageSource(cmd, io, (imageSource, onProgress) =>
@@ -64,6 +68,7 @@ export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, c
           : false,
         validate: flags.validate,
         imageSource,
+        ...(bundleDirs === undefined ? {} : { bundleDirs }),
         onProgress,
         onWarning: warn,
         cwd: io.cwd,

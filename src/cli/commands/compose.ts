@@ -22,6 +22,10 @@ export function registerCompose(program: Command, io: CliIO): void {
       '--output-root <dir>',
       'Folder the catalog directory and its Dockerfile are written in (default: the working directory)',
     )
+    .option(
+      '--bundle-dirs <file>',
+      'YAML or JSON map of bundle image references to bundle directories (relative to the file), read instead of pulled by template references',
+    )
     .option('--concurrency <n>', 'How many references are rendered at once', '4')
     .option('--no-dockerfile', 'Do not write <name>.Dockerfile beside the catalog directory')
     .option('-i, --base-image <string>', 'Image base of the Dockerfile', DEFAULT_OPM_IMAGE)
