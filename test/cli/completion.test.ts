@@ -27,7 +27,10 @@ describe('opm completion bash', () => {
   it.each([
     [['opm', 're'], ['render']],
     [['opm', 'se'], ['serve']],
-    [['opm', 'comp'], ['compose', 'completion']],
+    [
+      ['opm', 'comp'],
+      ['compose', 'completion'],
+    ],
     [
       ['opm', 'compose', 'catalog.yaml', '-o', ''],
       ['json', 'yaml'],
