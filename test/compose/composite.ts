@@ -5,9 +5,8 @@
 // place.
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { BUNDLE_LABELS, CATALOG_LABELS, buildImage, pushImage } from '../registry/image-builder.js';
-import { corpusPath } from '../corpus.js';
+import { corpusPath, projectRoot } from '../corpus.js';
 
 export interface Composite {
   /** The catalog images, one per package (`<host>/catalogs/<package>:v1`), by reference name. */
@@ -59,5 +58,5 @@ export function writeCatalogFile(
   writeFileSync(file, lines.join('\n') + '\n');
 }
 
-/** The documentation's script (test/compose/docs-script.sh), beside this file. */
-export const DOCS_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'docs-script.sh');
+/** The documentation's script, test/compose/docs-script.sh (found from the project root, so bundled benchmarks find it too). */
+export const DOCS_SCRIPT = path.join(projectRoot(), 'test', 'compose', 'docs-script.sh');
