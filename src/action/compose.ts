@@ -144,18 +144,25 @@ function checkOptions(opts: ComposeOptions): void {
   expectOptionalString(opts.cwd, 'compose(options).cwd');
   const c: unknown = opts.concurrency;
   if (c !== undefined && !(typeof c === 'number' && Number.isInteger(c) && c >= 1)) {
-    throw new OpmError(`invalid concurrency ${String(c)}`, {
-      hint: 'render at least one reference at a time',
-    });
+    throw new TypeError(
+      `compose(options).concurrency must be a whole number of at least 1, not ${String(c)}`,
+    );
   }
   const f: unknown = opts.format;
   if (f !== undefined && f !== 'json' && f !== 'yaml') {
-    throw new OpmError(`invalid output format ${JSON.stringify(f)}`, { hint: "use 'json' or 'yaml'" });
+    throw new TypeError(`compose(options).format must be 'json' or 'yaml', not ${JSON.stringify(f)}`);
   }
 }
 
-/** Read and check the catalog file: the schema, unique names, nothing rendered yet. */
+/**
+ * Read and check a catalog file of `opm compose` (schemas/compose-catalog.json, unique names);
+ * nothing is rendered. `shown` names the file in messages.
+ *
+ * @example
+ * const catalog = await readComposeCatalog('catalog.yaml');
+ */
 export async function readComposeCatalog(file: string, shown = file): Promise<ComposeCatalog> {
+  expectString(file, 'readComposeCatalog(file)', 'the catalog file to read');
   const text = await readBoundedFile(file).catch((err: unknown) => {
     throw new OpmError(`cannot read ${shown}: ${errnoText(err)}`, { cause: err });
   });
@@ -307,9 +314,20 @@ async function renderAll(
   const sink: ProgressSink | undefined =
     onProgress === undefined ? undefined : (e) => void (e.type === 'images' ? undefined : onProgress(e));
   let next = 0;
+  // Set when a worker stops on an abort or a bug: the others take no further reference.
+  let stopped = false;
   const worker = async (): Promise<void> => {
+    try {
+      await work();
+    } catch (err) {
+      stopped = true;
+      throw err;
+    }
+  };
+  const work = async (): Promise<void> => {
     for (;;) {
       throwIfAborted(signal);
+      if (stopped) return;
       const i = next++;
       const ref = refs[i];
       if (ref === undefined) return;
@@ -326,7 +344,11 @@ async function renderAll(
       }
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  // Every worker is waited for, even after one failed (an abort): none may still be writing into
+  // the staging folder when it is removed.
+  const settled = await Promise.allSettled(Array.from({ length: concurrency }, worker));
+  const rejected = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected !== undefined) throw rejected.reason;
   const failed = failures.filter((f): f is ReferenceFailure => f !== undefined);
   if (failed.length > 0) throw new ComposeFailedError(failed, refs.length, shownDir);
   return summaries.map((s) => {

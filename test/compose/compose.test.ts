@@ -256,3 +256,42 @@ describe('a catalog file of 10,000 references', () => {
     expect(readdirSync(out)).toEqual(['big.yaml']);
   });
 });
+
+describe('stopping opm compose', () => {
+  it('an abort while references render rejects with its reason and leaves nothing, not even the staging folder', async () => {
+    const file = path.join(out, 'catalog.yaml');
+    // The example catalog renders first, into the staging folder; the images wait until the run is
+    // stopped (the second pull stops it).
+    const images = Array.from(
+      { length: 6 },
+      (_, i) => `- name: op-${i}\n  image: registry.invalid/op-${i}:v1\n`,
+    );
+    writeFileSync(
+      file,
+      `name: c\nreferences:\n- name: local\n  image: ${path.resolve('testdata/examples/catalog')}\n${images.join('')}`,
+    );
+    const controller = new AbortController();
+    let started = 0;
+    const imageSource: ImageSource = {
+      pull(): Promise<PulledImage> {
+        started++;
+        if (started === 2) setImmediate(() => controller.abort(new Error('stopped by the test')));
+        return new Promise((_resolve, reject) => {
+          controller.signal.addEventListener('abort', () => reject(new OpmError('pull cancelled')), {
+            once: true,
+          });
+        });
+      },
+    };
+    const err = await compose({
+      catalogFile: file,
+      outputRoot: out,
+      imageSource,
+      concurrency: 2,
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
+    expect(err).toBe(controller.signal.reason);
+    expect(started).toBe(2);
+    expect(readdirSync(out)).toEqual(['catalog.yaml']);
+  });
+});
