@@ -340,7 +340,7 @@ async function renderAll(
         if (err instanceof InternalError) throw err;
         const wrapped = wrapError(`reference "${ref.name}"`, err);
         if (!(wrapped instanceof OpmError)) throw wrapped;
-        failures[i] = { reference: ref, error: wrapped };
+        failures[i] = { reference: ref, error: placedFromCwd(wrapped, baseDir, opts.cwd) };
       }
     }
   };
@@ -354,6 +354,25 @@ async function renderAll(
   return summaries.map((s) => {
     if (s === undefined) throw new InternalError('a reference was neither rendered nor failed');
     return s;
+  });
+}
+
+/**
+ * `err` with a relative file position (a file of a local reference, named under the reference as
+ * the catalog file writes it, relative to the file's folder) made relative to `cwd` instead, so that
+ * the position can be opened from where the command was run.
+ */
+function placedFromCwd(err: OpmError, baseDir: string, cwd: string | undefined): OpmError {
+  const at = err.at;
+  if (at === undefined || path.isAbsolute(at.file)) return err;
+  const from = resolveIn(cwd, '.');
+  const file = path.relative(from, path.resolve(baseDir, at.file)) || '.';
+  if (file === at.file) return err;
+  return new OpmError(err.message, {
+    code: err.code,
+    at: { ...at, file },
+    ...(err.hint === undefined ? {} : { hint: err.hint }),
+    cause: err,
   });
 }
 

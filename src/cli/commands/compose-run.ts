@@ -21,7 +21,7 @@ export interface ComposeFlags {
   output: string;
   outputRoot?: string;
   bundleDirs?: string;
-  concurrency: string;
+  concurrency: string | number;
   dockerfile: boolean;
   baseImage: string;
   builderImage: string;
@@ -51,7 +51,7 @@ function summaryLine(s: ReferenceSummary): string {
 /** `opm compose FILE`: the tree and the Dockerfile written, what each reference rendered said on stderr. */
 export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, cmd: Command): Promise<void> {
   const format = outputFormat(flags.output, ['json', 'yaml'] as const);
-  const concurrency = concurrencyOf(flags.concurrency);
+  const concurrency = concurrencyOf(String(flags.concurrency));
   const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
   const bundleDirs =
     flags.bundleDirs === undefined ? undefined : await readBundleDirMap(flags.bundleDirs, io.cwd);
@@ -89,11 +89,13 @@ export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, c
     }
     throw err;
   }
+  // Paths under the output root as the user typed it.
+  const shown = (p: string): string => (flags.outputRoot === undefined ? p : path.join(flags.outputRoot, p));
   let report = '';
-  for (const s of result.references) report += `${escapeLine(summaryLine(s))}\n`;
-  const shownDir = path.relative(io.cwd, result.dir) || '.';
+  for (const s of result.references) report += `${escapeLine(summaryLine({ ...s, file: shown(s.file) }))}\n`;
+  const shownDir = shown(result.catalog.name);
   if (result.dockerfile !== undefined) {
-    const d = path.relative(io.cwd, result.dockerfile.file);
+    const d = shown(path.basename(result.dockerfile.file));
     report += escapeLine(result.dockerfile.kept ? `${d} is already there, unchanged` : `wrote ${d}`) + '\n';
   }
   await writeAll(io.stderr, report);

@@ -19,14 +19,19 @@ export function registerCompose(program: Command, io: CliIO): void {
       'json',
     )
     .option(
-      '--output-root <dir>',
+      '--output-root <string>',
       'Folder the catalog directory and its Dockerfile are written in (default: the working directory)',
     )
     .option(
-      '--bundle-dirs <file>',
+      '--bundle-dirs <string>',
       'YAML or JSON map of bundle image references to bundle directories (relative to the file), read instead of pulled by template references',
     )
-    .option('--concurrency <n>', 'How many references are rendered at once', '4')
+    .option(
+      '--concurrency <int>',
+      'How many references are rendered at once',
+      (v: string): string | number => v,
+      4 as string | number,
+    )
     .option('--no-dockerfile', 'Do not write <name>.Dockerfile beside the catalog directory')
     .option('-i, --base-image <string>', 'Image base of the Dockerfile', DEFAULT_OPM_IMAGE)
     .option('-b, --builder-image <string>', 'Build stage image of the Dockerfile', DEFAULT_OPM_IMAGE)
