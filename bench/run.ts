@@ -13,6 +13,7 @@ import { corpusDir, projectRoot } from '../test/corpus.js';
 import { printReferenceRows, referenceBench, referenceBinary, type ReferenceRow } from './reference.js';
 import { printUserBench, userBench, type UserBench } from './user.js';
 import { serveCacheBench } from './serve-cache.js';
+import { composeBench } from './compose.js';
 import { printServeRows, serveBench, type ServeRow } from './serve-start.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -267,6 +268,10 @@ if (reference === undefined) {
       script: path.join(here, 'serve-cache.mjs'),
       runs: RUNS,
     }),
+  );
+  // opm compose against the documentation's script with the reference opm, over a local registry.
+  referenceRows.push(
+    ...(await composeBench({ root, reference, corpus: corpusDir, runs: Math.max(RUNS, 5) })),
   );
 }
 

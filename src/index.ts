@@ -26,6 +26,18 @@ export {
 export { renderTemplate } from './action/render-template.js';
 export { filter, filterToDir, type FilterOptions } from './action/filter.js';
 export { diff, type DiffOptions } from './action/diff.js';
+export {
+  compose,
+  readComposeCatalog,
+  ComposeFailedError,
+  type ComposeOptions,
+  type ComposeResult,
+  type ComposeDockerfileOptions,
+  type ReferenceSummary,
+  type ReferenceFailure,
+} from './action/compose.js';
+export type { ComposeCatalog, ComposeReference } from './curate/compose-catalog.js';
+export type { BundleDirMap } from './template/bundle-dirs.js';
 export { listImages, type ListImagesOptions, type ListImagesResult } from './action/list-images.js';
 export {
   generateBundle,

@@ -16,6 +16,7 @@ import { registerFilter } from './commands/filter.js';
 import { registerDiff } from './commands/diff.js';
 import { registerListGroup } from './commands/list-images.js';
 import { registerServe } from './commands/serve.js';
+import { registerCompose } from './commands/compose.js';
 
 /** Build the command tree. Nothing here touches `process`: tests run it in-process with their own IO. */
 export function createProgram(io: CliIO): Command {
@@ -62,6 +63,7 @@ export function createProgram(io: CliIO): Command {
   registerFilter(program, io);
   registerDiff(program, io);
   registerListGroup(program, io);
+  registerCompose(program, io);
   program
     .command('completion')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))

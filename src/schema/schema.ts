@@ -37,6 +37,7 @@ export function schemasDir(): string {
 interface Validators {
   meta: ValidateFunction;
   bySchema: Map<string, ValidateFunction>;
+  composeCatalog: ValidateFunction;
 }
 
 let compiled: Validators | undefined;
@@ -52,8 +53,18 @@ function validators(): Validators {
       ['olm.bundle', v.olmBundle],
       ['olm.deprecations', v.olmDeprecations],
     ]),
+    composeCatalog: v.composeCatalog,
   };
   return compiled;
+}
+
+/**
+ * The errors of `value` against schemas/compose-catalog.json (`opm compose`'s catalog file), in
+ * ajv's form (`instancePath`, `keyword`, `params`); empty when it passes.
+ */
+export function composeCatalogErrors(value: unknown): ErrorObject[] {
+  const validate = validators().composeCatalog;
+  return validate(value) ? [] : [...(validate.errors ?? [])];
 }
 
 /** Whether some key of `value` fills a field under another spelling (so the keys must be renamed). */

@@ -20,6 +20,7 @@ const SCHEMA_FILES = [
   'olm.channel.json',
   'olm.bundle.json',
   'olm.deprecations.json',
+  'compose-catalog.json',
 ] as const;
 
 /** The validators used, by the name of the export in the compiled module. */
@@ -29,6 +30,7 @@ const EXPORTS = {
   olmChannel: 'olm.channel.json',
   olmBundle: 'olm.bundle.json',
   olmDeprecations: 'olm.deprecations.json',
+  composeCatalog: 'compose-catalog.json',
 } as const;
 
 type ExportName = keyof typeof EXPORTS;
@@ -93,6 +95,7 @@ export function compileValidators(dir: string): CompiledValidators {
     olmChannel: get(EXPORTS.olmChannel),
     olmBundle: get(EXPORTS.olmBundle),
     olmDeprecations: get(EXPORTS.olmDeprecations),
+    composeCatalog: get(EXPORTS.composeCatalog),
   };
 }
 
@@ -119,8 +122,9 @@ export function validatorsFromModule(mod: unknown, dir: string): CompiledValidat
   if (typeof mod !== 'object' || mod === null) return undefined;
   const exports: Record<string, unknown> = { ...mod };
   if (exports.schemaHash !== readSchemas(dir).hash) return undefined;
-  const { meta, olmPackage, olmChannel, olmBundle, olmDeprecations } = exports;
+  const { meta, olmPackage, olmChannel, olmBundle, olmDeprecations, composeCatalog } = exports;
   if (
+    !isValidateFunction(composeCatalog) ||
     !isValidateFunction(meta) ||
     !isValidateFunction(olmPackage) ||
     !isValidateFunction(olmChannel) ||
@@ -129,7 +133,7 @@ export function validatorsFromModule(mod: unknown, dir: string): CompiledValidat
   ) {
     return undefined;
   }
-  return { meta, olmPackage, olmChannel, olmBundle, olmDeprecations };
+  return { meta, olmPackage, olmChannel, olmBundle, olmDeprecations, composeCatalog };
 }
 
 /**

@@ -27,6 +27,14 @@ describe('opm completion bash', () => {
   it.each([
     [['opm', 're'], ['render']],
     [['opm', 'se'], ['serve']],
+    [
+      ['opm', 'comp'],
+      ['compose', 'completion'],
+    ],
+    [
+      ['opm', 'compose', 'catalog.yaml', '-o', ''],
+      ['json', 'yaml'],
+    ],
     [['opm', 'in'], ['init']],
     [['opm', 'alpha', 'b'], ['bundle']],
     [

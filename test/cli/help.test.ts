@@ -75,6 +75,7 @@ describe('--help', () => {
     for (const l of rows.filter((x) => /^ {3}/.test(x))) expect(l.slice(0, column).trim()).toBe('');
     expect(rows.map((l) => /^ {2}(\S+)/.exec(l)?.[1]).filter((n) => n !== undefined)).toEqual([
       'completion',
+      'compose',
       'diff',
       'filter',
       'generate',

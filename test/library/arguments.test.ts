@@ -167,6 +167,16 @@ describe('arguments of the other exported functions', () => {
       'listImages(options).mapping must be a string, not a number',
     ],
     [
+      'compose without a catalog file',
+      () => untyped(lib.compose)({}),
+      'compose(options).catalogFile must be a string, not undefined (the catalog file to compose)',
+    ],
+    [
+      'compose with no reference at a time',
+      () => untyped(lib.compose)({ catalogFile: 'catalog.yaml', concurrency: 0 }),
+      'compose(options).concurrency must be a whole number of at least 1, not 0',
+    ],
+    [
       'migrate to an unknown format',
       () => untyped(lib.migrate)({ ref: CATALOG, outputDir: path.join(tmp, 'm'), format: 'xml' }),
       "migrate(options).format must be 'json' or 'yaml', not \"xml\"",

@@ -54,7 +54,7 @@ export interface DockerfileOptions {
  * a line break, or a trailing backslash would break the quoted `LABEL "key"="value"` line (opm
  * writes it anyway, or drops what follows a line break), so they are refused.
  */
-function parseLabels(items: string[]): Map<string, string> {
+export function parseExtraLabels(items: readonly string[]): Map<string, string> {
   const labels = new Map<string, string>();
   for (const value of items) {
     for (const item of splitCsv(value)) {
@@ -232,7 +232,7 @@ export async function planDockerfile(opts: DockerfileOptions): Promise<Dockerfil
     baseImage = opts.binaryImage;
     if (opts.builderImageExplicit !== true) builderImage = opts.binaryImage;
   }
-  const labels = parseLabels(opts.extraLabels);
+  const labels = parseExtraLabels(opts.extraLabels);
   const file = dockerfilePath(opts.fbcRootDir);
   if (await pathExists(file)) {
     throw new OpmError(`path "${file}": file already exists`, { hint: 'remove it or move it away first' });

@@ -87,7 +87,7 @@ function yamlDocument(v: unknown): string {
  * Human output: findings grouped per package, tree-shaped like opm's, each with its location under
  * the catalog directory as the user named it (`display`), as are the files messages mention.
  */
-function humanReport(
+export function humanReport(
   r: ValidateResult,
   io: CliIO,
   showWarnings: boolean,
