@@ -1,5 +1,6 @@
 // Run by `npm run build` after tsc: bundles the command line (dist/cli/main.js, what it imports and
-// the libraries it uses) into one CommonJS file, dist/opm.cjs, and the launcher that bin/opm.js
+// the libraries it uses) into one CommonJS module, dist/opm.cjs (its body wrapped as the launcher
+// compiles it, see below), and the launcher that bin/opm.js
 // requires (src/cli/launch.ts) into dist/launch.cjs, then has scripts/build-code-cache.js write the
 // V8 code cache the launcher loads the bundle with. Two files and a code cache instead of a hundred
 // ES modules: start-up is most of the time of a short command.
@@ -54,10 +55,16 @@ await build({
 // esbuild writes strings and identifiers as ASCII but keeps comments as they are (js-yaml's hold
 // typographic quotes). Escaping those keeps the whole file ASCII, which the launcher then reads as
 // Latin-1: a byte per character, several times faster than decoding UTF-8 at every start.
+// The file is written as the function expression the launcher compiles (CLI_WRAPPER_HEAD, the
+// module body, CLI_WRAPPER_TAIL): read as it is, its 2.5 MB of text are in memory once, where
+// wrapping it at every start made a second copy (2-3 MiB more at the peak of a short command).
+const { CLI_WRAPPER_HEAD, CLI_WRAPPER_TAIL } = await import('../dist/cli/launch.js');
 const bundled = readFileSync(outfile, 'utf8');
 writeFileSync(
   outfile,
-  bundled.replace(/[\u0080-\u{10ffff}]/gu, (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`),
+  CLI_WRAPPER_HEAD +
+    bundled.replace(/[\u0080-\u{10ffff}]/gu, (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`) +
+    CLI_WRAPPER_TAIL,
 );
 
 // The launcher alone, as CommonJS: bin/opm.js requires it without starting the ES module loader.

@@ -52,12 +52,20 @@ function isCliModule(u: unknown): u is CliModule {
   return typeof u === 'object' && u !== null && 'main' in u && typeof u.main === 'function';
 }
 
+/**
+ * How the build writes the bundle (scripts/bundle.js): a CommonJS module body inside a function
+ * expression that takes what Node.js gives a module, compiled here as it is read.
+ */
+export const CLI_WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) {';
+export const CLI_WRAPPER_TAIL = '\n})';
+
 /** Compile and run the bundle's module body (with `cachedData` when given) and return its exports. */
 export function compileCli(file: string, cachedData?: Buffer): CompiledCli {
   // The build leaves the bundle ASCII only (scripts/bundle.js), so Latin-1 decodes it exactly.
   const source = readFileSync(file, 'latin1');
-  const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-  const script = new vm.Script(wrapped, { filename: file, cachedData });
+  if (!source.startsWith(CLI_WRAPPER_HEAD) || !source.endsWith(CLI_WRAPPER_TAIL))
+    throw new Error(`${file}: not a bundle of this version: build opm-ts with \`npm run build\``);
+  const script = new vm.Script(source, { filename: file, cachedData });
   const cacheAccepted = cachedData !== undefined && !script.cachedDataRejected;
   const module = { exports: {} as unknown };
   const body: unknown = script.runInThisContext();

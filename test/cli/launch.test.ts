@@ -16,6 +16,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_WRAPPER_HEAD, CLI_WRAPPER_TAIL, compileCli } from '../../src/cli/launch.js';
 
 const bin = path.resolve('bin/opm.js');
 const catalog = path.resolve('testdata/examples/catalog');
@@ -118,6 +119,17 @@ describe('the launcher', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('"schema": "olm.package"');
     expect(readFileSync(file, 'utf8')).not.toBe('not a code cache');
+  });
+});
+
+describe('the bundle', () => {
+  it('is written as the function the launcher compiles, and one of an older build is refused', () => {
+    const bundle = readFileSync(path.resolve('dist/opm.cjs'), 'latin1');
+    expect(bundle.startsWith(CLI_WRAPPER_HEAD)).toBe(true);
+    expect(bundle.endsWith(CLI_WRAPPER_TAIL)).toBe(true);
+    const old = path.join(cacheDir, 'opm.cjs');
+    writeFileSync(old, bundle.slice(CLI_WRAPPER_HEAD.length, -CLI_WRAPPER_TAIL.length));
+    expect(() => compileCli(old)).toThrow(`${old}: not a bundle of this version`);
   });
 });
 
