@@ -4,11 +4,13 @@
 // median of the pairwise ratios opm-ts / reference with their range (min–max), at one core
 // (`taskset -c 0`, GOMAXPROCS=1) and at all cores, with the peak memory of both (GNU time's %M, the
 // child's maxrss). Catalogs: the corpus catalog, the corpus's bundle directories, and the generated
-// certified and community shapes (bench/generate-shapes.ts).
+// certified and community shapes (bench/generate-shapes.ts); and `opm version`, the shortest command,
+// which is Node.js's start and the launcher's and nothing else.
 //
 //   BENCH_QUICK=1     3 pairs per figure, one bundle directory per package (development)
 //   BENCH_RUNS=N      pairs per figure (default 5, quick 3)
-//   BENCH_ONLY=a,b    only catalogs whose label contains one of these words
+//   BENCH_ONLY=a,b    only catalogs whose label contains one of these words (bundle: the bundle
+//                     directories; version: `opm version`)
 //   BENCH_CORES=1|all only that setting
 import { spawnSync } from 'node:child_process';
 import {
@@ -64,6 +66,8 @@ export interface UserRow {
   validate: Cell | undefined;
   json: Cell | undefined;
   yaml: Cell | undefined;
+  /** `opm version` (the row without a catalog). */
+  version?: Cell;
 }
 
 export interface UserBench {
@@ -274,6 +278,22 @@ export function userBench(opts: {
     }
   }
 
+  if (only.length === 0 || only.some((w) => 'version'.includes(w))) {
+    // A command of a few tens of milliseconds: three times the pairs, as cheap as one catalog pair.
+    pairOf(['version'], false, 0);
+    for (const oneCore of coreSettings) {
+      process.stderr.write(`  opm version, ${oneCore ? '1 core' : 'all cores'} ...\n`);
+      rows.push({
+        catalog: '`opm version` (no catalog)',
+        cores: oneCore ? '1' : String(availableParallelism()),
+        validate: undefined,
+        json: undefined,
+        yaml: undefined,
+        version: cellOf(Array.from({ length: runs * 3 }, (_, i) => pairOf(['version'], oneCore, i))),
+      });
+    }
+  }
+
   const version = spawnSync(opts.reference, ['version'], { encoding: 'utf8' }).stdout.trim();
   const goVersion = spawnSync('go', ['version', '-m', opts.reference], { encoding: 'utf8' });
   return {
@@ -317,7 +337,8 @@ export function printUserBench(b: UserBench, loadAtStart: string): void {
     'validate',
     'render -o json',
     'render -o yaml',
-    'peak MiB opm-ts/ref (validate, json, yaml)',
+    'version',
+    'peak MiB opm-ts/ref (validate, json, yaml, version)',
   ];
   const lines = b.rows.map((r) => [
     r.catalog,
@@ -325,15 +346,16 @@ export function printUserBench(b: UserBench, loadAtStart: string): void {
     fmtCell(r.validate),
     fmtCell(r.json),
     fmtCell(r.yaml),
-    [fmtMB(r.validate), fmtMB(r.json), fmtMB(r.yaml)].map((x) => x ?? '-').join(', '),
+    fmtCell(r.version),
+    [fmtMB(r.validate), fmtMB(r.json), fmtMB(r.yaml), fmtMB(r.version)].map((x) => x ?? '-').join(', '),
   ]);
   console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);
   for (const l of lines) console.log(`| ${l.join(' | ')} |`);
   const other = (title: string, f: (c: Cell) => number | undefined): void => {
-    console.log(`\n${title} (validate / render -o json / render -o yaml):`);
+    console.log(`\n${title} (validate / render -o json / render -o yaml / version):`);
     for (const r of b.rows)
       console.log(
-        `  ${r.catalog}, ${r.cores} core(s): ${[r.validate, r.json, r.yaml].map((c) => (c === undefined ? '-' : (f(c)?.toFixed(2) ?? '-'))).join(' / ')}`,
+        `  ${r.catalog}, ${r.cores} core(s): ${[r.validate, r.json, r.yaml, r.version].map((c) => (c === undefined ? '-' : (f(c)?.toFixed(2) ?? '-'))).join(' / ')}`,
       );
   };
   other('medians of paired CPU-time ratios (user + system)', (c) => c.cpu);
