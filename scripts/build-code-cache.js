@@ -1,7 +1,8 @@
 // Run by scripts/bundle.js: compiles dist/opm.cjs the way bin/opm.js does, runs the commands people
 // run most on the example data in testdata/ (output thrown away), and writes the V8 code cache of
-// everything that was compiled to dist/opm.cjs.cache. Its own process, so that the cache is made
-// with the V8 flags of bin/opm.js's shell line (scripts/bundle.js starts it with them).
+// everything that was compiled to dist/opm.cjs.cache (argument `flags`) or dist/opm.cjs.plain.cache
+// (`plain`). Its own process, so that the cache is made with the V8 flags of that start
+// (scripts/bundle.js starts it with bin/opm.js's flags for catalogs, or with none).
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -17,6 +18,7 @@ import {
 } from '../dist/cli/launch.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const which = process.argv[2] === 'plain' ? 'plain' : 'flags';
 const bundleFile = path.join(root, 'dist', 'opm.cjs');
 const catalog = path.join(root, 'testdata', 'examples', 'catalog');
 const bundle = path.join(root, 'testdata', 'render', 'good', 'properties-and-dependencies');
@@ -59,8 +61,8 @@ const runs = [
 try {
   const { cli, script } = compileCli(bundleFile);
   for (const argv of runs) await cli.runCli(argv, io());
-  writeAtomically(shippedCacheFile(bundleFile), script.createCachedData());
-  writeAtomically(shippedStampFile(bundleFile), Buffer.from(`${runtimeStamp()}\n`));
+  writeAtomically(shippedCacheFile(bundleFile, which), script.createCachedData());
+  writeAtomically(shippedStampFile(bundleFile, which), Buffer.from(`${runtimeStamp()}\n`));
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

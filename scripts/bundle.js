@@ -33,8 +33,8 @@ const lazyChildProcess = {
   },
 };
 const outfile = path.join(root, 'dist', 'opm.cjs');
-rmSync(`${outfile}.cache`, { force: true });
-rmSync(`${outfile}.cache.stamp`, { force: true });
+for (const f of ['cache', 'cache.stamp', 'plain.cache', 'plain.cache.stamp'])
+  rmSync(`${outfile}.${f}`, { force: true });
 await build({
   entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
   outfile,
@@ -98,19 +98,23 @@ for (const [entry, out] of [
     logLevel: 'warning',
   });
 }
-// The code cache is made under the V8 flags bin/opm.js's shell line starts Node.js with (V8 refuses
-// a cache made under other flags, and the launcher compares their stamp): read from that line.
-const execLine = /exec node((?: --[a-z-]+(?:=[^ ]*)?)*) "\$0"/.exec(
+// The code caches are made under the V8 flags bin/opm.js's shell line starts Node.js with for
+// commands that read catalogs (opm_ts_v8), and without V8 flags for the others (V8 refuses a cache
+// made under other flags, and the launcher compares their stamps): the flags are read from that
+// line. The cache with flags is made last: build-if-stale.js takes its time for the whole build.
+const flagsLine = /opm_ts_v8=((?:--[a-z-]+(?:=[^ ;]*)?)(?: --[a-z-]+(?:=[^ ;]*)?)*);/.exec(
   readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8'),
 );
-if (execLine === null) throw new Error('bin/opm.js: no `exec node … "$0"` line');
-const launcherFlags = (execLine[1] ?? '')
-  .trim()
-  .split(' ')
-  .filter((f) => f !== '');
-const cache = spawnSync(
-  process.execPath,
-  [...launcherFlags, path.join(root, 'scripts', 'build-code-cache.js')],
-  { stdio: 'inherit' },
-);
-if (cache.status !== 0) process.exit(cache.status ?? 1);
+if (flagsLine === null) throw new Error('bin/opm.js: no `opm_ts_v8=--flag …;` in its shell line');
+const launcherFlags = (flagsLine[1] ?? '').split(' ').filter((f) => f !== '');
+for (const [which, flags] of [
+  ['plain', []],
+  ['flags', launcherFlags],
+]) {
+  const cache = spawnSync(
+    process.execPath,
+    [...flags, path.join(root, 'scripts', 'build-code-cache.js'), which],
+    { stdio: 'inherit' },
+  );
+  if (cache.status !== 0) process.exit(cache.status ?? 1);
+}
