@@ -136,8 +136,17 @@ describe('the launcher', () => {
     const written = statSync(own ?? '').mtimeMs;
     expect(asRun(['--help'])).toContain('Usage:');
     asRun(['render', '-o', 'yaml', bundleDir]);
+    expect(asRun(['init', 'p'])).toContain('"schema": "olm.package"');
     expect(ownCaches()).toEqual([own]);
     expect(statSync(own ?? '').mtimeMs).toBe(written);
+    // A bundle directory beside something that looks like an image reference: with the flags (the
+    // image may be a whole catalog), so the shipped cache again and no other of its own.
+    const image = spawnSync(opm, ['render', bundleDir, '127.0.0.1:9/opm-ts/absent:v1', '--use-http'], {
+      encoding: 'utf8',
+      env: asProgram(),
+    });
+    expect(image.status).toBe(1);
+    expect(ownCaches()).toEqual([own]);
   });
 
   it('leaves a cache for other V8 flags and reads it on the next run', () => {
