@@ -4,11 +4,13 @@
 // median of the pairwise ratios opm-ts / reference with their range (min–max), at one core
 // (`taskset -c 0`, GOMAXPROCS=1) and at all cores, with the peak memory of both (GNU time's %M, the
 // child's maxrss). Catalogs: the corpus catalog, the corpus's bundle directories, and the generated
-// certified and community shapes (bench/generate-shapes.ts).
+// certified and community shapes (bench/generate-shapes.ts); and `opm version`, the shortest command,
+// which is Node.js's start and the launcher's and nothing else.
 //
 //   BENCH_QUICK=1     3 pairs per figure, one bundle directory per package (development)
 //   BENCH_RUNS=N      pairs per figure (default 5, quick 3)
-//   BENCH_ONLY=a,b    only catalogs whose label contains one of these words
+//   BENCH_ONLY=a,b    only catalogs whose label contains one of these words (bundle: the bundle
+//                     directories; version: `opm version`)
 //   BENCH_CORES=1|all only that setting
 import { spawnSync } from 'node:child_process';
 import {
@@ -64,6 +66,8 @@ export interface UserRow {
   validate: Cell | undefined;
   json: Cell | undefined;
   yaml: Cell | undefined;
+  /** `opm version` (the row without a catalog). */
+  version?: Cell;
 }
 
 export interface UserBench {
@@ -77,34 +81,66 @@ function haveGnuTime(): boolean {
   return spawnSync(GNU_TIME, ['-f', '%e', 'true']).status === 0;
 }
 
+/**
+ * Times the command from inside a bash between it and GNU time: $EPOCHREALTIME around it (wall time
+ * without the start of GNU time and bash) and `times` after it (its CPU time to the millisecond; GNU
+ * time gives hundredths of a second, a third of a short command's whole). Bash 5; without it, GNU
+ * time alone.
+ */
+const TIMED =
+  'f=$1; shift; t0=$EPOCHREALTIME; "$@"; s=$?; t1=$EPOCHREALTIME; { echo "$t0 $t1"; times; } >"$f"; exit $s';
+
+function haveBash5(): boolean {
+  const r = spawnSync('bash', ['-c', 'echo "$EPOCHREALTIME"'], { encoding: 'utf8' });
+  return r.status === 0 && /^\d+[.,]\d+$/.test(r.stdout.trim());
+}
+
+/** Seconds of a bash `times` figure such as `0m0.052s`. */
+function timesSeconds(t: string | undefined): number {
+  const m = /^(\d+)m([\d.,]+)s$/.exec(t ?? '');
+  return m === null ? Number.NaN : Number(m[1]) * 60 + Number((m[2] ?? '').replace(',', '.'));
+}
+
 /** One run of `argv` with stdout to /dev/null, as a child process, optionally on core 0 alone. */
 export function runProcess(
   argv: string[],
   oneCore: boolean,
   env: NodeJS.ProcessEnv,
   gnuTime: boolean,
+  bash5 = false,
 ): Sample {
   const cmd = oneCore ? ['taskset', '-c', '0', ...argv] : argv;
   const tmp = mkdtempSync(path.join(tmpdir(), 'opm-user-bench-'));
   const timeFile = path.join(tmp, 'time');
+  const timesFile = path.join(tmp, 'times');
+  const timed = bash5 ? ['bash', '-c', TIMED, 'bash', timesFile, ...cmd] : cmd;
   try {
-    const full = gnuTime ? [GNU_TIME, '-o', timeFile, '-f', '%U %S %M', ...cmd] : cmd;
+    const full = gnuTime ? [GNU_TIME, '-o', timeFile, '-f', '%U %S %M', ...timed] : timed;
     const t0 = process.hrtime.bigint();
     const r = spawnSync(full[0] ?? '', full.slice(1), {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
       maxBuffer: 1 << 24,
     });
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    let ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const code = r.status ?? 1;
     if (code !== 0)
       process.stderr.write(`  exit ${code}: ${argv.join(' ')}\n${r.stderr.toString().slice(0, 500)}\n`);
-    if (!gnuTime) return { ms, cpuMs: undefined, mb: undefined, code };
+    let cpuMs: number | undefined;
+    if (bash5 && existsSync(timesFile)) {
+      // "<t0> <t1>", bash's own times, then its children's: the command's.
+      const [wall, , children] = readFileSync(timesFile, 'utf8').trim().split('\n');
+      const [a, b] = (wall ?? '').split(' ').map((x) => Number(x.replace(',', '.')));
+      if (a !== undefined && b !== undefined && Number.isFinite(b - a)) ms = (b - a) * 1000;
+      const [user, sys] = (children ?? '').split(' ').map(timesSeconds);
+      if (user !== undefined && sys !== undefined && Number.isFinite(user + sys)) cpuMs = (user + sys) * 1000;
+    }
+    if (!gnuTime) return { ms, cpuMs, mb: undefined, code };
     // GNU time writes "Command exited with non-zero status N" first when the command fails.
     const [user, sys, kb] = (readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '')
       .split(' ')
       .map(Number);
-    return { ms, cpuMs: ((user ?? 0) + (sys ?? 0)) * 1000, mb: (kb ?? 0) / 1024, code };
+    return { ms, cpuMs: cpuMs ?? ((user ?? 0) + (sys ?? 0)) * 1000, mb: (kb ?? 0) / 1024, code };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -196,6 +232,8 @@ export function userBench(opts: {
   const coreSettings =
     process.env.BENCH_CORES === '1' ? [true] : process.env.BENCH_CORES === 'all' ? [false] : [true, false];
   const gnuTime = haveGnuTime();
+  const bash5 = haveBash5();
+  if (!bash5) process.stderr.write('*** bash 5 not found: CPU time in hundredths of a second ***\n');
   if (!gnuTime)
     process.stderr.write('*** /usr/bin/time not found (apt-get install time): no peak memory ***\n');
   const opm = [path.join(opts.root, 'bin', 'opm.js')];
@@ -224,8 +262,8 @@ export function userBench(opts: {
 
   const pairOf = (args: string[], oneCore: boolean, i: number): [Sample, Sample] => {
     const env = envFor(oneCore);
-    const runRef = (): Sample => runProcess([opts.reference, ...args], oneCore, env, gnuTime);
-    const runOurs = (): Sample => runProcess([...opm, ...args], oneCore, env, gnuTime);
+    const runRef = (): Sample => runProcess([opts.reference, ...args], oneCore, env, gnuTime, bash5);
+    const runOurs = (): Sample => runProcess([...opm, ...args], oneCore, env, gnuTime, bash5);
     if (i % 2 === 0) {
       const r = runRef();
       return [runOurs(), r];
@@ -274,6 +312,22 @@ export function userBench(opts: {
     }
   }
 
+  if (only.length === 0 || only.some((w) => 'version'.includes(w))) {
+    // A command of a few tens of milliseconds: three times the pairs, as cheap as one catalog pair.
+    pairOf(['version'], false, 0);
+    for (const oneCore of coreSettings) {
+      process.stderr.write(`  opm version, ${oneCore ? '1 core' : 'all cores'} ...\n`);
+      rows.push({
+        catalog: '`opm version` (no catalog)',
+        cores: oneCore ? '1' : String(availableParallelism()),
+        validate: undefined,
+        json: undefined,
+        yaml: undefined,
+        version: cellOf(Array.from({ length: runs * 3 }, (_, i) => pairOf(['version'], oneCore, i))),
+      });
+    }
+  }
+
   const version = spawnSync(opts.reference, ['version'], { encoding: 'utf8' }).stdout.trim();
   const goVersion = spawnSync('go', ['version', '-m', opts.reference], { encoding: 'utf8' });
   return {
@@ -317,7 +371,8 @@ export function printUserBench(b: UserBench, loadAtStart: string): void {
     'validate',
     'render -o json',
     'render -o yaml',
-    'peak MiB opm-ts/ref (validate, json, yaml)',
+    'version',
+    'peak MiB opm-ts/ref (validate, json, yaml, version)',
   ];
   const lines = b.rows.map((r) => [
     r.catalog,
@@ -325,15 +380,16 @@ export function printUserBench(b: UserBench, loadAtStart: string): void {
     fmtCell(r.validate),
     fmtCell(r.json),
     fmtCell(r.yaml),
-    [fmtMB(r.validate), fmtMB(r.json), fmtMB(r.yaml)].map((x) => x ?? '-').join(', '),
+    fmtCell(r.version),
+    [fmtMB(r.validate), fmtMB(r.json), fmtMB(r.yaml), fmtMB(r.version)].map((x) => x ?? '-').join(', '),
   ]);
   console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);
   for (const l of lines) console.log(`| ${l.join(' | ')} |`);
   const other = (title: string, f: (c: Cell) => number | undefined): void => {
-    console.log(`\n${title} (validate / render -o json / render -o yaml):`);
+    console.log(`\n${title} (validate / render -o json / render -o yaml / version):`);
     for (const r of b.rows)
       console.log(
-        `  ${r.catalog}, ${r.cores} core(s): ${[r.validate, r.json, r.yaml].map((c) => (c === undefined ? '-' : (f(c)?.toFixed(2) ?? '-'))).join(' / ')}`,
+        `  ${r.catalog}, ${r.cores} core(s): ${[r.validate, r.json, r.yaml, r.version].map((c) => (c === undefined ? '-' : (f(c)?.toFixed(2) ?? '-'))).join(' / ')}`,
       );
   };
   other('medians of paired CPU-time ratios (user + system)', (c) => c.cpu);

@@ -1,5 +1,6 @@
 // Run by `npm run build` after tsc: bundles the command line (dist/cli/main.js, what it imports and
-// the libraries it uses) into one CommonJS file, dist/opm.cjs, and the launcher that bin/opm.js
+// the libraries it uses) into one CommonJS module, dist/opm.cjs (its body wrapped as the launcher
+// compiles it, see below), and the launcher that bin/opm.js
 // requires (src/cli/launch.ts) into dist/launch.cjs, then has scripts/build-code-cache.js write the
 // V8 code cache the launcher loads the bundle with. Two files and a code cache instead of a hundred
 // ES modules: start-up is most of the time of a short command.
@@ -32,8 +33,8 @@ const lazyChildProcess = {
   },
 };
 const outfile = path.join(root, 'dist', 'opm.cjs');
-rmSync(`${outfile}.cache`, { force: true });
-rmSync(`${outfile}.cache.stamp`, { force: true });
+for (const f of ['cache', 'cache.stamp', 'plain.cache', 'plain.cache.stamp'])
+  rmSync(`${outfile}.${f}`, { force: true });
 await build({
   entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
   outfile,
@@ -54,10 +55,16 @@ await build({
 // esbuild writes strings and identifiers as ASCII but keeps comments as they are (js-yaml's hold
 // typographic quotes). Escaping those keeps the whole file ASCII, which the launcher then reads as
 // Latin-1: a byte per character, several times faster than decoding UTF-8 at every start.
+// The file is written as the function expression the launcher compiles (CLI_WRAPPER_HEAD, the
+// module body, CLI_WRAPPER_TAIL): read as it is, its 2.5 MB of text are in memory once, where
+// wrapping it at every start made a second copy (2-3 MiB more at the peak of a short command).
+const { CLI_WRAPPER_HEAD, CLI_WRAPPER_TAIL } = await import('../dist/cli/launch.js');
 const bundled = readFileSync(outfile, 'utf8');
 writeFileSync(
   outfile,
-  bundled.replace(/[\u0080-\u{10ffff}]/gu, (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`),
+  CLI_WRAPPER_HEAD +
+    bundled.replace(/[\u0080-\u{10ffff}]/gu, (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`) +
+    CLI_WRAPPER_TAIL,
 );
 
 // The launcher alone, as CommonJS: bin/opm.js requires it without starting the ES module loader.
@@ -91,19 +98,23 @@ for (const [entry, out] of [
     logLevel: 'warning',
   });
 }
-// The code cache is made under the V8 flags bin/opm.js's shell line starts Node.js with (V8 refuses
-// a cache made under other flags, and the launcher compares their stamp): read from that line.
-const execLine = /exec node((?: --[a-z-]+(?:=[^ ]*)?)*) "\$0"/.exec(
+// The code caches are made under the V8 flags bin/opm.js's shell line starts Node.js with for
+// commands that read catalogs (opm_ts_v8), and without V8 flags for the others (V8 refuses a cache
+// made under other flags, and the launcher compares their stamps): the flags are read from that
+// line. The cache with flags is made last: build-if-stale.js takes its time for the whole build.
+const flagsLine = /opm_ts_v8=((?:--[a-z-]+(?:=[^ ;]*)?)(?: --[a-z-]+(?:=[^ ;]*)?)*);/.exec(
   readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8'),
 );
-if (execLine === null) throw new Error('bin/opm.js: no `exec node … "$0"` line');
-const launcherFlags = (execLine[1] ?? '')
-  .trim()
-  .split(' ')
-  .filter((f) => f !== '');
-const cache = spawnSync(
-  process.execPath,
-  [...launcherFlags, path.join(root, 'scripts', 'build-code-cache.js')],
-  { stdio: 'inherit' },
-);
-if (cache.status !== 0) process.exit(cache.status ?? 1);
+if (flagsLine === null) throw new Error('bin/opm.js: no `opm_ts_v8=--flag …;` in its shell line');
+const launcherFlags = (flagsLine[1] ?? '').split(' ').filter((f) => f !== '');
+for (const [which, flags] of [
+  ['plain', []],
+  ['flags', launcherFlags],
+]) {
+  const cache = spawnSync(
+    process.execPath,
+    [...flags, path.join(root, 'scripts', 'build-code-cache.js'), which],
+    { stdio: 'inherit' },
+  );
+  if (cache.status !== 0) process.exit(cache.status ?? 1);
+}

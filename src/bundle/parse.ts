@@ -2,8 +2,7 @@
  * Reading a registry+v1 bundle directory (`manifests/` + `metadata/`), as opm does, with clearer
  * failures: every problem names the file at fault.
  */
-import type { Stats } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { decodeFirstDocument, DecodeError, type FirstDocument } from './decode.js';
@@ -64,15 +63,21 @@ function fail(file: string, message: string, cause?: unknown): never {
   throw new OpmError(`${file}: ${message}`, { ...(cause === undefined ? {} : { cause }) });
 }
 
+// The file system is asked synchronously, as the catalog loader does (row P5 of
+// docs/compatibility.md): a bundle directory is a few small files, and each call of the promise API
+// is a trip through the thread pool (a readFile four of them) that costs more than the call; the
+// first one also starts the pool's threads. Rendering a bundle directory is a short command, where
+// that was about a tenth of the CPU time (docs/performance.md).
+
 /** Entries of a directory that are (or link to) regular files and do not start with `.`, by name bytes. */
-async function listFiles(dir: string): Promise<string[]> {
-  const names = (await readdir(dir)).filter((n) => !n.startsWith('.'));
+function listFiles(dir: string): string[] {
+  const names = readdirSync(dir).filter((n) => !n.startsWith('.'));
   names.sort(compareUtf8);
   const out: string[] = [];
   for (const n of names) {
     let st: Stats | undefined;
     try {
-      st = await stat(path.join(dir, n));
+      st = statSync(path.join(dir, n));
     } catch {
       // A dangling link or an entry that went away: not a file to read.
     }
@@ -82,16 +87,28 @@ async function listFiles(dir: string): Promise<string[]> {
 }
 
 /** Whether `dir` has real sub-directories `manifests` and `metadata` (symlinks do not count). */
-export async function isBundleDir(dir: string): Promise<boolean> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
-  return dirs.has('manifests') && dirs.has('metadata');
+export function isBundleDir(dir: string): Promise<boolean> {
+  try {
+    const entries = readdirSync(dir, { withFileTypes: true });
+    const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
+    return Promise.resolve(dirs.has('manifests') && dirs.has('metadata'));
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
 }
 
-export async function parseBundleDir(dir: string, opts: ParseOptions = {}): Promise<RegistryBundle> {
+export function parseBundleDir(dir: string, opts: ParseOptions = {}): Promise<RegistryBundle> {
+  try {
+    return Promise.resolve(parseBundleDirSync(dir, opts));
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+}
+
+function parseBundleDirSync(dir: string, opts: ParseOptions): RegistryBundle {
   const warn = opts.onWarning ?? (() => undefined);
-  const { objects, csv } = await readManifests(dir, warn, opts.signal);
-  const meta = await readMetadata(dir, warn, opts.signal);
+  const { objects, csv } = readManifests(dir, warn, opts.signal);
+  const meta = readMetadata(dir, warn, opts.signal);
   let name: string;
   try {
     name = csvName(csv.object);
@@ -101,17 +118,17 @@ export async function parseBundleDir(dir: string, opts: ParseOptions = {}): Prom
   return { dir, objects, csv, name, ...meta };
 }
 
-async function readManifests(
+function readManifests(
   dir: string,
   warn: (m: string) => void,
   signal: AbortSignal | undefined,
-): Promise<{ objects: ManifestObject[]; csv: ManifestObject }> {
+): { objects: ManifestObject[]; csv: ManifestObject } {
   const mdir = path.join(dir, 'manifests');
   const objects: ManifestObject[] = [];
   let csv: ManifestObject | undefined;
-  for (const n of await listFiles(mdir)) {
+  for (const n of listFiles(mdir)) {
     const file = `manifests/${n}`;
-    const doc = await decodeFile(path.join(mdir, n), file, warn, signal);
+    const doc = decodeFile(path.join(mdir, n), file, warn, signal);
     if (doc.blankFirstDocument === true) {
       warn(`${file}: its first YAML document is empty, so the file contributes nothing (as in opm)`);
     } else if (doc.moreDocuments) {
@@ -141,17 +158,17 @@ async function readManifests(
   return { objects, csv };
 }
 
-async function decodeFile(
+function decodeFile(
   abs: string,
   file: string,
   warn: (m: string) => void,
   signal: AbortSignal | undefined,
-): Promise<FirstDocument> {
+): FirstDocument {
+  throwIfAborted(signal);
   let text: string;
   try {
-    text = await readFile(abs, { encoding: 'utf8', ...(signal === undefined ? {} : { signal }) });
+    text = readFileSync(abs, 'utf8');
   } catch (err) {
-    throwIfAborted(signal);
     return fail(file, `cannot read: ${errnoText(err)}`, err);
   }
   try {
@@ -182,25 +199,22 @@ interface MetadataFiles {
  * channels or default channel), the dependencies file (the first with entries) and the
  * properties file (the first with entries). Files that do not decode are not candidates.
  */
-async function readMetadata(
+function readMetadata(
   dir: string,
   warn: (m: string) => void,
   signal: AbortSignal | undefined,
-): Promise<MetadataFiles> {
+): MetadataFiles {
   const mdir = path.join(dir, 'metadata');
   let annotations: Record<string, string> | undefined;
   let dependencies: RawProperty[] | undefined;
   let properties: RawProperty[] | undefined;
-  for (const n of await listFiles(mdir)) {
+  for (const n of listFiles(mdir)) {
     const file = `metadata/${n}`;
+    throwIfAborted(signal);
     let text: string;
     try {
-      text = await readFile(path.join(mdir, n), {
-        encoding: 'utf8',
-        ...(signal === undefined ? {} : { signal }),
-      });
+      text = readFileSync(path.join(mdir, n), 'utf8');
     } catch {
-      throwIfAborted(signal);
       continue;
     }
     let doc: FirstDocument;

@@ -5,9 +5,11 @@
 // with Node 22), and start-up was most of the wall time of a short command such as a cached
 // `opm render <image>`.
 //
-// The cache written by the build (dist/opm.cjs.cache) is valid only for the Node.js version and V8
-// flags that built it (its .stamp file). Any other run compiles as usual the first time and leaves
-// a cache for its own stamp in the user's cache folder. A cache V8 rejects only costs speed.
+// The caches written by the build are valid only for the Node.js version and V8 flags that built
+// them (their .stamp files): dist/opm.cjs.cache for the memory flags bin/opm.js gives commands that
+// read catalogs, dist/opm.cjs.plain.cache for a start without V8 flags (short commands, and
+// `node bin/opm.js`). Any other run compiles as usual the first time and leaves a cache for its own
+// stamp in the user's cache folder. A cache V8 rejects only costs speed.
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -29,9 +31,16 @@ export interface CompiledCli {
   cacheAccepted: boolean;
 }
 
-/** The code cache the build writes beside the bundle. */
-export function shippedCacheFile(bundle: string): string {
-  return `${bundle}.cache`;
+/**
+ * The code caches the build writes beside the bundle: made under bin/opm.js's memory flags
+ * ('flags') or without V8 flags ('plain').
+ */
+export type ShippedCache = 'flags' | 'plain';
+const SHIPPED_CACHES: readonly ShippedCache[] = ['flags', 'plain'];
+
+/** A code cache the build writes beside the bundle. */
+export function shippedCacheFile(bundle: string, which: ShippedCache = 'flags'): string {
+  return which === 'flags' ? `${bundle}.cache` : `${bundle}.plain.cache`;
 }
 
 /**
@@ -43,21 +52,29 @@ export function runtimeStamp(): string {
   return `${process.version} ${process.arch}${flags === '' ? '' : ` ${flags}`}`;
 }
 
-/** The stamp of the Node.js that wrote the shipped cache. */
-export function shippedStampFile(bundle: string): string {
-  return `${bundle}.cache.stamp`;
+/** The stamp of the Node.js that wrote a shipped cache. */
+export function shippedStampFile(bundle: string, which: ShippedCache = 'flags'): string {
+  return `${shippedCacheFile(bundle, which)}.stamp`;
 }
 
 function isCliModule(u: unknown): u is CliModule {
   return typeof u === 'object' && u !== null && 'main' in u && typeof u.main === 'function';
 }
 
+/**
+ * How the build writes the bundle (scripts/bundle.js): a CommonJS module body inside a function
+ * expression that takes what Node.js gives a module, compiled here as it is read.
+ */
+export const CLI_WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) {';
+export const CLI_WRAPPER_TAIL = '\n})';
+
 /** Compile and run the bundle's module body (with `cachedData` when given) and return its exports. */
 export function compileCli(file: string, cachedData?: Buffer): CompiledCli {
   // The build leaves the bundle ASCII only (scripts/bundle.js), so Latin-1 decodes it exactly.
   const source = readFileSync(file, 'latin1');
-  const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-  const script = new vm.Script(wrapped, { filename: file, cachedData });
+  if (!source.startsWith(CLI_WRAPPER_HEAD) || !source.endsWith(CLI_WRAPPER_TAIL))
+    throw new Error(`${file}: not a bundle of this version: build opm-ts with \`npm run build\``);
+  const script = new vm.Script(source, { filename: file, cachedData });
   const cacheAccepted = cachedData !== undefined && !script.cachedDataRejected;
   const module = { exports: {} as unknown };
   const body: unknown = script.runInThisContext();
@@ -138,13 +155,14 @@ export async function launch(bundle: string): Promise<void> {
   }
   if (!existsSync(bundle)) throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);
   const stamp = runtimeStamp();
-  const shipped = readText(shippedStampFile(bundle)) === stamp;
+  const shipped = SHIPPED_CACHES.find((which) => readText(shippedStampFile(bundle, which)) === stamp);
   let cacheFile: string | undefined;
   // A code cache keeps the file name the bundle had when the cache was made (the build folder), and
   // stack traces would show it: --debug compiles afresh, so its traces name the installed files.
   const debug = process.argv.includes('--debug') || process.env.OPM_DEBUG === '1';
   try {
-    if (!debug) cacheFile = shipped ? shippedCacheFile(bundle) : userCacheFile(bundle, stamp);
+    if (!debug)
+      cacheFile = shipped !== undefined ? shippedCacheFile(bundle, shipped) : userCacheFile(bundle, stamp);
   } catch {
     // No home folder to keep a cache in: compile without one.
   }
@@ -152,7 +170,7 @@ export async function launch(bundle: string): Promise<void> {
     bundle,
     cacheFile === undefined ? undefined : readOptional(cacheFile),
   );
-  if (!cacheAccepted && !shipped && cacheFile !== undefined) {
+  if (!cacheAccepted && shipped === undefined && cacheFile !== undefined) {
     const file = cacheFile;
     // Written at exit, when the run has compiled what it used; a later run of this Node.js reads it.
     process.once('exit', () => {

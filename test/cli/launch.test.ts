@@ -16,6 +16,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_WRAPPER_HEAD, CLI_WRAPPER_TAIL, compileCli } from '../../src/cli/launch.js';
 
 const bin = path.resolve('bin/opm.js');
 const catalog = path.resolve('testdata/examples/catalog');
@@ -44,6 +45,15 @@ function run(nodeFlags: string[], args: string[]): { status: number | null; stdo
   });
 }
 
+/** The environment of a run as a program: this Node.js first in PATH, as npm's link finds it. */
+function asProgram(): NodeJS.ProcessEnv {
+  return {
+    PATH: [path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter),
+    HOME: cacheDir,
+    OLM_CACHE_DIR: cacheDir,
+  };
+}
+
 function ownCaches(): string[] {
   const dir = path.join(cacheDir, 'code-cache');
   try {
@@ -66,30 +76,77 @@ describe('the launcher', () => {
   });
 
   it('run as a program, starts Node.js with the flags the build made its cache with, and uses it', () => {
-    // bin/opm.js's shell line gives Node.js its V8 flags (a smaller young generation); the stamp
-    // names them, and a run through the shell line compiles with the shipped cache.
-    const flags = /exec node((?: --[a-z-]+(?:=[^ ]*)?)*) "\$0"/.exec(readFileSync(bin, 'utf8'))?.[1]?.trim();
+    // bin/opm.js's shell line gives Node.js its V8 flags (a smaller young generation) for commands
+    // that read catalogs; the stamp names them, and such a run compiles with the shipped cache.
+    const flags = /opm_ts_v8=([^;]*);/.exec(readFileSync(bin, 'utf8'))?.[1];
     expect(flags).toBe('--max-semi-space-size=4');
     expect(stamp.endsWith(` ${flags ?? ''}`)).toBe(true);
-    const r = spawnSync(bin, ['render', catalog, '-o', 'json'], {
-      encoding: 'utf8',
-      env: {
-        PATH: [path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter),
-        HOME: cacheDir,
-        OLM_CACHE_DIR: cacheDir,
-      },
-    });
+    const r = spawnSync(bin, ['render', catalog, '-o', 'json'], { encoding: 'utf8', env: asProgram() });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('"schema": "olm.package"');
     expect(ownCaches()).toEqual([]);
-    // Without the flags (`node bin/opm.js`) V8 refuses that cache: the run keeps one of its own.
+    // Without V8 flags (`node bin/opm.js`) the cache the build made without flags is used.
     const plain = spawnSync(process.execPath, [bin, 'render', catalog, '-o', 'json'], {
       encoding: 'utf8',
       env: { PATH: process.env.PATH, HOME: cacheDir, OLM_CACHE_DIR: cacheDir },
     });
     expect(plain.stdout).toBe(r.stdout);
+    expect(ownCaches()).toEqual([]);
+  });
+
+  it('run as a program, starts commands that read no catalog without V8 flags', () => {
+    // An installed copy without the cache made without flags: a run started without flags finds no
+    // shipped cache of its stamp and leaves one of its own, a run with the flags uses the shipped one.
+    const installed = path.join(cacheDir, 'lib', 'opm-ts');
+    for (const d of ['bin', 'dist', 'schemas'])
+      cpSync(path.resolve(d), path.join(installed, d), { recursive: true });
+    cpSync(path.resolve('package.json'), path.join(installed, 'package.json'));
+    symlinkSync(path.resolve('node_modules'), path.join(installed, 'node_modules'));
+    for (const f of ['opm.cjs.plain.cache', 'opm.cjs.plain.cache.stamp'])
+      rmSync(path.join(installed, 'dist', f));
+    const opm = path.join(installed, 'bin', 'opm.js');
+    const bundleDir = path.resolve('testdata/render/good/properties-and-dependencies');
+    const asRun = (args: string[]): string => {
+      const r = spawnSync(opm, args, { encoding: 'utf8', env: asProgram() });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      return r.stdout;
+    };
+    // Commands that read catalogs: with the flags.
+    asRun(['render', catalog, '-o', 'json']);
+    asRun(['render', bundleDir, catalog, '-o', 'json']);
+    asRun(['validate', catalog]);
+    expect(ownCaches()).toEqual([]);
+    // A bundle directory alone: without them; the same bytes as with them.
+    const out = asRun(['render', bundleDir, '-o', 'json']);
     expect(ownCaches()).toHaveLength(1);
+    const withFlags = spawnSync(
+      process.execPath,
+      ['--max-semi-space-size=4', opm, 'render', bundleDir, '-o', 'json'],
+      {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: cacheDir, OLM_CACHE_DIR: cacheDir },
+      },
+    );
+    expect(withFlags.stdout).toBe(out);
+    expect(out).toContain('"schema": "olm.bundle"');
+    // Help, and the same bundle directory with options before it: the cache of that start again.
+    const [own] = ownCaches();
+    const written = statSync(own ?? '').mtimeMs;
+    expect(asRun(['--help'])).toContain('Usage:');
+    asRun(['render', '-o', 'yaml', bundleDir]);
+    expect(asRun(['init', 'p'])).toContain('"schema": "olm.package"');
+    expect(ownCaches()).toEqual([own]);
+    expect(statSync(own ?? '').mtimeMs).toBe(written);
+    // A bundle directory beside something that looks like an image reference: with the flags (the
+    // image may be a whole catalog), so the shipped cache again and no other of its own.
+    const image = spawnSync(opm, ['render', bundleDir, '127.0.0.1:9/opm-ts/absent:v1', '--use-http'], {
+      encoding: 'utf8',
+      env: asProgram(),
+    });
+    expect(image.status).toBe(1);
+    expect(ownCaches()).toEqual([own]);
   });
 
   it('leaves a cache for other V8 flags and reads it on the next run', () => {
@@ -118,6 +175,17 @@ describe('the launcher', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('"schema": "olm.package"');
     expect(readFileSync(file, 'utf8')).not.toBe('not a code cache');
+  });
+});
+
+describe('the bundle', () => {
+  it('is written as the function the launcher compiles, and one of an older build is refused', () => {
+    const bundle = readFileSync(path.resolve('dist/opm.cjs'), 'latin1');
+    expect(bundle.startsWith(CLI_WRAPPER_HEAD)).toBe(true);
+    expect(bundle.endsWith(CLI_WRAPPER_TAIL)).toBe(true);
+    const old = path.join(cacheDir, 'opm.cjs');
+    writeFileSync(old, bundle.slice(CLI_WRAPPER_HEAD.length, -CLI_WRAPPER_TAIL.length));
+    expect(() => compileCli(old)).toThrow(`${old}: not a bundle of this version`);
   });
 });
 
