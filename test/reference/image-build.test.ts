@@ -158,7 +158,7 @@ describe.each(CATALOGS)(
       expect(served.packages.length).toBeGreaterThan(0);
       const names = served.packages.map((p) => (p as { name: string }).name).sort();
       const rendered = referenceRun(['render', dir, '-o', 'json'], `pkgs-${name}`).stdout;
-      const expected = [...rendered.matchAll(/"schema": "olm.package",\n    "name": "([^"]+)"/g)]
+      const expected = [...rendered.matchAll(/"schema": "olm.package",\n {4}"name": "([^"]+)"/g)]
         .map((m) => m[1])
         .sort();
       expect(names).toEqual(expected);
