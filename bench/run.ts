@@ -13,6 +13,7 @@ import { corpusDir, projectRoot } from '../test/corpus.js';
 import { printReferenceRows, referenceBench, referenceBinary, type ReferenceRow } from './reference.js';
 import { printUserBench, userBench, type UserBench } from './user.js';
 import { serveCacheBench } from './serve-cache.js';
+import { imageBench } from './image.js';
 import { printServeRows, serveBench, type ServeRow } from './serve-start.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -289,6 +290,9 @@ rows.push(...graphBench());
 
 // Pulling from a real registry on 127.0.0.1: a cold render against `skopeo copy`, warm renders in ms.
 rows.push(...(await registryBench()));
+
+// Building and pushing a catalog image against the reference's own cache build; a rebuild's uploads.
+rows.push(...(await imageBench({ reference })));
 
 console.log(
   '\nbenchmark                                              floor ms   opm ms   ratio  target     floor MB  opm MB',

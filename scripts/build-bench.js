@@ -40,6 +40,7 @@ await build({
     user: path.join(root, 'bench', 'user-main.ts'),
     'serve-cache': path.join(root, 'bench', 'serve-cache-main.ts'),
     serve: path.join(root, 'bench', 'serve.ts'),
+    image: path.join(root, 'bench', 'image-main.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },

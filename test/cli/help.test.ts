@@ -80,6 +80,7 @@ describe('--help', () => {
       'generate',
       'generate-dockerfile',
       'help',
+      'image',
       'init',
       'list',
       'migrate',
