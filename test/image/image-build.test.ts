@@ -7,12 +7,12 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
-import { startFixture, type Fixture } from '../registry/fixture.js';
+import { PASSWORD, USER, startFixture, type Fixture } from '../registry/fixture.js';
 import { buildImage, pushImage, type BuiltImage } from '../registry/image-builder.js';
 import { tempDir } from '../registry/helpers.js';
 import { requireTools } from '../registry/tools.js';
@@ -198,6 +198,55 @@ describe('opm image build', { timeout: 120_000 }, () => {
     expect(inspected.Architecture).toBe('arm64');
     expect(inspected.Layers).toHaveLength(3);
     await skopeo(['copy', `oci:${layout}:v1`, `oci:${path.join(tmp.dir, 'copied')}:v1`]);
+  });
+
+  it('streams the base layers to another registry (token auth) without keeping them', async () => {
+    const auth = path.join(tmp.dir, 'token-auth.json');
+    writeFileSync(
+      auth,
+      JSON.stringify({
+        auths: { [fx.token.host]: { auth: Buffer.from(`${USER}:${PASSWORD}`).toString('base64') } },
+      }),
+    );
+    const ref = `${fx.token.host}/catalogs/elsewhere:v1`;
+    const root = path.join(tmp.dir, 'elsewhere');
+    mkdirSync(path.join(root, 'home'), { recursive: true });
+    const r = await runOpm(
+      [
+        '--use-http',
+        'image',
+        'build',
+        CATALOG,
+        '-t',
+        ref,
+        '--push',
+        '--base-image',
+        `${fx.plain.host}/base/opm:v1`,
+      ],
+      {
+        configRoot: root,
+        env: {
+          HOME: path.join(root, 'home'),
+          PATH: process.env.PATH,
+          OLM_CACHE_DIR: path.join(root, 'cache'),
+          REGISTRY_AUTH_FILE: auth,
+        },
+      },
+    );
+    expect(r.stderr).toBe(
+      `pushed ${ref}@${r.stdout.trim()} (5 blobs uploaded, 0 already there or mounted)\n`,
+    );
+    expect(r.code).toBe(0);
+    // Nothing of the base went into the blob cache: the layers went straight through.
+    expect(existsSync(path.join(root, 'cache', 'blobs'))).toBe(false);
+    await skopeo([
+      'copy',
+      '--src-tls-verify=false',
+      '--src-creds',
+      `${USER}:${PASSWORD}`,
+      `docker://${ref}`,
+      `oci:${path.join(tmp.dir, 'elsewhere-layout')}:x`,
+    ]);
   });
 
   it('refuses with one line: no destination, a platform the base lacks, a layout folder in use', async () => {
