@@ -16,6 +16,7 @@ import type { PushPlan } from '../../src/oci/push/image-push.js';
 import { RegistryPusher, type PusherOptions } from '../../src/oci/push/pusher.js';
 import { PASSWORD, USER, startFixture, type Fixture } from './fixture.js';
 import { buildImage, pushImage, type BuiltImage } from './image-builder.js';
+import type { Fault } from './servers.js';
 import { cliLine, tempDir } from './helpers.js';
 import { requireTools } from './tools.js';
 
@@ -279,6 +280,88 @@ describe('hostile registries', { timeout: 60_000 }, () => {
     // Whichever wrote last, the tag names a complete image that skopeo copies whole.
     const out = path.join(tmp.dir, 'moving-layout');
     await skopeo(['copy', '--src-tls-verify=false', `docker://${ref}`, `oci:${out}:x`]);
+    await p.close();
+  });
+
+  it('follows relative upload Locations, and starts an upload again after a 5xx', async () => {
+    const { p, logs } = pusher({ chunkSize: 64 * 1024 });
+    fx.proxy.reset();
+    fx.proxy.faults.push({ kind: 'relative-location', on: 'upload', times: 1000 });
+    const ref = `${fx.proxy.host}/ns/relative:v1`;
+    expect((await p.push(ref, planOf(img))).digest).toBe(img.top.digest);
+    expect(await skopeoDigest(ref)).toBe(img.top.digest);
+    fx.proxy.reset();
+    fx.proxy.faults.push({ kind: 'status-500', on: 'upload', times: 1 });
+    const other = await buildImage({ layers: [{ entries: [{ name: 'five', content: '500' }] }], labels: {} });
+    expect((await p.push(`${fx.proxy.host}/ns/five:v1`, planOf(other))).digest).toBe(other.top.digest);
+    expect(logs.join('\n')).toMatch(/interrupted, starting it again/);
+    await p.close();
+  });
+
+  it('says each refusal in one line: 405, 413, quota, 403', async () => {
+    const { p } = pusher();
+    const other = await buildImage({
+      layers: [{ entries: [{ name: 'refused', content: 'no' }] }],
+      labels: {},
+    });
+    const cases: Array<[Fault, RegExp]> = [
+      [
+        {
+          kind: 'refuse',
+          on: 'upload',
+          times: 10,
+          status: 405,
+          errorCode: 'UNSUPPORTED',
+          message: 'The operation is unsupported.',
+        },
+        /^error: failed to push image ".*": 127\.0\.0\.1:\d+ does not accept pushes \(HTTP 405\) \(UNSUPPORTED: The operation is unsupported\.\) \(the registry is read-only/,
+      ],
+      [
+        {
+          kind: 'refuse',
+          on: 'upload',
+          method: 'PUT',
+          times: 10,
+          status: 413,
+          errorCode: 'SIZE_INVALID',
+          message: 'too big',
+        },
+        /^error: failed to push image ".*": upload of blob sha256:[0-9a-f]{64}: too large for 127\.0\.0\.1:\d+ \(HTTP 413\)/,
+      ],
+      [
+        {
+          kind: 'refuse',
+          on: 'upload',
+          times: 10,
+          status: 403,
+          errorCode: 'DENIED',
+          message: 'Quota exceeded for repository',
+        },
+        /^error: failed to push image ".*": upload of blob sha256:[0-9a-f]{64}: quota exceeded in .* \(HTTP 403\) \(DENIED: Quota exceeded for repository\) \(free space/,
+      ],
+      [
+        {
+          kind: 'refuse',
+          on: 'upload',
+          times: 10,
+          status: 403,
+          errorCode: 'DENIED',
+          message: 'requested access to the resource is denied',
+        },
+        /^error: failed to push image ".*": push to 127\.0\.0\.1:\d+\/ns\/refused denied \(HTTP 403\) .*\(log in with credentials that may push to ns\/refused/,
+      ],
+    ];
+    for (const [fault, line] of cases) {
+      fx.proxy.reset();
+      fx.proxy.faults.push(fault);
+      const err = await failure(p.push(`${fx.proxy.host}/ns/refused:v1`, planOf(other)));
+      expect(cliLine(err)).toMatch(line);
+      expect(cliLine(err)).not.toContain('\n');
+    }
+    fx.proxy.reset();
+    await expect(
+      skopeo(['inspect', '--tls-verify=false', '--raw', `docker://${fx.proxy.host}/ns/refused:v1`]),
+    ).rejects.toThrow();
     await p.close();
   });
 

@@ -175,7 +175,11 @@ export type FaultKind =
   /** A blob HEAD answered 200 without asking the registry: a registry claiming a blob it lacks. */
   | 'claim-blob'
   /** An upload's PUT or PATCH read to half its body, then the connection cut. */
-  | 'cut-upload';
+  | 'cut-upload'
+  /** The request answered with `status` and a registry error `errorCode`/`message`, unforwarded. */
+  | 'refuse'
+  /** The registry's `Location` made relative (a path), as some registries send it. */
+  | 'relative-location';
 
 export interface Fault {
   kind: FaultKind;
@@ -187,6 +191,12 @@ export interface Fault {
   retryAfter?: string;
   /** For `throttle`: the body's rate. */
   bytesPerSecond?: number;
+  /** For `refuse`: the status, error code and message of the answer. */
+  status?: number;
+  errorCode?: string;
+  message?: string;
+  /** Only requests of this method (any when unset). */
+  method?: string;
 }
 
 export interface FaultProxy extends Closable {
@@ -244,7 +254,8 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
         f.times > 0 &&
         (f.on === 'any' || f.on === kind || (f.on === 'upload' && upload)) &&
         (f.kind !== 'claim-blob' || req.method === 'HEAD') &&
-        (f.kind !== 'cut-upload' || req.method === 'PUT' || req.method === 'PATCH'),
+        (f.kind !== 'cut-upload' || req.method === 'PUT' || req.method === 'PATCH') &&
+        (f.method === undefined || f.method === req.method),
     );
     if (fault) fault.times--;
     if (fault?.kind === 'claim-blob' && req.method === 'HEAD' && kind === 'blob') {
@@ -282,6 +293,16 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
       req.resume();
       return;
     }
+    if (fault?.kind === 'refuse') {
+      res.writeHead(fault.status ?? 400, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          errors: [{ code: fault.errorCode ?? 'UNKNOWN', message: fault.message ?? 'refused' }],
+        }),
+      );
+      req.resume();
+      return;
+    }
     if (fault?.kind === 'redirect-loop') {
       res.writeHead(307, { location: p });
       res.end();
@@ -300,6 +321,13 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
         const headers = { ...upRes.headers };
         if (headers.location !== undefined)
           headers.location = headers.location.replace(`127.0.0.1:${upstreamPort}`, proxy.host);
+        if (fault?.kind === 'relative-location' && headers.location !== undefined)
+          headers.location = headers.location.replace(/^https?:\/\/[^/]+/, '');
+        if (fault?.kind === 'relative-location') {
+          res.writeHead(upRes.statusCode ?? 502, headers);
+          upRes.pipe(res);
+          return;
+        }
         if (fault === undefined || (upRes.statusCode ?? 0) !== 200) {
           res.writeHead(upRes.statusCode ?? 502, headers);
           upRes.pipe(res);

@@ -33,7 +33,8 @@ function firstLine(err: unknown): string {
 /** The same error, its message prefixed as opm-ts words a failed push or read. */
 function wrap(prefix: string, host: string, err: unknown): OpmError {
   const msg = firstLine(err);
-  const withHost = msg.startsWith(`${host}: `) || msg.startsWith(`${host}/`) ? msg : `${host}: ${msg}`;
+  // A message that names the host already is not given it twice.
+  const withHost = host === '' || msg.includes(host) ? msg : `${host}: ${msg}`;
   return new OpmError(`${prefix}: ${withHost}`, {
     code: err instanceof OpmError ? err.code : 'E_REGISTRY',
     ...(err instanceof OpmError && err.hint !== undefined ? { hint: err.hint } : {}),
