@@ -32,7 +32,14 @@ async function isDir(p: string): Promise<boolean> {
   }
 }
 
-/** Build a bundle image: push its `plan`, or write it as an OCI layout. */
+/**
+ * Build a bundle image: push its `plan`, or write it as an OCI layout.
+ *
+ * @example
+ * const image = await buildBundleImage({ bundleDir: './bundle', workDir });
+ * await new RegistryPusher(registryOptions).push('quay.io/me/bundle:v1', image.plan); // oci/push/pusher.ts
+ * await writeOciLayout('./bundle-image', image, 'v1'); // image/layout.ts
+ */
 export async function buildBundleImage(o: BundleImageOptions): Promise<Assembled> {
   const bundle = await parseBundleDir(o.bundleDir, o.signal !== undefined ? { signal: o.signal } : {});
   const folders = ['manifests', 'metadata'];

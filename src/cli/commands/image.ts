@@ -14,7 +14,7 @@ export function registerImage(program: Command, io: CliIO): void {
     .command('build')
     .argument('<fbcRootDir>')
     .description(
-      'Build the catalog image that `generate dockerfile` describes (the base image, /configs, the serve cache at /tmp/cache) and push it or write it as an OCI image layout; prints its digest',
+      "Build the catalog image that `generate dockerfile` describes (the base image, /configs, the serve cache at /tmp/cache) and push it or write it as an OCI image layout; prints its digest. The global --platform picks the base's platforms (a comma-separated list, or all: the default)",
     )
     .option('-t, --tag <ref>', 'Reference to push to (repeatable)', collect, [])
     .option('-i, --base-image <ref>', 'Image to build on', DEFAULT_OPM_IMAGE)
