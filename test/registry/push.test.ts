@@ -365,6 +365,23 @@ describe('hostile registries', { timeout: 60_000 }, () => {
     await p.close();
   });
 
+  it('honours registries.conf: a blocked destination is one line, nothing sent', async () => {
+    const conf = path.join(tmp.dir, 'registries.conf');
+    writeFileSync(
+      conf,
+      `[[registry]]\nprefix = "${fx.proxy.host}/blocked"\nlocation = "${fx.proxy.host}/blocked"\nblocked = true\n`,
+    );
+    const { p } = pusher({ env: { CONTAINERS_REGISTRIES_CONF: conf } });
+    fx.proxy.reset();
+    const err = await failure(p.push(`${fx.proxy.host}/blocked/x:v1`, planOf(img)));
+    expect(err.code).toBe('E_REGISTRY_BLOCKED');
+    expect(cliLine(err)).toMatch(
+      /^error: failed to push image ".*blocked\/x:v1": registry ".*\/blocked" is blocked by /,
+    );
+    expect(fx.proxy.counts).toEqual({ blob: 0, manifest: 0, other: 0 });
+    await p.close();
+  });
+
   it('refuses to push to a digest, with a hint', async () => {
     const { p } = pusher();
     const err = await failure(p.push(`${fx.plain.host}/ns/x@${img.top.digest}`, planOf(img)));

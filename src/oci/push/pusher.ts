@@ -12,6 +12,7 @@ import { formatReference, type ImageReference } from '../reference.js';
 import type { RegistriesConf } from '../registries-conf/config.js';
 import { loadRegistriesConf } from '../registries-conf/load.js';
 import { planPull, type Source } from '../registries-conf/plan.js';
+import type { RegistrySession } from '../auth/session.js';
 import { SessionPool } from '../sessions.js';
 import { Transport } from '../transport.js';
 import { fileBlob, type BlobSource } from './blob-source.js';
@@ -50,6 +51,8 @@ export class RegistryPusher {
   private readonly opts: PusherOptions;
   private readonly log: (line: string) => void;
   private conf: Promise<RegistriesConf> | undefined;
+  /** The session each read image came through (a mirror's, an `insecure` registry's). */
+  private readonly readThrough = new WeakMap<RemoteImage, RegistrySession>();
 
   constructor(opts: PusherOptions) {
     this.opts = opts;
@@ -104,7 +107,10 @@ export class RegistryPusher {
     let last: unknown;
     for (const s of sources) {
       try {
-        return await readRemoteImage(this.sessions.for(s.ref, s.insecure, s.mirror), s.ref, signal);
+        const session = this.sessions.for(s.ref, s.insecure, s.mirror);
+        const remote = await readRemoteImage(session, s.ref, signal);
+        this.readThrough.set(remote, session);
+        return remote;
       } catch (err) {
         if (signal?.aborted === true) throw signal.reason;
         last = wrap(`failed to read image "${refText}"`, s.ref.apiHost, err);
@@ -120,7 +126,7 @@ export class RegistryPusher {
    */
   async baseLayer(base: RemoteImage, d: Descriptor, signal?: AbortSignal): Promise<BlobSource> {
     const cached = await this.cache?.lookup(d.digest, d.size);
-    const session = this.sessions.for(base.ref, false, false);
+    const session = this.readThrough.get(base) ?? this.sessions.for(base.ref, false, false);
     return {
       ...(cached !== undefined
         ? fileBlob(d.digest, d.mediaType, cached, d.size)
