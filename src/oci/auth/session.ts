@@ -220,6 +220,8 @@ export class RegistrySession {
       res = await this.send({
         url,
         method: 'POST',
+        // Asking for a token again changes nothing: retried as a GET is.
+        retry: true,
         headers,
         body: form.toString(),
         ...(signal !== undefined ? { signal } : {}),
