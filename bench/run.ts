@@ -14,6 +14,7 @@ import { printReferenceRows, referenceBench, referenceBinary, type ReferenceRow 
 import { printUserBench, userBench, type UserBench } from './user.js';
 import { serveCacheBench } from './serve-cache.js';
 import { composeBench } from './compose.js';
+import { imageBench } from './image.js';
 import { printServeRows, serveBench, type ServeRow } from './serve-start.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -294,6 +295,9 @@ rows.push(...graphBench());
 
 // Pulling from a real registry on 127.0.0.1: a cold render against `skopeo copy`, warm renders in ms.
 rows.push(...(await registryBench()));
+
+// Building and pushing a catalog image against the reference's own cache build; a rebuild's uploads.
+rows.push(...(await imageBench({ reference })));
 
 console.log(
   '\nbenchmark                                              floor ms   opm ms   ratio  target     floor MB  opm MB',

@@ -41,6 +41,7 @@ await build({
     'serve-cache': path.join(root, 'bench', 'serve-cache-main.ts'),
     serve: path.join(root, 'bench', 'serve.ts'),
     compose: path.join(root, 'bench', 'compose-main.ts'),
+    image: path.join(root, 'bench', 'image-main.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },

@@ -58,7 +58,15 @@ export type OpmErrorCode =
   /** A layer entry escapes the unpack directory or is a device file. */
   | 'E_UNSAFE_LAYER'
   /** The image unpacks to more files or bytes than allowed. */
-  | 'E_UNPACK_LIMIT';
+  | 'E_UNPACK_LIMIT'
+  /** A push step failed in a way a fresh upload may cure (a 5xx, a dropped connection). */
+  | 'E_REGISTRY_RETRY'
+  /** A manifest names a blob the registry does not have. */
+  | 'E_REGISTRY_BLOB_UNKNOWN'
+  /** The registry refuses content for its size or the repository's quota (HTTP 413, 507). */
+  | 'E_REGISTRY_QUOTA'
+  /** The registry does not accept pushes (HTTP 405). */
+  | 'E_REGISTRY_PUSH_UNSUPPORTED';
 
 export interface OpmErrorOptions {
   /** Set by the image client only; see {@link OpmErrorCode}. */

@@ -17,6 +17,7 @@ import { registerDiff } from './commands/diff.js';
 import { registerListGroup } from './commands/list-images.js';
 import { registerServe } from './commands/serve.js';
 import { registerCompose } from './commands/compose.js';
+import { registerImage } from './commands/image.js';
 
 /** Build the command tree. Nothing here touches `process`: tests run it in-process with their own IO. */
 export function createProgram(io: CliIO): Command {
@@ -59,6 +60,7 @@ export function createProgram(io: CliIO): Command {
   registerVersion(program, io);
   registerNotProvided(program);
   registerServe(program, io);
+  registerImage(program, io);
   registerAlpha(program, io);
   registerFilter(program, io);
   registerDiff(program, io);

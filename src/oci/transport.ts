@@ -165,7 +165,7 @@ export class Transport {
             code: 'E_REGISTRY_REDIRECT',
           });
         }
-        if (res.status === 303) {
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
           method = 'GET';
           body = undefined;
         }
@@ -183,13 +183,16 @@ export class Transport {
    */
   async send(req: HttpRequest): Promise<HttpResponse> {
     const { signal } = req;
+    const method = req.method ?? 'GET';
+    const attempts =
+      (req.retry ?? (method === 'GET' || method === 'HEAD' || method === 'PUT')) ? this.attempts : 1;
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
       let delay = this.backoffMs * 2 ** (attempt - 1);
       try {
         const res = await this.once(req);
         const retryable = res.status === 429 || res.status >= 500;
-        if (!retryable || attempt >= this.attempts) return res;
+        if (!retryable || attempt >= attempts) return res;
         const after = parseRetryAfter(res.headers['retry-after']);
         if (after !== undefined) delay = Math.min(after, MAX_RETRY_AFTER_MS);
         await res.body.dump();
@@ -202,7 +205,7 @@ export class Transport {
           code === undefined ||
           !RETRYABLE_NET_CODES.has(code) ||
           (req.dialOnce === true && (isDialFailure(code) || (code === 'ECONNRESET' && onFirstUse(err)))) ||
-          attempt >= this.attempts
+          attempt >= attempts
         )
           throw err instanceof OpmError ? err : describeNetworkError(err, req.url.host);
         this.opts.log?.(`${req.url.host}: ${code}, retrying in ${Math.round(delay)} ms`);

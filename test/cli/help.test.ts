@@ -81,6 +81,7 @@ describe('--help', () => {
       'generate',
       'generate-dockerfile',
       'help',
+      'image',
       'init',
       'list',
       'migrate',

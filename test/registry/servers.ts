@@ -171,24 +171,40 @@ export type FaultKind =
   /** Headers, then the body at `bytesPerSecond`, a tenth of it every 100 ms. */
   | 'throttle'
   /** Headers and half the body, then nothing more until the client goes away. */
-  | 'stall';
+  | 'stall'
+  /** A blob HEAD answered 200 without asking the registry: a registry claiming a blob it lacks. */
+  | 'claim-blob'
+  /** An upload's PUT or PATCH read to half its body, then the connection cut. */
+  | 'cut-upload'
+  /** The request answered with `status` and a registry error `errorCode`/`message`, unforwarded. */
+  | 'refuse'
+  /** The registry's `Location` made relative (a path), as some registries send it. */
+  | 'relative-location';
 
 export interface Fault {
   kind: FaultKind;
-  /** Which requests: `blob`, `manifest`, or any. */
-  on: 'blob' | 'manifest' | 'any';
+  /** Which requests: `blob`, `manifest`, `upload` (the steps of a blob upload), or any. */
+  on: 'blob' | 'manifest' | 'upload' | 'any';
   /** How many matching requests get the fault; then they pass through. */
   times: number;
   /** For status faults: the Retry-After header to send. */
   retryAfter?: string;
   /** For `throttle`: the body's rate. */
   bytesPerSecond?: number;
+  /** For `refuse`: the status, error code and message of the answer. */
+  status?: number;
+  errorCode?: string;
+  message?: string;
+  /** Only requests of this method (any when unset). */
+  method?: string;
 }
 
 export interface FaultProxy extends Closable {
   url: string;
   host: string;
   counts: { blob: number; manifest: number; other: number };
+  /** Push traffic: blob HEADs, upload steps (POST, PATCH, PUT), bytes of blobs sent, mounts asked. */
+  push: { heads: number; uploadSteps: number; uploadedBytes: number; mounts: number };
   /** Responses still open: the client has not read them to the end nor gone away. */
   open: number;
   faults: Fault[];
@@ -205,10 +221,12 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
     url: `http://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
     counts: { blob: 0, manifest: 0, other: 0 },
+    push: { heads: 0, uploadSteps: 0, uploadedBytes: 0, mounts: 0 },
     open: 0,
     faults: [],
     reset() {
       this.counts = { blob: 0, manifest: 0, other: 0 };
+      this.push = { heads: 0, uploadSteps: 0, uploadedBytes: 0, mounts: 0 };
       this.faults = [];
     },
     close: () => Promise.resolve(),
@@ -224,8 +242,43 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
     proxy.counts[kind]++;
     proxy.open++;
     res.once('close', () => proxy.open--);
-    const fault = proxy.faults.find((f) => f.times > 0 && (f.on === 'any' || f.on === kind));
+    const upload = p.includes('/blobs/uploads');
+    if (kind === 'blob' && req.method === 'HEAD') proxy.push.heads++;
+    if (upload) {
+      proxy.push.uploadSteps++;
+      if (p.includes('mount=')) proxy.push.mounts++;
+      req.on('data', (c: Buffer) => (proxy.push.uploadedBytes += c.length));
+    }
+    const fault = proxy.faults.find(
+      (f) =>
+        f.times > 0 &&
+        (f.on === 'any' || f.on === kind || (f.on === 'upload' && upload)) &&
+        (f.kind !== 'claim-blob' || req.method === 'HEAD') &&
+        (f.kind !== 'cut-upload' || req.method === 'PUT' || req.method === 'PATCH') &&
+        (f.method === undefined || f.method === req.method),
+    );
     if (fault) fault.times--;
+    if (fault?.kind === 'claim-blob' && req.method === 'HEAD' && kind === 'blob') {
+      const digest = /\/blobs\/([a-z0-9]+:[0-9a-f]+)/.exec(p)?.[1] ?? '';
+      res.writeHead(200, {
+        'content-length': '1',
+        'docker-content-digest': digest,
+        'content-type': 'application/octet-stream',
+      });
+      res.end();
+      req.resume();
+      return;
+    }
+    if (fault?.kind === 'cut-upload' && (req.method === 'PUT' || req.method === 'PATCH')) {
+      const total = Number(req.headers['content-length'] ?? '0');
+      let seen = 0;
+      req.on('data', (c: Buffer) => {
+        seen += c.length;
+        if (seen >= total / 2) req.socket.destroy();
+      });
+      if (total === 0) req.socket.destroy();
+      return;
+    }
     if (fault?.kind === 'status-429' || fault?.kind === 'status-500') {
       const status = fault.kind === 'status-429' ? 429 : 500;
       res.writeHead(status, {
@@ -235,6 +288,16 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
       res.end(
         JSON.stringify({
           errors: [{ code: status === 429 ? 'TOOMANYREQUESTS' : 'UNKNOWN', message: 'injected fault' }],
+        }),
+      );
+      req.resume();
+      return;
+    }
+    if (fault?.kind === 'refuse') {
+      res.writeHead(fault.status ?? 400, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          errors: [{ code: fault.errorCode ?? 'UNKNOWN', message: fault.message ?? 'refused' }],
         }),
       );
       req.resume();
@@ -258,6 +321,13 @@ export async function startFaultProxy(port: number, upstreamPort: number): Promi
         const headers = { ...upRes.headers };
         if (headers.location !== undefined)
           headers.location = headers.location.replace(`127.0.0.1:${upstreamPort}`, proxy.host);
+        if (fault?.kind === 'relative-location' && headers.location !== undefined)
+          headers.location = headers.location.replace(/^https?:\/\/[^/]+/, '');
+        if (fault?.kind === 'relative-location') {
+          res.writeHead(upRes.statusCode ?? 502, headers);
+          upRes.pipe(res);
+          return;
+        }
         if (fault === undefined || (upRes.statusCode ?? 0) !== 200) {
           res.writeHead(upRes.statusCode ?? 502, headers);
           upRes.pipe(res);

@@ -1,6 +1,6 @@
 import { OpmError } from '../../errors.js';
 import { isTlsFailure, isUnreachableHost } from '../http/network-errors.js';
-import { readBounded, type HttpRequest, type HttpResponse } from '../http/types.js';
+import { readBounded, type HttpRequest, type HttpResponse, type RequestBody } from '../http/types.js';
 import type { Transport } from '../transport.js';
 import { parseChallenges, type Challenge } from './challenge.js';
 import { findCredentials, type Credential } from './credentials.js';
@@ -33,12 +33,14 @@ export interface SessionOptions {
 }
 
 /** The first `{code, message}` of a registry error body, for messages. */
-export async function registryError(res: HttpResponse): Promise<{ code: string; message: string }> {
+export async function registryError(
+  res: HttpResponse,
+): Promise<{ code: string; message: string; detail: string }> {
   let text = '';
   try {
     text = (await readBounded(res.body, ERROR_BODY_LIMIT, 'error response')).toString('utf8');
   } catch {
-    return { code: '', message: '' };
+    return { code: '', message: '', detail: '' };
   }
   try {
     const doc: unknown = JSON.parse(text);
@@ -48,13 +50,33 @@ export async function registryError(res: HttpResponse): Promise<{ code: string; 
         return {
           code: typeof first.code === 'string' ? first.code : '',
           message: typeof first.message === 'string' ? (first.message.split('\n')[0] ?? '') : '',
+          detail:
+            typeof first.detail === 'string'
+              ? first.detail
+              : first.detail === undefined
+                ? ''
+                : JSON.stringify(first.detail),
         };
       }
     }
   } catch {
     // Not JSON (a proxy's HTML page, say): no detail worth showing.
   }
-  return { code: '', message: '' };
+  return { code: '', message: '', detail: '' };
+}
+
+/** One request of `RegistrySession.request`: a path on the registry, or an absolute URL it gave. */
+export interface SessionRequest {
+  method?: HttpRequest['method'];
+  path?: string;
+  url?: URL;
+  repository: string;
+  headers?: Record<string, string>;
+  body?: RequestBody;
+  retry?: boolean;
+  push?: boolean;
+  mountFrom?: string;
+  signal?: AbortSignal;
 }
 
 /**
@@ -123,23 +145,30 @@ export class RegistrySession {
    * speak TLS (opm's insecure switch allows both).
    */
   private async raw(
-    path: string,
+    path: string | URL,
     headers: Record<string, string>,
     signal: AbortSignal | undefined,
+    exchange: Pick<HttpRequest, 'method' | 'body' | 'retry'> = {},
   ): Promise<HttpResponse> {
     const stop = signal !== undefined ? { signal } : {};
+    const target = (): URL => (typeof path === 'string' ? this.url(path) : path);
     try {
-      const res = await this.send({ url: this.url(path), headers, ...stop });
+      const res = await this.send({ url: target(), headers, ...exchange, ...stop });
       this.schemeSettled = true;
       return res;
     } catch (err) {
       const tls = (err instanceof OpmError && err.code === 'E_REGISTRY_TLS') || isTlsFailure(err);
-      if (this.schemeSettled || !tls) throw err;
+      if (this.schemeSettled || !tls || typeof path !== 'string') throw err;
       this.o.warn(`${this.o.host} does not speak TLS; using plain HTTP (insecure mode)`);
       this.scheme = 'http';
       this.schemeSettled = true;
-      return this.send({ url: this.url(path), headers, ...stop });
+      return this.send({ url: target(), headers, ...exchange, ...stop });
     }
+  }
+
+  /** An absolute URL on this registry for `path`, in the scheme settled on (for upload locations). */
+  resolve(location: string, base?: URL): URL {
+    return new URL(location, base ?? this.url('/'));
   }
 
   private async ping(signal: AbortSignal | undefined): Promise<Challenge[]> {
@@ -191,6 +220,8 @@ export class RegistrySession {
       res = await this.send({
         url,
         method: 'POST',
+        // Asking for a token again changes nothing: retried as a GET is.
+        retry: true,
         headers,
         body: form.toString(),
         ...(signal !== undefined ? { signal } : {}),
@@ -251,14 +282,12 @@ export class RegistrySession {
 
   private async authHeader(
     repository: string,
+    base: string,
     extraScopes: string[],
     signal: AbortSignal | undefined,
   ): Promise<string | undefined> {
     if (this.bearer !== undefined) {
-      const scopes = [
-        `repository:${repository}:pull`,
-        ...extraScopes.filter((s) => s !== `repository:${repository}:pull`),
-      ];
+      const scopes = [base, ...extraScopes.filter((s) => s !== base)];
       return `Bearer ${await this.fetchToken(this.bearer, scopes, repository, signal)}`;
     }
     return this.basicHeader;
@@ -269,14 +298,30 @@ export class RegistrySession {
    * kind of 401 (first challenge, stale token, wider scope), so a refusing registry ends the loop.
    * The signal stops it, token requests included.
    */
-  async get(path: string, repository: string, accept: string, signal?: AbortSignal): Promise<HttpResponse> {
-    const extraScopes: string[] = [];
+  get(path: string, repository: string, accept: string, signal?: AbortSignal): Promise<HttpResponse> {
+    return this.request({ path, repository, headers: { accept }, ...(signal ? { signal } : {}) });
+  }
+
+  /**
+   * Any registry request for `repository`, authenticated as `get` is. `push` asks for a token that
+   * may push there (`pull,push`); `mountFrom` adds pull access to the repository a blob is mounted
+   * from. A body is sent again from its start on each round.
+   */
+  async request(r: SessionRequest): Promise<HttpResponse> {
+    const { repository, signal } = r;
+    const base = `repository:${repository}:${r.push === true ? 'pull,push' : 'pull'}`;
+    const extraScopes: string[] =
+      r.mountFrom !== undefined && r.mountFrom !== repository ? [`repository:${r.mountFrom}:pull`] : [];
     let retriedStale = false;
     for (let round = 0; round < 4; round++) {
-      const auth = await this.authHeader(repository, extraScopes, signal);
-      const headers: Record<string, string> = { accept };
+      const auth = await this.authHeader(repository, base, extraScopes, signal);
+      const headers: Record<string, string> = { ...r.headers };
       if (auth !== undefined) headers.authorization = auth;
-      const res = await this.raw(path, headers, signal);
+      const res = await this.raw(r.url ?? r.path ?? '/v2/', headers, signal, {
+        ...(r.method !== undefined ? { method: r.method } : {}),
+        ...(r.body !== undefined ? { body: r.body } : {}),
+        ...(r.retry !== undefined ? { retry: r.retry } : {}),
+      });
       if (res.status !== 401) return res;
       await res.body.dump();
       let challenges = parseChallenges(res.headers['www-authenticate']);
@@ -291,7 +336,6 @@ export class RegistrySession {
           continue;
         }
         const wanted = (bearer.params.scope ?? '').split(' ').filter((x) => x !== '');
-        const base = `repository:${repository}:pull`;
         const fresh = wanted.filter((x) => x !== base && !extraScopes.includes(x));
         if (bearer.params.error === 'insufficient_scope' && fresh.length > 0) {
           extraScopes.push(...fresh);
@@ -312,8 +356,9 @@ export class RegistrySession {
       }
       if (basic !== undefined) {
         if (cred === undefined) throw this.authError(cred, 'authentication required (HTTP 401)');
-        if (this.basicHeader === undefined) {
-          this.basicHeader = `Basic ${Buffer.from(`${cred.username}:${cred.password}`).toString('base64')}`;
+        // A request sent before another one of this session learnt the challenge tries again with it.
+        if (this.basicHeader === undefined || auth !== this.basicHeader) {
+          this.basicHeader ??= `Basic ${Buffer.from(`${cred.username}:${cred.password}`).toString('base64')}`;
           continue;
         }
         throw this.authError(cred, 'the registry rejected the credentials (HTTP 401)');

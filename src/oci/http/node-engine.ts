@@ -5,8 +5,10 @@
  */
 import type * as Http from 'node:http';
 import type { TlsOptions } from './tls-trust.js';
+import { Readable } from 'node:stream';
 import {
   codedError,
+  isStreamBody,
   markFirstUse,
   type Body,
   type Engine,
@@ -94,7 +96,12 @@ export async function nodeEngine(
           });
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body: nodeBody(res) });
         });
-        req.end(body);
+        if (isStreamBody(body)) {
+          // Streamed with back-pressure; a failure of the source ends the request with it.
+          const source = Readable.from(body.open(), { objectMode: false });
+          source.once('error', (err) => fail(err));
+          source.pipe(req);
+        } else req.end(body);
       }),
     close: () => {
       agent.destroy();

@@ -22,12 +22,27 @@ export interface ExchangeOptions {
 }
 
 /** One HTTP exchange without redirects: what both engines provide. */
+/**
+ * A request body that can be sent again (after a redirect or a fresh challenge): its length and a
+ * way to read it from the start, so that a large blob is streamed rather than held in memory.
+ */
+export interface StreamBody {
+  length: number;
+  open(): AsyncIterable<Uint8Array>;
+}
+
+export type RequestBody = string | Uint8Array | StreamBody;
+
+export function isStreamBody(b: RequestBody | undefined): b is StreamBody {
+  return typeof b === 'object' && !(b instanceof Uint8Array);
+}
+
 export interface Engine {
   request(
     url: URL,
     method: string,
     headers: Record<string, string>,
-    body: string | undefined,
+    body: RequestBody | undefined,
     options: ExchangeOptions,
   ): Promise<RawResponse>;
   close(): Promise<void>;
@@ -49,9 +64,15 @@ export interface HttpResponse {
 
 export interface HttpRequest {
   url: URL;
-  method?: 'GET' | 'HEAD' | 'POST';
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
-  body?: string;
+  body?: RequestBody;
+  /**
+   * Whether a failed exchange (429, 5xx, a dropped connection) may be sent again as it is: true for
+   * GET, HEAD and PUT by default, false for POST and PATCH (an upload's steps are retried by the
+   * push, which knows where the upload stands).
+   */
+  retry?: boolean;
   /** Skip certificate checks for this request (and its redirects), as `skipTlsVerify` does for all. */
   skipTlsVerify?: boolean;
   /** Stops the request, its retries and back-off waits, and the reading of its body. */

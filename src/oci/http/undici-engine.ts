@@ -4,9 +4,10 @@
  * warm render.
  */
 import type { Dispatcher } from 'undici';
+import { Readable } from 'node:stream';
 import type { SecureContext } from 'node:tls';
 import type { TlsOptions } from './tls-trust.js';
-import type { Engine, Timeouts } from './types.js';
+import { isStreamBody, type Engine, type Timeouts } from './types.js';
 
 export interface ProxyEngineOptions {
   proxy: string;
@@ -33,9 +34,9 @@ export async function proxyEngine(o: ProxyEngineOptions): Promise<Engine> {
       const res = await d.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
-        method: method === 'POST' ? 'POST' : method === 'HEAD' ? 'HEAD' : 'GET',
+        method: method as Dispatcher.HttpMethod,
         headers,
-        ...(body !== undefined ? { body } : {}),
+        ...(body !== undefined ? { body: isStreamBody(body) ? Readable.from(body.open()) : body } : {}),
         ...(signal !== undefined ? { signal } : {}),
       });
       return { status: res.statusCode, headers: res.headers, body: res.body };
