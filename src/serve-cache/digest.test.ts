@@ -1,0 +1,58 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { OpmError } from '../errors.js';
+import { hashCatalogBlobs, walkMetaBlobs } from './digest.js';
+import { Fnv1a64 } from './hash.js';
+import { corpusPath, haveCorpus } from '../../test/corpus.js';
+
+const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');
+const work = mkdtempSync(path.join(tmpdir(), 'opm-serve-digest-unit-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The blob part of the digest as walkMetaBlobs yields it, one blob after another in this thread. */
+async function walked(dir: string): Promise<string> {
+  const h = new Fnv1a64();
+  for await (const b of walkMetaBlobs(dir)) h.update(b.bytes);
+  return h.hex();
+}
+
+async function hashed(dir: string, threads: number): Promise<string> {
+  const h = new Fnv1a64();
+  await hashCatalogBlobs(dir, h, { threads, workerMinBytes: 0 });
+  return h.hex();
+}
+
+describe('hashCatalogBlobs', () => {
+  it('hashes the blobs in walk order, in this thread and on workers alike', async () => {
+    const expected = await walked(FIXTURE);
+    expect(await hashed(FIXTURE, 1)).toBe(expected);
+    expect(await hashed(FIXTURE, 3)).toBe(expected);
+  });
+
+  it.skipIf(!haveCorpus())(
+    'gives the same bytes on workers as one blob at a time on the corpus community catalog',
+    async () => {
+      const dir = corpusPath('community-catalog-v4.21');
+      expect(await hashed(dir, 2)).toBe(await walked(dir));
+    },
+  );
+
+  it('fails at the first file in walk order that does not parse, whichever thread read it', async () => {
+    const dir = path.join(work, 'two-bad');
+    cpSync(FIXTURE, dir, { recursive: true });
+    // Both fail; `a-bad.yaml` comes first in walk order, the larger `z-bad.yaml` is claimed first.
+    writeFileSync(path.join(dir, 'a-bad.yaml'), 'schema: x\n  bad: [indent\n');
+    writeFileSync(path.join(dir, 'z-bad.yaml'), `schema: y\nx: ${'y'.repeat(5000)}\n  bad: [\n`);
+    for (const threads of [1, 3]) {
+      const err = await hashed(dir, threads).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(OpmError);
+      expect((err as OpmError).at?.file).toBe('a-bad.yaml');
+      expect((err as OpmError).at?.line).toBe(2);
+    }
+  });
+});
