@@ -40,6 +40,7 @@ await build({
     user: path.join(root, 'bench', 'user-main.ts'),
     'serve-cache': path.join(root, 'bench', 'serve-cache-main.ts'),
     serve: path.join(root, 'bench', 'serve.ts'),
+    'serve-ready': path.join(root, 'bench', 'serve-ready.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },
