@@ -7,7 +7,9 @@
 // - ready, prebuilt cache: the same on a cache each opm built beforehand with --cache-only, integrity
 //   enforced (the catalog image's CMD: the whole catalog is parsed and every cached byte hashed
 //   before the port opens);
-// - --cache-only: the image build step, its wall time and peak resident memory (GNU time's %M).
+// - --cache-only: the image build step, its wall time and peak resident memory (GNU time's %M);
+// - the CPU time of each (every thread, from /proc at the moment the probe answers; GNU time for
+//   --cache-only), steadier than wall time on a loaded machine.
 // BENCH_SERVE_CATALOG names the catalog (default: the corpus community catalog), BENCH_SERVE_RUNS
 // the pairs (default 5). Results also go to bench/out/serve-ready-results.json.
 import { spawn } from 'node:child_process';
@@ -41,12 +43,12 @@ async function build(
   kind: ServerKind,
   catalog: string,
   cacheDir: string,
-): Promise<{ ms: number; peakMiB: number }> {
+): Promise<{ ms: number; peakMiB: number; cpuMs: number }> {
   rmSync(cacheDir, { recursive: true, force: true });
   const scratch = mkdtempSync(path.join(tmpdir(), 'opm-serve-ready-'));
   const argv = kind.cacheOnly(catalog, cacheDir, scratch);
   const withTime = existsSync(GNU_TIME);
-  const [cmd, ...args] = withTime ? [GNU_TIME, '-f', 'peak-kib=%M', ...argv] : argv;
+  const [cmd, ...args] = withTime ? [GNU_TIME, '-f', 'peak-kib=%M cpu-s=%U+%S', ...argv] : argv;
   const started = performance.now();
   try {
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
@@ -60,20 +62,35 @@ async function build(
     const ms = performance.now() - started;
     if (code !== 0) throw new Error(`${kind.name} --cache-only failed: ${stderr}`);
     const kib = /peak-kib=(\d+)/.exec(stderr)?.[1];
-    return { ms, peakMiB: kib === undefined ? NaN : Number(kib) / 1024 };
+    const cpu = /cpu-s=([0-9.]+)\+([0-9.]+)/.exec(stderr);
+    return {
+      ms,
+      peakMiB: kib === undefined ? NaN : Number(kib) / 1024,
+      cpuMs: cpu === null ? NaN : (Number(cpu[1]) + Number(cpu[2])) * 1000,
+    };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** CPU time (user and system, every thread) a process has used, in ms, from /proc (ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  // The fields after the command name, which is in parentheses and may hold spaces.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 async function ready(
   kind: ServerKind,
   catalog: string,
   cacheDir?: string,
-): Promise<{ ms: number; rssMiB: number }> {
+): Promise<{ ms: number; rssMiB: number; cpuMs: number }> {
   const s = await startServer(kind, catalog, cacheDir === undefined ? {} : { cacheDir });
   let rssMiB = NaN;
+  let cpu = NaN;
   try {
+    cpu = cpuMs(s.pid);
     const status = readFileSync(`/proc/${s.pid}/status`, 'utf8');
     rssMiB = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
   } finally {
@@ -81,7 +98,7 @@ async function ready(
     if (exit.code !== 0)
       process.stderr.write(`*** ${kind.name} exited ${String(exit.code ?? exit.signal)} on SIGTERM ***\n`);
   }
-  return { ms: s.readyMs, rssMiB };
+  return { ms: s.readyMs, rssMiB, cpuMs: cpu };
 }
 
 interface Row {
@@ -106,9 +123,12 @@ const kinds = { ours: oursKind(), reference: referenceKind(referencePath) };
 const rows: Row[] = [
   'ready, no cache (ms)',
   'ready, prebuilt cache (ms)',
+  'CPU until ready, no cache (ms)',
+  'CPU until ready, prebuilt cache (ms)',
   'RSS when ready, no cache (MiB)',
   'RSS when ready, prebuilt cache (MiB)',
   '--cache-only (ms)',
+  '--cache-only CPU (ms)',
   '--cache-only peak RSS (MiB)',
 ].map((label) => ({ label, ours: [], reference: [] }));
 const work = mkdtempSync(path.join(tmpdir(), 'opm-serve-ready-caches-'));
@@ -122,7 +142,17 @@ try {
       const cold = await ready(kind, catalog);
       const built = await build(kind, catalog, cache);
       const warm = await ready(kind, catalog, cache);
-      const figures = [cold.ms, warm.ms, cold.rssMiB, warm.rssMiB, built.ms, built.peakMiB];
+      const figures = [
+        cold.ms,
+        warm.ms,
+        cold.cpuMs,
+        warm.cpuMs,
+        cold.rssMiB,
+        warm.rssMiB,
+        built.ms,
+        built.cpuMs,
+        built.peakMiB,
+      ];
       figures.forEach((v, k) => rows[k]?.[side].push(v));
     }
     process.stderr.write(`  pair ${i + 1}/${RUNS} done\n`);
