@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OpmError } from '../errors.js';
-import { hashCatalogBlobs, walkMetaBlobs } from './digest.js';
+import { hashCatalogBlobs, walkMetaBlobs, type HashBlobsOptions } from './digest.js';
 import { Fnv1a64 } from './hash.js';
 import { corpusPath, haveCorpus } from '../../test/corpus.js';
 
@@ -18,9 +18,9 @@ async function walked(dir: string): Promise<string> {
   return h.hex();
 }
 
-async function hashed(dir: string, threads: number): Promise<string> {
+async function hashed(dir: string, threads: number, options: HashBlobsOptions = {}): Promise<string> {
   const h = new Fnv1a64();
-  await hashCatalogBlobs(dir, h, { threads, workerMinBytes: 0 });
+  await hashCatalogBlobs(dir, h, { threads, workerMinBytes: 0, ...options });
   return h.hex();
 }
 
@@ -35,9 +35,28 @@ describe('hashCatalogBlobs', () => {
     'gives the same bytes on workers as one blob at a time on the corpus community catalog',
     async () => {
       const dir = corpusPath('community-catalog-v4.21');
-      expect(await hashed(dir, 2)).toBe(await walked(dir));
+      const expected = await walked(dir);
+      expect(await hashed(dir, 2)).toBe(expected);
+      // Windows of a few files each, as a catalog of many times the window is hashed.
+      expect(await hashed(dir, 2, { windowBytes: 1024 * 1024 })).toBe(expected);
     },
   );
+
+  it('hashes files read in parts in walk order between the windows of files read whole', async () => {
+    const dir = path.join(work, 'parts');
+    cpSync(FIXTURE, dir, { recursive: true });
+    // Over the blob limit given below, so read in parts; its blobs are each under it.
+    const docs = Array.from(
+      { length: 40 },
+      (_, i) => `schema: test.parts\nname: p${i}\nfill: ${'x'.repeat(100)}\n`,
+    );
+    writeFileSync(path.join(dir, 'm-large.yaml'), docs.join('---\n'));
+    const env = { OPM_MAX_BLOB_BYTES: '2000' };
+    const h = new Fnv1a64();
+    for await (const b of walkMetaBlobs(dir, { maxBlobBytes: 2000 })) h.update(b.bytes);
+    const expected = h.hex();
+    for (const threads of [1, 3]) expect(await hashed(dir, threads, { env, windowBytes: 1 })).toBe(expected);
+  });
 
   it('fails at the first file in walk order that does not parse, whichever thread read it', async () => {
     const dir = path.join(work, 'two-bad');

@@ -116,6 +116,8 @@ export interface HashBlobsOptions {
   threads?: number;
   /** Catalogs with fewer bytes are parsed in this thread (default DIGEST_WORKER_MIN_BYTES). */
   workerMinBytes?: number;
+  /** Bytes of catalog files parsed on workers at once (default DIGEST_WINDOW_BYTES). */
+  windowBytes?: number;
 }
 
 /**
@@ -176,7 +178,7 @@ export async function hashCatalogBlobs(
     if (!readsInParts(f.size, maxBlob)) {
       window.push(f);
       windowBytes += f.size;
-      if (windowBytes >= DIGEST_WINDOW_BYTES) await flush();
+      if (windowBytes >= (options.windowBytes ?? DIGEST_WINDOW_BYTES)) await flush();
       continue;
     }
     await flush();
