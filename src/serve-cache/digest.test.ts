@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { OpmError } from '../errors.js';
 import { hashCatalogBlobs, walkMetaBlobs, type HashBlobsOptions } from './digest.js';
 import { Fnv1a64 } from './hash.js';
+import { loadDiskCache } from './serve.js';
 import { corpusPath, haveCorpus } from '../../test/corpus.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');
@@ -73,5 +74,30 @@ describe('hashCatalogBlobs', () => {
       expect((err as OpmError).at?.file).toBe('a-bad.yaml');
       expect((err as OpmError).at?.line).toBe(2);
     }
+  });
+});
+
+describe('the integrity check of opm serve --cache-dir', () => {
+  it('reads the catalog with the environment the loader reads (OPM_MAX_BLOB_BYTES)', async () => {
+    const catalog = path.resolve('testdata/serve/mixed/catalog');
+    const cacheDir = path.join(work, 'env-cache');
+    const log = (): void => undefined;
+    // Built, then checked with the default blob limit: it serves.
+    const built = await loadDiskCache(catalog, { cacheDir, enforceIntegrity: false, log });
+    await built.close();
+    const checked = await loadDiskCache(catalog, { cacheDir, enforceIntegrity: true, log });
+    await checked.close();
+    // With a limit below the catalog's blobs the check cannot read them, as the loader could not.
+    const err = await loadDiskCache(catalog, {
+      cacheDir,
+      enforceIntegrity: true,
+      log,
+      env: { OPM_MAX_BLOB_BYTES: '10' },
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(OpmError);
+    expect((err as OpmError).message).toMatch(/^integrity check failed: compute digest: .*too large/);
   });
 });

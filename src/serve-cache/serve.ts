@@ -181,7 +181,11 @@ export async function loadDiskCache(configDir: string, opts: DiskCacheOptions): 
   );
   let problem: unknown;
   try {
-    await cache.checkIntegrity(configDir, signal === undefined ? {} : { signal });
+    // The environment as the loader reads it: OPM_THREADS, OPM_MAX_BLOB_BYTES.
+    await cache.checkIntegrity(configDir, {
+      ...(signal === undefined ? {} : { signal }),
+      ...(opts.env === undefined ? {} : { env: opts.env }),
+    });
   } catch (err) {
     if (signal?.aborted === true) throw err;
     if (!(err instanceof OpmError)) throw err;
