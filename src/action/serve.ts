@@ -8,7 +8,7 @@ import { OpmError } from '../errors.js';
 import { memoryRegistry } from '../api/memory.js';
 import type { Registry } from '../api/registry.js';
 import { loadServedCatalog } from '../api/load.js';
-import { startServer, type ServerLog } from '../server/server.js';
+import type { ServerLog } from '../server/server.js';
 import { throwIfAborted } from '../util/abort.js';
 
 /** What a cache gives the server. */
@@ -99,6 +99,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
     if (cacheOnly) return;
     throwIfAborted(opts.signal);
     const port = opts.port ?? '50051';
+    // The gRPC library is loaded only to serve: `--cache-only` (the image build step) never needs it.
+    const { startServer } = await import('../server/server.js');
     let server;
     try {
       server = await startServer({ registry: index.registry, port, log: opts.log });
