@@ -42,6 +42,7 @@ await build({
     serve: path.join(root, 'bench', 'serve.ts'),
     compose: path.join(root, 'bench', 'compose-main.ts'),
     image: path.join(root, 'bench', 'image-main.ts'),
+    'serve-ready': path.join(root, 'bench', 'serve-ready.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },

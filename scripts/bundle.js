@@ -78,12 +78,14 @@ await build({
   logLevel: 'warning',
 });
 // The worker scripts on their own (loading, src/declcfg/load-pool.ts; validating,
-// src/action/validate/validate-shards.ts; rendering, src/action/render/render-output.ts): a worker starts faster
+// src/action/validate/validate-shards.ts; rendering, src/action/render/render-output.ts; the serve
+// cache's integrity check, src/serve-cache/digest.ts): a worker starts faster
 // without the code of the command line. src/util/worker-pool.ts finds them as dist/<name>.cjs.
 for (const [entry, out] of [
   [['declcfg', 'load-worker.js'], 'load-worker.cjs'],
   [['action', 'validate', 'validate-worker.js'], 'validate-worker.cjs'],
   [['action', 'render', 'render-worker.js'], 'render-worker.cjs'],
+  [['serve-cache', 'digest-worker.js'], 'digest-worker.cjs'],
 ]) {
   await build({
     entryPoints: [path.join(root, 'dist', ...entry)],

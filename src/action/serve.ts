@@ -8,7 +8,7 @@ import { OpmError } from '../errors.js';
 import { memoryRegistry } from '../api/memory.js';
 import type { Registry } from '../api/registry.js';
 import { loadServedCatalog } from '../api/load.js';
-import { startServer, type ServerLog } from '../server/server.js';
+import type { ServerLog } from '../server/server.js';
 import { throwIfAborted } from '../util/abort.js';
 import { catalogApiConfig, startCatalogApi } from './serve-http.js';
 
@@ -109,6 +109,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
     throwIfAborted(opts.signal);
     const port = opts.port ?? '50051';
     const api = httpApi === undefined ? undefined : await startCatalogApi(httpApi, dir, opts.log);
+    // The gRPC library is loaded only to serve: `--cache-only` (the image build step) never needs it.
+    const { startServer } = await import('../server/server.js');
     let server;
     try {
       server = await startServer({ registry: index.registry, port, log: opts.log });

@@ -23,7 +23,13 @@ import { goQuote } from '../go/fmt.js';
 import type { JsonObject } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE } from '../declcfg/types.js';
-import { catalogBlobBytes, pogrebDigest, walkMetaBlobs, type MetaBlob } from './digest.js';
+import {
+  hashCatalogBlobs,
+  pogrebDigest,
+  walkMetaBlobs,
+  type HashBlobsOptions,
+  type MetaBlob,
+} from './digest.js';
 import {
   decodePackageIndex,
   encodePackageIndex,
@@ -89,9 +95,8 @@ export function detectBackend(cacheDir: string): BackendDetection {
   throw new ServeCacheError(`cache directory has unexpected contents: ${names.join(',')}`);
 }
 
-export interface DigestOptions {
-  signal?: AbortSignal;
-}
+/** How the catalog is read for a digest: cancellation, and the threads it is parsed on. */
+export type DigestOptions = HashBlobsOptions;
 
 /** A cache directory opened for reading. */
 export interface ServeCache {
@@ -218,8 +223,10 @@ class PogrebCache implements ServeCache {
     const db = this.database();
     let entries: Iterable<readonly [Uint8Array, Uint8Array]> = [];
     try {
-      if (db !== undefined) entries = db.entries();
-      return await pogrebDigest(catalogBlobBytes(catalogDir, options.signal), entries);
+      if (db !== undefined) entries = db.entryViews();
+      const h = new Fnv1a64();
+      await hashCatalogBlobs(catalogDir, h, options);
+      return await pogrebDigest([], entries, h);
     } catch (err) {
       if (err instanceof PogrebError) storedFailure('read cache', err);
       throw err;
@@ -329,10 +336,25 @@ export interface CacheContent {
   packageIndex: PackageIndex;
   bundles: Iterable<CacheBundle>;
   /**
-   * Every blob of the catalog in walk order (walkMetaBlobs). The custom-schema blobs among them
-   * become the `metas/` keys, and all of them start the digest.
+   * Every blob of the catalog in walk order (walkMetaBlobs), or what prepareBlobs made of them. The
+   * custom-schema blobs among them become the `metas/` keys, and all of them start the digest.
    */
-  blobs: Iterable<MetaBlob> | AsyncIterable<MetaBlob>;
+  blobs: Iterable<MetaBlob> | AsyncIterable<MetaBlob> | PreparedBlobs;
+}
+
+/**
+ * The catalog's blobs as a build needs them, walked once: the digest fed with them (its first
+ * part), and the custom-schema records by key. Made before the catalog is loaded for its bundles,
+ * a build does not hold the loaded catalog and a second parse of it at once (the peak of
+ * `--cache-only`).
+ */
+export class PreparedBlobs {
+  readonly hash: Fnv1a64;
+  readonly metas: ReadonlyMap<string, readonly Uint8Array[]>;
+  constructor(hash: Fnv1a64, metas: ReadonlyMap<string, readonly Uint8Array[]>) {
+    this.hash = hash;
+    this.metas = metas;
+  }
 }
 
 const BUILTIN_SCHEMAS = new Set([SCHEMA_PACKAGE, SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
@@ -360,6 +382,36 @@ function metaField(value: JsonObject, name: string): string {
   return '';
 }
 
+/**
+ * Walk the catalog's blobs for a build (PreparedBlobs): each hashed as it comes and not kept,
+ * custom-schema blobs encoded as the `metas/` records. A custom schema that cannot be a key fails
+ * with opm's text (`invalid custom schema meta: …`).
+ */
+export async function prepareBlobs(
+  blobs: Iterable<MetaBlob> | AsyncIterable<MetaBlob>,
+  signal?: AbortSignal,
+): Promise<PreparedBlobs> {
+  const hash = new Fnv1a64();
+  const metas = new Map<string, Uint8Array[]>();
+  for await (const blob of blobs) {
+    if (signal?.aborted === true) throw signal.reason;
+    hash.update(blob.bytes);
+    const schema = metaField(blob.value, 'schema');
+    if (BUILTIN_SCHEMAS.has(schema)) continue;
+    const pkg = metaField(blob.value, 'package');
+    const problem = metaKeyProblem(schema, pkg);
+    if (problem !== undefined) throw new ServeCacheError(`invalid custom schema meta: ${problem}`);
+    const key = `metas/${schema}/${pkg}`;
+    const st = encodeStruct(blob.value);
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(st.length, 0);
+    const list = metas.get(key) ?? [];
+    list.push(len, st);
+    metas.set(key, list);
+  }
+  return new PreparedBlobs(hash, metas);
+}
+
 export interface WriteCacheOptions {
   /** The pogreb hash seed (default: the low 32 bits of the FNV-1a 64 of the catalog's blobs). */
   hashSeed?: number;
@@ -380,26 +432,13 @@ export async function writePogrebCache(
   options: WriteCacheOptions = {},
 ): Promise<string> {
   // The blobs first: a custom schema that cannot be a key fails the build before anything is
-  // written. They are hashed as they go (the digest starts with them) and not kept.
-  const hash = new Fnv1a64();
-  const metas = new Map<string, Uint8Array[]>();
-  for await (const blob of content.blobs) {
-    if (options.signal?.aborted === true) throw options.signal.reason;
-    hash.update(blob.bytes);
-    const schema = metaField(blob.value, 'schema');
-    if (BUILTIN_SCHEMAS.has(schema)) continue;
-    const pkg = metaField(blob.value, 'package');
-    const problem = metaKeyProblem(schema, pkg);
-    if (problem !== undefined) throw new ServeCacheError(`invalid custom schema meta: ${problem}`);
-    const key = `metas/${schema}/${pkg}`;
-    const st = encodeStruct(blob.value);
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(st.length, 0);
-    const list = metas.get(key) ?? [];
-    list.push(len, st);
-    metas.set(key, list);
-  }
-
+  // written.
+  const prepared =
+    content.blobs instanceof PreparedBlobs
+      ? content.blobs
+      : await prepareBlobs(content.blobs, options.signal);
+  const { metas } = prepared;
+  const hash = prepared.hash.copy();
   const base = path.join(cacheDir, POGREB_DIR);
   mkdirSync(base, { recursive: true, mode: 0o755 });
   for (const name of readdirSync(base)) rmSync(path.join(base, name), { recursive: true, force: true });
@@ -416,7 +455,7 @@ export async function writePogrebCache(
       if (options.signal?.aborted === true) throw options.signal.reason;
       db.put(bundleKey(b.packageName, b.channelName, b.bundleName), b.bundle);
     }
-    for (const [k, parts] of metas) db.put(te.encode(k), Buffer.concat(parts));
+    for (const [k, parts] of metas) db.put(te.encode(k), Buffer.concat(parts as Uint8Array[]));
   } finally {
     db.close();
   }
@@ -424,7 +463,7 @@ export async function writePogrebCache(
   const reader = PogrebReader.open(dbDir);
   let digest;
   try {
-    digest = await pogrebDigest([], reader.entries(), hash);
+    digest = await pogrebDigest([], reader.entryViews(), hash);
   } finally {
     reader.close();
   }

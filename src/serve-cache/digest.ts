@@ -11,18 +11,18 @@
 import { compareBytes } from './bytes.js';
 import { Fnv1a64 } from './hash.js';
 import { OpmError } from '../errors.js';
-import { marshal } from '../go/json-encode.js';
 import type { JsonObject } from '../go/json-value.js';
 import { walkCatalog } from '../declcfg/load.js';
 import { maxBlobBytes, readFileParts, readsInParts } from '../declcfg/load-large.js';
+import { IN_THREAD_BYTES, mapFilesInWorkers, threadCount, type Environment } from '../declcfg/load-pool.js';
+import type { WalkedFile } from '../declcfg/load-walk.js';
 import { parseCatalogBytes, type ParsedText } from '../declcfg/parse.js';
 import { readWhole } from '../declcfg/read-whole.js';
-import { throwIfAborted } from '../util/abort.js';
+import { Checkpoint, throwIfAborted } from '../util/abort.js';
+import { canStartWorker, workerModule } from '../util/worker-pool.js';
+import { fileDigestPart, metaBlobText, type FileDigestPart } from './digest-file.js';
 
-/** The text opm's declcfg.Meta keeps as `Blob` for a blob of this value. */
-export function metaBlobText(value: JsonObject): string {
-  return marshal(value, false) + '\n';
-}
+export { metaBlobText };
 
 export interface MetaBlob {
   /** The catalog file, relative to the catalog root. */
@@ -91,12 +91,106 @@ export async function pogrebDigest(
   return h.hex();
 }
 
-/** The blob bytes of a catalog directory, in walk order. */
-export async function* catalogBlobBytes(
+/** The integrity check's parsing worker (digest-worker.ts; bundled as dist/digest-worker.cjs). */
+export const DIGEST_WORKER = workerModule(new URL('./digest-worker.js', import.meta.url));
+
+/**
+ * Catalogs with fewer bytes than this are parsed for the digest in the calling thread, as the
+ * loader's threshold has it: below it a worker's start, its parser warming up and its heap cost more
+ * than they save, and more so on a loaded machine where no core is idle (docs/performance.md,
+ * serve: on the 14 MB community catalog two threads were slower and peaked 30-50 MiB higher).
+ */
+export const DIGEST_WORKER_MIN_BYTES = IN_THREAD_BYTES;
+/**
+ * Files parsed on workers at once, in bytes of catalog: their digest bytes are kept until the files
+ * before them in walk order are hashed, so a window bounds what is held (a 1 GB catalog is not
+ * held whole).
+ */
+const DIGEST_WINDOW_BYTES = 64 * 1024 * 1024;
+
+export interface HashBlobsOptions {
+  signal?: AbortSignal;
+  /** Where OPM_THREADS and OPM_MAX_BLOB_BYTES are read (nothing is read without it). */
+  env?: Environment;
+  /** Threads to parse with (default: threadCount's). */
+  threads?: number;
+  /** Catalogs with fewer bytes are parsed in this thread (default DIGEST_WORKER_MIN_BYTES). */
+  workerMinBytes?: number;
+  /** Bytes of catalog files parsed on workers at once (default DIGEST_WINDOW_BYTES). */
+  windowBytes?: number;
+}
+
+/**
+ * Feed `h` with the blob bytes of a catalog directory in walk order, as walkMetaBlobs yields them:
+ * the first part of opm's pogreb digest. Files are parsed on worker threads when the catalog is
+ * large enough to pay for them (the hash itself is sequential: each file's bytes wait for those
+ * before it); files read in parts are hashed as they are read, in this thread. A file that cannot
+ * be read or parsed fails with one line naming it, the first such file in walk order.
+ */
+export async function hashCatalogBlobs(
   catalogDir: string,
-  signal?: AbortSignal,
-): AsyncGenerator<Uint8Array> {
-  for await (const b of walkMetaBlobs(catalogDir, signal === undefined ? {} : { signal })) yield b.bytes;
+  h: Fnv1a64,
+  options: HashBlobsOptions = {},
+): Promise<void> {
+  const { signal } = options;
+  const walk = await walkCatalog(catalogDir, signal);
+  const problem = walk.problems[0];
+  if (problem !== undefined) throw new OpmError(problem.message, { at: { file: problem.file } });
+  const maxBlob = maxBlobBytes(options.env);
+  let bytes = 0;
+  for (const f of walk.files) bytes += f.size;
+  const threads = threadCount(options.threads, options.env, bytes);
+  const parallel =
+    threads > 1 &&
+    bytes >= (options.workerMinBytes ?? DIGEST_WORKER_MIN_BYTES) &&
+    canStartWorker(DIGEST_WORKER);
+  const checkpoint = new Checkpoint(signal);
+  const hashPart = (f: WalkedFile, part: FileDigestPart): void => {
+    if ('error' in part)
+      throw new OpmError(part.error.message, { at: { file: f.rel, line: part.error.line } });
+    for (const piece of part.pieces) h.update(piece);
+  };
+  let window: WalkedFile[] = [];
+  let windowBytes = 0;
+  const flush = async (): Promise<void> => {
+    const files = window;
+    window = [];
+    windowBytes = 0;
+    if (parallel && files.length > 1) {
+      const parts = await mapFilesInWorkers(
+        files,
+        threads,
+        DIGEST_WORKER,
+        null,
+        (f) => Promise.resolve(fileDigestPart(f)),
+        signal,
+      );
+      files.forEach((f, i) => hashPart(f, parts[i] as FileDigestPart));
+      return;
+    }
+    for (const f of files) {
+      await checkpoint.pass();
+      hashPart(f, fileDigestPart(f));
+    }
+  };
+  for (const f of walk.files) {
+    throwIfAborted(signal);
+    if (!readsInParts(f.size, maxBlob)) {
+      window.push(f);
+      windowBytes += f.size;
+      if (windowBytes >= (options.windowBytes ?? DIGEST_WINDOW_BYTES)) await flush();
+      continue;
+    }
+    await flush();
+    for await (const part of readFileParts(f.abs, maxBlob)) {
+      await checkpoint.pass();
+      const parsed: ParsedText = parseCatalogBytes(part.bytes, part.firstLine);
+      const error = parsed.issues.find((i) => i.severity === 'error');
+      if (error !== undefined) throw new OpmError(error.message, { at: { file: f.rel, line: error.line } });
+      for (const b of parsed.blobs) h.update(Buffer.from(metaBlobText(b.value), 'utf8'));
+    }
+  }
+  await flush();
 }
 
 /** Entries sorted by key bytes, as the digest takes them. */

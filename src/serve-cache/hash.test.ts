@@ -47,4 +47,21 @@ describe('FNV-1a 64', () => {
     for (let i = 0; i < data.length; i += 777) pieces.update(data.subarray(i, i + 777));
     expect(pieces.hex()).toBe(whole);
   });
+
+  it('gives the same state whichever path hashes a piece (short pieces, long pieces, pieces past one chunk)', () => {
+    const rnd = seededRandom(27);
+    const data = Uint8Array.from({ length: 200_000 }, () => Math.floor(rnd() * 256));
+    const whole = new Fnv1a64().update(data).hex();
+    expect(whole).toBe(fnvReference(data));
+    // Sizes below, at and above the cut between the two paths, and one across two chunks.
+    const sizes = [1, 63, 64, 65, 1000, 70_000, 7];
+    const mixed = new Fnv1a64();
+    let at = 0;
+    for (let i = 0; at < data.length; i++) {
+      const n = sizes[i % sizes.length] as number;
+      mixed.update(data.subarray(at, at + n));
+      at += n;
+    }
+    expect(mixed.hex()).toBe(whole);
+  });
 });

@@ -24,7 +24,9 @@ import {
   DigestMismatchError,
   catalogBlobs,
   openServeCache,
+  prepareBlobs,
   writePogrebCache,
+  type PreparedBlobs,
   type CacheBundle,
   type ServeCache as OpenCache,
 } from './cache.js';
@@ -179,7 +181,11 @@ export async function loadDiskCache(configDir: string, opts: DiskCacheOptions): 
   );
   let problem: unknown;
   try {
-    await cache.checkIntegrity(configDir, signal === undefined ? {} : { signal });
+    // The environment as the loader reads it: OPM_THREADS, OPM_MAX_BLOB_BYTES.
+    await cache.checkIntegrity(configDir, {
+      ...(signal === undefined ? {} : { signal }),
+      ...(opts.env === undefined ? {} : { env: opts.env }),
+    });
   } catch (err) {
     if (signal?.aborted === true) throw err;
     if (!(err instanceof OpmError)) throw err;
@@ -198,6 +204,16 @@ export async function loadDiskCache(configDir: string, opts: DiskCacheOptions): 
       throw new OpmError(`integrity check failed: ${(problem as Error).message}`, { cause: problem });
     }
     opts.log('info', 'building cache', fields);
+    // The blobs are walked for the digest before the catalog is loaded, so that a build does not
+    // hold both at once; a walk that fails is reported after the load, whose words name the problem.
+    let prepared: PreparedBlobs | undefined;
+    let walkFailure: unknown;
+    try {
+      prepared = await prepareBlobs(catalogBlobs(configDir, signal), signal);
+    } catch (err) {
+      if (signal?.aborted === true) throw err;
+      walkFailure = err;
+    }
     const { cfg, model } = await loadServedCatalog(configDir, {
       ...(opts.env === undefined ? {} : { env: opts.env }),
       ...(signal === undefined ? {} : { signal }),
@@ -209,12 +225,13 @@ export async function loadDiskCache(configDir: string, opts: DiskCacheOptions): 
       rmSync(path.join(dir, 'digest'), { force: true });
     }
     try {
+      if (prepared === undefined) throw walkFailure;
       await writePogrebCache(
         dir,
         {
           packageIndex: packageIndexFromModel(model),
           bundles: modelBundles(model, cfg),
-          blobs: catalogBlobs(configDir, signal),
+          blobs: prepared,
         },
         signal === undefined ? {} : { signal },
       );

@@ -1,4 +1,4 @@
-// needs-build: it loads, validates and renders on worker threads from dist/ (the compiled modules and the command line's bundle, with their worker bundles).
+// needs-build: it loads, validates, renders and hashes on worker threads from dist/ (the compiled modules and the command line's bundle, with their worker bundles).
 /**
  * Worker threads from the build: the compiled library (dist/index.js and dist/action/) and the
  * command line (bin/opm.js over dist/opm.cjs) start the bundles scripts/bundle.js writes
@@ -13,6 +13,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type * as RenderOutput from '../../src/action/render/render-output.js';
+import type * as Digest from '../../src/serve-cache/digest.js';
+import type * as Hash from '../../src/serve-cache/hash.js';
 import type * as Library from '../../src/index.js';
 import { projectRoot } from '../corpus.js';
 import { workersStartedBy } from '../worker-pool/workers-started.js';
@@ -53,6 +55,23 @@ describe('the compiled library on worker threads', () => {
     });
     expect(rendered.started).toBe(2);
     expect(rendered.result).toBe(readFileSync(path.join(ordered, 'expected.json'), 'utf8'));
+  });
+});
+
+describe('the serve cache digest on worker threads', () => {
+  it('hashes a catalog on 3 threads as on one (dist/digest-worker.cjs)', async () => {
+    const { hashCatalogBlobs } = (await dist('serve-cache/digest.js')) as typeof Digest;
+    const { Fnv1a64 } = (await dist('serve-cache/hash.js')) as typeof Hash;
+    const dir = path.join(ordered, 'catalog');
+    const one = new Fnv1a64();
+    await hashCatalogBlobs(dir, one, { threads: 1 });
+    const many = await workersStartedBy(async () => {
+      const h = new Fnv1a64();
+      await hashCatalogBlobs(dir, h, { threads: 3, workerMinBytes: 0 });
+      return h.hex();
+    });
+    expect(many.started).toBe(2);
+    expect(many.result).toBe(one.hex());
   });
 });
 

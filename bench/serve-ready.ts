@@ -1,0 +1,191 @@
+// `npm run bench:serve-ready`: how soon `opm serve` answers a catalog pod's probe, and what building
+// its cache costs, beside the reference opm, in alternated pairs (opm-ts, the reference, opm-ts, …)
+// so that both see the same load on a shared machine; each figure is the median of the per-pair
+// ratios with their range, and the load average is printed with them.
+// - ready, no cache: from spawn until grpc_health_probe answers SERVING (test/serve/harness.ts polls
+//   the port, then probes), the server building its index at start-up;
+// - ready, prebuilt cache: the same on a cache each opm built beforehand with --cache-only, integrity
+//   enforced (the catalog image's CMD: the whole catalog is parsed and every cached byte hashed
+//   before the port opens);
+// - --cache-only: the image build step, its wall time and peak resident memory (GNU time's %M);
+// - the CPU time of each (every thread, from /proc at the moment the probe answers; GNU time for
+//   --cache-only), steadier than wall time on a loaded machine.
+// BENCH_SERVE_CATALOG names the catalog (default: the corpus community catalog), BENCH_SERVE_RUNS
+// the pairs (default 5). Results also go to bench/out/serve-ready-results.json.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { corpusDir, projectRoot } from '../test/corpus.js';
+import {
+  missingTools,
+  oursKind,
+  referenceKind,
+  startServer,
+  type ServerKind,
+} from '../test/serve/harness.js';
+import { referenceBinary } from './reference.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = projectRoot();
+const RUNS = Number(process.env.BENCH_SERVE_RUNS ?? 5);
+const GNU_TIME = '/usr/bin/time';
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
+};
+
+/** `--cache-only` into a fresh `cacheDir`: wall milliseconds and peak RSS in MiB (NaN without GNU time). */
+async function build(
+  kind: ServerKind,
+  catalog: string,
+  cacheDir: string,
+): Promise<{ ms: number; peakMiB: number; cpuMs: number }> {
+  rmSync(cacheDir, { recursive: true, force: true });
+  const scratch = mkdtempSync(path.join(tmpdir(), 'opm-serve-ready-'));
+  const argv = kind.cacheOnly(catalog, cacheDir, scratch);
+  const withTime = existsSync(GNU_TIME);
+  const [cmd, ...args] = withTime ? [GNU_TIME, '-f', 'peak-kib=%M cpu-s=%U+%S', ...argv] : argv;
+  const started = performance.now();
+  try {
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(cmd ?? '', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (d: string) => (err += d));
+      child.on('error', reject);
+      child.on('close', (c) => resolve({ code: c, stderr: err }));
+    });
+    const ms = performance.now() - started;
+    if (code !== 0) throw new Error(`${kind.name} --cache-only failed: ${stderr}`);
+    const kib = /peak-kib=(\d+)/.exec(stderr)?.[1];
+    const cpu = /cpu-s=([0-9.]+)\+([0-9.]+)/.exec(stderr);
+    return {
+      ms,
+      peakMiB: kib === undefined ? NaN : Number(kib) / 1024,
+      cpuMs: cpu === null ? NaN : (Number(cpu[1]) + Number(cpu[2])) * 1000,
+    };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** CPU time (user and system, every thread) a process has used, in ms, from /proc (ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  // The fields after the command name, which is in parentheses and may hold spaces.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+async function ready(
+  kind: ServerKind,
+  catalog: string,
+  cacheDir?: string,
+): Promise<{ ms: number; rssMiB: number; cpuMs: number }> {
+  const s = await startServer(kind, catalog, cacheDir === undefined ? {} : { cacheDir });
+  let rssMiB = NaN;
+  let cpu = NaN;
+  try {
+    cpu = cpuMs(s.pid);
+    const status = readFileSync(`/proc/${s.pid}/status`, 'utf8');
+    rssMiB = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
+  } finally {
+    const exit = await s.stop();
+    if (exit.code !== 0)
+      process.stderr.write(`*** ${kind.name} exited ${String(exit.code ?? exit.signal)} on SIGTERM ***\n`);
+  }
+  return { ms: s.readyMs, rssMiB, cpuMs: cpu };
+}
+
+interface Row {
+  label: string;
+  ours: number[];
+  reference: number[];
+}
+
+const missing = missingTools();
+if (missing.length > 0) throw new Error(`bench:serve-ready needs ${missing.join(', ')}`);
+const referencePath = referenceBinary(root);
+if (referencePath === undefined)
+  throw new Error(
+    'bench:serve-ready needs the reference opm (OPM_REFERENCE or scripts/build-reference-opm.sh)',
+  );
+const catalog =
+  process.env.BENCH_SERVE_CATALOG ??
+  (corpusDir === undefined ? undefined : path.join(corpusDir, 'community-catalog-v4.21'));
+if (catalog === undefined) throw new Error('bench:serve-ready: no corpus; set BENCH_SERVE_CATALOG');
+
+const kinds = { ours: oursKind(), reference: referenceKind(referencePath) };
+const rows: Row[] = [
+  'ready, no cache (ms)',
+  'ready, prebuilt cache (ms)',
+  'CPU until ready, no cache (ms)',
+  'CPU until ready, prebuilt cache (ms)',
+  'RSS when ready, no cache (MiB)',
+  'RSS when ready, prebuilt cache (MiB)',
+  '--cache-only (ms)',
+  '--cache-only CPU (ms)',
+  '--cache-only peak RSS (MiB)',
+].map((label) => ({ label, ours: [], reference: [] }));
+const work = mkdtempSync(path.join(tmpdir(), 'opm-serve-ready-caches-'));
+const loadBefore = loadavg()[0] ?? NaN;
+try {
+  process.stderr.write(`serve start-up on ${catalog}, ${RUNS} alternated pairs ...\n`);
+  for (let i = 0; i < RUNS; i++) {
+    for (const side of ['ours', 'reference'] as const) {
+      const kind = kinds[side];
+      const cache = path.join(work, side);
+      const cold = await ready(kind, catalog);
+      const built = await build(kind, catalog, cache);
+      const warm = await ready(kind, catalog, cache);
+      const figures = [
+        cold.ms,
+        warm.ms,
+        cold.cpuMs,
+        warm.cpuMs,
+        cold.rssMiB,
+        warm.rssMiB,
+        built.ms,
+        built.cpuMs,
+        built.peakMiB,
+      ];
+      figures.forEach((v, k) => rows[k]?.[side].push(v));
+    }
+    process.stderr.write(`  pair ${i + 1}/${RUNS} done\n`);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+const loadAfter = loadavg()[0] ?? NaN;
+
+console.log(
+  `\nopm serve start-up: ${path.basename(catalog)}, ${RUNS} alternated pairs, load average ${loadBefore.toFixed(1)} -> ${loadAfter.toFixed(1)}`,
+);
+console.log(
+  `${'figure'.padEnd(38)} ${'reference'.padStart(10)} ${'opm-ts'.padStart(10)}  ratio (median of pairs) [range]`,
+);
+const results = rows.map((r) => {
+  const ratios = r.ours.map((o, k) => o / (r.reference[k] ?? NaN));
+  const out = {
+    figure: r.label,
+    reference: median(r.reference),
+    ours: median(r.ours),
+    ratio: median(ratios),
+    min: Math.min(...ratios),
+    max: Math.max(...ratios),
+  };
+  console.log(
+    `${r.label.padEnd(38)} ${String(Math.round(out.reference)).padStart(10)} ${String(Math.round(out.ours)).padStart(10)}  ${out.ratio.toFixed(2).padStart(5)} [${out.min.toFixed(2)}-${out.max.toFixed(2)}]`,
+  );
+  return out;
+});
+// Run as bench/out/serve-ready.mjs: the results go beside it.
+mkdirSync(here, { recursive: true });
+writeFileSync(
+  path.join(here, 'serve-ready-results.json'),
+  JSON.stringify({ catalog, runs: RUNS, loadBefore, loadAfter, results }, null, 2) + '\n',
+);
