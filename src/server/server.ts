@@ -32,6 +32,7 @@ import { RpcError, STATUS, type Registry } from '../api/registry.js';
 import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
 import { answerReflection } from './reflection.js';
+import { answerUnknownMethodsAsGo, CODE_NAMES, goErrorText, goStatusInterceptor } from './go-status.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'fatal';
 export type LogFields = Record<string, string | number>;
@@ -40,19 +41,6 @@ export type ServerLog = (level: LogLevel, msg: string, fields: LogFields) => voi
 
 /** opm's grpc-go: 4 MiB received per message, no limit on what is sent. */
 export const MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
-
-const CODE_NAMES: Record<number, string> = {
-  0: 'OK',
-  1: 'Canceled',
-  2: 'Unknown',
-  3: 'InvalidArgument',
-  4: 'DeadlineExceeded',
-  5: 'NotFound',
-  8: 'ResourceExhausted',
-  12: 'Unimplemented',
-  13: 'Internal',
-  14: 'Unavailable',
-};
 
 /** The level of a finished call's line (go-grpc-middleware's default mapping). */
 function levelOf(code: number): LogLevel {
@@ -116,7 +104,7 @@ class CallLog {
       'grpc.code': CODE_NAMES[code] ?? `Code(${code})`,
       'grpc.time_ms': this.elapsed(),
     };
-    if (code !== 0 && message !== undefined) fields['grpc.error'] = message;
+    if (code !== 0 && message !== undefined) fields['grpc.error'] = goErrorText(code, message);
     this.log(levelOf(code), 'finished call', fields);
   }
 }
@@ -214,7 +202,8 @@ function addService(
       const run = async (): Promise<void> => writeAll(call, handle(call.request, call));
       run().then(
         () => {
-          cl.finish(call.cancelled ? grpc.status.CANCELLED : 0);
+          if (call.cancelled) cl.finish(grpc.status.CANCELLED, 'context canceled');
+          else cl.finish(0);
           call.end();
         },
         (err: unknown) => {
@@ -390,6 +379,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
     'grpc.max_send_message_length': -1,
+    interceptors: [goStatusInterceptor],
   });
   addService(server, opts.log, 'api.Registry', registryHandlers(opts.registry));
   addService(server, opts.log, 'api.ExperimentalRegistry', experimentalHandlers(opts.registry));
@@ -403,6 +393,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   ]);
   addReflection(server, opts.log, 'grpc.reflection.v1.ServerReflection', files);
   addReflection(server, opts.log, 'grpc.reflection.v1alpha.ServerReflection', files);
+  answerUnknownMethodsAsGo(server, files.services);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`[::]:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
       if (err === null) resolve(bound);
