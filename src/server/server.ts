@@ -32,6 +32,7 @@ import { RpcError, STATUS, type Registry } from '../api/registry.js';
 import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
 import { answerReflection } from './reflection.js';
+import { keepaliveOptions } from './connections.js';
 import { answerUnknownMethodsAsGo, CODE_NAMES, goErrorText, goStatusInterceptor } from './go-status.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'fatal';
@@ -350,6 +351,8 @@ export interface ServeOptions {
   /** The port as given (`:port` is listened on, every interface). */
   port: string;
   log: ServerLog;
+  /** How often connections are pinged (src/server/connections.ts); tests shorten it. */
+  keepaliveMs?: number;
 }
 
 /** A server that is listening. */
@@ -379,6 +382,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
     'grpc.max_send_message_length': -1,
+    ...keepaliveOptions(opts.keepaliveMs),
     interceptors: [goStatusInterceptor],
   });
   addService(server, opts.log, 'api.Registry', registryHandlers(opts.registry));
