@@ -132,6 +132,23 @@ const COMPRESSED_WITHOUT_ENCODING = {
   details: 'grpc: compressed flag set with identity or empty encoding',
 };
 
+interface SessionLike {
+  destroyed: boolean;
+  closed: boolean;
+}
+/** Each call's HTTP/2 session, by the request metadata its handler is given (see `connectionGone`). */
+const sessions = new WeakMap<grpc.Metadata, SessionLike>();
+
+/**
+ * Whether the connection of a cancelled call has gone (the client disconnected) rather than the
+ * call alone (the client cancelled it): grpc-go reports the first as Unavailable `transport is
+ * closing`, the second as Canceled `context canceled`.
+ */
+export function connectionGone(metadata: grpc.Metadata): boolean {
+  const session = sessions.get(metadata);
+  return session !== undefined && (session.destroyed || session.closed);
+}
+
 /**
  * A server interceptor that changes nothing of a call but the texts (and, where grpc-go differs,
  * the codes) of grpc-js's answers to bad request messages. It must come first (innermost): the
@@ -142,7 +159,12 @@ export const goStatusInterceptor: grpc.ServerInterceptor = (descriptor, call) =>
     sendStatus?: (status: StatusLike) => void;
     decompressMessage?: (message: Buffer, encoding: string) => Promise<Buffer> | Buffer;
     decoder?: DecoderLike;
+    metadata?: unknown;
+    stream?: { session?: SessionLike };
   };
+  // The stream forgets its session once closed: keep it now.
+  const session = base.stream?.session;
+  if (base.metadata instanceof grpc.Metadata && session !== undefined) sessions.set(base.metadata, session);
   const sendStatus = base.sendStatus;
   const decompress = base.decompressMessage;
   // grpc-js wants an interceptor to return a call of its own: one that passes everything through.

@@ -33,7 +33,13 @@ import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
 import { answerReflection } from './reflection.js';
 import { keepaliveOptions } from './connections.js';
-import { answerUnknownMethodsAsGo, CODE_NAMES, goErrorText, goStatusInterceptor } from './go-status.js';
+import {
+  answerUnknownMethodsAsGo,
+  CODE_NAMES,
+  connectionGone,
+  goErrorText,
+  goStatusInterceptor,
+} from './go-status.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'fatal';
 export type LogFields = Record<string, string | number>;
@@ -203,8 +209,9 @@ function addService(
       const run = async (): Promise<void> => writeAll(call, handle(call.request, call));
       run().then(
         () => {
-          if (call.cancelled) cl.finish(grpc.status.CANCELLED, 'context canceled');
-          else cl.finish(0);
+          if (!call.cancelled) cl.finish(0);
+          else if (connectionGone(call.metadata)) cl.finish(grpc.status.UNAVAILABLE, 'transport is closing');
+          else cl.finish(grpc.status.CANCELLED, 'context canceled');
           call.end();
         },
         (err: unknown) => {

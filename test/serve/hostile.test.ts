@@ -300,7 +300,7 @@ describe('opm serve: streams a client does not finish reading', () => {
     await stillServes(s, 'heavy');
   });
 
-  it('a client that disconnects mid-stream: the call ends, the server goes idle and keeps serving', async () => {
+  it('a client that disconnects mid-stream: the call ends Unavailable as opm logs it, the server goes idle and keeps serving', async () => {
     const pid = pidOf(s);
     const ended = (s.stderr().match(finished('\\w+')) ?? []).length;
     const session = http2.connect(`http://127.0.0.1:${s.port}`);
@@ -322,6 +322,9 @@ describe('opm serve: streams a client does not finish reading', () => {
     await untilIdle(pid);
     session.destroy();
     while ((s.stderr().match(finished('\\w+')) ?? []).length === ended) await sleep(50);
+    expect(s.stderr()).toMatch(
+      /level=warning msg="finished call" .*grpc\.code=Unavailable grpc\.component=server grpc\.error="rpc error: code = Unavailable desc = transport is closing" grpc\.method=ListBundles /,
+    );
     await untilIdle(pid);
     await stillServes(s, 'heavy');
   });
