@@ -43,6 +43,16 @@ export function goErrorText(code: number, message: string): string {
   return `rpc error: code = ${CODE_NAMES[code] ?? `Code(${code})`} desc = ${message}`;
 }
 
+/**
+ * protobuf-go's words for a request that does not decode (`message`: our decoder's): invalid UTF-8
+ * in a string field, or, for every other fault, that the wire format cannot be parsed.
+ */
+export function goUnmarshalText(message: string): string {
+  return /invalid UTF-8/.test(message)
+    ? 'string field contains invalid UTF-8'
+    : 'proto: cannot parse invalid wire-format data';
+}
+
 /** grpc-go's answer to a path no handler is registered for (`services`: the registered ones). */
 export function unknownMethodText(path: string, services: ReadonlySet<string>): string {
   const sm = path.startsWith('/') ? path.slice(1) : path;

@@ -39,6 +39,7 @@ import {
   connectionGone,
   goErrorText,
   goStatusInterceptor,
+  goUnmarshalText,
 } from './go-status.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'fatal';
@@ -119,7 +120,10 @@ class CallLog {
 function statusOf(err: unknown): { code: number; details: string } {
   if (err instanceof RpcError) return { code: err.code, details: err.message };
   if (err instanceof ProtoDecodeError)
-    return { code: grpc.status.INTERNAL, details: `grpc: error unmarshalling request: ${err.message}` };
+    return {
+      code: grpc.status.INTERNAL,
+      details: `grpc: error unmarshalling request: ${goUnmarshalText(err.message)}`,
+    };
   return { code: STATUS.UNKNOWN, details: err instanceof Error ? err.message : String(err) };
 }
 

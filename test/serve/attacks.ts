@@ -193,6 +193,26 @@ export const REQUEST_ATTACKS: Record<string, GrpcRequestCase> = {
     body: grpcFrame(Buffer.from([0x0a, 1, 0x61]), 1),
     headers: { 'grpc-encoding': 'zstd' },
   },
+  'bytes that are not protobuf': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from([0xff, 0xff, 0xff])),
+  },
+  'invalid UTF-8 in a string field': {
+    path: '/api.Registry/GetBundle',
+    body: grpcFrame(Buffer.from([0x0a, 0x02, 0xff, 0xfe])),
+  },
+  'a known field on another wire type': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from([0x08, 0x01])),
+  },
+  'a group (wire types 3 and 4)': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from([0x0b, 0x13, 0x08, 0x01, 0x14, 0x0c, 0x0a, 0x01, 0x61])),
+  },
+  'the end of a group without its start': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from([0x0c])),
+  },
   'an unknown method': { path: '/api.Registry/Nope', body: grpcFrame(Buffer.alloc(0)) },
   'an unknown service': { path: '/nosuch.Service/X', body: grpcFrame(Buffer.alloc(0)) },
   'a path without a method': { path: '/nope', body: grpcFrame(Buffer.alloc(0)) },

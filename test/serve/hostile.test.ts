@@ -96,6 +96,21 @@ const EXPECTED: Record<string, { code: number; message: string }> = {
     code: 12,
     message: 'grpc: Decompressor is not installed for grpc-encoding "zstd"',
   },
+  'bytes that are not protobuf': {
+    code: 13,
+    message: 'grpc: error unmarshalling request: proto: cannot parse invalid wire-format data',
+  },
+  'invalid UTF-8 in a string field': {
+    code: 13,
+    message: 'grpc: error unmarshalling request: string field contains invalid UTF-8',
+  },
+  // protobuf-go keeps a field on an unexpected wire type, and groups, as unknown fields: skipped.
+  'a known field on another wire type': { code: 2, message: 'package "" not found' },
+  'a group (wire types 3 and 4)': { code: 2, message: 'package "a" not found' },
+  'the end of a group without its start': {
+    code: 13,
+    message: 'grpc: error unmarshalling request: proto: cannot parse invalid wire-format data',
+  },
   'an unknown method': { code: 12, message: 'unknown method Nope for service api.Registry' },
   'an unknown service': { code: 12, message: 'unknown service nosuch.Service' },
   'a path without a method': { code: 12, message: 'malformed method name: "/nope"' },
