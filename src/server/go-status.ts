@@ -159,40 +159,72 @@ export function connectionGone(metadata: grpc.Metadata): boolean {
   return session !== undefined && (session.destroyed || session.closed);
 }
 
+/** What a call refused before its handler ran looks like to the log. */
+export interface RefusedCall {
+  getPeer(): string;
+  getHost(): string;
+  getDeadline(): grpc.Deadline;
+  metadata: grpc.Metadata;
+}
+
 /**
  * A server interceptor that changes nothing of a call but the texts (and, where grpc-go differs,
  * the codes) of grpc-js's answers to bad request messages. It must come first (innermost): the
- * call it wraps is grpc-js's own.
+ * call it wraps is grpc-js's own. `onRefused` is told of such an answer on a server-streaming
+ * method, which grpc-go's logging interceptor sees as a call (grpc-go reads a unary request
+ * before the interceptors run, a streaming one inside the handler).
  */
-export const goStatusInterceptor: grpc.ServerInterceptor = (descriptor, call) => {
-  const base = call as unknown as {
-    sendStatus?: (status: StatusLike) => void;
-    decompressMessage?: (message: Buffer, encoding: string) => Promise<Buffer> | Buffer;
-    decoder?: DecoderLike;
-    metadata?: unknown;
-    stream?: { session?: SessionLike };
+export const goStatusInterceptor =
+  (
+    onRefused: (path: string, call: RefusedCall, code: number, details: string) => void,
+  ): grpc.ServerInterceptor =>
+  (descriptor, call) => {
+    const base = call as unknown as {
+      sendStatus?: (status: StatusLike) => void;
+      decompressMessage?: (message: Buffer, encoding: string) => Promise<Buffer> | Buffer;
+      decoder?: DecoderLike;
+      metadata?: unknown;
+      stream?: { session?: SessionLike };
+    };
+    // The stream forgets its session once closed: keep it now.
+    const session = base.stream?.session;
+    if (base.metadata instanceof grpc.Metadata && session !== undefined) sessions.set(base.metadata, session);
+    const sendStatus = base.sendStatus;
+    const decompress = base.decompressMessage;
+    // grpc-js wants an interceptor to return a call of its own: one that passes everything through.
+    const passThrough = new grpc.ServerInterceptingCall(call);
+    if (typeof sendStatus !== 'function' || typeof decompress !== 'function') return passThrough;
+    base.sendStatus = function (this: unknown, status: StatusLike): void {
+      if (typeof status.code !== 'number' || typeof status.details !== 'string') {
+        sendStatus.call(this, status);
+        return;
+      }
+      const plain = { code: status.code, details: status.details };
+      const go = goRequestStatus(plain, descriptor.responseStream, base.decoder?.readState ?? 0);
+      const refused = go !== plain || status.details === COMPRESSED_WITHOUT_ENCODING.details;
+      if (
+        refused &&
+        descriptor.responseStream &&
+        !descriptor.requestStream &&
+        base.metadata instanceof grpc.Metadata
+      )
+        onRefused(
+          descriptor.path,
+          {
+            getPeer: () => call.getPeer(),
+            getHost: () => call.getHost(),
+            getDeadline: () => call.getDeadline(),
+            metadata: base.metadata,
+          },
+          go.code,
+          go.details,
+        );
+      sendStatus.call(this, go === plain ? status : { ...status, ...go });
+    };
+    base.decompressMessage = function (this: unknown, message: Buffer, encoding: string) {
+      // grpc-js reads a set compressed flag without an encoding as "not compressed"; grpc-go refuses it.
+      if (message[0] === 1 && encoding === 'identity') return Promise.reject(COMPRESSED_WITHOUT_ENCODING);
+      return decompress.call(this, message, encoding);
+    };
+    return passThrough;
   };
-  // The stream forgets its session once closed: keep it now.
-  const session = base.stream?.session;
-  if (base.metadata instanceof grpc.Metadata && session !== undefined) sessions.set(base.metadata, session);
-  const sendStatus = base.sendStatus;
-  const decompress = base.decompressMessage;
-  // grpc-js wants an interceptor to return a call of its own: one that passes everything through.
-  const passThrough = new grpc.ServerInterceptingCall(call);
-  if (typeof sendStatus !== 'function' || typeof decompress !== 'function') return passThrough;
-  base.sendStatus = function (this: unknown, status: StatusLike): void {
-    if (typeof status.code !== 'number' || typeof status.details !== 'string') {
-      sendStatus.call(this, status);
-      return;
-    }
-    const plain = { code: status.code, details: status.details };
-    const go = goRequestStatus(plain, descriptor.responseStream, base.decoder?.readState ?? 0);
-    sendStatus.call(this, go === plain ? status : { ...status, ...go });
-  };
-  base.decompressMessage = function (this: unknown, message: Buffer, encoding: string) {
-    // grpc-js reads a set compressed flag without an encoding as "not compressed"; grpc-go refuses it.
-    if (message[0] === 1 && encoding === 'identity') return Promise.reject(COMPRESSED_WITHOUT_ENCODING);
-    return decompress.call(this, message, encoding);
-  };
-  return passThrough;
-};

@@ -53,7 +53,8 @@ export const MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
 /** The level of a finished call's line (go-grpc-middleware's default mapping). */
 function levelOf(code: number): LogLevel {
   if (code === 0 || code === 1 || code === 3 || code === 5 || code === 6 || code === 16) return 'info';
-  if (code === 4 || code === 7 || code === 9 || code === 10 || code === 11 || code === 14) return 'warning';
+  if (code === 4 || code === 7 || code === 8 || code === 9 || code === 10 || code === 11 || code === 14)
+    return 'warning';
   return 'error';
 }
 
@@ -394,7 +395,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
     'grpc.max_send_message_length': -1,
     ...keepaliveOptions(opts.keepaliveMs),
-    interceptors: [goStatusInterceptor],
+    interceptors: [
+      goStatusInterceptor((path, call, code, details) => {
+        const [service = '', name = ''] = path.slice(1).split('/');
+        new CallLog(opts.log, service, name, 'server_stream', call).finish(code, details);
+      }),
+    ],
   });
   addService(server, opts.log, 'api.Registry', registryHandlers(opts.registry));
   addService(server, opts.log, 'api.ExperimentalRegistry', experimentalHandlers(opts.registry));

@@ -147,6 +147,11 @@ describe('opm serve against hostile clients (testdata/serve/mixed)', () => {
     }
     await stillServes(s, 'alpha-op');
     expect(rssMiB(pidOf(s)) - before).toBeLessThan(32);
+    // A streaming call refused before its handler is logged as opm logs it (grpc-go reads a
+    // streaming request inside the handler), ResourceExhausted at level warning.
+    expect(s.stderr()).toMatch(
+      /level=warning msg="finished call" .*grpc\.code=ResourceExhausted grpc\.component=server grpc\.error="rpc error: code = ResourceExhausted desc = grpc: received message larger than max \(4194309 vs\. 4194304\)" grpc\.method=ListBundles grpc\.method_type=server_stream /,
+    );
     // Unknown methods are not logged (grpc-go answers them before any interceptor).
     expect(s.stderr()).not.toContain('Nope');
     expect(s.stderr()).not.toContain('nosuch');
