@@ -71,6 +71,15 @@ describe('connections', () => {
     expect(openFds()).toBeLessThanOrEqual(before + 5);
   });
 
+  it('a connection that never sends the HTTP/2 preface is closed by the keepalive', async () => {
+    server = await startServer({ registry, port: '0', log: () => undefined, keepaliveMs: 1000 });
+    const socket = net.connect(server.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.on('data', () => undefined);
+    await new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    expect(socket.destroyed).toBe(true);
+  });
+
   it('an idle client that answers pings is kept over several keepalive periods', async () => {
     server = await startServer({ registry, port: '0', log: () => undefined, keepaliveMs: 500 });
     const session = http2.connect(`http://127.0.0.1:${server.port}`);
