@@ -140,7 +140,7 @@ describe('hostile clients: opm-ts answers as the reference does (testdata/serve/
 
 describe('hostile clients: a ListBundles stream left unread, then cancelled or dropped', () => {
   // 600 messages of about 200 KiB: neither server can have sent them all when the client stops.
-  const catalog = writeHeavyCatalog(path.join(tmp, 'heavy'), 60, 10, 100);
+  let catalog = '';
   const raw = (b: Buffer): Buffer => b;
 
   /** The finished-call line of the ListBundles that ended last, without times and addresses. */
@@ -196,6 +196,10 @@ describe('hostile clients: a ListBundles stream left unread, then cancelled or d
     out.push(lastFinished(s.stderr().slice(mark)) ?? '');
     return out;
   }
+
+  beforeAll(() => {
+    catalog = writeHeavyCatalog(path.join(tmp, 'heavy'), 60, 10, 100);
+  });
 
   it('logged with the same level, code and error', { timeout: 240_000 }, async () => {
     const results: string[][] = [];

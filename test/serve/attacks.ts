@@ -94,7 +94,7 @@ export interface FrameOutcome {
 export function attackFrames(
   port: number,
   bytes: Buffer,
-  { untilClosed = false, settleMs = 5000 }: { untilClosed?: boolean; settleMs?: number } = {},
+  { untilClosed = false, settleMs = 20_000 }: { untilClosed?: boolean; settleMs?: number } = {},
 ): Promise<FrameOutcome> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');

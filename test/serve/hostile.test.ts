@@ -270,11 +270,12 @@ describe('opm serve against hostile clients (testdata/serve/mixed)', () => {
 // A catalog generated here: 60 bundles in 10 channels, ListBundles sends 600 messages of about
 // 200 KiB (120 MiB in all), far more than the HTTP/2 windows and socket buffers hold.
 describe('opm serve: streams a client does not finish reading', () => {
-  const catalog = writeHeavyCatalog(path.join(tmp, 'heavy'), 60, 10, 100);
+  let catalog = '';
   const MESSAGES = 600;
   const raw = (b: Buffer): Buffer => b;
   let s: Served;
   beforeAll(async () => {
+    catalog = writeHeavyCatalog(path.join(tmp, 'heavy'), 60, 10, 100);
     s = await startServe(catalog);
   });
   afterAll(async () => {
