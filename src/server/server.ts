@@ -33,6 +33,7 @@ import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
 import { answerReflection } from './reflection.js';
 import { keepaliveOptions } from './connections.js';
+import { writeStream } from './stream-writer.js';
 import {
   answerUnknownMethodsAsGo,
   CODE_NAMES,
@@ -152,32 +153,6 @@ interface Handlers {
   >;
 }
 
-/** Resolves when the stream drains or the call ends, leaving no listener behind. */
-function drained(call: grpc.ServerWritableStream<Buffer, Uint8Array>): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      call.off('drain', done);
-      call.off('cancelled', done);
-      call.off('close', done);
-      resolve();
-    };
-    call.on('drain', done);
-    call.on('cancelled', done);
-    call.on('close', done);
-  });
-}
-
-/** Write each message when the stream can take it; stop when the client has gone. */
-async function writeAll(
-  call: grpc.ServerWritableStream<Buffer, Uint8Array>,
-  messages: AsyncIterable<Uint8Array>,
-): Promise<void> {
-  for await (const m of messages) {
-    if (call.cancelled) return;
-    if (!call.write(m)) await drained(call);
-  }
-}
-
 function addService(
   server: grpc.Server,
   log: ServerLog,
@@ -211,7 +186,7 @@ function addService(
     definition[name] = method(`/${service}/${name}`, 'server_stream');
     impl[name] = (call: grpc.ServerWritableStream<Buffer, Uint8Array>) => {
       const cl = new CallLog(log, service, name, 'server_stream', call);
-      const run = async (): Promise<void> => writeAll(call, handle(call.request, call));
+      const run = async (): Promise<void> => writeStream(call, handle(call.request, call));
       run().then(
         () => {
           if (!call.cancelled) cl.finish(0);

@@ -321,6 +321,43 @@ describe('opm serve: streams a client does not finish reading', () => {
     await stillServes(s, 'heavy');
   });
 
+  it('20 clients that stop reading ListBundles, each on its own connection: RSS grows < 72 MiB; their calls end when they go', async () => {
+    const pid = pidOf(s);
+    await untilIdle(pid);
+    const before = rssMiB(pid);
+    const sessions: http2.ClientHttp2Session[] = [];
+    try {
+      for (let i = 0; i < 20; i++) {
+        const session = http2.connect(`http://127.0.0.1:${s.port}`);
+        session.on('error', () => undefined);
+        sessions.push(session);
+        const req = session.request({
+          ':method': 'POST',
+          ':path': '/api.Registry/ListBundles',
+          'content-type': 'application/grpc',
+          te: 'trailers',
+        });
+        req.on('error', () => undefined);
+        req.end(Buffer.alloc(5));
+        await new Promise<void>((resolve) =>
+          req.once('data', () => {
+            req.pause();
+            resolve();
+          }),
+        );
+      }
+      await untilIdle(pid);
+      // Each stalled stream holds what HTTP/2 has not taken (up to 1 MiB) and one message.
+      expect(rssMiB(pid) - before).toBeLessThan(72);
+    } finally {
+      const ended = (s.stderr().match(finished('\\w+')) ?? []).length;
+      for (const session of sessions) session.destroy();
+      while ((s.stderr().match(finished('\\w+')) ?? []).length < ended + sessions.length) await sleep(50);
+    }
+    await untilIdle(pid);
+    await stillServes(s, 'heavy');
+  });
+
   it('a client that disconnects mid-stream: the call ends Unavailable as opm logs it, the server goes idle and keeps serving', async () => {
     const pid = pidOf(s);
     const ended = (s.stderr().match(finished('\\w+')) ?? []).length;
