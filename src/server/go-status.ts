@@ -184,6 +184,7 @@ export const goStatusInterceptor =
       decompressMessage?: (message: Buffer, encoding: string) => Promise<Buffer> | Buffer;
       decoder?: DecoderLike;
       metadata?: unknown;
+      cancelled?: boolean;
       stream?: { session?: SessionLike };
     };
     // The stream forgets its session once closed: keep it now.
@@ -191,8 +192,10 @@ export const goStatusInterceptor =
     if (base.metadata instanceof grpc.Metadata && session !== undefined) sessions.set(base.metadata, session);
     const sendStatus = base.sendStatus;
     const decompress = base.decompressMessage;
-    // grpc-js wants an interceptor to return a call of its own: one that passes everything through.
-    const passThrough = new grpc.ServerInterceptingCall(call);
+    // grpc-js types an interceptor as returning a call of its own; the call it was given serves as
+    // well (it has every method grpc-js calls), where a ServerInterceptingCall would add a layer to
+    // every call for nothing.
+    const passThrough = call as grpc.ServerInterceptingCall;
     if (typeof sendStatus !== 'function' || typeof decompress !== 'function') return passThrough;
     base.sendStatus = function (this: unknown, status: StatusLike): void {
       if (typeof status.code !== 'number' || typeof status.details !== 'string') {
@@ -202,8 +205,10 @@ export const goStatusInterceptor =
       const plain = { code: status.code, details: status.details };
       const go = goRequestStatus(plain, descriptor.responseStream, base.decoder?.readState ?? 0);
       const refused = go !== plain || status.details === COMPRESSED_WITHOUT_ENCODING.details;
+      // Only the first status is sent (grpc-js may try a second, e.g. "no message" after "too large").
       if (
         refused &&
+        base.cancelled !== true &&
         descriptor.responseStream &&
         !descriptor.requestStream &&
         base.metadata instanceof grpc.Metadata
