@@ -8,6 +8,8 @@
 const WIRE_VARINT = 0;
 const WIRE_FIXED64 = 1;
 const WIRE_LENGTH = 2;
+const WIRE_START_GROUP = 3;
+const WIRE_END_GROUP = 4;
 const WIRE_FIXED32 = 5;
 
 /** Writes one message; nested messages are written by a writer of their own and added as bytes. */
@@ -153,7 +155,11 @@ export class ProtoDecodeError extends Error {
   }
 }
 
-/** The fields of an encoded message, in order. Unknown wire types and truncation throw. */
+/**
+ * The fields of an encoded message, in order. Groups (wire types 3 and 4, which no proto3 message
+ * declares) are skipped whole, as protobuf-go skips them as unknown fields; other wire types,
+ * an end without its start and truncation throw.
+ */
 export function* readFields(buf: Uint8Array): Generator<ProtoField> {
   let pos = 0;
   const readVarint = (): number => {
@@ -195,6 +201,40 @@ export function* readFields(buf: Uint8Array): Generator<ProtoField> {
         yield { field, wire, varint: 0, bytes: buf.subarray(pos, pos + 4) };
         pos += 4;
         break;
+      case WIRE_START_GROUP: {
+        // Skip to the matching end, over any groups nested in it.
+        const open = [field];
+        while (open.length > 0) {
+          if (pos >= buf.length) throw new ProtoDecodeError('truncated group');
+          const inner = readVarint();
+          const innerField = Math.floor(inner / 8);
+          if (innerField === 0) throw new ProtoDecodeError('field number 0');
+          switch (inner % 8) {
+            case WIRE_VARINT:
+              readVarint();
+              break;
+            case WIRE_FIXED64:
+              pos += 8;
+              break;
+            case WIRE_LENGTH:
+              pos += readVarint();
+              break;
+            case WIRE_FIXED32:
+              pos += 4;
+              break;
+            case WIRE_START_GROUP:
+              open.push(innerField);
+              break;
+            case WIRE_END_GROUP:
+              if (open.pop() !== innerField) throw new ProtoDecodeError('mismatched end of group');
+              break;
+            default:
+              throw new ProtoDecodeError(`unsupported wire type ${inner % 8}`);
+          }
+          if (pos > buf.length) throw new ProtoDecodeError('truncated group');
+        }
+        break;
+      }
       default:
         throw new ProtoDecodeError(`unsupported wire type ${wire}`);
     }
@@ -225,7 +265,8 @@ export function decodeStrings<K extends string>(
   for (const n of Object.values<K>(names)) out[n] = '';
   for (const f of readFields(buf)) {
     const name = names[f.field];
-    if (name !== undefined) out[name] = fieldString(f);
+    // A known field on another wire type is an unknown field to protobuf-go: skipped too.
+    if (name !== undefined && f.wire === WIRE_LENGTH) out[name] = fieldString(f);
   }
   return out;
 }

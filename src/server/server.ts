@@ -32,6 +32,16 @@ import { RpcError, STATUS, type Registry } from '../api/registry.js';
 import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
 import { answerReflection } from './reflection.js';
+import { keepaliveOptions } from './connections.js';
+import { writeStream } from './stream-writer.js';
+import {
+  answerUnknownMethodsAsGo,
+  CODE_NAMES,
+  connectionGone,
+  goErrorText,
+  goStatusInterceptor,
+  goUnmarshalText,
+} from './go-status.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'fatal';
 export type LogFields = Record<string, string | number>;
@@ -41,23 +51,11 @@ export type ServerLog = (level: LogLevel, msg: string, fields: LogFields) => voi
 /** opm's grpc-go: 4 MiB received per message, no limit on what is sent. */
 export const MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
 
-const CODE_NAMES: Record<number, string> = {
-  0: 'OK',
-  1: 'Canceled',
-  2: 'Unknown',
-  3: 'InvalidArgument',
-  4: 'DeadlineExceeded',
-  5: 'NotFound',
-  8: 'ResourceExhausted',
-  12: 'Unimplemented',
-  13: 'Internal',
-  14: 'Unavailable',
-};
-
 /** The level of a finished call's line (go-grpc-middleware's default mapping). */
 function levelOf(code: number): LogLevel {
   if (code === 0 || code === 1 || code === 3 || code === 5 || code === 6 || code === 16) return 'info';
-  if (code === 4 || code === 7 || code === 9 || code === 10 || code === 11 || code === 14) return 'warning';
+  if (code === 4 || code === 7 || code === 8 || code === 9 || code === 10 || code === 11 || code === 14)
+    return 'warning';
   return 'error';
 }
 
@@ -116,7 +114,7 @@ class CallLog {
       'grpc.code': CODE_NAMES[code] ?? `Code(${code})`,
       'grpc.time_ms': this.elapsed(),
     };
-    if (code !== 0 && message !== undefined) fields['grpc.error'] = message;
+    if (code !== 0 && message !== undefined) fields['grpc.error'] = goErrorText(code, message);
     this.log(levelOf(code), 'finished call', fields);
   }
 }
@@ -124,7 +122,10 @@ class CallLog {
 function statusOf(err: unknown): { code: number; details: string } {
   if (err instanceof RpcError) return { code: err.code, details: err.message };
   if (err instanceof ProtoDecodeError)
-    return { code: grpc.status.INTERNAL, details: `grpc: error unmarshalling request: ${err.message}` };
+    return {
+      code: grpc.status.INTERNAL,
+      details: `grpc: error unmarshalling request: ${goUnmarshalText(err.message)}`,
+    };
   return { code: STATUS.UNKNOWN, details: err instanceof Error ? err.message : String(err) };
 }
 
@@ -150,32 +151,6 @@ interface Handlers {
     string,
     (req: Buffer, call: grpc.ServerWritableStream<Buffer, Uint8Array>) => AsyncIterable<Uint8Array>
   >;
-}
-
-/** Resolves when the stream drains or the call ends, leaving no listener behind. */
-function drained(call: grpc.ServerWritableStream<Buffer, Uint8Array>): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      call.off('drain', done);
-      call.off('cancelled', done);
-      call.off('close', done);
-      resolve();
-    };
-    call.on('drain', done);
-    call.on('cancelled', done);
-    call.on('close', done);
-  });
-}
-
-/** Write each message when the stream can take it; stop when the client has gone. */
-async function writeAll(
-  call: grpc.ServerWritableStream<Buffer, Uint8Array>,
-  messages: AsyncIterable<Uint8Array>,
-): Promise<void> {
-  for await (const m of messages) {
-    if (call.cancelled) return;
-    if (!call.write(m)) await drained(call);
-  }
 }
 
 function addService(
@@ -211,10 +186,12 @@ function addService(
     definition[name] = method(`/${service}/${name}`, 'server_stream');
     impl[name] = (call: grpc.ServerWritableStream<Buffer, Uint8Array>) => {
       const cl = new CallLog(log, service, name, 'server_stream', call);
-      const run = async (): Promise<void> => writeAll(call, handle(call.request, call));
+      const run = async (): Promise<void> => writeStream(call, handle(call.request, call));
       run().then(
         () => {
-          cl.finish(call.cancelled ? grpc.status.CANCELLED : 0);
+          if (!call.cancelled) cl.finish(0);
+          else if (connectionGone(call.metadata)) cl.finish(grpc.status.UNAVAILABLE, 'transport is closing');
+          else cl.finish(grpc.status.CANCELLED, 'context canceled');
           call.end();
         },
         (err: unknown) => {
@@ -361,6 +338,8 @@ export interface ServeOptions {
   /** The port as given (`:port` is listened on, every interface). */
   port: string;
   log: ServerLog;
+  /** How often connections are pinged (src/server/connections.ts); tests shorten it. */
+  keepaliveMs?: number;
 }
 
 /** A server that is listening. */
@@ -390,6 +369,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
     'grpc.max_send_message_length': -1,
+    ...keepaliveOptions(opts.keepaliveMs),
+    interceptors: [
+      goStatusInterceptor((path, call, code, details) => {
+        const [service = '', name = ''] = path.slice(1).split('/');
+        new CallLog(opts.log, service, name, 'server_stream', call).finish(code, details);
+      }),
+    ],
   });
   addService(server, opts.log, 'api.Registry', registryHandlers(opts.registry));
   addService(server, opts.log, 'api.ExperimentalRegistry', experimentalHandlers(opts.registry));
@@ -403,6 +389,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   ]);
   addReflection(server, opts.log, 'grpc.reflection.v1.ServerReflection', files);
   addReflection(server, opts.log, 'grpc.reflection.v1alpha.ServerReflection', files);
+  answerUnknownMethodsAsGo(server, files.services);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`[::]:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
       if (err === null) resolve(bound);
