@@ -11,9 +11,48 @@ import { rfc3339Local } from '../go/time.js';
 export type LogrusLevel = 'debug' | 'info' | 'warning' | 'error' | 'fatal';
 
 const PLAIN = /^[A-Za-z0-9\-._/@^+]*$/;
+/** Text that %q writes between its quotes as it is: printable ASCII other than `"` and `\`. */
+const QUOTES_AS_IS = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+function quote(v: string): string {
+  return QUOTES_AS_IS.test(v) ? `"${v}"` : goQuote(v);
+}
 
 function value(v: string): string {
-  return PLAIN.test(v) ? v : goQuote(v);
+  return PLAIN.test(v) ? v : quote(v);
+}
+
+/**
+ * The fields' keys in byte order, remembered by their order as given: a server's call lines carry
+ * the same few sets of keys, which need sorting once each. Bounded, since keys may come from a
+ * client's metadata.
+ */
+const sortedKeys = new Map<string, string[]>();
+const SORTED_KEYS_KEPT = 256;
+
+function keysInOrder(fields: Readonly<Record<string, unknown>>): string[] {
+  const keys = Object.keys(fields);
+  const id = keys.join('\u0000');
+  let sorted = sortedKeys.get(id);
+  if (sorted === undefined) {
+    sorted = keys.sort(compareUtf8);
+    if (sortedKeys.size >= SORTED_KEYS_KEPT) sortedKeys.clear();
+    sortedKeys.set(id, sorted);
+  }
+  return sorted;
+}
+
+/** `time="…"` of the second being logged, made once per second. */
+let lastSecond = Number.NaN;
+let lastTime = '';
+
+function timeField(now: Date): string {
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastTime = `time=${goQuote(rfc3339Local(now))}`;
+  }
+  return lastTime;
 }
 
 /** One line (with its newline). */
@@ -23,7 +62,51 @@ export function logrusLine(
   fields: Readonly<Record<string, string | number>>,
   now: Date = new Date(),
 ): string {
-  const parts = [`time=${goQuote(rfc3339Local(now))}`, `level=${level}`, `msg=${value(msg)}`];
-  for (const k of Object.keys(fields).sort(compareUtf8)) parts.push(`${k}=${value(String(fields[k]))}`);
-  return `${parts.join(' ')}\n`;
+  let line = `${timeField(now)} level=${level} msg=${value(msg)}`;
+  for (const k of keysInOrder(fields)) line += ` ${k}=${value(String(fields[k]))}`;
+  return `${line}\n`;
+}
+
+/** Where lines go: a stream's `write`. */
+export interface LineSink {
+  write(text: string): unknown;
+}
+
+/** Bytes held before they are written without waiting for the next turn. */
+const FLUSH_AT = 64 * 1024;
+
+/**
+ * Lines written together once the current turn of the event loop is over: a busy server logs two
+ * lines per call, and stderr on a pipe is written synchronously, one system call per write. The
+ * bytes and their order are those of writing each line at once; `flush()` writes what is held
+ * (before a fatal line, and when the command ends).
+ */
+export class LineBuffer {
+  private readonly sink: LineSink;
+  private pending: string[] = [];
+  private bytes = 0;
+  private scheduled = false;
+
+  constructor(sink: LineSink) {
+    this.sink = sink;
+  }
+
+  write(line: string): void {
+    this.pending.push(line);
+    this.bytes += line.length;
+    if (this.bytes >= FLUSH_AT) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    const text = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join('');
+    this.pending = [];
+    this.bytes = 0;
+    this.sink.write(text);
+  }
 }

@@ -252,11 +252,21 @@ async function* each<T>(
 
 function registryHandlers(reg: Registry): Handlers {
   const gvk = (buf: Buffer) => decodeProvidersRequest(buf);
+  // The catalog does not change while served: a package's answer is encoded once (at most one per
+  // package of the catalog; names not found are not kept).
+  const packageAnswers = new Map<string, Uint8Array>();
+  const packageAnswer = (name: string): Uint8Array => {
+    let answer = packageAnswers.get(name);
+    if (answer === undefined) {
+      answer = encodePackage(reg.getPackage(name));
+      packageAnswers.set(name, answer);
+    }
+    return answer;
+  };
   return {
     unary: {
       // A not-found package rejects the promise, as every other handler's failure does.
-      GetPackage: (buf) =>
-        Promise.resolve(buf).then((b) => encodePackage(reg.getPackage(decodeGetPackageRequest(b).name))),
+      GetPackage: (buf) => Promise.resolve(buf).then((b) => packageAnswer(decodeGetPackageRequest(b).name)),
       GetBundle: async (buf) => {
         const r = decodeGetBundleRequest(buf);
         return encodeBundle(await reg.getBundle(r.pkgName, r.channelName, r.csvName));
