@@ -298,10 +298,8 @@ function registryHandlers(reg: Registry): Handlers {
         each(reg.getLatestChannelEntriesThatProvide(gvk(buf)), encodeChannelEntry),
       ListBundles: (buf) => {
         decodeEmptyRequest(buf);
-        // One message made at a time, as the client reads: the catalog's messages are never all held.
-        return (async function* () {
-          for (const key of reg.listBundleKeys()) yield encodeBundle(await reg.listedBundle(key));
-        })();
+        // One message at a time, as the client reads: messages with manifests are never all held.
+        return reg.listedMessages();
       },
     },
   };
