@@ -16,8 +16,8 @@ describe('logrusLine', () => {
     const fields = (l: string): string => l.slice(l.indexOf('msg=m ') + 6);
     expect(fields(a)).toBe('B.x=2 a=3 b=1\n');
     expect(fields(b)).toBe(fields(a));
-    // The same keys again: the remembered order gives the same text.
-    expect(logrusLine('info', 'm', { b: 1, 'B.x': 2, a: 3 }, at)).toBe(a);
+    // Keys given in byte order already are written as they come.
+    expect(fields(logrusLine('info', 'm', { 'B.x': 2, a: 3, b: 1 }, at))).toBe(fields(a));
   });
 
   it('quotes values as %q does, printable ASCII or not', () => {

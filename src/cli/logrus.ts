@@ -22,24 +22,14 @@ function value(v: string): string {
   return PLAIN.test(v) ? v : quote(v);
 }
 
-/**
- * The fields' keys in byte order, remembered by their order as given: a server's call lines carry
- * the same few sets of keys, which need sorting once each. Bounded, since keys may come from a
- * client's metadata.
- */
-const sortedKeys = new Map<string, string[]>();
-const SORTED_KEYS_KEPT = 256;
-
-function keysInOrder(fields: Readonly<Record<string, unknown>>): string[] {
-  const keys = Object.keys(fields);
-  const id = keys.join('\u0000');
-  let sorted = sortedKeys.get(id);
-  if (sorted === undefined) {
-    sorted = keys.sort(compareUtf8);
-    if (sortedKeys.size >= SORTED_KEYS_KEPT) sortedKeys.clear();
-    sortedKeys.set(id, sorted);
+/** Whether the fields' keys come in byte order already (a server's call lines make them so). */
+function inByteOrder(fields: Readonly<Record<string, unknown>>): boolean {
+  let previous: string | undefined;
+  for (const k in fields) {
+    if (previous !== undefined && compareUtf8(previous, k) > 0) return false;
+    previous = k;
   }
-  return sorted;
+  return true;
 }
 
 /** `time="…"` of the second being logged, made once per second. */
@@ -63,7 +53,11 @@ export function logrusLine(
   now: Date = new Date(),
 ): string {
   let line = `${timeField(now)} level=${level} msg=${value(msg)}`;
-  for (const k of keysInOrder(fields)) line += ` ${k}=${value(String(fields[k]))}`;
+  if (inByteOrder(fields)) {
+    for (const k in fields) line += ` ${k}=${value(String(fields[k]))}`;
+  } else {
+    for (const k of Object.keys(fields).sort(compareUtf8)) line += ` ${k}=${value(String(fields[k]))}`;
+  }
   return `${line}\n`;
 }
 
