@@ -31,6 +31,7 @@ import {
 import { RpcError, STATUS, type Registry } from '../api/registry.js';
 import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
+import { releaseLoadGarbage } from './heap.js';
 import { answerReflection } from './reflection.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'fatal';
@@ -452,6 +453,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       else reject(listenError(opts.port, err));
     });
   });
+  // Once the first turn after listening is over: what loading the catalog left goes back now.
+  setImmediate(releaseLoadGarbage);
   return {
     port,
     stop: () =>
