@@ -28,6 +28,15 @@ describe('logrusLine', () => {
     }
   });
 
+  it('quotes values that do not repeat as it quotes those that do, however many', () => {
+    for (let i = 0; i < 1200; i++) {
+      const v = `peer "${i % 600}" at ${i}`;
+      expect(
+        logrusLine('info', 'm', { [`k${i % 700}`]: v }, at).endsWith(` k${i % 700}=${goQuote(v)}\n`),
+      ).toBe(true);
+    }
+  });
+
   it('writes the time of each second it is given', () => {
     const first = logrusLine('info', 'm', {}, at);
     const later = logrusLine('info', 'm', {}, new Date(at.getTime() + 1000));

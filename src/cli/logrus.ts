@@ -18,8 +18,33 @@ function quote(v: string): string {
   return QUOTES_AS_IS.test(v) ? `"${v}"` : goQuote(v);
 }
 
+/**
+ * Texts made from strings that repeat from line to line (a server's call lines repeat most of
+ * theirs: the peer, the method, the start time's second), made once each. Bounded: what a client
+ * sends can be new every time.
+ */
+class Repeated {
+  private readonly made = new Map<string, string>();
+  private readonly make: (s: string) => string;
+  constructor(make: (s: string) => string) {
+    this.make = make;
+  }
+  of(s: string): string {
+    let text = this.made.get(s);
+    if (text === undefined) {
+      text = this.make(s);
+      if (this.made.size >= 512) this.made.clear();
+      this.made.set(s, text);
+    }
+    return text;
+  }
+}
+
+const quoted = new Repeated(quote);
+const keyPrefix = new Repeated((k) => ` ${k}=`);
+
 function value(v: string): string {
-  return PLAIN.test(v) ? v : quote(v);
+  return PLAIN.test(v) ? v : quoted.of(v);
 }
 
 /** Whether the fields' keys come in byte order already (a server's call lines make them so). */
@@ -36,27 +61,27 @@ function inByteOrder(fields: Readonly<Record<string, unknown>>): boolean {
 let lastSecond = Number.NaN;
 let lastTime = '';
 
-function timeField(now: Date): string {
-  const second = Math.floor(now.getTime() / 1000);
+function timeField(ms: number): string {
+  const second = Math.floor(ms / 1000);
   if (second !== lastSecond) {
     lastSecond = second;
-    lastTime = `time=${goQuote(rfc3339Local(now))}`;
+    lastTime = `time=${goQuote(rfc3339Local(new Date(ms)))}`;
   }
   return lastTime;
 }
 
-/** One line (with its newline). */
+/** One line (with its newline), at `now` (default: the current time). */
 export function logrusLine(
   level: LogrusLevel,
   msg: string,
   fields: Readonly<Record<string, string | number>>,
-  now: Date = new Date(),
+  now?: Date,
 ): string {
-  let line = `${timeField(now)} level=${level} msg=${value(msg)}`;
+  let line = `${timeField(now === undefined ? Date.now() : now.getTime())} level=${level} msg=${value(msg)}`;
   if (inByteOrder(fields)) {
-    for (const k in fields) line += ` ${k}=${value(String(fields[k]))}`;
+    for (const k in fields) line += keyPrefix.of(k) + value(String(fields[k]));
   } else {
-    for (const k of Object.keys(fields).sort(compareUtf8)) line += ` ${k}=${value(String(fields[k]))}`;
+    for (const k of Object.keys(fields).sort(compareUtf8)) line += keyPrefix.of(k) + value(String(fields[k]));
   }
   return `${line}\n`;
 }
