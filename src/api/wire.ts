@@ -14,12 +14,17 @@ const WIRE_FIXED32 = 5;
 export class ProtoWriter {
   private readonly chunks: Uint8Array[] = [];
   private scratch = new Uint8Array(64);
+  /** The scratch's bytes as a Buffer, to write short strings into them without a copy of their own. */
+  private text = Buffer.from(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
   private used = 0;
 
   private reserve(n: number): void {
     if (this.used + n <= this.scratch.length) return;
     this.flushScratch();
-    if (n > this.scratch.length) this.scratch = new Uint8Array(Math.max(n, this.scratch.length * 2));
+    if (n > this.scratch.length) {
+      this.scratch = new Uint8Array(Math.max(n, this.scratch.length * 2));
+      this.text = Buffer.from(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
+    }
   }
 
   private flushScratch(): void {
@@ -61,8 +66,16 @@ export class ProtoWriter {
 
   /** A string written even when empty (an element of a repeated string field). */
   stringAlways(field: number, s: string): this {
-    const bytes = Buffer.from(s, 'utf8');
     this.tag(field, WIRE_LENGTH);
+    // Up to 85 UTF-16 units is at most 255 bytes: written in place, as raw() would copy them.
+    if (s.length <= 85) {
+      const n = Buffer.byteLength(s, 'utf8');
+      this.varint(n);
+      this.reserve(n);
+      this.used += this.text.write(s, this.used, n, 'utf8');
+      return this;
+    }
+    const bytes = Buffer.from(s, 'utf8');
     this.varint(bytes.length);
     this.raw(bytes);
     return this;
