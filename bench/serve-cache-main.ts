@@ -15,7 +15,7 @@ import {
   type CacheBundle,
 } from '../src/serve-cache/cache.js';
 import { PogrebReader } from '../src/serve-cache/pogreb.js';
-import { decodeApiBundle } from '../src/serve-cache/proto.js';
+import { decodeBundle } from '../src/api/messages.js';
 
 async function main(): Promise<void> {
   const [mode, a = '', b = '', c = ''] = process.argv.slice(2);
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     cache.close();
   } else if (mode === 'read') {
     const db = PogrebReader.open(path.join(a, 'pogreb.v1', 'db'));
-    for (const [k, v] of db.entries()) if (k.toString('latin1').startsWith('bundles/')) decodeApiBundle(v);
+    for (const [k, v] of db.entries()) if (k.toString('latin1').startsWith('bundles/')) decodeBundle(v);
     db.close();
   } else if (mode === 'write') {
     const from = openServeCache(a);

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { descriptorSet, HEALTH_FILE, REGISTRY_FILE, STRUCT_FILE } from './descriptors.js';
 import { encodeBundle, encodePackage, type ApiBundle } from './messages.js';
 import { encodeStruct } from './struct.js';
+import { ProtoWriter } from './wire.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fromText = new protobuf.Root();
@@ -100,6 +101,30 @@ function varint(n: number): Buffer {
   out.push(x);
   return Buffer.from(out);
 }
+
+describe('ProtoWriter', () => {
+  it('writes every string as tag, UTF-8 length and UTF-8 bytes, short or long, one message after another', () => {
+    const texts = [
+      'a',
+      'x'.repeat(85),
+      'x'.repeat(86),
+      'é'.repeat(85),
+      '\u{1f600}'.repeat(40),
+      'lone \ud800 surrogate',
+      'y'.repeat(300),
+      '€'.repeat(85),
+      '',
+    ];
+    const w = new ProtoWriter();
+    const expected: Buffer[] = [];
+    for (const t of texts) {
+      w.stringAlways(3, t);
+      const bytes = Buffer.from(t, 'utf8');
+      expected.push(Buffer.from([3 * 8 + 2]), varint(bytes.length), bytes);
+    }
+    expect(Buffer.from(w.finish()).equals(Buffer.concat(expected))).toBe(true);
+  });
+});
 
 describe('messages', () => {
   it('a Bundle decodes to what was encoded, empty fields left out', () => {

@@ -1,9 +1,11 @@
 /**
  * The messages of operator-registry's `api` package (registry.proto beside this file) as plain
  * data, with their protobuf encoding. Field numbers follow the proto; empty fields are left out as
- * proto3 does.
+ * proto3 does. `Bundle` is one type for the server and the on-disk cache: its encoding is what Go's
+ * proto.Marshal writes (fields in field-number order), so a bundle read from a cache either opm
+ * wrote encodes back to the bytes it was read from.
  */
-import { decodeStrings, ProtoWriter } from './wire.js';
+import { decodeStrings, ProtoReader, ProtoWriter } from './wire.js';
 
 export interface ApiDeprecation {
   message: string;
@@ -29,15 +31,14 @@ export interface ApiGroupVersionKind {
   plural?: string;
 }
 
-export interface ApiDependency {
+/** A Dependency or a Property: a type and its value as JSON text. */
+export interface ApiTypedValue {
   type: string;
   value: string;
 }
 
-export interface ApiProperty {
-  type: string;
-  value: string;
-}
+export type ApiDependency = ApiTypedValue;
+export type ApiProperty = ApiTypedValue;
 
 export interface ApiChannelEntry {
   packageName: string;
@@ -62,6 +63,26 @@ export interface ApiBundle {
   replaces: string;
   skips: string[];
   deprecation?: ApiDeprecation | undefined;
+}
+
+/** A Bundle with every field at its default (nothing on the wire). */
+export function emptyBundle(): ApiBundle {
+  return {
+    csvName: '',
+    packageName: '',
+    channelName: '',
+    csvJson: '',
+    object: [],
+    bundlePath: '',
+    providedApis: [],
+    requiredApis: [],
+    version: '',
+    skipRange: '',
+    dependencies: [],
+    properties: [],
+    replaces: '',
+    skips: [],
+  };
 }
 
 function deprecation(d: ApiDeprecation | undefined): Uint8Array | undefined {
@@ -109,6 +130,7 @@ export function encodeChannelEntry(e: ApiChannelEntry): Uint8Array {
     .finish();
 }
 
+/** `proto.Marshal` of an `api.Bundle`. */
 export function encodeBundle(b: ApiBundle): Uint8Array {
   const w = new ProtoWriter()
     .string(1, b.csvName)
@@ -123,6 +145,80 @@ export function encodeBundle(b: ApiBundle): Uint8Array {
   for (const d of b.dependencies) w.message(11, typeValue(d));
   for (const p of b.properties) w.message(12, typeValue(p));
   return w.string(13, b.replaces).strings(14, b.skips).message(15, deprecation(b.deprecation)).finish();
+}
+
+const WIRE_BYTES = 2;
+
+function readGvk(r: ProtoReader): ApiGroupVersionKind {
+  const g: ApiGroupVersionKind = { group: '', version: '', kind: '', plural: '' };
+  while (!r.done()) {
+    const [f, wire] = r.tag();
+    if (wire !== WIRE_BYTES || f < 1 || f > 4) r.skip(wire);
+    else if (f === 1) g.group = r.string();
+    else if (f === 2) g.version = r.string();
+    else if (f === 3) g.kind = r.string();
+    else g.plural = r.string();
+  }
+  return g;
+}
+
+function readTypedValue(r: ProtoReader): ApiTypedValue {
+  const t: ApiTypedValue = { type: '', value: '' };
+  while (!r.done()) {
+    const [f, wire] = r.tag();
+    if (wire === WIRE_BYTES && f === 1) t.type = r.string();
+    else if (wire === WIRE_BYTES && f === 2) t.value = r.string();
+    else r.skip(wire);
+  }
+  return t;
+}
+
+type BundleString =
+  'csvName' | 'packageName' | 'channelName' | 'csvJson' | 'bundlePath' | 'version' | 'skipRange' | 'replaces';
+const BUNDLE_STRINGS: Readonly<Record<number, BundleString>> = {
+  1: 'csvName',
+  2: 'packageName',
+  3: 'channelName',
+  4: 'csvJson',
+  6: 'bundlePath',
+  9: 'version',
+  10: 'skipRange',
+  13: 'replaces',
+};
+
+/**
+ * `proto.Unmarshal` into an `api.Bundle` (a cache's value): fields it does not know are skipped, as
+ * any protobuf reader does; a GroupVersionKind read has its `plural`, empty or not.
+ */
+export function decodeBundle(buf: Uint8Array): ApiBundle {
+  const b = emptyBundle();
+  const r = new ProtoReader(buf);
+  while (!r.done()) {
+    const [f, wire] = r.tag();
+    if (wire !== WIRE_BYTES) {
+      r.skip(wire);
+      continue;
+    }
+    const s = BUNDLE_STRINGS[f];
+    if (s !== undefined) b[s] = r.string();
+    else if (f === 5) b.object.push(r.string());
+    else if (f === 7) b.providedApis.push(readGvk(r.sub()));
+    else if (f === 8) b.requiredApis.push(readGvk(r.sub()));
+    else if (f === 11) b.dependencies.push(readTypedValue(r.sub()));
+    else if (f === 12) b.properties.push(readTypedValue(r.sub()));
+    else if (f === 14) b.skips.push(r.string());
+    else if (f === 15) {
+      const d = { message: '' };
+      const sub = r.sub();
+      while (!sub.done()) {
+        const [df, dw] = sub.tag();
+        if (df === 1 && dw === WIRE_BYTES) d.message = sub.string();
+        else sub.skip(dw);
+      }
+      b.deprecation = d;
+    } else r.skip(wire);
+  }
+  return b;
 }
 
 // Requests: every field is a string.

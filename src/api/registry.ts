@@ -7,7 +7,13 @@
  */
 import { goQuote as q } from '../go/fmt.js';
 import { compareUtf8 } from '../go/utf8.js';
-import type { ApiBundle, ApiChannelEntry, ApiDeprecation, ApiPackage } from './messages.js';
+import {
+  encodeBundle,
+  type ApiBundle,
+  type ApiChannelEntry,
+  type ApiDeprecation,
+  type ApiPackage,
+} from './messages.js';
 
 /** gRPC status codes the registry answers with. */
 export const STATUS = { OK: 0, UNKNOWN: 2, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
@@ -101,6 +107,14 @@ export class Registry {
   readonly packages: PackageIndex;
   private readonly store: BundleStore;
   readonly customSchemas: CustomSchemaStore | undefined;
+  /** ListBundles' order, made on its first call (the index does not change while served). */
+  private listOrder: readonly BundleKey[] | undefined;
+  /**
+   * ListBundles' messages of bundles with an image (no manifests: a few hundred bytes each), kept
+   * once made, in list order: a stream sends bytes already made instead of converting every bundle
+   * again. Messages with manifests are made per call and not kept.
+   */
+  private listedKept: (Uint8Array | undefined)[] = [];
 
   constructor(packages: PackageIndex, store: BundleStore, customSchemas?: CustomSchemaStore) {
     this.packages = packages;
@@ -222,15 +236,17 @@ export class Registry {
   }
 
   /** Every (package, channel, bundle), by channel name, then package, then bundle (byte order). */
-  listBundleKeys(): BundleKey[] {
+  listBundleKeys(): readonly BundleKey[] {
+    if (this.listOrder !== undefined) return this.listOrder;
     const keys: BundleKey[] = [];
     for (const pkg of this.packages.values())
       for (const ch of pkg.channels.values())
         for (const b of ch.bundles.values()) keys.push({ package: pkg.name, channel: ch.name, name: b.name });
-    return keys.sort(
+    this.listOrder = keys.sort(
       (a, b) =>
         compareUtf8(a.channel, b.channel) || compareUtf8(a.package, b.package) || compareUtf8(a.name, b.name),
     );
+    return this.listOrder;
   }
 
   /** One ListBundles message: manifests left out when the bundle has an image. */
@@ -238,6 +254,22 @@ export class Registry {
     const light = await this.store.bundle(key, false);
     if (light.bundlePath !== '') return { ...light, csvJson: '', object: [] };
     return this.store.bundle(key, true);
+  }
+
+  /** ListBundles' stream, encoded: one message made (or taken from those kept) as the caller asks. */
+  async *listedMessages(): AsyncIterable<Uint8Array> {
+    const keys = this.listBundleKeys();
+    for (let i = 0; i < keys.length; i++) {
+      const kept = this.listedKept[i];
+      if (kept !== undefined) {
+        yield kept;
+        continue;
+      }
+      const b = await this.listedBundle(keys[i] as BundleKey);
+      const bytes = encodeBundle(b);
+      if (b.bundlePath !== '') this.listedKept[i] = bytes;
+      yield bytes;
+    }
   }
 
   /**

@@ -16,12 +16,17 @@ const WIRE_FIXED32 = 5;
 export class ProtoWriter {
   private readonly chunks: Uint8Array[] = [];
   private scratch = new Uint8Array(64);
+  /** The scratch's bytes as a Buffer, to write short strings into them without a copy of their own. */
+  private text = Buffer.from(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
   private used = 0;
 
   private reserve(n: number): void {
     if (this.used + n <= this.scratch.length) return;
     this.flushScratch();
-    if (n > this.scratch.length) this.scratch = new Uint8Array(Math.max(n, this.scratch.length * 2));
+    if (n > this.scratch.length) {
+      this.scratch = new Uint8Array(Math.max(n, this.scratch.length * 2));
+      this.text = Buffer.from(this.scratch.buffer, this.scratch.byteOffset, this.scratch.length);
+    }
   }
 
   private flushScratch(): void {
@@ -63,8 +68,16 @@ export class ProtoWriter {
 
   /** A string written even when empty (an element of a repeated string field). */
   stringAlways(field: number, s: string): this {
-    const bytes = Buffer.from(s, 'utf8');
     this.tag(field, WIRE_LENGTH);
+    // Up to 85 UTF-16 units is at most 255 bytes: written in place, as raw() would copy them.
+    if (s.length <= 85) {
+      const n = Buffer.byteLength(s, 'utf8');
+      this.varint(n);
+      this.reserve(n);
+      this.used += this.text.write(s, this.used, n, 'utf8');
+      return this;
+    }
+    const bytes = Buffer.from(s, 'utf8');
     this.varint(bytes.length);
     this.raw(bytes);
     return this;
@@ -269,4 +282,60 @@ export function decodeStrings<K extends string>(
     if (name !== undefined && f.wire === WIRE_LENGTH) out[name] = fieldString(f);
   }
   return out;
+}
+
+/** Reads one message's fields between two offsets of a buffer, without copying. */
+export class ProtoReader {
+  pos: number;
+  readonly buf: Uint8Array;
+  readonly end: number;
+  constructor(buf: Uint8Array, start = 0, end = buf.length) {
+    this.buf = buf;
+    this.pos = start;
+    this.end = end;
+  }
+  done(): boolean {
+    return this.pos >= this.end;
+  }
+  varint(): number {
+    let x = 0;
+    let mul = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw new ProtoDecodeError('truncated varint');
+      const b = this.buf[this.pos++] as number;
+      x += (b & 0x7f) * mul;
+      if (b < 0x80) return x;
+      mul *= 0x80;
+    }
+    throw new ProtoDecodeError('varint too long');
+  }
+  /** The bounds of a length-delimited field's content. */
+  span(): [number, number] {
+    const n = this.varint();
+    const start = this.pos;
+    if (start + n > this.end) throw new ProtoDecodeError('length-delimited field runs past its message');
+    this.pos += n;
+    return [start, start + n];
+  }
+  string(): string {
+    const [s, e] = this.span();
+    return Buffer.from(this.buf.buffer, this.buf.byteOffset + s, e - s).toString('utf8');
+  }
+  sub(): ProtoReader {
+    const [s, e] = this.span();
+    return new ProtoReader(this.buf, s, e);
+  }
+  skip(wire: number): void {
+    if (wire === WIRE_VARINT) this.varint();
+    else if (wire === WIRE_FIXED64) this.pos += 8;
+    else if (wire === WIRE_LENGTH) this.span();
+    else if (wire === WIRE_FIXED32) this.pos += 4;
+    else throw new ProtoDecodeError(`unsupported wire type ${wire}`);
+    if (this.pos > this.end) throw new ProtoDecodeError('field runs past its message');
+  }
+  /** The next field's number and wire type. */
+  tag(): [number, number] {
+    const t = this.varint();
+    return [Math.floor(t / 8), t % 8];
+  }
 }

@@ -15,7 +15,8 @@ import {
 import { loadCatalogDir } from '../declcfg/load.js';
 import { convertToModelOrThrow } from '../model/convert.js';
 import { packageIndexFromModel, type PackageIndex } from './package-index.js';
-import { decodeApiBundle, decodeStruct, emptyApiBundle, encodeApiBundle } from './proto.js';
+import { decodeBundle, emptyBundle, encodeBundle } from '../api/messages.js';
+import { decodeStruct } from './proto.js';
 import { walkMetaBlobs } from './digest.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');
@@ -36,8 +37,8 @@ function fixtureBundles(index: PackageIndex) {
         packageName: p.name,
         channelName: c.name,
         bundleName: b.name,
-        bundle: encodeApiBundle({
-          ...emptyApiBundle(),
+        bundle: encodeBundle({
+          ...emptyBundle(),
           csvName: b.name,
           packageName: p.name,
           channelName: c.name,
@@ -117,7 +118,7 @@ describe('a pogreb cache written and read back', () => {
       expect(back.get('etcd')?.channels.get('alpha')?.head).toBe('etcd.v0.9.2');
       for (const b of bundles) {
         const got = cache.bundle(b.packageName, b.channelName, b.bundleName);
-        expect(got === undefined ? undefined : decodeApiBundle(got).channelName).toBe(b.channelName);
+        expect(got === undefined ? undefined : decodeBundle(got).channelName).toBe(b.channelName);
       }
       expect(cache.bundle('etcd', 'stable', 'etcd.v0.9.0')).toBeUndefined();
       // The custom blobs of etcd/extras.json, by (schema, package), in file order.

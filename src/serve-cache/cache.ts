@@ -327,7 +327,7 @@ export interface CacheBundle {
   packageName: string;
   channelName: string;
   bundleName: string;
-  /** encodeApiBundle's output (or the api module's, which must be the same bytes). */
+  /** The api module's `encodeBundle` output (api/messages.ts). */
   bundle: Uint8Array;
 }
 

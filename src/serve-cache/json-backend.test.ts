@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openServeCache } from './cache.js';
 import { encodePackageIndex, type PackageIndex } from './package-index.js';
-import { decodeApiBundle, decodeStruct } from './proto.js';
+import { decodeBundle } from '../api/messages.js';
+import { decodeStruct } from './proto.js';
 import { jsonBackendDigest } from './json-backend.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');
@@ -108,7 +109,7 @@ describe.skipIf(!haveGo)('the json layout', () => {
     writeFileSync(path.join(dir, 'digest'), '0000000000000000');
     const cache = openServeCache(dir);
     expect(cache.packageIndex()).toEqual(index);
-    const b = decodeApiBundle(cache.bundle('etcd', 'alpha', 'etcd.v0.9.2') as Uint8Array);
+    const b = decodeBundle(cache.bundle('etcd', 'alpha', 'etcd.v0.9.2') as Uint8Array);
     expect([b.csvName, b.bundlePath, b.providedApis[0]?.kind, b.skips, b.deprecation]).toEqual([
       'etcd.v0.9.2',
       'quay.io/example/etcd-bundle:v0.9.2',

@@ -16,13 +16,13 @@ import { isRecord, type JsonObject } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { Fnv1a64 } from './hash.js';
 import {
-  emptyApiBundle,
-  encodeApiBundle,
-  encodeStruct,
+  emptyBundle,
+  encodeBundle,
   type ApiBundle,
   type ApiGroupVersionKind,
   type ApiTypedValue,
-} from './proto.js';
+} from '../api/messages.js';
+import { encodeStruct } from './proto.js';
 import { throwIfAborted } from '../util/abort.js';
 
 /** A json-layout cache that cannot be read or hashed. */
@@ -143,7 +143,7 @@ const typed = (x: Record<string, unknown>): ApiTypedValue => ({
 
 /** An `api.Bundle` from the JSON Go's encoding/json writes for it (field names as in the proto). */
 export function apiBundleFromJson(o: Record<string, unknown>): ApiBundle {
-  const b = emptyApiBundle();
+  const b = emptyBundle();
   for (const k of [
     'csvName',
     'packageName',
@@ -187,7 +187,7 @@ export function readJsonBundle(
   }
   const o: unknown = JSON.parse(text);
   if (!isRecord(o)) throw new JsonCacheError(`${pkg}_${channel}_${name}.json: not a JSON object`);
-  return encodeApiBundle(apiBundleFromJson(o));
+  return encodeBundle(apiBundleFromJson(o));
 }
 
 /** The custom-schema blobs of a json-layout cache for (schema, package), as protobuf Structs. */

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decodeApiBundle,
-  decodeStruct,
-  emptyApiBundle,
-  encodeApiBundle,
-  encodeStruct,
-  type ApiBundle,
-} from './proto.js';
+import { decodeBundle, emptyBundle, encodeBundle, type ApiBundle } from '../api/messages.js';
+import { decodeStruct, encodeStruct } from './proto.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
@@ -35,28 +29,28 @@ function fullBundle(): ApiBundle {
 describe('api.Bundle', () => {
   it('round-trips every field', () => {
     const b = fullBundle();
-    expect(decodeApiBundle(encodeApiBundle(b))).toEqual(b);
+    expect(decodeBundle(encodeBundle(b))).toEqual(b);
   });
 
   it('writes fields in field-number order, proto3 defaults left out', () => {
-    const b = emptyApiBundle();
-    expect(encodeApiBundle(b).length).toBe(0);
+    const b = emptyBundle();
+    expect(encodeBundle(b).length).toBe(0);
     b.csvName = 'a';
     b.skips = [''];
     b.deprecation = { message: '' };
     // 1:"a" (0a 01 61), 14:"" (72 00: a repeated item is written even when empty), 15:{} (7a 00).
-    expect(hex(encodeApiBundle(b))).toBe('0a0161' + '7200' + '7a00');
+    expect(hex(encodeBundle(b))).toBe('0a0161' + '7200' + '7a00');
   });
 
   it('skips fields it does not know', () => {
-    const known = encodeApiBundle({ ...emptyApiBundle(), version: '1.0.0' });
+    const known = encodeBundle({ ...emptyBundle(), version: '1.0.0' });
     // Field 99 as a varint (tag 99<<3|0 = 0x98 0x06) and field 98 as bytes, before the known one.
     const withUnknown = Buffer.concat([Buffer.from('9806' + '05' + '9206' + '0178', 'hex'), known]);
-    expect(decodeApiBundle(withUnknown).version).toBe('1.0.0');
+    expect(decodeBundle(withUnknown).version).toBe('1.0.0');
   });
 
   it('refuses a length running past the message', () => {
-    expect(() => decodeApiBundle(Buffer.from('0a05616263', 'hex'))).toThrow(/runs past/);
+    expect(() => decodeBundle(Buffer.from('0a05616263', 'hex'))).toThrow(/runs past/);
   });
 });
 

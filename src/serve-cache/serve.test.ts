@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadServedCatalog } from '../api/load.js';
 import { memoryRegistry } from '../api/memory.js';
-import { encodeBundle, encodeChannelEntry, encodePackage } from '../api/messages.js';
+import { decodeBundle, encodeBundle, encodeChannelEntry, encodePackage } from '../api/messages.js';
 import type { Registry } from '../api/registry.js';
 import { loadDiskCache, type CacheLogFields } from './serve.js';
 
@@ -73,6 +73,12 @@ async function answers(r: Registry): Promise<Record<string, string[]>> {
       );
     }
   }
+  // The stream as the server sends it, twice: the second from the messages the first kept.
+  for (const call of ['ListBundles stream', 'ListBundles stream again']) {
+    const stream: string[] = [];
+    for await (const m of r.listedMessages()) stream.push(hex(m));
+    add(call, stream.join(','));
+  }
   for (const [schema, pkg] of [
     ['acme.note', 'alpha-op'],
     ['acme.note', ''],
@@ -103,6 +109,12 @@ describe('serving from the on-disk cache', () => {
       expect(fromDisk.GetBundle?.length).toBeGreaterThan(0);
       expect(fromDisk.ListPackageCustomSchemas?.[0]).not.toBe('');
       expect(fromDisk).toEqual(await answers(memory));
+      // Bundles with an image and without one (their manifests sent), in list order.
+      const listed = fromDisk.ListBundles ?? [];
+      const sent = listed.map((m) => decodeBundle(Buffer.from(m, 'hex')));
+      expect(new Set(sent.map((b) => b.bundlePath === '' && b.csvJson !== '')).size).toBe(2);
+      expect(fromDisk['ListBundles stream']).toEqual([listed.join(',')]);
+      expect(fromDisk['ListBundles stream again']).toEqual([listed.join(',')]);
     } finally {
       await disk.close();
     }

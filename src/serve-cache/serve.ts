@@ -9,7 +9,7 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { loadServedCatalog } from '../api/load.js';
 import { toApiBundle } from '../api/convert.js';
-import type { ApiBundle } from '../api/messages.js';
+import { decodeBundle, encodeBundle, type ApiBundle } from '../api/messages.js';
 import {
   Registry,
   type BundleKey,
@@ -31,7 +31,6 @@ import {
   type ServeCache as OpenCache,
 } from './cache.js';
 import { packageIndexFromModel, type PackageIndex } from './package-index.js';
-import { decodeApiBundle, encodeApiBundle, type ApiBundle as StoredBundle } from './proto.js';
 
 export type CacheLogFields = Record<string, string | number>;
 export type CacheLog = (level: 'info' | 'warning', msg: string, fields: CacheLogFields) => void;
@@ -58,46 +57,17 @@ export interface DiskServedIndex {
   close(): Promise<void>;
 }
 
-/** The message stored for a bundle: the api module's conversion in the cache's field types. */
-function storedBundle(b: ApiBundle): StoredBundle {
-  const gvk = (g: ApiBundle['providedApis'][number]) => ({
-    group: g.group,
-    version: g.version,
-    kind: g.kind,
-    plural: g.plural ?? '',
-  });
-  const out: StoredBundle = {
-    csvName: b.csvName,
-    packageName: b.packageName,
-    channelName: b.channelName,
-    csvJson: b.csvJson,
-    object: b.object,
-    bundlePath: b.bundlePath,
-    providedApis: b.providedApis.map(gvk),
-    requiredApis: b.requiredApis.map(gvk),
-    version: b.version,
-    skipRange: b.skipRange,
-    dependencies: b.dependencies,
-    properties: b.properties,
-    replaces: b.replaces,
-    skips: b.skips,
-  };
-  if (b.deprecation !== undefined) out.deprecation = { message: b.deprecation.message };
-  return out;
-}
-
 /** Every bundle of a model as the cache stores it, converted one at a time. */
 function* modelBundles(model: Model, cfg: DeclarativeConfig): Generator<CacheBundle> {
   const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
   for (const pkg of model.values())
     for (const ch of pkg.channels.values())
       for (const b of ch.bundles.values()) {
-        const api = toApiBundle(b, restore === undefined ? {} : { restore });
         yield {
           packageName: pkg.name,
           channelName: ch.name,
           bundleName: b.name,
-          bundle: encodeApiBundle(storedBundle(api)),
+          bundle: encodeBundle(toApiBundle(b, restore === undefined ? {} : { restore })),
         };
       }
 }
@@ -147,7 +117,7 @@ class CacheBundleStore implements BundleStore {
     const bytes = this.cache.bundle(key.package, key.channel, key.name);
     // opm reads the key and fails the call when it is gone: the index and database disagree.
     if (bytes === undefined) return Promise.reject(new Error('get bundle: not found'));
-    return Promise.resolve(decodeApiBundle(bytes));
+    return Promise.resolve(decodeBundle(bytes));
   }
 }
 

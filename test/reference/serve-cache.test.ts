@@ -30,7 +30,8 @@ import {
   type CacheBundle,
 } from '../../src/serve-cache/cache.js';
 import { DB_META, INDEX_META, PogrebReader } from '../../src/serve-cache/pogreb.js';
-import { decodeApiBundle, decodeStruct, encodeApiBundle, encodeStruct } from '../../src/serve-cache/proto.js';
+import { decodeBundle, encodeBundle } from '../../src/api/messages.js';
+import { decodeStruct, encodeStruct } from '../../src/serve-cache/proto.js';
 import {
   decodePackageIndex,
   encodePackageIndex,
@@ -158,7 +159,7 @@ describe.each(catalogs)('%s', (_name, catalogOf) => {
         else if (key.startsWith('bundles/')) {
           bundles++;
           const [, pkg, ch, name] = key.split('/');
-          const b = decodeApiBundle(v);
+          const b = decodeBundle(v);
           expect([b.packageName, b.channelName, b.csvName]).toEqual([pkg, ch, name]);
           expect(
             index
@@ -166,7 +167,7 @@ describe.each(catalogs)('%s', (_name, catalogOf) => {
               ?.channels.get(ch as string)
               ?.bundles.has(name as string),
           ).toBe(true);
-          expect(Buffer.from(encodeApiBundle(b)).equals(v)).toBe(true);
+          expect(Buffer.from(encodeBundle(b)).equals(v)).toBe(true);
         } else {
           expect(key.startsWith('metas/')).toBe(true);
           const records = splitMetaRecords(v);

@@ -5,7 +5,7 @@ import { diskServeCache } from '../../serve-cache/serve.js';
 import type { LogFields, LogLevel } from '../../server/server.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIO } from '../io.js';
-import { logrusLine } from '../logrus.js';
+import { LineBuffer, logrusLine } from '../logrus.js';
 
 export interface ServeFlags {
   port: string;
@@ -28,9 +28,11 @@ export interface ServeFlags {
  * server gracefully and exit 0.
  */
 export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promise<void> {
+  // Call lines are written together once per turn of the event loop (cli/logrus.ts).
+  const lines = new LineBuffer(io.stderr);
   const log = (level: LogLevel, msg: string, fields: LogFields): void => {
     if (level === 'debug' && !flags.debug) return;
-    io.stderr.write(logrusLine(level, msg, fields));
+    lines.write(logrusLine(level, msg, fields));
   };
   // The server stops gracefully on a signal: running calls finish, then the process exits 0.
   const stop = new AbortController();
@@ -53,6 +55,7 @@ export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promi
       signal: stop.signal,
     });
   } catch (err) {
+    lines.flush();
     const message = err instanceof Error ? err.message : String(err);
     // How to fix it, when known, as a field of the same line: the message stays opm's text.
     const fields: Record<string, string> = {};
@@ -66,5 +69,7 @@ export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promi
       // No termination log where it was asked for (outside Kubernetes): stderr has the line.
     }
     throw new ExitCode(1);
+  } finally {
+    lines.flush();
   }
 }
