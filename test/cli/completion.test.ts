@@ -31,7 +31,7 @@ describe('opm completion bash', () => {
     [['opm', 'alpha', 'b'], ['bundle']],
     [
       ['opm', 'alpha', 'bundle', ''],
-      ['generate', 'build', 'validate', 'unpack', 'extract'],
+      ['generate', 'build', 'unpack', 'validate', 'extract'],
     ],
     [['opm', 'alpha', 'bundle', 'build', '--image'], ['--image-builder']],
     [['opm', 'alpha', 'l'], ['list']],

@@ -61,6 +61,7 @@ async function both(image: string, args: string[]): Promise<{ ref: string; ours:
     env: { HOME: dir, NODE_EXTRA_CA_CERTS: ca, OLM_CACHE_DIR: path.join(dir, '.cache') },
     configRoot: dir,
   });
+  if (o.code === 70) console.log('DEBUG70', o.stderr);
   return {
     ref: cutYamlError(verdictText(r.stderr, r.status ?? -1, UNPACKED)),
     ours: cutYamlError(verdictText(o.stderr, o.code, UNPACKED)),
