@@ -38,7 +38,8 @@ export function verdictText(stderr: string, code: number, unpackedInto: RegExp[]
   let lines = stderr.split('\n').map((l) => l.replace(/^time="[^"]*" /, ''));
   const start = lines.findIndex((l) => l.includes('msg="Unpacked image layers'));
   lines = start === -1 ? [] : lines.slice(start);
-  const logs = lines.filter((l) => l.startsWith('level='));
+  // Ours: the warnings of the one-bundle rules (beyond opm) come after opm's log.
+  const logs = lines.filter((l) => l.startsWith('level=') || l.startsWith('warning: '));
   // opm's error runs over several lines when a message holds a newline (ours escapes it as \n).
   const all = stderr.split('\n');
   const at = all.findIndex((l) => /^(?:Error|error): /.test(l));
@@ -54,4 +55,12 @@ export function verdictText(stderr: string, code: number, unpackedInto: RegExp[]
   let text = [...logs, code === 0 ? 'ok' : `exit ${code}: ${error}`].join('\n');
   for (const re of unpackedInto) text = text.replace(re, '');
   return `${text}\n`;
+}
+
+/** A verdict without our warnings (beyond opm), to compare with the reference's. */
+export function withoutWarnings(verdict: string): string {
+  return verdict
+    .split('\n')
+    .filter((l) => !l.startsWith('warning: '))
+    .join('\n');
 }

@@ -10,6 +10,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { OpmError } from '../../errors.js';
+import type { Finding } from '../../findings.js';
+import { bundleRuleFindings } from './bundle-rules.js';
+import { checkCelRule } from '../../lint/cel.js';
+
+/** A CEL rule's compile problem, as the dependencies check reports it. */
+export const celProblem = (rule: string): string | undefined => checkCelRule(rule)?.message;
 import type { ImageSource } from '../../oci/image-source.js';
 import { throwIfAborted } from '../../util/abort.js';
 import { expectObject, expectOptionalString, expectString } from '../../util/args.js';
@@ -50,6 +56,11 @@ export interface BundleImageVerdict {
   stage?: 'format' | 'content';
   /** Every finding of the content checks, with the manifest each is in (warnings too). */
   findings: BundleContentProblem[];
+  /**
+   * Beyond opm: the `opm validate` rules that apply to one bundle (metadata, dependencies, icons),
+   * as warnings with file and line. They do not change the verdict.
+   */
+  warnings: Finding[];
   /** The unpacked bundle, for further checks; removed by `release`. */
   root: string;
   release(): Promise<void>;
@@ -215,7 +226,7 @@ export async function validateBundleImage(
     throwIfAborted(o.signal);
     log({ level: 'info', message: 'Unpacked image layers, validating bundle image format & contents' });
     const deps = { value: false };
-    const format = await checkBundleFormat(root, { metadataChecks: dependencyFileChecks(deps) });
+    const format = await checkBundleFormat(root, { metadataChecks: dependencyFileChecks(deps, celProblem) });
     const missing = new Set(format.errors);
     if (!missing.has('Unable to locate manifests directory'))
       log({ level: 'debug', message: 'Found manifests directory' });
@@ -232,8 +243,9 @@ export async function validateBundleImage(
         message: deps.value ? 'Found dependencies file' : 'Could not find optional dependencies file',
       });
     }
+    const warnings = await bundleRuleFindings(root);
     if (format.errors.length > 0)
-      return { errors: format.errors, stage: 'format', findings: [], root, release };
+      return { errors: format.errors, stage: 'format', findings: [], warnings, root, release };
 
     const content = await checkBundleContent(path.join(root, 'manifests'), {
       optionalValidators:
@@ -250,6 +262,7 @@ export async function validateBundleImage(
       errors,
       ...(errors.length > 0 ? { stage: 'content' as const } : {}),
       findings: content.problems,
+      warnings,
       root,
       release,
     };

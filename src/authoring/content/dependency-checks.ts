@@ -15,8 +15,11 @@ const decodes = (v: unknown): boolean => v === null || v === undefined || isObj(
 const strOk = (o: unknown, keys: string[]): boolean =>
   !isObj(o) || keys.every((k) => o[k] === undefined || o[k] === null || typeof o[k] === 'string');
 
-/** The problems of one dependency `{type, value}`. */
-export function dependencyProblems(dep: unknown): string[] {
+/** A CEL rule's compile problem, or undefined (the lint layer's checker, passed in by the caller). */
+export type CelCheck = (rule: string) => string | undefined;
+
+/** The problems of one dependency `{type, value}`; CEL rules are compiled when `cel` is given. */
+export function dependencyProblems(dep: unknown, cel?: CelCheck): string[] {
   const type = str(dep, 'type');
   const value = isObj(dep) ? dep.value : undefined;
   const unparsed = [`couldn't parse dependency of type ${type}`];
@@ -43,12 +46,14 @@ export function dependencyProblems(dep: unknown): string[] {
       return str(value, 'label') === '' ? ['Label information is missing'] : [];
     }
     case 'olm.constraint': {
+      const celCheck = cel;
       if (!decodes(value)) return unparsed;
-      const cel = isObj(value) ? value.cel : undefined;
-      if (cel !== undefined && cel !== null && !isObj(cel)) return unparsed;
-      if (!isObj(cel)) return ['The CEL field is missing'];
-      if (str(cel, 'rule') === '') return ['The CEL expression is missing'];
-      return [];
+      const c = isObj(value) ? value.cel : undefined;
+      if (c !== undefined && c !== null && !isObj(c)) return unparsed;
+      if (!isObj(c)) return ['The CEL field is missing'];
+      if (str(c, 'rule') === '') return ['The CEL expression is missing'];
+      const bad = celCheck?.(str(c, 'rule'));
+      return bad === undefined ? [] : [`Invalid CEL expression: ${bad}`];
     }
     default:
       return unparsed;
@@ -67,6 +72,7 @@ export function dependenciesOf(doc: unknown): unknown[] | undefined {
  */
 export function dependencyFileChecks(
   found: { value: boolean } = { value: false },
+  cel?: CelCheck,
 ): (metadataDir: string, files: string[]) => Promise<string[]> {
   return async (metadataDir: string, files: string[]): Promise<string[]> => {
     let annotationsSeen = false;
@@ -91,7 +97,7 @@ export function dependencyFileChecks(
       const deps = dependenciesOf(doc);
       if (deps === undefined) continue;
       found.value = true;
-      return deps.flatMap(dependencyProblems);
+      return deps.flatMap((d) => dependencyProblems(d, cel));
     }
     return [];
   };

@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { OpmError } from '../../errors.js';
+import { OpmError, formatPosition } from '../../errors.js';
+import { escapeLine } from '../escape.js';
 import { errnoText } from '../../go/errno.js';
 import { generateBundle, type GenerateBundleOptions } from '../../action/alpha-bundle/generate.js';
 import { buildBundle, goStringSlice } from '../../action/alpha-bundle/build.js';
 import { rootCaText, unpackBundle } from '../../action/alpha-bundle/unpack.js';
-import { validateBundleImage, type LogLine } from '../../action/alpha-bundle/validate.js';
+import { celProblem, validateBundleImage, type LogLine } from '../../action/alpha-bundle/validate.js';
 import { checkBundleContent } from '../../authoring/content/bundle-content.js';
 import { dependencyFileChecks } from '../../authoring/content/dependency-checks.js';
 import { contentProblemText, isError } from '../../authoring/content/problem.js';
@@ -133,7 +134,7 @@ export async function runBundleUnpack(
         imageSource,
         out: flags.out,
         skipValidation: flags.skipValidation,
-        formatChecks: { metadataChecks: dependencyFileChecks() },
+        formatChecks: { metadataChecks: dependencyFileChecks(undefined, celProblem) },
         validateContent: async (manifestsDir) =>
           (await checkBundleContent(manifestsDir, { shownDir: 'manifests' })).problems
             .filter(isError)
@@ -167,6 +168,13 @@ export async function runBundleValidate(io: CliIO, flags: ValidateFlags, cmd: Co
       ...(io.signal === undefined ? {} : { signal: io.signal }),
     });
     await verdict.release();
+    // Beyond opm: after its verdict's log, before its error line; they never change the exit code.
+    for (const w of verdict.warnings)
+      io.stderr.write(
+        escapeLine(
+          `warning: ${w.file === undefined ? '' : formatPosition({ file: w.file, line: w.line })}${w.message} [${w.rule}]`,
+        ) + '\n',
+      );
     return verdict.errors;
   };
   const errors =
