@@ -117,3 +117,45 @@ if (process.env.WRITE_EXPECTED === '1')
       }
     }, 600_000);
   });
+
+describe('alpha bundle validate -b docker|podman: the engine run as the reference runs it', () => {
+  it.each(['docker', 'podman'])('-b %s: the same calls, log lines and verdict', async (tool) => {
+    const bin = path.join(tmp, `bin-${tool}`);
+    mkdirSync(bin);
+    // Records each call's arguments (an empty one shows as []) and answers `create` with an id; it
+    // unpacks nothing, so both find no folders.
+    writeFileSync(
+      path.join(bin, tool),
+      [
+        '#!/bin/sh',
+        'for a in "$@"; do printf "[%s]" "$a"; done >> "$RECORD"',
+        'echo >> "$RECORD"',
+        '[ "$1" = create ] && echo 0123456789ab',
+        'exit 0',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const args = ['alpha', 'bundle', 'validate', '-t', 'quay.io/example/bundle:v1', '-b', tool];
+    const env = { PATH: `${bin}:${process.env.PATH ?? ''}` };
+    const refRecord = path.join(tmp, `${tool}-ref.record`);
+    const oursRecord = path.join(tmp, `${tool}-ours.record`);
+    const r = spawnSync(reference, args, {
+      encoding: 'utf8',
+      env: { ...process.env, ...env, RECORD: refRecord },
+    });
+    const o = await runOpm(args, { env: { ...env, RECORD: oursRecord } });
+    // Each names its own temporary folder.
+    const calls = (f: string): string =>
+      readFileSync(f, 'utf8').replace(/\/bundle-[^/\]\s"]+/g, '/bundle-<tmp>');
+    expect(calls(oursRecord)).toBe(calls(refRecord));
+    const lines = (stderr: string): string[] =>
+      stderr
+        .split('\n')
+        .filter((l) => l.startsWith('time='))
+        .map((l) => l.replace(/^time="[^"]*" /, '').replace(/\/bundle-[^/\]\s"]+/g, '/bundle-<tmp>'));
+    expect(lines(o.stderr)).toEqual(lines(r.stderr));
+    expect(o.code).toBe(r.status);
+    expect(verdictText(o.stderr, o.code, [])).toBe(verdictText(r.stderr, r.status ?? -1, []));
+  });
+});
