@@ -204,7 +204,11 @@ export async function validateBundleImage(
   let root: string;
   let release: () => Promise<void>;
   if (builder === 'none') {
-    if (o.imageSource === undefined) throw new OpmError('validateBundleImage: -b none needs an image source');
+    expectObject(
+      o.imageSource,
+      'validateBundleImage(options).imageSource',
+      'an ImageSource, such as createImageSource() returns, for imageBuilder none',
+    );
     log({ level: 'debug', message: 'Pulling and unpacking container image' });
     const img = await o.imageSource.pull(ref, o.signal === undefined ? {} : { signal: o.signal });
     root = img.root;
