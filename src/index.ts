@@ -51,6 +51,17 @@ export {
   type OutputSink,
 } from './action/alpha-bundle/build.js';
 export { unpackBundle, type UnpackBundleOptions, type UnpackedBundle } from './action/alpha-bundle/unpack.js';
+export {
+  validateBundleImage,
+  type BundleImageVerdict,
+  type ValidateBundleImageOptions,
+} from './action/alpha-bundle/validate.js';
+export {
+  checkBundleContent,
+  type BundleContent,
+  type BundleContentOptions,
+} from './authoring/content/bundle-content.js';
+export type { BundleContentProblem, ContentProblem } from './authoring/content/problem.js';
 export type { BundleAnnotations, BundleMediaType } from './authoring/annotations.js';
 export type { BundleFormatOptions } from './authoring/bundle-format.js';
 export { filterCatalog, type FilterResult } from './curate/filter.js';

@@ -71,12 +71,15 @@ describe.runIf(present)('alpha bundle build -b buildah', () => {
     expect(pushed.status).toBe(0);
 
     const pullEnv = { HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache') };
-    const unpacked = await runOpm(['alpha', 'bundle', 'unpack', remote, '--use-http', '-o', 'out'], {
+    // -v: the fixture's CSV is minimal (no install strategy), which the content checks refuse, as opm's do.
+    const unpacked = await runOpm(['alpha', 'bundle', 'unpack', remote, '--use-http', '-v', '-o', 'out'], {
       cwd: work,
       env: pullEnv,
       configRoot: tmp,
     });
-    expect(unpacked.stderr).toBe('');
+    expect(unpacked.stderr).toMatch(
+      /^time="[^"]*" level=info msg="skipping bundle validation" cmd=unpack\n$/,
+    );
     expect(unpacked.code).toBe(0);
     const src = path.join(work, 'pm/etcd/0.9.0');
     expect(readdirSync(path.join(work, 'out/manifests')).sort()).toEqual(readdirSync(src).sort());

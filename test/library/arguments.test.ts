@@ -255,6 +255,16 @@ describe('arguments of the other exported functions', () => {
       'unpackBundle(options).imageSource must be an object, not undefined (an ImageSource, such as createImageSource() returns)',
     ],
     [
+      'validateBundleImage -b none without an image source',
+      () => untyped(lib.validateBundleImage)('quay.io/x/y:1', { imageBuilder: 'none' }),
+      'validateBundleImage(options).imageSource must be an object, not undefined (an ImageSource, such as createImageSource() returns, for imageBuilder none)',
+    ],
+    [
+      'validateBundleImage with a ref that is no string',
+      () => untyped(lib.validateBundleImage)(42),
+      'validateBundleImage(ref) must be a string, not a number (an image reference)',
+    ],
+    [
       'pull with options for a reference',
       () => {
         const images = lib.createImageSource();

@@ -304,3 +304,24 @@ export async function startFixture(): Promise<Fixture> {
     throw err;
   }
 }
+
+/**
+ * One anonymous registry served over TLS on a free 127.0.0.1 port, its certificate self-signed
+ * (for 127.0.0.1 and localhost): `ca` is the file to trust it by (SSL_CERT_FILE for a Go client,
+ * NODE_EXTRA_CA_CERTS for ours). For clients that cannot be told to use plain HTTP.
+ */
+export async function startTlsRegistry(
+  dir: string,
+  name: string,
+): Promise<{ registry: RegistryProcess; ca: string }> {
+  requireTools('docker-registry', 'openssl');
+  const port = await freePort();
+  const storage = path.join(dir, `storage-${name}`);
+  mkdirSync(storage, { recursive: true });
+  const crt = path.join(dir, `${name}.crt`);
+  const key = path.join(dir, `${name}.key`);
+  selfSignedCertificate('/CN=127.0.0.1', key, crt, ['-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
+  const tls = ['  tls:', `    certificate: ${crt}`, `    key: ${key}`].join('\n');
+  const registry = await startRegistry(dir, name, yamlConfig({ storage, port, extra: tls }), port);
+  return { registry: { ...registry, url: `https://127.0.0.1:${port}` }, ca: crt };
+}

@@ -1,6 +1,12 @@
 import { Option, type Command } from 'commander';
 import type { CliIO } from '../io.js';
-import type { BuildFlags, ExtractFlags, GenerateFlags, UnpackFlags } from './alpha-bundle-run.js';
+import type {
+  BuildFlags,
+  ExtractFlags,
+  GenerateFlags,
+  UnpackFlags,
+  ValidateFlags,
+} from './alpha-bundle-run.js';
 
 const IN_PACKAGE = '(Required if `directory` is not pointing to a bundle in the nested bundle format)';
 
@@ -19,7 +25,7 @@ function generateFlags(cmd: Command, directoryHelp: string): Command {
     .option('--base-image <string>', 'Use a custom image pullspec as the base bundle image', 'scratch');
 }
 
-/** `opm alpha bundle`: generate, build, unpack and extract. */
+/** `opm alpha bundle`: generate, build, validate, unpack and extract. */
 export function registerAlphaBundle(alpha: Command, io: CliIO): Command {
   const bundle = alpha
     .command('bundle')
@@ -81,6 +87,30 @@ export function registerAlphaBundle(alpha: Command, io: CliIO): Command {
     .action(async (ref: string, flags: UnpackFlags, cmd: Command) => {
       const { runBundleUnpack } = await import('./alpha-bundle-run.js');
       await runBundleUnpack(io, ref, flags, cmd);
+    });
+
+  bundle
+    .command('validate')
+    .description(
+      'Validate a bundle image: its format (folders, annotations, dependencies) and content (kinds, CSV, CRDs, object metadata); deprecated in opm',
+    )
+    .requiredOption(
+      '-t, --tag <string>',
+      'The path of a registry to pull from, image name and its tag that present the bundle image (e.g. quay.io/test/test-operator:latest)',
+    )
+    .option(
+      '-b, --image-builder <string>',
+      'Tool used to pull and unpack bundle images. One of: [none, docker, podman]; none uses our registry client (and honours --use-http)',
+      'docker',
+    )
+    .option(
+      '-o, --optional-validators <string>',
+      'Specifies optional validations to be run. One or more of: [operatorhub, bundle-objects]',
+      '',
+    )
+    .action(async (flags: ValidateFlags, cmd: Command) => {
+      const { runBundleValidate } = await import('./alpha-bundle-run.js');
+      await runBundleValidate(io, flags, cmd);
     });
 
   bundle

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { registerAlphaBundleValidate } from './not-provided.js';
 import { registerAlphaBundle } from './alpha-bundle.js';
 import type { CliIO } from '../io.js';
 import { registerConvertTemplate } from './alpha-convert-template.js';
@@ -19,6 +18,6 @@ export function registerAlpha(program: Command, io: CliIO): void {
   registerAlphaList(alpha, io);
   registerListImages(alpha.commands.find((c) => c.name() === 'list') ?? alpha, io);
   registerRenderGraph(alpha, io);
-  registerAlphaBundleValidate(registerAlphaBundle(alpha, io));
+  registerAlphaBundle(alpha, io);
   registerFilter(alpha, io);
 }

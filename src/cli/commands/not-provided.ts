@@ -55,13 +55,3 @@ export function registerNotProvided(program: Command): void {
     'use File-Based Catalogs (`opm render`, `opm migrate`) and serve them with the reference opm image',
   );
 }
-
-/** `alpha bundle validate`: checking bundle images (generate, build, unpack and extract are provided). */
-export function registerAlphaBundleValidate(bundle: Command): void {
-  notProvided(
-    bundle,
-    'validate',
-    'validate bundle images',
-    '`opm alpha bundle unpack IMAGE` checks the bundle format as it unpacks; `operator-sdk bundle validate` checks the content',
-  );
-}
