@@ -23,13 +23,13 @@ describe('decodeBlob', () => {
   });
 
   it('decodes the usual channel entries as the field-by-field decoding does, on copies of their lists', () => {
-    const usual = [
+    const usual: JsonObject[] = [
       { name: 'p.v2', replaces: 'p.v1', skips: ['p.v0', 'p.v0.1'], skipRange: '<1.0.0' },
       { skipRange: '<0.5.0', name: 'p.v1' },
       { name: 'p.v0' },
     ];
     // The same entries, each with one field spelt otherwise: decoded field by field.
-    const spelt = [
+    const spelt: JsonObject[] = [
       { Name: 'p.v2', replaces: 'p.v1', skips: ['p.v0', 'p.v0.1'], skipRange: '<1.0.0' },
       { skipRange: '<0.5.0', NAME: 'p.v1' },
       { nAme: 'p.v0' },
