@@ -22,6 +22,43 @@ describe('decodeBlob', () => {
     });
   });
 
+  it('decodes the usual channel entries as the field-by-field decoding does, on copies of their lists', () => {
+    const usual: JsonObject[] = [
+      { name: 'p.v2', replaces: 'p.v1', skips: ['p.v0', 'p.v0.1'], skipRange: '<1.0.0' },
+      { skipRange: '<0.5.0', name: 'p.v1' },
+      { name: 'p.v0' },
+    ];
+    // The same entries, each with one field spelt otherwise: decoded field by field.
+    const spelt: JsonObject[] = [
+      { Name: 'p.v2', replaces: 'p.v1', skips: ['p.v0', 'p.v0.1'], skipRange: '<1.0.0' },
+      { skipRange: '<0.5.0', NAME: 'p.v1' },
+      { nAme: 'p.v0' },
+    ];
+    const decode = (entries: JsonObject[]): ReturnType<typeof decodeBlob> =>
+      decodeBlob({ schema: 'olm.channel', package: 'p', name: 'stable', entries });
+    const fast = decode(usual);
+    const slow = decode(spelt);
+    expect(fast.issues).toStrictEqual([]);
+    expect(fast).toStrictEqual(slow);
+    const entries = fast.blob?.kind === 'channel' ? fast.blob.value.entries : null;
+    expect(entries?.map((e) => Object.keys(e))).toStrictEqual([
+      ['name', 'replaces', 'skips', 'skipRange'],
+      ['name', 'skipRange'],
+      ['name'],
+    ]);
+    expect(entries?.[0]?.skips).not.toBe(usual[0]?.skips);
+    // Empty and mistyped fields keep their messages.
+    expect(decode([{ name: 'p.v1', replaces: '' }]).issues.map((i) => i.rule)).toStrictEqual([
+      'schema.olm.channel',
+    ]);
+    expect(decode([{ name: 'p.v1', skips: [1] }]).issues.map((i) => i.rule)).toStrictEqual([
+      'decode.field-type',
+    ]);
+    expect(decode([{ name: 'p.v1', extra: 'x' }]).issues.map((i) => i.rule)).toStrictEqual([
+      'decode.unknown-field',
+    ]);
+  });
+
   it('gives null entries for a channel without entries and keeps unknown schemas whole', () => {
     expect(decodeBlob({ schema: 'olm.channel', package: 'p', name: 'c' }).blob?.value).toStrictEqual({
       schema: 'olm.channel',

@@ -266,6 +266,52 @@ function decodePackage(obj: JsonObject, ctx: Ctx): Package {
   return out;
 }
 
+/**
+ * The usual channel entry taken as it is: its fields spelt exactly, a name, and non-empty strings or
+ * a non-empty list of strings for the others. A channel of a long-lived package has thousands of
+ * entries, and matching each field of each by name (with a path for messages that never come) was
+ * most of decoding it. Anything else (other keys, other spellings, empty or mistyped values) is
+ * undefined, for the field-by-field decoding with its messages.
+ */
+function usualEntry(x: JsonValue): ChannelEntry | undefined {
+  if (!isJsonObject(x)) return undefined;
+  let name: string | undefined;
+  let replaces: string | undefined;
+  let skips: string[] | undefined;
+  let skipRange: string | undefined;
+  for (const k in x) {
+    const v = x[k];
+    switch (k) {
+      case 'name':
+        if (typeof v !== 'string') return undefined;
+        name = v;
+        break;
+      case 'replaces':
+        if (typeof v !== 'string' || v === '') return undefined;
+        replaces = v;
+        break;
+      case 'skipRange':
+        if (typeof v !== 'string' || v === '') return undefined;
+        skipRange = v;
+        break;
+      case 'skips':
+        if (!Array.isArray(v) || v.length === 0) return undefined;
+        for (const s of v) if (typeof s !== 'string') return undefined;
+        skips = v.slice() as string[];
+        break;
+      default:
+        return undefined;
+    }
+  }
+  if (name === undefined) return undefined;
+  // The fields in the order the field-by-field decoding sets them.
+  const entry: ChannelEntry = { name };
+  if (replaces !== undefined) entry.replaces = replaces;
+  if (skips !== undefined) entry.skips = skips;
+  if (skipRange !== undefined) entry.skipRange = skipRange;
+  return entry;
+}
+
 function decodeChannel(obj: JsonObject, ctx: Ctx): Channel {
   const at = new At('Channel');
   const f = fields(obj, ['schema', 'name', 'package', 'entries', 'properties'] as const, ctx, at);
@@ -275,6 +321,8 @@ function decodeChannel(obj: JsonObject, ctx: Ctx): Channel {
     child(at, 'entries'),
     '[]declcfg.ChannelEntry',
     (x, ea): ChannelEntry => {
+      const usual = usualEntry(x);
+      if (usual !== undefined) return usual;
       const o = struct(x, ctx, ea, 'declcfg.ChannelEntry') ?? {};
       const e = fields(o, ['name', 'replaces', 'skips', 'skipRange'] as const, ctx, ea);
       const entry: ChannelEntry = { name: str(e.get('name'), ctx, child(ea, 'name')) };

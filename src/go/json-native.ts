@@ -185,13 +185,24 @@ function rawReady(text: string): unknown {
   return JSON.stringify(parsed) === text ? parsed : NOT_NATIVE;
 }
 
+/**
+ * Field names found fit to be set in order on a plain object (below), so that the few names the
+ * writers' structs use are tested once, not once per struct (a channel writes one per entry).
+ */
+const FIT_FIELD_NAMES = new Set<string>();
+const MAX_FIT_FIELD_NAMES = 1024;
+
 /** A Go struct ready for JSON.stringify: its fields in order, undefined ones left out. */
 function structReady(s: GoStruct, long: string[] | undefined): unknown {
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(s.fields)) {
-    // V8 would put an index-like name first; `__proto__` cannot be set by assignment.
-    if (INDEX_LIKE.test(k) || k === '__proto__') return NOT_NATIVE;
-    const ready = nativeReady(s.fields[k], long);
+  const fields = s.fields;
+  for (const k of Object.keys(fields)) {
+    if (!FIT_FIELD_NAMES.has(k)) {
+      // V8 would put an index-like name first; `__proto__` cannot be set by assignment.
+      if (INDEX_LIKE.test(k) || k === '__proto__') return NOT_NATIVE;
+      if (FIT_FIELD_NAMES.size < MAX_FIT_FIELD_NAMES) FIT_FIELD_NAMES.add(k);
+    }
+    const ready = nativeReady(fields[k], long);
     if (ready === NOT_NATIVE) return NOT_NATIVE;
     if (ready !== undefined) out[k] = ready;
   }

@@ -183,12 +183,15 @@ class BlockReader {
     const t = this.text;
     for (;;) {
       let i = this.pos;
-      while (t.charCodeAt(i) === SPACE) i++;
+      // At the end first: a read past it would cost the optimised code of every caller a
+      // deoptimisation and a second compilation (see plain).
       if (i >= t.length) {
         this.pos = t.length;
         this.indent = 0;
         return;
       }
+      // The text ends with a line break, so the spaces end before it does.
+      while (t.charCodeAt(i) === SPACE) i++;
       const c = t.charCodeAt(i);
       // Comments and tabs (in indentation too) are js-yaml's business.
       if (c === HASH || c === TAB) throw GIVE_UP;
@@ -376,11 +379,14 @@ class BlockReader {
   private plain(at: number, indent: number): Value {
     const t = this.text;
     let s = this.plainLine(at);
-    for (;;) {
+    // Never read past the end of the text: V8's optimised code reads characters on the promise that
+    // they are there, and the first read past the end throws away that code (with the callers it was
+    // inlined into) to be compiled again, which costs more than this whole scalar's reading.
+    while (this.pos < t.length) {
       let i = this.pos;
       while (t.charCodeAt(i) === SPACE) i++;
       // A blank line ends the scalar here; if a deeper line follows, the caller gives up.
-      if (i - this.pos <= indent || i >= t.length || t.charCodeAt(i) === NL) break;
+      if (i - this.pos <= indent || t.charCodeAt(i) === NL) break;
       // Indicators are plain text here, past the first character; plainLine gives up on comments.
       s += ' ' + this.plainLine(i);
     }
