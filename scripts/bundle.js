@@ -104,7 +104,7 @@ for (const [entry, out] of [
 // commands that read catalogs (opm_ts_v8), and without V8 flags for the others (V8 refuses a cache
 // made under other flags, and the launcher compares their stamps): the flags are read from that
 // line. The cache with flags is made last: build-if-stale.js takes its time for the whole build.
-const flagsLine = /opm_ts_v8=((?:--[a-z-]+(?:=[^ ;]*)?)(?: --[a-z-]+(?:=[^ ;]*)?)*);/.exec(
+const flagsLine = /opm_ts_v8='?((?:--[a-z-]+(?:=[^ ;']*)?)(?: --[a-z-]+(?:=[^ ;']*)?)*)'?;/.exec(
   readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8'),
 );
 if (flagsLine === null) throw new Error('bin/opm.js: no `opm_ts_v8=--flag …;` in its shell line');
