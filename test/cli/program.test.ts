@@ -67,7 +67,6 @@ describe('opm command line', () => {
     [['index', 'add', '--bundles', 'x']],
     [['index', '--help']],
     [['registry', 'serve']],
-    [['alpha', 'bundle', 'validate', '-t', 'x']],
   ])('an opm command opm-ts does not provide says what to use instead: %j', async (args) => {
     const r = await runOpm(args);
     expect(r.code).toBe(1);
