@@ -21,6 +21,11 @@ export interface BundleImageOptions {
   labels?: Record<string, string>;
   /** Seconds since 1970 for every time in the image (SOURCE_DATE_EPOCH); default 0. */
   epoch?: number;
+  /**
+   * Copy `tests/scorecard/` when there is one (default true, as operator-sdk's bundle.Dockerfile);
+   * false for the image of opm's own bundle.Dockerfile, which copies `manifests/` and `metadata/` only.
+   */
+  scorecard?: boolean;
   signal?: AbortSignal;
 }
 
@@ -43,7 +48,8 @@ async function isDir(p: string): Promise<boolean> {
 export async function buildBundleImage(o: BundleImageOptions): Promise<Assembled> {
   const bundle = await parseBundleDir(o.bundleDir, o.signal !== undefined ? { signal: o.signal } : {});
   const folders = ['manifests', 'metadata'];
-  if (await isDir(path.join(o.bundleDir, 'tests', 'scorecard'))) folders.push('tests/scorecard');
+  if (o.scorecard !== false && (await isDir(path.join(o.bundleDir, 'tests', 'scorecard'))))
+    folders.push('tests/scorecard');
   const layers: BuiltLayer[] = [];
   const history: string[] = [];
   for (const [i, f] of folders.entries()) {
