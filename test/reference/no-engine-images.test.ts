@@ -3,16 +3,18 @@
 /**
  * Images the command line builds without a container engine, read by the reference opm:
  * `opm alpha bundle build -b none --push` gives a bundle image whose `opm render` prints what
- * `opm render` of the folder prints (but for the image naming itself).
+ * `opm render` of the folder prints (but for the image naming itself); `opm compose FILE --push`
+ * gives a catalog image whose `opm render` prints what `opm render` of the composed folder prints.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath } from '../corpus.js';
 import { runOpm } from '../run-cli.js';
 import { startPlainRegistry, type RegistryProcess } from '../registry/fixture.js';
 import { tempDir } from '../registry/helpers.js';
+import { buildImage, pushImage } from '../registry/image-builder.js';
 import { requireTools } from '../registry/tools.js';
 import { reference } from './reference-opm.js';
 
@@ -23,6 +25,20 @@ beforeAll(async () => {
   requireTools('docker-registry');
   tmp = tempDir('opm-no-engine-ref-');
   registry = await startPlainRegistry(tmp.dir, 'no-engine');
+  // A stand-in for opm's image, for the catalog image to be built on.
+  const base = await buildImage({
+    layers: [
+      {
+        entries: [
+          { name: 'bin', type: 'directory' },
+          { name: 'bin/opm', content: '#!/bin/sh\n' },
+        ],
+      },
+    ],
+    labels: {},
+    format: 'oci',
+  });
+  await pushImage(base, { url: registry.url, repo: 'base/opm', tag: 'v1' });
 }, 60_000);
 
 afterAll(async () => {
@@ -90,5 +106,31 @@ describe('alpha bundle build -b none --push, read by the reference opm', { timeo
         .replace(/^image: ""$/m, `image: ${ref}`)
         .replace(/^relatedImages:\n/m, `relatedImages:\n- image: ${ref}\n  name: ""\n`),
     );
+  });
+});
+
+describe('compose --push, read by the reference opm', { timeout: 180_000 }, () => {
+  it('the catalog image renders as the composed folder does, byte for byte', async () => {
+    const cwd = path.join(tmp.dir, 'compose-work');
+    mkdirSync(cwd);
+    const local = path.resolve('testdata/compose/local/catalog.yaml');
+    const repo = `${registry.host}/catalogs/example`;
+    // The local scenario's references (relative to its own file), pushed to this registry.
+    writeFileSync(
+      path.join(cwd, 'catalog.yaml'),
+      readFileSync(local, 'utf8')
+        .replace(/^repo: .*$/m, `repo: ${repo}`)
+        .replace(/image: (\S+)/g, (_m, p: string) => `image: ${path.resolve(path.dirname(local), p)}`),
+    );
+    const e = env();
+    const r = await runOpm(
+      ['--use-http', 'compose', 'catalog.yaml', '--push', '-i', `${registry.host}/base/opm:v1`],
+      { cwd, env: e, configRoot: e.HOME ?? '' },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^sha256:[0-9a-f]{64}\n$/);
+    const fromImage = referenceRender(`${repo}:latest`);
+    expect(fromImage).toMatch(/^schema: olm.package$/m);
+    expect(fromImage).toBe(referenceRender(path.join(cwd, 'example-catalog')));
   });
 });

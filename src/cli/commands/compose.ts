@@ -42,6 +42,15 @@ export function registerCompose(program: Command, io: CliIO): void {
       [],
     )
     .option('--no-validate', 'Do not validate the composed catalog')
+    .option(
+      '--push',
+      'Then build the catalog image (on --base-image, with the --extra-labels, as `opm image build`) and push it to repo:tag of the catalog file; prints its digest',
+      false,
+    )
+    .option(
+      '--oci-layout <dir>',
+      'Then build the catalog image and write it as an OCI image layout into this new or empty folder',
+    )
     .option('--warnings', 'Show the validation warnings too', false)
     .action(async (file: string, flags: ComposeFlags, cmd: Command) => {
       const { runCompose } = await import('./compose-run.js');
