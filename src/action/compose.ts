@@ -38,7 +38,7 @@ import {
 } from './generate-dockerfile/generate-dockerfile.js';
 import { expectObject, expectOptionalString, expectString } from '../util/args.js';
 import { parseReference } from '../oci/reference.js';
-import { imageBuild, type ImageBuildOptions, type ImageBuildResult } from './image-build.js';
+import { imageBuild, type ImageBuildOptions } from './image-build.js';
 
 /** How many references are rendered at once by default: pulls overlap, memory stays small. */
 export const COMPOSE_CONCURRENCY = 4;
@@ -55,6 +55,26 @@ export interface ComposeDockerfileOptions {
   extraLabels?: string[];
 }
 
+/**
+ * What reads the base image and pushes: a `RegistryPusher` (oci/push/pusher.ts), named by what is
+ * used of it so that the library's declarations need no Node.js types.
+ */
+export interface CatalogImageRegistry {
+  readImage(ref: string, signal?: AbortSignal): Promise<unknown>;
+  baseLayer(...args: never[]): Promise<unknown>;
+  push(ref: string, plan: unknown, options?: { signal?: AbortSignal }): Promise<{ digest: string }>;
+}
+
+/** The catalog image built: as `opm image build` reports it. */
+export interface ComposedImage {
+  /** Digest of what the tag points at (the layout's when nothing was pushed). */
+  digest: string;
+  mediaType: string;
+  pushed: Array<{ ref: string; digest: string; uploaded: number; reused: number }>;
+  /** The layout written and the digest of its image (OCI media types: another digest on a Docker base). */
+  ociLayout?: { dir: string; digest: string };
+}
+
 /** The catalog image built after a composition that validates (`opm compose --push`/`--oci-layout`). */
 export interface ComposeImageOptions {
   /** Push it to the catalog file's `repo:tag`. */
@@ -68,7 +88,7 @@ export interface ComposeImageOptions {
   /** `os/arch[/variant]` of the base to build on; none: every platform it has. */
   platforms?: string[];
   /** Reads the base and pushes (credentials, TLS, proxies, registries.conf). */
-  registry: ImageBuildOptions['registry'];
+  registry: CatalogImageRegistry;
   /** Where the layers and the serve cache are written meanwhile (default the system's temporary folder). */
   workDir?: string;
 }
@@ -138,7 +158,7 @@ export interface ComposeResult {
   /** The validation of the composed catalog, unless `validate: false`. */
   validation?: ValidateResult;
   /** The catalog image, when asked for and the catalog validated. */
-  image?: ImageBuildResult;
+  image?: ComposedImage;
 }
 
 /** One reference that did not render, with why (its error as thrown, wrapped with the reference). */
@@ -168,6 +188,11 @@ function checkOptions(opts: ComposeOptions): void {
   expectString(opts.catalogFile, 'compose(options).catalogFile', 'the catalog file to compose');
   expectOptionalString(opts.outputRoot, 'compose(options).outputRoot');
   expectOptionalString(opts.cwd, 'compose(options).cwd');
+  if (opts.image !== undefined) {
+    expectObject(opts.image, 'compose(options).image');
+    expectOptionalString(opts.image.ociLayout, 'compose(options).image.ociLayout');
+    expectObject(opts.image.registry, 'compose(options).image.registry', 'a RegistryPusher');
+  }
   const c: unknown = opts.concurrency;
   if (c !== undefined && !(typeof c === 'number' && Number.isInteger(c) && c >= 1)) {
     throw new TypeError(
@@ -282,7 +307,8 @@ export async function compose(opts: ComposeOptions): Promise<ComposeResult> {
       baseImage: image.baseImage ?? d.baseImage,
       labels: image.labels ?? d.extraLabels,
       ...(image.platforms === undefined ? {} : { platforms: image.platforms }),
-      registry: image.registry,
+      // A RegistryPusher, as the interface says.
+      registry: image.registry as unknown as ImageBuildOptions['registry'],
       ...(image.workDir === undefined ? {} : { workDir: image.workDir }),
       ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
       ...(opts.env === undefined ? {} : { env: { ...opts.env } }),

@@ -14,7 +14,6 @@ import { annotationMap, DOCKERFILE } from '../../authoring/annotations.js';
 import { buildBundleImage } from '../../image/bundle-image.js';
 import { sourceDateEpoch } from '../../image/layer.js';
 import { writeOciLayout } from '../../image/layout.js';
-import type { RegistryPusher } from '../../oci/push/pusher.js';
 import { parseReference } from '../../oci/reference.js';
 import { makeOwnedDir, releaseOwned } from '../../util/owned-temp.js';
 import {
@@ -23,7 +22,7 @@ import {
   type GenerateBundleOptions,
   type GeneratedBundle,
 } from './generate.js';
-import { expectString } from '../../util/args.js';
+import { expectOptionalBoolean, expectOptionalString, expectString } from '../../util/args.js';
 
 export const IMAGE_BUILDERS = ['docker', 'podman', 'buildah'] as const;
 export type ImageBuilder = (typeof IMAGE_BUILDERS)[number];
@@ -33,6 +32,14 @@ export const NO_BUILDER = 'none';
 /** Where the tool's output goes (the command line's stdout and stderr). */
 export interface OutputSink {
   write(chunk: Uint8Array): unknown;
+}
+
+/**
+ * What `-b none` pushes with: a `RegistryPusher` (oci/push/pusher.ts), named by what is used of it so
+ * that the library's declarations need no Node.js types.
+ */
+export interface BundlePusher {
+  push(ref: string, plan: unknown, options?: { signal?: AbortSignal }): Promise<{ digest: string }>;
 }
 
 export interface BuildBundleOptions extends GenerateBundleOptions {
@@ -45,7 +52,7 @@ export interface BuildBundleOptions extends GenerateBundleOptions {
   /** With `none`: write the image as an OCI image layout into this new or empty folder. */
   ociLayout?: string;
   /** With `none` and `push`: the push client (credentials, TLS, proxies, registries.conf of pulls). */
-  registry?: Pick<RegistryPusher, 'push'>;
+  registry?: BundlePusher;
   /** With `none`: where the layers are written meanwhile (default the system's temporary folder). */
   workDir?: string;
   /** The environment the tool runs in (its PATH finds the tool). */
@@ -127,6 +134,8 @@ function runTool(argv: string[], o: BuildBundleOptions, cwd: string): Promise<nu
 export async function buildBundle(o: BuildBundleOptions): Promise<BuiltBundle> {
   checkGenerateOptions(o, 'buildBundle');
   expectString(o.tag, 'buildBundle(options).tag', "the image's tag");
+  expectOptionalBoolean(o.push, 'buildBundle(options).push');
+  expectOptionalString(o.ociLayout, 'buildBundle(options).ociLayout');
   const builder = o.imageBuilder ?? 'docker';
   // Checked first, so that an unknown tool or a missing destination leaves no files behind.
   if (builder === NO_BUILDER) {

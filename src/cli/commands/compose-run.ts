@@ -3,13 +3,13 @@ import type { Command } from 'commander';
 import {
   compose,
   ComposeFailedError,
+  type ComposedImage,
   type ComposeResult,
   type ReferenceSummary,
 } from '../../action/compose.js';
 import { formatPosition, UsageError } from '../../errors.js';
 import { escapeLine } from '../escape.js';
 import { outputFormat, registryFlags } from '../global-options.js';
-import type { ImageBuildResult } from '../../action/image-build.js';
 import { registryOptionsFromEnv } from '../../oci/options.js';
 import { RegistryPusher } from '../../oci/push/pusher.js';
 import { runOptions, type CliIO } from '../io.js';
@@ -135,7 +135,7 @@ export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, c
 }
 
 /** The catalog image's outcome: what was pushed and written on stderr, its digest on stdout. */
-async function reportImage(io: CliIO, image: ImageBuildResult): Promise<void> {
+async function reportImage(io: CliIO, image: ComposedImage): Promise<void> {
   let report = '';
   for (const p of image.pushed)
     report += `${escapeLine(`pushed ${p.ref}@${p.digest} (${p.uploaded} blob${p.uploaded === 1 ? '' : 's'} uploaded, ${p.reused} already there or mounted)`)}\n`;
