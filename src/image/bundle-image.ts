@@ -26,6 +26,12 @@ export interface BundleImageOptions {
    * false for the image of opm's own bundle.Dockerfile, which copies `manifests/` and `metadata/` only.
    */
   scorecard?: boolean;
+  /**
+   * Read the folder as a registry+v1 bundle first (its CSV and manifests), its annotations the first
+   * labels (default true). False for bundles of other media types (plain, helm): the folders are
+   * copied as they are and `labels` are the only labels.
+   */
+  parse?: boolean;
   signal?: AbortSignal;
 }
 
@@ -46,7 +52,10 @@ async function isDir(p: string): Promise<boolean> {
  * await writeOciLayout('./bundle-image', image, 'v1'); // image/layout.ts
  */
 export async function buildBundleImage(o: BundleImageOptions): Promise<Assembled> {
-  const bundle = await parseBundleDir(o.bundleDir, o.signal !== undefined ? { signal: o.signal } : {});
+  const annotations =
+    o.parse === false
+      ? {}
+      : (await parseBundleDir(o.bundleDir, o.signal !== undefined ? { signal: o.signal } : {})).annotations;
   const folders = ['manifests', 'metadata'];
   if (o.scorecard !== false && (await isDir(path.join(o.bundleDir, 'tests', 'scorecard'))))
     folders.push('tests/scorecard');
@@ -62,7 +71,7 @@ export async function buildBundleImage(o: BundleImageOptions): Promise<Assembled
     );
     history.push(`COPY ${f} /${f}/`);
   }
-  const labels = { ...bundle.annotations, ...o.labels };
+  const labels = { ...annotations, ...o.labels };
   return assemble({ scratch: o.platform ?? { os: 'linux', architecture: 'amd64' } }, layers, {
     labels,
     history,

@@ -116,6 +116,41 @@ describe('alpha bundle build -b none', { timeout: 120_000 }, () => {
     expect(layout.Labels).toEqual(LABELS);
   });
 
+  it('a plain bundle: its folders copied as they are, the annotations as labels', async () => {
+    const cwd = path.join(tmp.dir, `plain-${++runs}`);
+    mkdirSync(cwd);
+    cpSync(path.resolve('testdata/alpha-bundle/plain/manifests'), path.join(cwd, 'plain', 'manifests'), {
+      recursive: true,
+    });
+    const r = await runOpm(
+      [
+        'alpha',
+        'bundle',
+        'build',
+        '-d',
+        'plain/manifests',
+        '-p',
+        'plain',
+        '-c',
+        'stable',
+        '-t',
+        'x/plain:v1',
+      ].concat(['-b', 'none', '--oci-layout', 'layout']),
+      { cwd, env: { HOME: cwd }, configRoot: cwd },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const layout = await inspect(`oci:${path.join(cwd, 'layout')}:v1`);
+    expect(layout.Digest).toBe(r.stdout.trim());
+    expect(layout.Labels).toEqual({
+      'operators.operatorframework.io.bundle.mediatype.v1': 'plain',
+      'operators.operatorframework.io.bundle.manifests.v1': 'manifests/',
+      'operators.operatorframework.io.bundle.metadata.v1': 'metadata/',
+      'operators.operatorframework.io.bundle.package.v1': 'plain',
+      'operators.operatorframework.io.bundle.channels.v1': 'stable',
+    });
+    expect(layout.Layers).toHaveLength(2);
+  });
+
   it('refusals: one line, exit 2, nothing written', async () => {
     const cases: Array<[string[], RegExp]> = [
       [

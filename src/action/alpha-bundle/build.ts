@@ -206,6 +206,8 @@ async function buildWithoutEngine(
       // The Dockerfile's labels: the flags' annotations (a kept annotations.yaml agrees with them).
       labels: Object.fromEntries(annotationMap(generated.annotations)),
       scorecard: false,
+      // A registry+v1 bundle is read first (a broken one fails here, not where it is installed).
+      parse: generated.annotations.mediaType === 'registry+v1',
       ...(epoch !== undefined ? { epoch } : {}),
       ...(signal !== undefined ? { signal } : {}),
     });

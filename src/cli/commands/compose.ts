@@ -33,11 +33,15 @@ export function registerCompose(program: Command, io: CliIO): void {
       4 as string | number,
     )
     .option('--no-dockerfile', 'Do not write <name>.Dockerfile beside the catalog directory')
-    .option('-i, --base-image <string>', 'Image base of the Dockerfile', DEFAULT_OPM_IMAGE)
+    .option(
+      '-i, --base-image <string>',
+      'Image base of the Dockerfile, and of the image --push or --oci-layout builds',
+      DEFAULT_OPM_IMAGE,
+    )
     .option('-b, --builder-image <string>', 'Build stage image of the Dockerfile', DEFAULT_OPM_IMAGE)
     .option(
       '-l, --extra-labels <key=value>',
-      "Extra labels of the Dockerfile. Labels should be of the form 'key=value'.",
+      "Extra labels of the Dockerfile (and of the image --push or --oci-layout builds). Labels should be of the form 'key=value'.",
       collect,
       [],
     )
