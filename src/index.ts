@@ -33,6 +33,9 @@ export {
   type ComposeOptions,
   type ComposeResult,
   type ComposeDockerfileOptions,
+  type ComposeImageOptions,
+  type ComposedImage,
+  type CatalogImageRegistry,
   type ReferenceSummary,
   type ReferenceFailure,
 } from './action/compose.js';
@@ -48,6 +51,7 @@ export {
   buildBundle,
   type BuildBundleOptions,
   type BuiltBundle,
+  type BundlePusher,
   type OutputSink,
 } from './action/alpha-bundle/build.js';
 export { unpackBundle, type UnpackBundleOptions, type UnpackedBundle } from './action/alpha-bundle/unpack.js';

@@ -5,11 +5,13 @@
  * dockerfile <name>`), with the same bytes. References are rendered a few at a time, each written
  * to a staging folder beside the catalog's directory as soon as it is rendered; the staged tree is
  * renamed into place only when every reference rendered, so a failure leaves the previous tree as it
- * was. The Dockerfile is then written, and the composed catalog validated.
+ * was. The Dockerfile is then written, and the composed catalog validated. Asked to, the catalog
+ * image is then built from the directory by `opm image build`'s use case, tagged `repo:tag` of the
+ * catalog file, and pushed or written as an OCI layout.
  */
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { OpmError, InternalError, wrapError } from '../errors.js';
+import { OpmError, InternalError, UsageError, wrapError } from '../errors.js';
 import {
   parseComposeCatalog,
   type ComposeCatalog,
@@ -35,6 +37,8 @@ import {
   writeDockerfile,
 } from './generate-dockerfile/generate-dockerfile.js';
 import { expectObject, expectOptionalString, expectString } from '../util/args.js';
+import { parseReference } from '../oci/reference.js';
+import { imageBuild, type ImageBuildOptions } from './image-build.js';
 
 /** How many references are rendered at once by default: pulls overlap, memory stays small. */
 export const COMPOSE_CONCURRENCY = 4;
@@ -49,6 +53,44 @@ export interface ComposeDockerfileOptions {
   builderImage?: string;
   /** `key=value` labels, as `generate dockerfile -l` takes them. */
   extraLabels?: string[];
+}
+
+/**
+ * What reads the base image and pushes: a `RegistryPusher` (oci/push/pusher.ts), named by what is
+ * used of it so that the library's declarations need no Node.js types.
+ */
+export interface CatalogImageRegistry {
+  readImage(ref: string, signal?: AbortSignal): Promise<unknown>;
+  baseLayer(...args: never[]): Promise<unknown>;
+  push(ref: string, plan: unknown, options?: { signal?: AbortSignal }): Promise<{ digest: string }>;
+}
+
+/** The catalog image built: as `opm image build` reports it. */
+export interface ComposedImage {
+  /** Digest of what the tag points at (the layout's when nothing was pushed). */
+  digest: string;
+  mediaType: string;
+  pushed: Array<{ ref: string; digest: string; uploaded: number; reused: number }>;
+  /** The layout written and the digest of its image (OCI media types: another digest on a Docker base). */
+  ociLayout?: { dir: string; digest: string };
+}
+
+/** The catalog image built after a composition that validates (`opm compose --push`/`--oci-layout`). */
+export interface ComposeImageOptions {
+  /** Push it to the catalog file's `repo:tag`. */
+  push: boolean;
+  /** Write it as an OCI image layout into this new or empty folder (tagged with the file's `tag`). */
+  ociLayout?: string;
+  /** The image to build on; default the Dockerfile's base image (opm's image). */
+  baseImage?: string;
+  /** `key=value` labels after the configs label; default the Dockerfile's extra labels. */
+  labels?: string[];
+  /** `os/arch[/variant]` of the base to build on; none: every platform it has. */
+  platforms?: string[];
+  /** Reads the base and pushes (credentials, TLS, proxies, registries.conf). */
+  registry: CatalogImageRegistry;
+  /** Where the layers and the serve cache are written meanwhile (default the system's temporary folder). */
+  workDir?: string;
 }
 
 export interface ComposeOptions {
@@ -86,6 +128,8 @@ export interface ComposeOptions {
   onProgress?: ProgressSink;
   /** Called as each reference is written to the staging folder (in the order they finish). */
   onReference?: (summary: ReferenceSummary) => void;
+  /** Build the catalog image when the composed catalog validates (or is not validated). */
+  image?: ComposeImageOptions;
 }
 
 /** What one reference rendered to. */
@@ -113,6 +157,8 @@ export interface ComposeResult {
   references: ReferenceSummary[];
   /** The validation of the composed catalog, unless `validate: false`. */
   validation?: ValidateResult;
+  /** The catalog image, when asked for and the catalog validated. */
+  image?: ComposedImage;
 }
 
 /** One reference that did not render, with why (its error as thrown, wrapped with the reference). */
@@ -142,6 +188,11 @@ function checkOptions(opts: ComposeOptions): void {
   expectString(opts.catalogFile, 'compose(options).catalogFile', 'the catalog file to compose');
   expectOptionalString(opts.outputRoot, 'compose(options).outputRoot');
   expectOptionalString(opts.cwd, 'compose(options).cwd');
+  if (opts.image !== undefined) {
+    expectObject(opts.image, 'compose(options).image');
+    expectOptionalString(opts.image.ociLayout, 'compose(options).image.ociLayout');
+    expectObject(opts.image.registry, 'compose(options).image.registry', 'a RegistryPusher');
+  }
   const c: unknown = opts.concurrency;
   if (c !== undefined && !(typeof c === 'number' && Number.isInteger(c) && c >= 1)) {
     throw new TypeError(
@@ -184,6 +235,7 @@ export async function compose(opts: ComposeOptions): Promise<ComposeResult> {
   throwIfAborted(signal);
   const catalogFile = resolveIn(opts.cwd, opts.catalogFile);
   const catalog = await readComposeCatalog(catalogFile, opts.catalogFile);
+  const imageTag = opts.image === undefined ? undefined : imageTagOf(catalog, opts.image, opts.catalogFile);
   const root = resolveIn(opts.cwd, opts.outputRoot ?? '.');
   const shownRoot = opts.outputRoot ?? '.';
   const target = path.join(root, catalog.name);
@@ -243,7 +295,64 @@ export async function compose(opts: ComposeOptions): Promise<ComposeResult> {
       ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
     });
   }
+  const image = opts.image;
+  if (image !== undefined && result.validation?.passed !== false) {
+    const d = dockerfile ?? dockerfileOptions(undefined);
+    result.image = await imageBuild({
+      catalogDir: target,
+      tags: imageTag === undefined ? [] : [imageTag],
+      push: image.push,
+      ...(image.ociLayout === undefined ? {} : { ociLayout: image.ociLayout }),
+      ...(catalog.tag === undefined ? {} : { layoutTag: catalog.tag }),
+      baseImage: image.baseImage ?? d.baseImage,
+      labels: image.labels ?? d.extraLabels,
+      ...(image.platforms === undefined ? {} : { platforms: image.platforms }),
+      // A RegistryPusher, as the interface says.
+      registry: image.registry as unknown as ImageBuildOptions['registry'],
+      ...(image.workDir === undefined ? {} : { workDir: image.workDir }),
+      ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+      ...(opts.env === undefined ? {} : { env: { ...opts.env } }),
+      ...(signal === undefined ? {} : { signal }),
+      ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
+    });
+  }
   return result;
+}
+
+/**
+ * The catalog image's reference, `repo:tag` of the catalog file as the documentation's script tags
+ * it, checked before anything is rendered; a push needs both.
+ */
+function imageTagOf(
+  catalog: ComposeCatalog,
+  image: ComposeImageOptions,
+  shownFile: string,
+): string | undefined {
+  if (!image.push && image.ociLayout === undefined)
+    throw new UsageError('say where the catalog image goes: --push (to repo:tag), --oci-layout DIR, or both');
+  if (catalog.repo === undefined || catalog.tag === undefined) {
+    if (!image.push) return undefined;
+    throw new UsageError("--push needs the catalog file's repo and tag", {
+      at: { file: shownFile },
+      hint: 'add `repo:` and `tag:` to the file: the image is pushed to repo:tag',
+    });
+  }
+  const ref = `${catalog.repo}:${catalog.tag}`;
+  let parsed;
+  try {
+    parsed = parseReference(ref);
+  } catch (err) {
+    throw new OpmError(`repo and tag make no image reference: ${(err as Error).message}`, {
+      at: { file: shownFile },
+      cause: err,
+    });
+  }
+  if (parsed.digest !== undefined || parsed.tag !== catalog.tag)
+    throw new OpmError(`repo and tag make no image reference: "${ref}"`, {
+      at: { file: shownFile },
+      hint: 'repo names a repository without tag or digest, tag a tag',
+    });
+  return ref;
 }
 
 interface DockerfileSettings {

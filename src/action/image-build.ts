@@ -30,6 +30,8 @@ export interface ImageBuildOptions {
   push: boolean;
   /** A folder to write the image to as an OCI image layout. */
   ociLayout?: string;
+  /** The tag of the layout's image; default the first tag's. */
+  layoutTag?: string;
   baseImage: string;
   /** `key=value` labels added after the configs label. */
   labels: string[];
@@ -157,7 +159,7 @@ export async function imageBuild(o: ImageBuildOptions): Promise<ImageBuildResult
     };
     if (o.ociLayout !== undefined) {
       const dir = path.resolve(o.cwd ?? '', o.ociLayout);
-      const tag = o.tags[0] !== undefined ? parseReference(o.tags[0]).tag : undefined;
+      const tag = o.layoutTag ?? (o.tags[0] !== undefined ? parseReference(o.tags[0]).tag : undefined);
       // OCI media types there whatever the base's: the tools that read layouts read only those.
       const oci = built.asOci();
       await phase(o.onProgress, `writing OCI layout ${o.ociLayout}`, () =>

@@ -21,6 +21,17 @@ export interface BundleImageOptions {
   labels?: Record<string, string>;
   /** Seconds since 1970 for every time in the image (SOURCE_DATE_EPOCH); default 0. */
   epoch?: number;
+  /**
+   * Copy `tests/scorecard/` when there is one (default true, as operator-sdk's bundle.Dockerfile);
+   * false for the image of opm's own bundle.Dockerfile, which copies `manifests/` and `metadata/` only.
+   */
+  scorecard?: boolean;
+  /**
+   * Read the folder as a registry+v1 bundle first (its CSV and manifests), its annotations the first
+   * labels (default true). False for bundles of other media types (plain, helm): the folders are
+   * copied as they are and `labels` are the only labels.
+   */
+  parse?: boolean;
   signal?: AbortSignal;
 }
 
@@ -41,9 +52,13 @@ async function isDir(p: string): Promise<boolean> {
  * await writeOciLayout('./bundle-image', image, 'v1'); // image/layout.ts
  */
 export async function buildBundleImage(o: BundleImageOptions): Promise<Assembled> {
-  const bundle = await parseBundleDir(o.bundleDir, o.signal !== undefined ? { signal: o.signal } : {});
+  const annotations =
+    o.parse === false
+      ? {}
+      : (await parseBundleDir(o.bundleDir, o.signal !== undefined ? { signal: o.signal } : {})).annotations;
   const folders = ['manifests', 'metadata'];
-  if (await isDir(path.join(o.bundleDir, 'tests', 'scorecard'))) folders.push('tests/scorecard');
+  if (o.scorecard !== false && (await isDir(path.join(o.bundleDir, 'tests', 'scorecard'))))
+    folders.push('tests/scorecard');
   const layers: BuiltLayer[] = [];
   const history: string[] = [];
   for (const [i, f] of folders.entries()) {
@@ -56,7 +71,7 @@ export async function buildBundleImage(o: BundleImageOptions): Promise<Assembled
     );
     history.push(`COPY ${f} /${f}/`);
   }
-  const labels = { ...bundle.annotations, ...o.labels };
+  const labels = { ...annotations, ...o.labels };
   return assemble({ scratch: o.platform ?? { os: 'linux', architecture: 'amd64' } }, layers, {
     labels,
     history,

@@ -122,7 +122,7 @@ describe('alpha bundle build', () => {
     const r = await runOpm([...ARGS, '-b', 'kaniko'], { cwd: w, env: env(w) });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^error: kaniko is not supported image builder \(use one of docker, podman, buildah\)\n$/,
+      /^error: kaniko is not supported image builder \(use one of docker, podman, buildah, or none to build without a container engine\)\n$/,
     );
     expect(existsSync(path.join(w, 'bundle.Dockerfile'))).toBe(false);
     expect(existsSync(path.join(w, 'plain/metadata'))).toBe(false);

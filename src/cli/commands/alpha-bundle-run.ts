@@ -4,7 +4,10 @@ import { OpmError, formatPosition } from '../../errors.js';
 import { escapeLine } from '../escape.js';
 import { errnoText } from '../../go/errno.js';
 import { generateBundle, type GenerateBundleOptions } from '../../action/alpha-bundle/generate.js';
-import { buildBundle, goStringSlice } from '../../action/alpha-bundle/build.js';
+import { buildBundle, goStringSlice, NO_BUILDER } from '../../action/alpha-bundle/build.js';
+import { registryOptionsFromEnv } from '../../oci/options.js';
+import { RegistryPusher } from '../../oci/push/pusher.js';
+import { writeAll } from '../output.js';
 import { rootCaText, unpackBundle } from '../../action/alpha-bundle/unpack.js';
 import { celProblem, validateBundleImage, type LogLine } from '../../action/alpha-bundle/validate.js';
 import { checkBundleContent } from '../../authoring/content/bundle-content.js';
@@ -16,7 +19,7 @@ import { runOptions, type CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
 import { withImageSource } from '../registry.js';
 import type { ImageSource } from '../../oci/image-source.js';
-import { registryFlagsOf, type RegistryFlags } from '../global-options.js';
+import { registryFlags, registryFlagsOf, type RegistryFlags } from '../global-options.js';
 
 export interface GenerateFlags {
   directory: string;
@@ -31,6 +34,8 @@ export interface BuildFlags extends GenerateFlags {
   tag: string;
   imageBuilder: string;
   overwrite: boolean;
+  push: boolean;
+  ociLayout?: string;
 }
 
 export interface UnpackFlags {
@@ -75,23 +80,56 @@ export async function runBundleGenerate(io: CliIO, flags: GenerateFlags): Promis
   await generateBundle({ ...generateOptions(io, flags), overwrite: true });
 }
 
-/** `opm alpha bundle build`: the tool's exit status becomes ours. */
-export async function runBundleBuild(io: CliIO, flags: BuildFlags, _cmd: Command): Promise<void> {
-  const built = await buildBundle({
-    ...generateOptions(io, flags),
-    overwrite: flags.overwrite,
-    tag: flags.tag,
-    imageBuilder: flags.imageBuilder,
-    env: io.env,
-    stdout: io.stdout,
-    stderr: io.stderr,
-  });
+/**
+ * `opm alpha bundle build`: the tool's exit status becomes ours. With `-b none` the image is built
+ * here and its digest printed on stdout; the push uses the pulls' credentials, TLS and registries.conf.
+ */
+export async function runBundleBuild(io: CliIO, flags: BuildFlags, cmd: Command): Promise<void> {
+  const pusher =
+    flags.imageBuilder === NO_BUILDER && flags.push ? new RegistryPusher(pushOptions(io, cmd)) : undefined;
+  let built;
+  try {
+    built = await buildBundle({
+      ...generateOptions(io, flags),
+      overwrite: flags.overwrite,
+      tag: flags.tag,
+      imageBuilder: flags.imageBuilder,
+      push: flags.push,
+      ...(flags.ociLayout !== undefined ? { ociLayout: flags.ociLayout } : {}),
+      ...(pusher !== undefined ? { registry: pusher } : {}),
+      env: io.env,
+      stdout: io.stdout,
+      stderr: io.stderr,
+    });
+  } finally {
+    await pusher?.close();
+  }
+  if (built.image !== undefined) {
+    const say = infoLog(io);
+    if (built.image.ociLayout !== undefined) say(`Wrote OCI layout ${built.image.ociLayout.dir}`);
+    if (built.image.pushed !== undefined)
+      say(`Pushed ${built.image.pushed.ref}@${built.image.pushed.digest}`);
+    await writeAll(io.stdout, `${built.image.digest}\n`);
+    return;
+  }
   if (built.exitCode !== 0) {
     throw new FailureExitCode(
       built.exitCode,
       new OpmError(`Failed to exec ${goStringSlice(built.argv)}: exit status ${built.exitCode}`),
     );
   }
+}
+
+/** The push client's options: the global registry flags, as `opm image build` takes them. */
+function pushOptions(io: CliIO, cmd: Command): ConstructorParameters<typeof RegistryPusher>[0] {
+  const reg = registryFlags(cmd);
+  const extra = cmd.optsWithGlobals<{ cache?: boolean }>();
+  const warn = (line: string): void => void io.stderr.write(`${escapeLine(line)}\n`);
+  return {
+    ...registryOptionsFromEnv({ ...reg, noCache: extra.cache === false }, io.env),
+    warn,
+    ...(io.configRoot !== undefined ? { configRoot: io.configRoot } : {}),
+  };
 }
 
 /**

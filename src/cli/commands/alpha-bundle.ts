@@ -54,8 +54,13 @@ export function registerAlphaBundle(alpha: Command, io: CliIO): Command {
     .requiredOption('-t, --tag <string>', 'The image tag applied to the bundle image')
     .option(
       '-b, --image-builder <string>',
-      'Tool used to manage container images. One of: [docker, podman, buildah]',
+      'Tool used to manage container images. One of: [docker, podman, buildah], or none: build without a container engine (then --push or --oci-layout)',
       'docker',
+    )
+    .option('--push', 'With -b none: push the image to the -t tag (prints its digest)', false)
+    .option(
+      '--oci-layout <dir>',
+      'With -b none: write the image as an OCI image layout into this new or empty folder',
     )
     .option(
       '-o, --overwrite',

@@ -3,12 +3,15 @@ import type { Command } from 'commander';
 import {
   compose,
   ComposeFailedError,
+  type ComposedImage,
   type ComposeResult,
   type ReferenceSummary,
 } from '../../action/compose.js';
 import { formatPosition, UsageError } from '../../errors.js';
 import { escapeLine } from '../escape.js';
-import { outputFormat } from '../global-options.js';
+import { outputFormat, registryFlags } from '../global-options.js';
+import { registryOptionsFromEnv } from '../../oci/options.js';
+import { RegistryPusher } from '../../oci/push/pusher.js';
 import { runOptions, type CliIO } from '../io.js';
 import { withImageSource } from '../registry.js';
 import { stderrColors } from '../colors.js';
@@ -28,6 +31,8 @@ export interface ComposeFlags {
   extraLabels: string[];
   validate: boolean;
   warnings: boolean;
+  push: boolean;
+  ociLayout?: string;
 }
 
 function concurrencyOf(text: string): number {
@@ -55,6 +60,9 @@ export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, c
   const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
   const bundleDirs =
     flags.bundleDirs === undefined ? undefined : await readBundleDirMap(flags.bundleDirs, io.cwd);
+  const building = flags.push || flags.ociLayout !== undefined;
+  const platform = cmd.optsWithGlobals<{ platform?: string }>().platform;
+  const pusher = building ? new RegistryPusher(pushOptions(io, cmd)) : undefined;
   let result: ComposeResult;
   try {
     result = await withImageSource(cmd, io, (imageSource, onProgress) =>
@@ -72,6 +80,18 @@ export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, c
         onProgress,
         onWarning: warn,
         cwd: io.cwd,
+        ...(pusher === undefined
+          ? {}
+          : {
+              image: {
+                push: flags.push,
+                ...(flags.ociLayout === undefined ? {} : { ociLayout: flags.ociLayout }),
+                baseImage: flags.baseImage,
+                labels: flags.extraLabels,
+                ...(platform === undefined ? {} : { platforms: [platform] }),
+                registry: pusher,
+              },
+            }),
         ...runOptions(io),
       }),
     );
@@ -88,6 +108,8 @@ export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, c
       }
     }
     throw err;
+  } finally {
+    await pusher?.close();
   }
   // Paths under the output root as the user typed it.
   const shown = (p: string): string => (flags.outputRoot === undefined ? p : path.join(flags.outputRoot, p));
@@ -100,10 +122,35 @@ export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, c
   }
   await writeAll(io.stderr, report);
   const v = result.validation;
-  if (v === undefined) return;
+  if (v === undefined) {
+    if (result.image !== undefined) await reportImage(io, result.image);
+    return;
+  }
   await writeAll(io.stderr, humanReport(v, io, flags.warnings, { dir: result.dir, display: shownDir }));
   if (!v.passed) {
     await writeAll(io.stderr, `${escapeLine(shownDir)} is written as composed; it does not validate\n`);
     throw new ExitCode(1);
   }
+  if (result.image !== undefined) await reportImage(io, result.image);
+}
+
+/** The catalog image's outcome: what was pushed and written on stderr, its digest on stdout. */
+async function reportImage(io: CliIO, image: ComposedImage): Promise<void> {
+  let report = '';
+  for (const p of image.pushed)
+    report += `${escapeLine(`pushed ${p.ref}@${p.digest} (${p.uploaded} blob${p.uploaded === 1 ? '' : 's'} uploaded, ${p.reused} already there or mounted)`)}\n`;
+  if (image.ociLayout !== undefined)
+    report += `${escapeLine(`wrote OCI layout ${image.ociLayout.dir} (${image.ociLayout.digest})`)}\n`;
+  await writeAll(io.stderr, report);
+  await writeAll(io.stdout, `${image.digest}\n`);
+}
+
+/** The push client's options: the global registry flags, as `opm image build` takes them. */
+function pushOptions(io: CliIO, cmd: Command): ConstructorParameters<typeof RegistryPusher>[0] {
+  const extra = cmd.optsWithGlobals<{ cache?: boolean }>();
+  return {
+    ...registryOptionsFromEnv({ ...registryFlags(cmd), noCache: extra.cache === false }, io.env),
+    warn: (line) => void io.stderr.write(`${escapeLine(line)}\n`),
+    ...(io.configRoot !== undefined ? { configRoot: io.configRoot } : {}),
+  };
 }

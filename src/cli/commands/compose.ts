@@ -33,15 +33,28 @@ export function registerCompose(program: Command, io: CliIO): void {
       4 as string | number,
     )
     .option('--no-dockerfile', 'Do not write <name>.Dockerfile beside the catalog directory')
-    .option('-i, --base-image <string>', 'Image base of the Dockerfile', DEFAULT_OPM_IMAGE)
+    .option(
+      '-i, --base-image <string>',
+      'Image base of the Dockerfile, and of the image --push or --oci-layout builds',
+      DEFAULT_OPM_IMAGE,
+    )
     .option('-b, --builder-image <string>', 'Build stage image of the Dockerfile', DEFAULT_OPM_IMAGE)
     .option(
       '-l, --extra-labels <key=value>',
-      "Extra labels of the Dockerfile. Labels should be of the form 'key=value'.",
+      "Extra labels of the Dockerfile (and of the image --push or --oci-layout builds). Labels should be of the form 'key=value'.",
       collect,
       [],
     )
     .option('--no-validate', 'Do not validate the composed catalog')
+    .option(
+      '--push',
+      'Then build the catalog image (on --base-image, with the --extra-labels, as `opm image build`) and push it to repo:tag of the catalog file; prints its digest',
+      false,
+    )
+    .option(
+      '--oci-layout <dir>',
+      'Then build the catalog image and write it as an OCI image layout into this new or empty folder',
+    )
     .option('--warnings', 'Show the validation warnings too', false)
     .action(async (file: string, flags: ComposeFlags, cmd: Command) => {
       const { runCompose } = await import('./compose-run.js');
