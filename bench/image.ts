@@ -22,7 +22,7 @@ import { corpusDir, projectRoot } from '../test/corpus.js';
 import { startFixture } from '../test/registry/fixture.js';
 import { buildImage, pushImage } from '../test/registry/image-builder.js';
 import { have } from '../test/registry/tools.js';
-import { buildahEnv, buildOpmBase } from './opm-base.js';
+import { buildahEnv, buildOpmBase } from '../test/registry/opm-base.js';
 import type { Row } from './row.js';
 
 export interface ImageBenchOptions {

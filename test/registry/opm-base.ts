@@ -1,4 +1,4 @@
-// A real opm base image for the image bench: `/bin/opm` is the reference opm binary with the C
+// A real opm base image (for the image bench and the reference suite): `/bin/opm` is the reference opm binary with the C
 // library and loader it is linked against (found by `ldd`, copied from this machine), so the RUN
 // step of the Dockerfile `opm generate dockerfile` writes (`/bin/opm serve … --cache-only`) runs
 // inside it. Built with `buildah from scratch` + `buildah copy` + `buildah commit` in a storage of
