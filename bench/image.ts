@@ -11,7 +11,7 @@
 // documentation's way, the cache build) and the median of the per-pair ratios is kept with their
 // range: the machine is shared. Further rows say how many bytes a rebuild of the same catalog to
 // the same tag uploads (counted at the fixture's proxy), for ours (the target is none) and for
-// buildah's. Without buildah the base is a stand-in (a `/bin/opm` that is a shell script, enough
+// buildah's, without and with its layer cache. Without buildah the base is a stand-in (a `/bin/opm` that is a shell script, enough
 // for ours, which never runs it) and the buildah rows say NOT RUN.
 // Runs standalone (`node bench/out/image.mjs`, from bench/image-main.ts) or from bench/run.ts.
 import { spawn, spawnSync } from 'node:child_process';
@@ -85,6 +85,7 @@ function lastLine(text: string): string {
 const CACHE_ROW = 'image build + push vs reference cache build';
 const BUD_ROW = 'image build + push vs gen. dockerfile + buildah';
 const BUD_REBUILD_ROW = 'buildah rebuild + push: bytes uploaded';
+const BUD_LAYERS_REBUILD_ROW = 'buildah --layers rebuild + push: bytes';
 
 function notRun(why: string, name = CACHE_ROW): Row[] {
   return [
@@ -150,7 +151,11 @@ export async function imageBench(o: ImageBenchOptions): Promise<Row[]> {
     const work = path.join(tmp, 'docs-way');
     mkdirSync(work);
     if (bEnv !== undefined) cpSync(catalog, path.join(work, 'catalog'), { recursive: true });
-    const docsWay = (target: string, local: string): Array<{ cmd: string; args: string[]; cwd?: string }> => [
+    const docsWay = (
+      target: string,
+      local: string,
+      layers = false,
+    ): Array<{ cmd: string; args: string[]; cwd?: string }> => [
       // `-b` as well as `-i`: the builder stage defaults to quay.io's opm, not reachable here.
       {
         cmd: reference,
@@ -161,6 +166,7 @@ export async function imageBench(o: ImageBenchOptions): Promise<Row[]> {
         cmd: 'buildah',
         args: [
           'bud',
+          ...(layers ? ['--layers'] : []),
           '--isolation',
           'chroot',
           '--tls-verify=false',
@@ -288,28 +294,40 @@ export async function imageBench(o: ImageBenchOptions): Promise<Row[]> {
       ok: rebuiltBytes === 0 && failed === '',
     });
     if (bEnv !== undefined) {
-      // The documentation's way rebuilt: the same Dockerfile built again and pushed to the same tag.
-      const local = 'localhost/bench/rebuild:v1';
-      const target = `${fx.proxy.host}/bench/bud-rebuild:v1`;
-      cleanDocsWay(local);
-      const d1 = await timedSequence(docsWay(target, local), bEnv);
-      cleanDocsWay(local);
-      fx.proxy.reset();
-      const d2 = await timedSequence(docsWay(target, local), bEnv);
-      cleanDocsWay(local);
-      const budBytes = fx.proxy.push.uploadedBytes;
-      const why = d1.code !== 0 ? d1.stderr : d2.stderr;
-      rows.push({
-        name: `${BUD_REBUILD_ROW} (${budBytes})`,
-        floorMs: Math.round(d2.ms),
-        opmMs: 0,
-        ratio: 0,
-        floorRssMB: 0,
-        opmRssMB: 0,
-        target: why !== '' ? `FAILED (${why})` : 'info',
-        ok: why !== '' ? false : undefined,
-      });
-    } else rows.push(...notRun('buildah not installed', BUD_REBUILD_ROW));
+      // The documentation's way rebuilt: the same Dockerfile built again and pushed to the same tag,
+      // with buildah's default (no layer cache, as on a fresh CI runner) and with `--layers` (the
+      // first build's layers kept in the storage and reused by the second).
+      for (const layers of [false, true]) {
+        const local = `localhost/bench/rebuild-${layers}:v1`;
+        const target = `${fx.proxy.host}/bench/bud-rebuild-${layers}:v1`;
+        cleanDocsWay(local);
+        const d1 = await timedSequence(docsWay(target, local, layers), bEnv);
+        rmSync(path.join(work, 'catalog.Dockerfile'), { force: true });
+        if (!layers) cleanDocsWay(local);
+        fx.proxy.reset();
+        const d2 = await timedSequence(docsWay(target, local, layers), bEnv);
+        cleanDocsWay(local);
+        const budBytes = fx.proxy.push.uploadedBytes;
+        const why = d1.code !== 0 ? d1.stderr : d2.stderr;
+        log(
+          `generate dockerfile + buildah bud${layers ? ' --layers' : ''} + push rebuilt: ${budBytes} bytes uploaded`,
+        );
+        rows.push({
+          name: `${layers ? BUD_LAYERS_REBUILD_ROW : BUD_REBUILD_ROW} (${budBytes})`,
+          floorMs: Math.round(d2.ms),
+          opmMs: 0,
+          ratio: 0,
+          floorRssMB: 0,
+          opmRssMB: 0,
+          target: why !== '' ? `FAILED (${why})` : 'info',
+          ok: why !== '' ? false : undefined,
+        });
+      }
+    } else
+      rows.push(
+        ...notRun('buildah not installed', BUD_REBUILD_ROW),
+        ...notRun('buildah not installed', BUD_LAYERS_REBUILD_ROW),
+      );
     return rows;
   } finally {
     await fx.stop();
