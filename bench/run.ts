@@ -296,7 +296,8 @@ rows.push(...graphBench());
 // Pulling from a real registry on 127.0.0.1: a cold render against `skopeo copy`, warm renders in ms.
 rows.push(...(await registryBench()));
 
-// Building and pushing a catalog image against the reference's own cache build; a rebuild's uploads.
+// Building and pushing a catalog image against generate dockerfile + buildah bud + push, and against
+// the reference's own cache build; a rebuild's uploads, for both.
 rows.push(...(await imageBench({ reference })));
 
 console.log(
