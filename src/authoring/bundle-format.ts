@@ -4,7 +4,8 @@
  * annotations name the media type the manifests have, a package and channels, and a default
  * channel that is not empty when it is there. Each problem in opm's words.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { readableTexts } from './read-texts.js';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { goQuote } from '../go/fmt.js';
@@ -70,13 +71,7 @@ export async function checkBundleFormat(dir: string, opts: BundleFormatOptions =
   const files = (await readdir(metadataDir)).sort(compareUtf8);
   let annotations: Map<string, string> | undefined;
   let annotationsFile: string | undefined;
-  for (const f of files) {
-    let text: string;
-    try {
-      text = await readFile(path.join(metadataDir, f), 'utf8');
-    } catch {
-      continue;
-    }
+  for await (const { name: f, text } of readableTexts(metadataDir, files)) {
     const found = readAnnotations(text, true);
     if (found !== undefined) {
       annotations = found;

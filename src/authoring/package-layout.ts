@@ -5,6 +5,7 @@
  * channel's head by `replaces` and `skips`.
  */
 import { readdir, readFile } from 'node:fs/promises';
+import { readableTexts } from './read-texts.js';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { errnoText } from '../go/errno.js';
@@ -49,13 +50,7 @@ async function readCsv(dir: string): Promise<Record<string, unknown>> {
     throw new PackageLayoutError(`error reading bundle directory ${dir}, open ${dir}: ${errnoText(err)}`);
   }
   let found: Record<string, unknown> | undefined;
-  for (const name of names) {
-    let text: string;
-    try {
-      text = await readFile(path.join(dir, name), 'utf8');
-    } catch {
-      continue;
-    }
+  for await (const { text } of readableTexts(dir, names)) {
     const obj = firstObject(text);
     if (obj?.kind !== CSV_KIND) continue;
     if (found !== undefined)

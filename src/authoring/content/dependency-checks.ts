@@ -3,8 +3,7 @@
  * `opm alpha bundle validate` makes them: each dependency's value read as its type says, and the
  * fields that type needs present and well formed. In opm's words.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readableTexts } from '../read-texts.js';
 import { rangeError } from '../../model/semver.js';
 import { decodeFirstDocument } from '../../bundle/decode.js';
 import { readAnnotations } from '../annotations.js';
@@ -76,13 +75,7 @@ export function dependencyFileChecks(
 ): (metadataDir: string, files: string[]) => Promise<string[]> {
   return async (metadataDir: string, files: string[]): Promise<string[]> => {
     let annotationsSeen = false;
-    for (const f of files) {
-      let text: string;
-      try {
-        text = await readFile(path.join(metadataDir, f), 'utf8');
-      } catch {
-        continue;
-      }
+    for await (const { text } of readableTexts(metadataDir, files)) {
       if (!annotationsSeen && readAnnotations(text, true) !== undefined) {
         annotationsSeen = true;
         continue;
