@@ -40,6 +40,7 @@ import { PogrebError, PogrebReader, PogrebWriter } from './pogreb.js';
 import { Fnv1a64 } from './hash.js';
 import { encodeStruct } from './proto.js';
 import { jsonBackendDigest, readJsonBundle, readJsonMetas } from './json-backend.js';
+import { fingerprintMatches, sha256Hex, writeFingerprint, type CatalogFileSum } from './fingerprint.js';
 
 export type CacheBackend = 'pogreb.v1' | 'json';
 export const PREFERRED_BACKEND: CacheBackend = 'pogreb.v1';
@@ -98,6 +99,13 @@ export function detectBackend(cacheDir: string): BackendDetection {
 /** How the catalog is read for a digest: cancellation, and the threads it is parsed on. */
 export type DigestOptions = HashBlobsOptions;
 
+/**
+ * How an integrity check passed: `fingerprint` when opm-ts's fingerprint of the cache proved the
+ * catalog and database unchanged byte for byte (fingerprint.ts), `digest` when opm's digest was
+ * recomputed.
+ */
+export type IntegrityCheck = 'fingerprint' | 'digest';
+
 /** A cache directory opened for reading. */
 export interface ServeCache {
   readonly backend: CacheBackend;
@@ -109,9 +117,11 @@ export interface ServeCache {
   /**
    * opm's CheckIntegrity: the stored digest must equal the computed one. Throws
    * `read existing cache digest: …` or `cache requires rebuild: cache reports digest as "A", but
-   * computed digest is "B"` (the second with both digests in `mismatch`).
+   * computed digest is "B"` (the second with both digests in `mismatch`). A pogreb cache with
+   * opm-ts's fingerprint, whose files are those it names, passes without the digest recomputed;
+   * any other passes or fails as opm decides.
    */
-  checkIntegrity(catalogDir: string, options?: DigestOptions): Promise<void>;
+  checkIntegrity(catalogDir: string, options?: DigestOptions): Promise<IntegrityCheck>;
   /** `packages.json`, parsed. */
   packageIndex(): PackageIndex;
   /** The protobuf `api.Bundle` of a bundle in a channel, as stored; undefined when there is none. */
@@ -233,8 +243,18 @@ class PogrebCache implements ServeCache {
     }
   }
 
-  checkIntegrity(catalogDir: string, options?: DigestOptions): Promise<void> {
-    return checkAgainst(this, catalogDir, options);
+  async checkIntegrity(catalogDir: string, options: DigestOptions = {}): Promise<IntegrityCheck> {
+    const existing = this.storedDigest();
+    const { signal, env } = options;
+    if (
+      await fingerprintMatches(path.join(this.dir, POGREB_DIR), catalogDir, existing, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(env === undefined ? {} : { env }),
+      })
+    )
+      return 'fingerprint';
+    await checkAgainst(this, catalogDir, options);
+    return 'digest';
   }
 
   packageIndex(): PackageIndex {
@@ -289,8 +309,9 @@ class JsonCache implements ServeCache {
     return jsonBackendDigest(catalogDir, path.join(this.dir, JSON_DIR), options.signal);
   }
 
-  checkIntegrity(catalogDir: string, options?: DigestOptions): Promise<void> {
-    return checkAgainst(this, catalogDir, options);
+  async checkIntegrity(catalogDir: string, options?: DigestOptions): Promise<IntegrityCheck> {
+    await checkAgainst(this, catalogDir, options);
+    return 'digest';
   }
 
   packageIndex(): PackageIndex {
@@ -343,6 +364,40 @@ export interface CacheContent {
 }
 
 /**
+ * Every blob of a catalog directory in walk order (walkMetaBlobs), with the SHA-256 sums of the
+ * files' bytes as they were parsed: a build from these blobs also writes the cache's fingerprint
+ * (fingerprint.ts). Iterate once.
+ */
+export class CatalogBlobs implements AsyncIterable<MetaBlob> {
+  private readonly dir: string;
+  private readonly signal: AbortSignal | undefined;
+  private readonly sums: CatalogFileSum[] = [];
+  private partial = false;
+  private done = false;
+  constructor(catalogDir: string, signal?: AbortSignal) {
+    this.dir = catalogDir;
+    this.signal = signal;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<MetaBlob> {
+    const onFile = (f: { rel: string }, bytes: Uint8Array | undefined): void => {
+      if (bytes === undefined) this.partial = true;
+      else this.sums.push({ path: f.rel, size: bytes.length, sha256: sha256Hex(bytes) });
+    };
+    yield* walkMetaBlobs(this.dir, { ...(this.signal === undefined ? {} : { signal: this.signal }), onFile });
+    this.done = true;
+  }
+
+  /**
+   * The files' sums once every blob was read; undefined before, or when a file was read in parts
+   * (its bytes are not held at once, and no fingerprint is written).
+   */
+  fileSums(): readonly CatalogFileSum[] | undefined {
+    return this.done && !this.partial ? this.sums : undefined;
+  }
+}
+
+/**
  * The catalog's blobs as a build needs them, walked once: the digest fed with them (its first
  * part), and the custom-schema records by key. Made before the catalog is loaded for its bundles,
  * a build does not hold the loaded catalog and a second parse of it at once (the peak of
@@ -351,9 +406,16 @@ export interface CacheContent {
 export class PreparedBlobs {
   readonly hash: Fnv1a64;
   readonly metas: ReadonlyMap<string, readonly Uint8Array[]>;
-  constructor(hash: Fnv1a64, metas: ReadonlyMap<string, readonly Uint8Array[]>) {
+  /** The catalog files' sums, when the blobs came from CatalogBlobs (for the fingerprint). */
+  readonly fileSums: readonly CatalogFileSum[] | undefined;
+  constructor(
+    hash: Fnv1a64,
+    metas: ReadonlyMap<string, readonly Uint8Array[]>,
+    fileSums?: readonly CatalogFileSum[],
+  ) {
     this.hash = hash;
     this.metas = metas;
+    this.fileSums = fileSums;
   }
 }
 
@@ -409,7 +471,7 @@ export async function prepareBlobs(
     list.push(len, st);
     metas.set(key, list);
   }
-  return new PreparedBlobs(hash, metas);
+  return new PreparedBlobs(hash, metas, blobs instanceof CatalogBlobs ? blobs.fileSums() : undefined);
 }
 
 export interface WriteCacheOptions {
@@ -421,8 +483,8 @@ export interface WriteCacheOptions {
 /**
  * Build a pogreb cache in `cacheDir` from `content`, as opm's `serve --cache-only` leaves it: the
  * blobs checked and hashed, the `pogreb.v1/` directory emptied, the database written, the digest
- * last (so a build cut
- * short leaves no digest, and the cache is rebuilt or refused rather than trusted). Returns the
+ * last (so a build cut short leaves no digest, and the cache is rebuilt or refused rather than
+ * trusted), then opm-ts's fingerprint when the blobs came from catalogBlobs. Returns the
  * digest. A custom-schema blob whose schema or package cannot be a key fails the build with opm's
  * text (`invalid custom schema meta: …`).
  */
@@ -470,6 +532,8 @@ export async function writePogrebCache(
   const digestFile = path.join(cacheDir, POGREB_DIGEST);
   writeFileSync(digestFile, digest, { mode: FILE_MODE });
   chmodSync(digestFile, FILE_MODE);
+  // After the digest: a build cut short before it leaves no fingerprint, and the full check decides.
+  if (prepared.fileSums !== undefined) writeFingerprint(base, digest, prepared.fileSums);
   return digest;
 }
 
@@ -498,7 +562,7 @@ export function bundlesInListOrder(index: PackageIndex): BundlePlace[] {
   );
 }
 
-/** Every blob of a catalog directory, for CacheContent.blobs. */
-export function catalogBlobs(catalogDir: string, signal?: AbortSignal): AsyncGenerator<MetaBlob> {
-  return walkMetaBlobs(catalogDir, signal === undefined ? {} : { signal });
+/** Every blob of a catalog directory, for CacheContent.blobs (with the files' sums, CatalogBlobs). */
+export function catalogBlobs(catalogDir: string, signal?: AbortSignal): CatalogBlobs {
+  return new CatalogBlobs(catalogDir, signal);
 }

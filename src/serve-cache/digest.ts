@@ -39,7 +39,15 @@ export interface MetaBlob {
  */
 export async function* walkMetaBlobs(
   catalogDir: string,
-  options: { signal?: AbortSignal; maxBlobBytes?: number } = {},
+  options: {
+    signal?: AbortSignal;
+    maxBlobBytes?: number;
+    /**
+     * Told each file before its blobs, with the very bytes that are parsed (valid only during the
+     * call), or undefined for a file read in parts.
+     */
+    onFile?: (file: WalkedFile, bytes: Uint8Array | undefined) => void;
+  } = {},
 ): AsyncGenerator<MetaBlob> {
   const { signal } = options;
   const walk = await walkCatalog(catalogDir, signal);
@@ -48,11 +56,16 @@ export async function* walkMetaBlobs(
   const maxBlob = options.maxBlobBytes ?? maxBlobBytes();
   for (const f of walk.files) {
     throwIfAborted(signal);
-    const parts:
-      AsyncIterable<{ bytes: Uint8Array; firstLine: number }> | { bytes: Uint8Array; firstLine: number }[] =
-      readsInParts(f.size, maxBlob)
-        ? readFileParts(f.abs, maxBlob)
-        : [{ bytes: readWhole(f.abs, f.size), firstLine: 1 }];
+    let parts:
+      AsyncIterable<{ bytes: Uint8Array; firstLine: number }> | { bytes: Uint8Array; firstLine: number }[];
+    if (readsInParts(f.size, maxBlob)) {
+      options.onFile?.(f, undefined);
+      parts = readFileParts(f.abs, maxBlob);
+    } else {
+      const bytes = readWhole(f.abs, f.size);
+      options.onFile?.(f, bytes);
+      parts = [{ bytes, firstLine: 1 }];
+    }
     for await (const part of parts) {
       const parsed: ParsedText = parseCatalogBytes(part.bytes, part.firstLine);
       const error = parsed.issues.find((i) => i.severity === 'error');

@@ -33,7 +33,7 @@ import {
 import { packageIndexFromModel, type PackageIndex } from './package-index.js';
 
 export type CacheLogFields = Record<string, string | number>;
-export type CacheLog = (level: 'info' | 'warning', msg: string, fields: CacheLogFields) => void;
+export type CacheLog = (level: 'debug' | 'info' | 'warning', msg: string, fields: CacheLogFields) => void;
 
 export interface DiskCacheOptions {
   /** The cache directory, absolute. */
@@ -152,10 +152,11 @@ export async function loadDiskCache(configDir: string, opts: DiskCacheOptions): 
   let problem: unknown;
   try {
     // The environment as the loader reads it: OPM_THREADS, OPM_MAX_BLOB_BYTES.
-    await cache.checkIntegrity(configDir, {
+    const how = await cache.checkIntegrity(configDir, {
       ...(signal === undefined ? {} : { signal }),
       ...(opts.env === undefined ? {} : { env: opts.env }),
     });
+    if (how === 'fingerprint') opts.log('debug', 'integrity checked by fingerprint', fields);
   } catch (err) {
     if (signal?.aborted === true) throw err;
     if (!(err instanceof OpmError)) throw err;
