@@ -229,10 +229,13 @@ describe('opm serve --cache-dir', () => {
     for (const f of readdirSync(path.join(cache, 'pogreb.v1/db')))
       expect(mode(path.join(cache, 'pogreb.v1/db', f))).toBe('660');
 
-    // A second --cache-only finds it current and does not build.
-    const again = run([catalog, '--cache-dir', cache, '--cache-only']);
+    expect(mode(path.join(cache, 'pogreb.v1/opm-ts.sums'))).toBe('660');
+
+    // A second --cache-only finds it current by its fingerprint (said with --debug), and does not build.
+    const again = run([catalog, '--cache-dir', cache, '--cache-only', '--debug']);
     expect(again.status).toBe(0);
     expect(again.stderr).toContain('msg="found existing cache contents" backend=pogreb.v1');
+    expect(again.stderr).toContain(`level=debug msg="integrity checked by fingerprint" cache=${cache}`);
     expect(again.stderr).not.toContain('building cache');
 
     const s = await startServe(catalog, { extra: ['--cache-dir', cache] });
