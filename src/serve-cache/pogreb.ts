@@ -342,16 +342,8 @@ export class PogrebReader {
    * digest hashes tens of MB of values, which would otherwise each be a buffer of their own).
    */
   *entryViews(): Generator<[Buffer, Buffer]> {
-    const slots: Slot[] = [];
-    const keys: Buffer[] = [];
-    for (const sl of this.slots()) {
-      slots.push(sl);
-      keys.push(this.readRecord(sl, false).key);
-    }
-    const order = keys.map((_, i) => i).sort((a, b) => compareBytes(keys[a] as Buffer, keys[b] as Buffer));
     let buf = Buffer.allocUnsafe(64 * 1024);
-    for (const i of order) {
-      const sl = slots[i] as Slot;
+    for (const sl of this.slotsInKeyOrder()) {
       const seg = this.segments.get(sl.segment);
       if (seg === undefined) throw new PogrebError(`index points at segment ${sl.segment}, which is missing`);
       const len = sl.keySize + sl.valueSize;
@@ -366,6 +358,14 @@ export class PogrebReader {
 
   /** Every key with its value, keys in byte order; values are read as the iteration reaches them. */
   *entries(): Generator<[Buffer, Buffer]> {
+    for (const sl of this.slotsInKeyOrder()) {
+      const rec = this.readRecord(sl, true);
+      yield [rec.key, rec.value];
+    }
+  }
+
+  /** Every slot, ordered by its key's bytes (the keys are read, the values are not). */
+  private slotsInKeyOrder(): Slot[] {
     const slots: Slot[] = [];
     const keys: Buffer[] = [];
     for (const sl of this.slots()) {
@@ -373,10 +373,7 @@ export class PogrebReader {
       keys.push(this.readRecord(sl, false).key);
     }
     const order = keys.map((_, i) => i).sort((a, b) => compareBytes(keys[a] as Buffer, keys[b] as Buffer));
-    for (const i of order) {
-      const rec = this.readRecord(slots[i] as Slot, true);
-      yield [rec.key, rec.value];
-    }
+    return order.map((i) => slots[i] as Slot);
   }
 }
 

@@ -324,18 +324,27 @@ function totalLength(sections: readonly Section[]): number {
   return sections.reduce((n, s) => n + s.length, 0);
 }
 
+/** If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since: a 304 or 412 sent, or false. */
+function answeredByPreconditions(x: Exchange, lines: CatalogLines): boolean {
+  const pre = preconditions(x.req.headers, lines.modified);
+  if (pre === 304) {
+    sendNotModified(x.res);
+    return true;
+  }
+  if (pre === 412) {
+    x.res.statusCode = 412;
+    x.res.end();
+    return true;
+  }
+  return false;
+}
+
 /** `/api/v1/all`: Go's ServeContent over the lines file. */
 async function serveAll(x: Exchange, lines: CatalogLines): Promise<void> {
   const { req, res } = x;
   res.setHeader('Content-Type', JSONL);
   res.setHeader('Last-Modified', lines.modified.toUTCString());
-  const pre = preconditions(req.headers, lines.modified);
-  if (pre === 304) return sendNotModified(res);
-  if (pre === 412) {
-    res.statusCode = 412;
-    res.end();
-    return;
-  }
+  if (answeredByPreconditions(x, lines)) return;
   const range = ifRangeHolds(req.headers, lines.modified)
     ? parseRange(req.headers.range, lines.size)
     : ({ kind: 'whole' } as const);
@@ -367,13 +376,7 @@ async function serveAll(x: Exchange, lines: CatalogLines): Promise<void> {
 async function serveMetas(x: Exchange, lines: CatalogLines, q: MetaQuery): Promise<void> {
   const { req, res } = x;
   res.setHeader('Last-Modified', lines.modified.toUTCString());
-  const pre = preconditions(req.headers, lines.modified);
-  if (pre === 304) return sendNotModified(res);
-  if (pre === 412) {
-    res.statusCode = 412;
-    res.end();
-    return;
-  }
+  if (answeredByPreconditions(x, lines)) return;
   const sections =
     q.schema === '' && q.package === '' && q.name === ''
       ? [{ offset: 0, length: lines.size }]
