@@ -24,6 +24,7 @@ import { buildImage, pushImage } from '../test/registry/image-builder.js';
 import { have } from '../test/registry/tools.js';
 import { buildahEnv, buildOpmBase } from '../test/registry/opm-base.js';
 import type { Row } from './row.js';
+import { median } from './stats.js';
 
 export interface ImageBenchOptions {
   reference: string | undefined;
@@ -48,12 +49,6 @@ function timed(
       resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, code: code ?? -1, stderr }),
     );
   });
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 }
 
 const r2 = (x: number): number => Math.round(x * 100) / 100;

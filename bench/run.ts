@@ -16,6 +16,7 @@ import { serveCacheBench } from './serve-cache.js';
 import { composeBench } from './compose.js';
 import { imageBench } from './image.js';
 import { printServeRows, serveBench, type ServeRow } from './serve-start.js';
+import { median } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Bundled to bench/out/ (scripts/build-bench.js), where results and generated data live too.
@@ -39,12 +40,6 @@ function runChild(args: string[]): Sample {
   const last = out.trim().split('\n').pop() ?? '{}';
   return JSON.parse(last) as Sample;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
 
 /**
  * RUNS pairs, alternated (which side starts a pair alternates too) so that machine noise hits both

@@ -26,17 +26,12 @@ import {
   type ServerKind,
 } from '../test/serve/harness.js';
 import { referenceBinary } from './reference.js';
+import { median } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = projectRoot();
 const RUNS = Number(process.env.BENCH_SERVE_RUNS ?? 5);
 const GNU_TIME = '/usr/bin/time';
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
-};
 
 /** `--cache-only` into a fresh `cacheDir`: wall milliseconds and peak RSS in MiB (NaN without GNU time). */
 async function build(
@@ -172,9 +167,9 @@ const results = rows.map((r) => {
   const ratios = r.ours.map((o, k) => o / (r.reference[k] ?? NaN));
   const out = {
     figure: r.label,
-    reference: median(r.reference),
-    ours: median(r.ours),
-    ratio: median(ratios),
+    reference: median(r.reference, NaN),
+    ours: median(r.ours, NaN),
+    ratio: median(ratios, NaN),
     min: Math.min(...ratios),
     max: Math.max(...ratios),
   };

@@ -39,6 +39,7 @@ import {
 } from '../test/serve/harness.js';
 import { generateCatalog } from './generate-catalog.js';
 import { referenceBinary } from './reference.js';
+import { median } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = projectRoot();
@@ -94,12 +95,6 @@ function run(cmd: string, args: string[]): Promise<string> {
     );
   });
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
-};
 
 interface Figures {
   readyNoCacheMs: number;
@@ -170,11 +165,11 @@ async function measure(kind: ServerKind, dir: string): Promise<Figures> {
     ) as { perSecond: number; errors: number };
     if (load.errors > 0) throw new Error(`${kind.name}: ${load.errors} GetPackage calls failed`);
     figures = {
-      readyNoCacheMs: median(noCache),
+      readyNoCacheMs: median(noCache, NaN),
       rssReadyMiB: mib(ready.rssKiB),
       rssAfterListMiB: mib(after.rssKiB),
       peakMiB: mib(after.hwmKiB),
-      listBundlesMs: median(list.ms),
+      listBundlesMs: median(list.ms, NaN),
       listBundlesMessages: list.messages,
       unaryPerSecond: Math.round(load.perSecond),
     };
@@ -197,7 +192,7 @@ async function measure(kind: ServerKind, dir: string): Promise<Figures> {
   } finally {
     rmSync(cache, { recursive: true, force: true });
   }
-  return { ...figures, readyCachedMs: median(cached) };
+  return { ...figures, readyCachedMs: median(cached, NaN) };
 }
 
 interface Metric {

@@ -26,6 +26,7 @@ import {
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateShape, type Shape } from './generate-shapes.js';
+import { median } from './stats.js';
 
 const GNU_TIME = '/usr/bin/time';
 /** Bumped when the generator's output changes, so that catalogs made before are made again. */
@@ -144,12 +145,6 @@ export function runProcess(
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 }
 
 /** A cell from pairs of samples (opm-ts, reference). */
