@@ -37,18 +37,21 @@ async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<num
     const code = await reportError(err.failure, io, debug);
     return code === 1 ? err.code : code;
   }
+  // --help and --version exit through here with code 0.
+  if (
+    err instanceof CommanderError &&
+    (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.help')
+  )
+    return 0;
+  if (err instanceof ExitCode) return err.code;
   // Colours (chalk) are loaded only when there is an error to colour.
   const { stderrColors } = await import('./colors.js');
   const c = stderrColors(io);
   if (err instanceof CommanderError) {
-    // --help and --version exit through here with code 0.
-    if (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.help')
-      return 0;
     const message = escapeLine(err.message.replace(/^error: /, '').replace(/\n/g, ' '));
     io.stderr.write(`${c.red('error:')} ${message} (see 'opm --help')\n`);
     return 2;
   }
-  if (err instanceof ExitCode) return err.code;
   if (err instanceof RangeError && /Invalid string length|allocation failed/.test(err.message)) {
     // A value too large for one string or buffer (YAML aliases repeated many times can do this).
     io.stderr.write(

@@ -29,7 +29,7 @@ export class WholeFdStream extends Writable {
 export function standardOutput(): Writable {
   try {
     const st = fstatSync(1);
-    if (st.isFile() || st.isBlockDevice() || (st.isCharacterDevice() && !isTerminal(1))) {
+    if (st.isFile() || st.isBlockDevice() || (st.isCharacterDevice() && !stdoutIsTerminal())) {
       return new WholeFdStream(1, STDOUT_PATH);
     }
   } catch {
@@ -38,9 +38,14 @@ export function standardOutput(): Writable {
   return process.stdout;
 }
 
-function isTerminal(fd: number): boolean {
-  // node:tty is looked up rather than imported: most runs never need it.
-  return process.getBuiltinModule('node:tty').isatty(fd);
+/**
+ * Whether standard output, a character device, is a terminal. Node.js makes process.stdout a
+ * tty.WriteStream exactly when the descriptor is one, and a file stream for other devices
+ * (/dev/null), so asking it loads node:tty (and node:net, which it requires) only on a terminal,
+ * where the answer matters; tty.isatty() would load both at every start onto /dev/null.
+ */
+function stdoutIsTerminal(): boolean {
+  return process.stdout.isTTY === true;
 }
 
 /**

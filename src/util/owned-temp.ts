@@ -4,8 +4,9 @@
  * behind can be recognised and removed by a later run, and they are registered here so that the
  * command line removes them when it is stopped by a signal.
  */
-import { rmSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+// node:fs's promise API is taken when first used (fs.promises is a getter): the command line
+// imports this module for its signal handlers, and loading the promise API is part of every start.
+import { promises as fsp, rmSync } from 'node:fs';
 import path from 'node:path';
 import { randomHex } from './random-hex.js';
 import { errnoCode } from '../go/errno.js';
@@ -14,7 +15,7 @@ const owned = new Set<string>();
 
 /** A fresh folder `<parent>/<prefix><pid>-<random>`, owned by this process until released. */
 export async function makeOwnedDir(parent: string, prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(parent, `${prefix}${process.pid}-`));
+  const dir = await fsp.mkdtemp(path.join(parent, `${prefix}${process.pid}-`));
   owned.add(dir);
   return dir;
 }
@@ -59,7 +60,7 @@ function alive(pid: number): boolean {
 export async function removeStale(parent: string, prefix: string): Promise<void> {
   let names: string[];
   try {
-    names = await readdir(parent);
+    names = await fsp.readdir(parent);
   } catch {
     return;
   }
@@ -68,7 +69,7 @@ export async function removeStale(parent: string, prefix: string): Promise<void>
     names.map(async (n) => {
       const pid = Number(pattern.exec(n)?.[1] ?? NaN);
       if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) return;
-      await rm(path.join(parent, n), { recursive: true, force: true }).catch(() => undefined);
+      await fsp.rm(path.join(parent, n), { recursive: true, force: true }).catch(() => undefined);
     }),
   );
 }
