@@ -17,7 +17,7 @@ import { removeOwnedNow } from '../util/owned-temp.js';
  */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const debug = argv.includes('--debug') || io.env.OPM_DEBUG === '1';
-  const program = createProgram(io);
+  const program = createProgram(io, argv);
   try {
     await program.parseAsync(pflagArgs(program, argv), { from: 'user' });
     return 0;

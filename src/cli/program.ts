@@ -19,8 +19,42 @@ import { registerServe } from './commands/serve.js';
 import { registerCompose } from './commands/compose.js';
 import { registerImage } from './commands/image.js';
 
-/** Build the command tree. Nothing here touches `process`: tests run it in-process with their own IO. */
-export function createProgram(io: CliIO): Command {
+/**
+ * The top-level commands in the order help lists them, each with the names it registers and the
+ * function that registers it (test/cli/program.test.ts checks the names against the full tree).
+ */
+const TOP_LEVEL: readonly (readonly [readonly string[], (program: Command, io: CliIO) => void])[] = [
+  [['init'], registerInit],
+  [['render'], registerRender],
+  [['validate'], registerValidate],
+  [['generate', 'generate-dockerfile'], registerGenerate],
+  [['migrate'], registerMigrate],
+  [['version'], registerVersion],
+  [['index', 'registry'], registerNotProvided],
+  [['serve'], registerServe],
+  [['image'], registerImage],
+  [['alpha'], registerAlpha],
+  [['filter'], registerFilter],
+  [['diff'], registerDiff],
+  [['list'], registerListGroup],
+  [['compose'], registerCompose],
+  [['completion'], registerCompletion],
+];
+
+/** The names of the top-level commands, in the order of the full tree. */
+export const TOP_LEVEL_NAMES: readonly (readonly string[])[] = TOP_LEVEL.map(([names]) => names);
+
+/**
+ * Build the command tree. Nothing here touches `process`: tests run it in-process with their own IO.
+ *
+ * With `argv` whose first word names a top-level command, only that command is built under the
+ * program (commander builds every option of every command it is given, a few milliseconds of each
+ * start). Parsing such a command line never looks at the other commands: the root's help, `opm
+ * help`, completion and an unknown command's suggestions are reached only from command lines
+ * that do not start with a command's name, which get the full tree; a group's answer to an unknown
+ * subcommand, which searches the whole tree, builds the full tree for it.
+ */
+export function createProgram(io: CliIO, argv?: readonly string[]): Command {
   const width = helpWidth(io.env, io.stdout);
   const program = new Command('opm')
     .description('opm: build, render and validate File-Based Catalogs of the Operator Framework')
@@ -52,20 +86,18 @@ export function createProgram(io: CliIO): Command {
     .option('--quiet', 'show no progress on stderr (warnings and errors are still shown)', false)
     .addOption(new Option('--debug', 'print debug output, including stack traces').default(false).hideHelp());
 
-  registerInit(program, io);
-  registerRender(program, io);
-  registerValidate(program, io);
-  registerGenerate(program, io);
-  registerMigrate(program, io);
-  registerVersion(program, io);
-  registerNotProvided(program);
-  registerServe(program, io);
-  registerImage(program, io);
-  registerAlpha(program, io);
-  registerFilter(program, io);
-  registerDiff(program, io);
-  registerListGroup(program, io);
-  registerCompose(program, io);
+  const named = argv?.[0];
+  const only = TOP_LEVEL.find(
+    ([names]) => named !== undefined && names.includes(named) && named !== 'completion',
+  );
+  for (const entry of only === undefined ? TOP_LEVEL : [only]) entry[1](program, io);
+  groupsPrintHelp(program, io, only === undefined ? () => program : () => createProgram(io));
+
+  return program;
+}
+
+/** `opm completion <shell>`: the script completes the whole tree it is part of. */
+function registerCompletion(program: Command, io: CliIO): void {
   program
     .command('completion')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))
@@ -73,18 +105,15 @@ export function createProgram(io: CliIO): Command {
     .action(async (shell: Shell) => {
       await writeAll(io.stdout, completionScript(program, shell));
     });
-  groupsPrintHelp(program, io);
-
-  return program;
 }
 
 /**
  * A command group (`opm alpha`, `opm alpha list`, `opm generate`) run without a subcommand prints
  * its help on stdout and exits 0, as cobra does; an unknown subcommand is a usage error (exit 2).
  */
-function groupsPrintHelp(cmd: Command, io: CliIO): void {
+function groupsPrintHelp(cmd: Command, io: CliIO, fullTree: () => Command): void {
   if (cmd.commands.length === 0) return;
-  for (const sub of cmd.commands) groupsPrintHelp(sub, io);
+  for (const sub of cmd.commands) groupsPrintHelp(sub, io, fullTree);
   cmd.allowExcessArguments(true).action((...args: unknown[]) => {
     const self = args.at(-1) as Command;
     const names = commandPath(self).split(' ');
@@ -105,7 +134,7 @@ function groupsPrintHelp(cmd: Command, io: CliIO): void {
         .map((c) => c.name())
         .filter((n) => editDistance(n, unknown) <= 2);
       // A command of that name elsewhere (`opm list packages` is `opm alpha list packages`).
-      const elsewhere = near.length > 0 ? [] : commandsNamed(root(self), unknown);
+      const elsewhere = near.length > 0 ? [] : commandsNamed(fullTree(), unknown);
       const meant = near.length > 0 ? near : elsewhere;
       throw new UsageError(
         `unknown command ${JSON.stringify(unknown)} for ${JSON.stringify(names.join(' '))}`,
@@ -116,12 +145,6 @@ function groupsPrintHelp(cmd: Command, io: CliIO): void {
     }
     io.stdout.write(self.helpInformation());
   });
-}
-
-function root(cmd: Command): Command {
-  let c = cmd;
-  while (c.parent !== null) c = c.parent;
-  return c;
 }
 
 /** The full paths of the commands called `name` anywhere in the tree (`opm alpha list packages`). */

@@ -1,4 +1,9 @@
+import { PassThrough } from 'node:stream';
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { commandPath } from '../../src/cli/help.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { createProgram, TOP_LEVEL_NAMES } from '../../src/cli/program.js';
 import { runOpm } from '../run-cli.js';
 
 describe('opm command line', () => {
@@ -96,4 +101,62 @@ describe('serve', () => {
       /^time="[^"]+" level=fatal msg="failed to load or rebuild cache: failed to rebuild cache: catalog directory \\"testdata\/does-not-exist\\" does not exist or cannot be read"\n$/,
     );
   });
+});
+
+describe('the tree built for a command line that names a top-level command', () => {
+  const io = (env: NodeJS.ProcessEnv = {}): CliIO => ({
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    stdin: new PassThrough(),
+    env,
+    cwd: '/',
+    stderrIsTTY: false,
+  });
+  /** Every command of a tree by its path, with its help text, usage and options as commander holds them. */
+  const described = (root: Command): Map<string, string> => {
+    const out = new Map<string, string>();
+    const visit = (cmd: Command): void => {
+      const options = cmd.options.map((o) => `${o.flags} ${String(o.defaultValue)} ${String(o.hidden)}`);
+      out.set(commandPath(cmd), `${cmd.helpInformation()}\n${cmd.usage()}\n${options.join('\n')}`);
+      for (const sub of cmd.commands) visit(sub);
+    };
+    visit(root);
+    return out;
+  };
+
+  it('lists the top-level commands of the full tree, in its order', () => {
+    const full = createProgram(io()).commands.map((c) => c.name());
+    expect(TOP_LEVEL_NAMES.flat()).toEqual(full);
+  });
+
+  it.each([{}, { HELP_ALPHA: 'true' }])(
+    'holds only that command, built as in the full tree (env %j)',
+    (env) => {
+      const full = described(createProgram(io(env)));
+      for (const names of TOP_LEVEL_NAMES) {
+        for (const name of names) {
+          const program = createProgram(io(env), [name, 'x']);
+          if (name === 'completion') {
+            // The completion script covers the whole tree: its command line gets the full tree.
+            expect(described(program)).toEqual(full);
+            continue;
+          }
+          expect(program.commands.map((c) => c.name())).toEqual(names);
+          const partial = described(program);
+          for (const [path, text] of partial) {
+            // The program's own help lists the commands it holds; it is never shown for such a line.
+            if (path !== 'opm') expect(text, path).toBe(full.get(path));
+          }
+          expect([...partial.keys()].filter((p) => p !== 'opm').length).toBeGreaterThan(0);
+        }
+      }
+    },
+  );
+
+  it.each([[['--help']], [['help', 'render']], [['--quiet', 'render', 'x']], [['rendr']], [[]]])(
+    'is the full tree for a command line that does not start with a command: %j',
+    (argv) => {
+      expect(createProgram(io(), argv).commands.map((c) => c.name())).toEqual(TOP_LEVEL_NAMES.flat());
+    },
+  );
 });
