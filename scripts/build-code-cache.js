@@ -1,6 +1,7 @@
-// Run by scripts/bundle.js: compiles dist/opm.cjs the way bin/opm.js does, runs the commands people
-// run most on the example data in testdata/ (output thrown away), and writes the V8 code cache of
-// everything that was compiled to dist/opm.cjs.cache (argument `flags`) or dist/opm.cjs.plain.cache
+// Run by scripts/bundle.js: compiles a bundle of the command line (second argument: opm.cjs, the
+// default, or opm-short.cjs) the way bin/opm.js does, runs the commands people run most on the
+// example data in testdata/ (output thrown away), and writes the V8 code cache of everything that
+// was compiled to dist/<bundle>.cache (first argument `flags`) or dist/<bundle>.plain.cache
 // (`plain`). Its own process, so that the cache is made with the V8 flags of that start
 // (scripts/bundle.js starts it with bin/opm.js's flags for catalogs, or with none).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +20,7 @@ import {
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const which = process.argv[2] === 'plain' ? 'plain' : 'flags';
-const bundleFile = path.join(root, 'dist', 'opm.cjs');
+const bundleFile = path.join(root, 'dist', process.argv[3] ?? 'opm.cjs');
 const catalog = path.join(root, 'testdata', 'examples', 'catalog');
 const bundle = path.join(root, 'testdata', 'render', 'good', 'properties-and-dependencies');
 const home = mkdtempSync(path.join(os.tmpdir(), 'opm-code-cache-'));

@@ -1,9 +1,9 @@
 // Run by `npm run build` after tsc: bundles the command line (dist/cli/main.js, what it imports and
 // the libraries it uses) into one CommonJS module, dist/opm.cjs (its body wrapped as the launcher
-// compiles it, see below), and the launcher that bin/opm.js
-// requires (src/cli/launch.ts) into dist/launch.cjs, then has scripts/build-code-cache.js write the
-// V8 code cache the launcher loads the bundle with. Two files and a code cache instead of a hundred
-// ES modules: start-up is most of the time of a short command.
+// compiles it, see below) and again without the commands short runs never start (dist/opm-short.cjs),
+// and the launcher that bin/opm.js requires (src/cli/launch.ts) into dist/launch.cjs, then has
+// scripts/build-code-cache.js write the V8 code caches the launcher loads the bundles with. A file
+// and a code cache instead of a hundred ES modules: start-up is most of the time of a short command.
 // Left outside: ajv (the precompiled validators require its runtime by path), undici (loaded
 // only when a proxy is configured), dagre (loaded only to draw `render-graph -o svg|html`) and
 // cli-progress (loaded only when a progress display is shown on a terminal).
@@ -32,40 +32,85 @@ const lazyChildProcess = {
     }));
   },
 };
-const outfile = path.join(root, 'dist', 'opm.cjs');
-for (const f of ['cache', 'cache.stamp', 'plain.cache', 'plain.cache.stamp'])
-  rmSync(`${outfile}.${f}`, { force: true });
-await build({
-  entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
-  outfile,
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  external: ['ajv', 'ajv/*', 'undici', '@dagrejs/dagre', 'cli-progress'],
-  plugins: [lazyChildProcess],
-  // import() becomes require(): the bundle is compiled through node:vm, where a dynamic import
-  // has no loader to call.
-  supported: { 'dynamic-import': false },
-  // Modules find their package (schemas/, package.json) upwards from import.meta.url.
-  define: { 'import.meta.url': '__opmModuleUrl' },
-  banner: { js: "const __opmModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
-  logLevel: 'warning',
-});
-// esbuild writes strings and identifiers as ASCII but keeps comments as they are (js-yaml's hold
-// typographic quotes). Escaping those keeps the whole file ASCII, which the launcher then reads as
-// Latin-1: a byte per character, several times faster than decoding UTF-8 at every start.
-// The file is written as the function expression the launcher compiles (CLI_WRAPPER_HEAD, the
-// module body, CLI_WRAPPER_TAIL): read as it is, its 2.5 MB of text are in memory once, where
-// wrapping it at every start made a second copy (2-3 MiB more at the peak of a short command).
+// The run modules of the commands bin/opm.js never starts with dist/opm-short.cjs (see below): in
+// that bundle each is a module that fails when loaded, which a command of the short bundle never
+// does (test/cli/launch.test.ts runs them and compares with the whole bundle).
+const LEFT_OUT_OF_SHORT = [
+  'validate-run',
+  'serve-run',
+  'migrate-run',
+  'image-run',
+  'filter-run',
+  'diff-run',
+  'compose-run',
+  'list-images-run',
+  'alpha-bundle-run',
+  'alpha-graph-run',
+  'alpha-render-template-run',
+  'alpha-convert-template-run',
+];
+const commandsDir = path.join(root, 'dist', 'cli', 'commands');
+const leftOut = {
+  name: 'left-out-of-short',
+  setup(b) {
+    b.onResolve({ filter: /-run\.js$/ }, (args) => {
+      const name = path.basename(args.path, '.js');
+      return path.dirname(args.importer) === commandsDir && LEFT_OUT_OF_SHORT.includes(name)
+        ? { path: name, namespace: 'opm-left-out' }
+        : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'opm-left-out' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not in dist/opm-short.cjs: run opm-ts through bin/opm.js`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 const { CLI_WRAPPER_HEAD, CLI_WRAPPER_TAIL } = await import('../dist/cli/launch.js');
-const bundled = readFileSync(outfile, 'utf8');
-writeFileSync(
-  outfile,
-  CLI_WRAPPER_HEAD +
-    bundled.replace(/[\u0080-\u{10ffff}]/gu, (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`) +
-    CLI_WRAPPER_TAIL,
-);
+
+/** Bundle the command line into `outfile`, written as the function the launcher compiles. */
+async function bundleCli(outfile, plugins) {
+  for (const f of ['cache', 'cache.stamp', 'plain.cache', 'plain.cache.stamp'])
+    rmSync(`${outfile}.${f}`, { force: true });
+  await build({
+    entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['ajv', 'ajv/*', 'undici', '@dagrejs/dagre', 'cli-progress'],
+    plugins: [lazyChildProcess, ...plugins],
+    // import() becomes require(): the bundle is compiled through node:vm, where a dynamic import
+    // has no loader to call.
+    supported: { 'dynamic-import': false },
+    // Modules find their package (schemas/, package.json) upwards from import.meta.url.
+    define: { 'import.meta.url': '__opmModuleUrl' },
+    banner: { js: "const __opmModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    logLevel: 'warning',
+  });
+  // esbuild writes strings and identifiers as ASCII but keeps comments as they are (js-yaml's hold
+  // typographic quotes). Escaping those keeps the whole file ASCII, which the launcher then reads as
+  // Latin-1: a byte per character, several times faster than decoding UTF-8 at every start.
+  // The file is written as the function expression the launcher compiles (CLI_WRAPPER_HEAD, the
+  // module body, CLI_WRAPPER_TAIL): read as it is, its 2.5 MB of text are in memory once, where
+  // wrapping it at every start made a second copy (2-3 MiB more at the peak of a short command).
+  const bundled = readFileSync(outfile, 'utf8');
+  writeFileSync(
+    outfile,
+    CLI_WRAPPER_HEAD +
+      bundled.replace(/[\u0080-\u{10ffff}]/gu, (c) => `\\u{${c.codePointAt(0)?.toString(16) ?? ''}}`) +
+      CLI_WRAPPER_TAIL,
+  );
+}
+const outfile = path.join(root, 'dist', 'opm.cjs');
+await bundleCli(outfile, []);
+// The same command line without the commands that need most of the code (validate, serve, the
+// catalog operations, alpha): dist/opm-short.cjs, which the launcher loads for the commands that
+// start without V8 flags (init, render, generate, version, completion, help; src/cli/launch.ts). A
+// process loads one of the two bundles and never both, so every module is there once. Half the
+// text to read and a smaller code cache to take: `render <bundle dir>` and `--help` start faster.
+await bundleCli(path.join(root, 'dist', 'opm-short.cjs'), [leftOut]);
 
 // The launcher alone, as CommonJS: bin/opm.js requires it without starting the ES module loader.
 await build({
@@ -103,19 +148,22 @@ for (const [entry, out] of [
 // The code caches are made under the V8 flags bin/opm.js's shell line starts Node.js with for
 // commands that read catalogs (opm_ts_v8), and without V8 flags for the others (V8 refuses a cache
 // made under other flags, and the launcher compares their stamps): the flags are read from that
-// line. The cache with flags is made last: build-if-stale.js takes its time for the whole build.
+// line. The short bundle runs only without flags. The whole bundle has a cache without flags as
+// well, for `node bin/opm.js <command>`. The cache with flags is made last: build-if-stale.js takes
+// its time for the whole build.
 const flagsLine = /opm_ts_v8='?((?:--[a-z-]+(?:=[^ ;']*)?)(?: --[a-z-]+(?:=[^ ;']*)?)*)'?;/.exec(
   readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8'),
 );
 if (flagsLine === null) throw new Error('bin/opm.js: no `opm_ts_v8=--flag …;` in its shell line');
 const launcherFlags = (flagsLine[1] ?? '').split(' ').filter((f) => f !== '');
-for (const [which, flags] of [
-  ['plain', []],
-  ['flags', launcherFlags],
+for (const [which, flags, bundle] of [
+  ['plain', [], 'opm.cjs'],
+  ['plain', [], 'opm-short.cjs'],
+  ['flags', launcherFlags, 'opm.cjs'],
 ]) {
   const cache = spawnSync(
     process.execPath,
-    [...flags, path.join(root, 'scripts', 'build-code-cache.js'), which],
+    [...flags, path.join(root, 'scripts', 'build-code-cache.js'), which, bundle],
     { stdio: 'inherit' },
   );
   if (cache.status !== 0) process.exit(cache.status ?? 1);

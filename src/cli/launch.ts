@@ -140,10 +140,45 @@ export function isBareVersion(args: readonly string[], env: NodeJS.ProcessEnv = 
   return args.length === 1 && args[0] === 'version' && env.OPM_DEBUG !== '1';
 }
 
-/** Load the bundled command line (dist/opm.cjs) and run it. */
-export async function launch(bundle: string): Promise<void> {
+/**
+ * The commands the short bundle holds whole (dist/opm-short.cjs, scripts/bundle.js): those
+ * bin/opm.js starts without V8 flags, and the help and completion of every command.
+ */
+const SHORT_COMMANDS: ReadonlySet<string> = new Set([
+  'init',
+  'render',
+  'generate',
+  'generate-dockerfile',
+  'version',
+  'completion',
+  'help',
+  '--help',
+  '-h',
+]);
+
+/**
+ * Whether a command line runs from the short bundle: its first word is one of SHORT_COMMANDS (or
+ * there is none), and Node.js runs without V8 flags, as bin/opm.js starts those commands (the
+ * short bundle has a code cache for that start only). Any other command line, `opm --quiet render
+ * …` included, loads the whole bundle.
+ */
+export function runsShort(args: readonly string[], stamp: string = runtimeStamp()): boolean {
+  const first = args[0];
+  return (first === undefined || SHORT_COMMANDS.has(first)) && stamp === `${process.version} ${process.arch}`;
+}
+
+/** The short bundle the build writes beside the whole one. */
+export function shortBundleFile(bundle: string): string {
+  return path.join(path.dirname(bundle), 'opm-short.cjs');
+}
+
+/**
+ * Load the bundled command line and run it: dist/opm-short.cjs for the command lines that need
+ * no more (runsShort) when the build wrote it, dist/opm.cjs (`whole`) otherwise.
+ */
+export async function launch(whole: string): Promise<void> {
   if (isBareVersion(process.argv.slice(2))) {
-    const line = versionLine(ownPackageFrom(path.dirname(bundle)).version);
+    const line = versionLine(ownPackageFrom(path.dirname(whole)).version);
     const failed = writeStdoutSync(line);
     if (failed === 'gone') process.exitCode = BROKEN_PIPE_STATUS;
     else if (failed !== undefined) {
@@ -153,9 +188,15 @@ export async function launch(bundle: string): Promise<void> {
     }
     return;
   }
-  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);
   const stamp = runtimeStamp();
-  const shipped = SHIPPED_CACHES.find((which) => readText(shippedStampFile(bundle, which)) === stamp);
+  const short = shortBundleFile(whole);
+  const bundle = runsShort(process.argv.slice(2), stamp) && existsSync(short) ? short : whole;
+  if (bundle === whole && !existsSync(bundle))
+    throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);
+  // The short bundle has a cache without flags only (it runs only without them).
+  const shipped = (bundle === short ? (['plain'] as const) : SHIPPED_CACHES).find(
+    (which) => readText(shippedStampFile(bundle, which)) === stamp,
+  );
   let cacheFile: string | undefined;
   // A code cache keeps the file name the bundle had when the cache was made (the build folder), and
   // stack traces would show it: --debug compiles afresh, so its traces name the installed files.

@@ -14,9 +14,17 @@ import {
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
+import { PassThrough } from 'node:stream';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI_WRAPPER_HEAD, CLI_WRAPPER_TAIL, compileCli } from '../../src/cli/launch.js';
+import {
+  CLI_WRAPPER_HEAD,
+  CLI_WRAPPER_TAIL,
+  compileCli,
+  runsShort,
+  shortBundleFile,
+  type CliModule,
+} from '../../src/cli/launch.js';
 
 const bin = path.resolve('bin/opm.js');
 const catalog = path.resolve('testdata/examples/catalog');
@@ -103,7 +111,10 @@ describe('the launcher', () => {
       cpSync(path.resolve(d), path.join(installed, d), { recursive: true });
     cpSync(path.resolve('package.json'), path.join(installed, 'package.json'));
     symlinkSync(path.resolve('node_modules'), path.join(installed, 'node_modules'));
-    for (const f of ['opm.cjs.plain.cache', 'opm.cjs.plain.cache.stamp'])
+    for (const f of ['opm.cjs', 'opm-short.cjs'].flatMap((b) => [
+      `${b}.plain.cache`,
+      `${b}.plain.cache.stamp`,
+    ]))
       rmSync(path.join(installed, 'dist', f));
     const opm = path.join(installed, 'bin', 'opm.js');
     const bundleDir = path.resolve('testdata/render/good/properties-and-dependencies');
@@ -239,8 +250,115 @@ describe('an installed copy', () => {
       env: { PATH: process.env.PATH, HOME: cacheDir, NO_COLOR: '1' },
     });
     expect(r.status).toBe(1);
-    const frames = r.stderr.split('\n').filter((l) => l.includes('opm.cjs:'));
+    // `render` without V8 flags runs from the short bundle.
+    const frames = r.stderr.split('\n').filter((l) => l.includes('opm-short.cjs:'));
     expect(frames.length).toBeGreaterThan(0);
-    for (const f of frames) expect(f).toContain(path.join(installed, 'dist', 'opm.cjs'));
+    for (const f of frames) expect(f).toContain(path.join(installed, 'dist', 'opm-short.cjs'));
+  });
+});
+
+describe('the short bundle', () => {
+  const whole = path.resolve('dist/opm.cjs');
+  const short = shortBundleFile(whole);
+  const bundleDir = path.resolve('testdata/render/good/properties-and-dependencies');
+
+  async function runIn(
+    cli: CliModule,
+    args: string[],
+    cwd: string,
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    stdout.on('data', (b: Buffer) => out.push(b));
+    stderr.on('data', (b: Buffer) => err.push(b));
+    const code = await cli.runCli(args, {
+      stdout,
+      stderr,
+      stdin: new PassThrough(),
+      env: { HOME: cacheDir, OLM_CACHE_DIR: cacheDir, NO_COLOR: '1' },
+      cwd,
+      stderrIsTTY: false,
+    });
+    return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+  }
+
+  it('is what the launcher loads for the command lines bin/opm.js starts without V8 flags', () => {
+    const plain = `${process.version} ${process.arch}`;
+    for (const args of [[], ['--help'], ['-h'], ['help', 'validate'], ['render', 'x'], ['init', 'p']])
+      expect(runsShort(args, plain), args.join(' ')).toBe(true);
+    for (const args of [
+      ['generate', 'dockerfile', 'x'],
+      ['version', '--help'],
+      ['completion', 'fish'],
+    ])
+      expect(runsShort(args, plain), args.join(' ')).toBe(true);
+    // Other commands, options before the command, and any run with V8 flags: the whole bundle.
+    for (const args of [['validate', 'x'], ['serve', 'x'], ['alpha'], ['--quiet', 'render', 'x'], ['diff']])
+      expect(runsShort(args, plain), args.join(' ')).toBe(false);
+    expect(runsShort(['render', 'x'], `${plain} --max-semi-space-size=4`)).toBe(false);
+    expect(statSync(short).size).toBeLessThan(statSync(whole).size / 2);
+  });
+
+  it('answers its command lines as the whole bundle does', async () => {
+    const a = compileCli(short).cli;
+    const b = compileCli(whole).cli;
+    const work = path.join(cacheDir, 'work');
+    for (const side of ['a', 'b']) {
+      for (const copy of ['catalog', 'catalog2']) {
+        mkdirSync(path.join(work, side, copy), { recursive: true });
+        cpSync(catalog, path.join(work, side, copy), { recursive: true });
+      }
+    }
+    const lines = [
+      [],
+      ['--help'],
+      ['help', 'validate'],
+      ['help', 'alpha'],
+      ['alpha', 'list', 'bogus'],
+      ['render', bundleDir, '-o', 'json'],
+      ['render', bundleDir, '-o', 'yaml', '--migrate'],
+      ['render', 'catalog', '-o', 'yaml'],
+      ['render', '--bogus'],
+      ['init', 'p', '--default-channel', 'stable'],
+      // Relative to the process's folder, not the command line's (a difference left alone here).
+      ['generate', 'dockerfile', '{work}/catalog'],
+      ['generate-dockerfile', '{work}/catalog2', '--skip-validate', '-l', 'a=b'],
+      ['version', '--help'],
+      ['completion', 'bash'],
+      ['completion', 'zsh'],
+    ];
+    const runSide = async (cli: CliModule, side: string, args: string[]): Promise<unknown> => {
+      const dir = path.join(work, side);
+      const r = await runIn(
+        cli,
+        args.map((x) => x.replace('{work}', dir)),
+        dir,
+      );
+      return JSON.parse(JSON.stringify(r).replaceAll(dir, '{work}'));
+    };
+    for (const args of lines) {
+      const x = await runSide(a, 'a', args);
+      expect(x, args.join(' ')).toEqual(await runSide(b, 'b', args));
+      const failing = ['--bogus', 'bogus'].includes(args.at(-1) ?? '');
+      expect(x, args.join(' ')).toMatchObject({ code: failing ? 2 : 0 });
+    }
+    for (const name of ['catalog.Dockerfile', 'catalog2.Dockerfile'])
+      expect(readFileSync(path.join(work, 'a', name), 'utf8')).toBe(
+        readFileSync(path.join(work, 'b', name), 'utf8'),
+      );
+  });
+
+  it('leaves out what only the other commands run; the launcher gives those the whole bundle', async () => {
+    const r = await runIn(compileCli(short).cli, ['validate', catalog], cacheDir);
+    expect(r.code).toBe(70);
+    expect(r.stderr).toContain('validate-run is not in dist/opm-short.cjs');
+    const plain = spawnSync(process.execPath, [bin, 'validate', catalog], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: cacheDir, OLM_CACHE_DIR: cacheDir },
+    });
+    expect(plain.stderr).toBe('');
+    expect(plain.status).toBe(0);
   });
 });
