@@ -1,10 +1,10 @@
 // Run by scripts/bundle.js: compiles a bundle of the command line (second argument: opm.cjs, the
 // default, or opm-short.cjs) the way bin/opm.js does, runs the commands people run most on the
 // example data in testdata/ (output thrown away), and writes the V8 code cache of everything that
-// was compiled to dist/<bundle>.cache (first argument `flags`) or dist/<bundle>.plain.cache
-// (`plain`). Its own process, so that the cache is made with the V8 flags of that start
+// was compiled to dist/<bundle>.cache (first argument `flags`), dist/<bundle>.plain.cache
+// (`plain`) or dist/<bundle>.generate.cache (`generate`). Its own process, so that the cache is made with the V8 flags of that start
 // (scripts/bundle.js starts it with bin/opm.js's flags for catalogs, or with none).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,11 +19,18 @@ import {
 } from '../dist/cli/launch.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const which = process.argv[2] === 'plain' ? 'plain' : 'flags';
+const which = ['plain', 'generate'].includes(process.argv[2] ?? '') ? process.argv[2] : 'flags';
 const bundleFile = path.join(root, 'dist', process.argv[3] ?? 'opm.cjs');
 const catalog = path.join(root, 'testdata', 'examples', 'catalog');
 const bundle = path.join(root, 'testdata', 'render', 'good', 'properties-and-dependencies');
 const home = mkdtempSync(path.join(os.tmpdir(), 'opm-code-cache-'));
+
+/** A copy of `dir` in the temporary folder, for a command that writes beside it. */
+function copyOf(dir) {
+  const copy = path.join(home, path.basename(dir));
+  cpSync(dir, copy, { recursive: true });
+  return copy;
+}
 
 const discard = () => new Writable({ write: (_chunk, _enc, done) => done() });
 const io = () => ({
@@ -49,6 +56,7 @@ function closedPort() {
 
 // The cache for starts without V8 flags serves the commands that read no catalog (bin/opm.js): only
 // those run, so that it holds what they use and no more (V8 takes the whole cache at every start).
+// `generate dockerfile` validates the catalog: its code has a cache of its own (src/cli/launch.ts).
 const runs =
   which === 'plain'
     ? [
@@ -58,17 +66,19 @@ const runs =
         ['render', bundle, '-o', 'json'],
         ['render', bundle, '-o', 'yaml', '--migrate-level', 'bundle-object-to-csv-metadata'],
       ]
-    : [
-        ['--help'],
-        ['render', '--help'],
-        ['validate', catalog],
-        ['render', catalog, '-o', 'json'],
-        ['render', catalog, '-o', 'yaml'],
-        ['render', bundle, '-o', 'json'],
-        ['render', bundle, '-o', 'yaml', '--migrate-level', 'bundle-object-to-csv-metadata'],
-        // An image on a closed local port: reference parsing, credentials, transport, error reporting.
-        ['render', '--use-http', `127.0.0.1:${await closedPort()}/opm-ts/warm-up:v1`],
-      ];
+    : which === 'generate'
+      ? [['generate', 'dockerfile', copyOf(catalog)]]
+      : [
+          ['--help'],
+          ['render', '--help'],
+          ['validate', catalog],
+          ['render', catalog, '-o', 'json'],
+          ['render', catalog, '-o', 'yaml'],
+          ['render', bundle, '-o', 'json'],
+          ['render', bundle, '-o', 'yaml', '--migrate-level', 'bundle-object-to-csv-metadata'],
+          // An image on a closed local port: reference parsing, credentials, transport, error reporting.
+          ['render', '--use-http', `127.0.0.1:${await closedPort()}/opm-ts/warm-up:v1`],
+        ];
 
 try {
   const { cli, script } = compileCli(bundleFile);

@@ -70,7 +70,7 @@ const { CLI_WRAPPER_HEAD, CLI_WRAPPER_TAIL } = await import('../dist/cli/launch.
 
 /** Bundle the command line into `outfile`, written as the function the launcher compiles. */
 async function bundleCli(outfile, plugins) {
-  for (const f of ['cache', 'cache.stamp', 'plain.cache', 'plain.cache.stamp'])
+  for (const f of ['cache', 'plain.cache', 'generate.cache'].flatMap((c) => [c, `${c}.stamp`]))
     rmSync(`${outfile}.${f}`, { force: true });
   await build({
     entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
@@ -159,6 +159,7 @@ const launcherFlags = (flagsLine[1] ?? '').split(' ').filter((f) => f !== '');
 for (const [which, flags, bundle] of [
   ['plain', [], 'opm.cjs'],
   ['plain', [], 'opm-short.cjs'],
+  ['generate', [], 'opm-short.cjs'],
   ['flags', launcherFlags, 'opm.cjs'],
 ]) {
   const cache = spawnSync(

@@ -32,15 +32,17 @@ export interface CompiledCli {
 }
 
 /**
- * The code caches the build writes beside the bundle: made under bin/opm.js's memory flags
- * ('flags') or without V8 flags ('plain').
+ * The code caches the build writes beside a bundle: made under bin/opm.js's memory flags
+ * ('flags') or without V8 flags ('plain'), and for the short bundle one more without V8 flags made
+ * by `generate dockerfile` alone ('generate'): that command validates the catalog, whose code
+ * would make the cache of every other short command a third larger.
  */
-export type ShippedCache = 'flags' | 'plain';
+export type ShippedCache = 'flags' | 'plain' | 'generate';
 const SHIPPED_CACHES: readonly ShippedCache[] = ['flags', 'plain'];
 
 /** A code cache the build writes beside the bundle. */
 export function shippedCacheFile(bundle: string, which: ShippedCache = 'flags'): string {
-  return which === 'flags' ? `${bundle}.cache` : `${bundle}.plain.cache`;
+  return which === 'flags' ? `${bundle}.cache` : `${bundle}.${which}.cache`;
 }
 
 /**
@@ -193,8 +195,11 @@ export async function launch(whole: string): Promise<void> {
   const bundle = runsShort(process.argv.slice(2), stamp) && existsSync(short) ? short : whole;
   if (bundle === whole && !existsSync(bundle))
     throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);
-  // The short bundle has a cache without flags only (it runs only without them).
-  const shipped = (bundle === short ? (['plain'] as const) : SHIPPED_CACHES).find(
+  // The short bundle has caches without flags only (it runs only without them).
+  const shortCache: ShippedCache = ['generate', 'generate-dockerfile'].includes(process.argv[2] ?? '')
+    ? 'generate'
+    : 'plain';
+  const shipped = (bundle === short ? [shortCache] : SHIPPED_CACHES).find(
     (which) => readText(shippedStampFile(bundle, which)) === stamp,
   );
   let cacheFile: string | undefined;

@@ -22,6 +22,7 @@ import {
   CLI_WRAPPER_TAIL,
   compileCli,
   runsShort,
+  shippedStampFile,
   shortBundleFile,
   type CliModule,
 } from '../../src/cli/launch.js';
@@ -111,9 +112,9 @@ describe('the launcher', () => {
       cpSync(path.resolve(d), path.join(installed, d), { recursive: true });
     cpSync(path.resolve('package.json'), path.join(installed, 'package.json'));
     symlinkSync(path.resolve('node_modules'), path.join(installed, 'node_modules'));
-    for (const f of ['opm.cjs', 'opm-short.cjs'].flatMap((b) => [
-      `${b}.plain.cache`,
-      `${b}.plain.cache.stamp`,
+    for (const f of ['opm.cjs.plain', 'opm-short.cjs.plain', 'opm-short.cjs.generate'].flatMap((b) => [
+      `${b}.cache`,
+      `${b}.cache.stamp`,
     ]))
       rmSync(path.join(installed, 'dist', f));
     const opm = path.join(installed, 'bin', 'opm.js');
@@ -348,6 +349,23 @@ describe('the short bundle', () => {
       expect(readFileSync(path.join(work, 'a', name), 'utf8')).toBe(
         readFileSync(path.join(work, 'b', name), 'utf8'),
       );
+  });
+
+  it('has caches without V8 flags, one of them for generate dockerfile, which the launcher uses', () => {
+    for (const which of ['plain', 'generate'] as const)
+      expect(readFileSync(`${shippedStampFile(short, which)}`, 'utf8').trim()).toBe(
+        `${process.version} ${process.arch}`,
+      );
+    const dir = path.join(cacheDir, 'catalog');
+    cpSync(catalog, dir, { recursive: true });
+    for (const args of [['generate', 'dockerfile', dir], ['--help'], ['render', bundleDir]]) {
+      const r = spawnSync(bin, args, { encoding: 'utf8', env: asProgram() });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    }
+    expect(readFileSync(`${dir}.Dockerfile`, 'utf8')).toContain('FROM ');
+    // Without a shipped cache of the run's stamp, the run would have left one of its own.
+    expect(ownCaches()).toEqual([]);
   });
 
   it('leaves out what only the other commands run; the launcher gives those the whole bundle', async () => {
