@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+// node:fs's promise API is taken when a file is read (fs.promises is a getter): most runs read none.
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { initPackage } from '../../action/init.js';
 import { emptyConfig } from '../../declcfg/types.js';
@@ -19,7 +20,7 @@ export interface InitFlags {
 
 async function readInput(kind: 'icon' | 'description', file: string, cwd: string): Promise<Buffer> {
   try {
-    return await readFile(path.resolve(cwd, file));
+    return await fsp.readFile(path.resolve(cwd, file));
   } catch (err) {
     throw new OpmError(`open ${kind} file "${file}": ${errnoText(err)}`);
   }
