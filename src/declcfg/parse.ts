@@ -431,7 +431,12 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlo
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   // Most catalogs are pure ASCII (base64 payloads, escaped JSON): those decode as one-byte text,
   // much faster than UTF-8 decoding, and cannot be invalid UTF-8.
-  if (isAscii(bytes)) return parseCatalogText(bytes.toString('latin1'), firstLine, true, onBlob);
+  const ascii = isAscii(bytes);
+  if (onBlob !== undefined && bytes.length > YAML_PART_BYTES) {
+    const parsed = parseYamlInParts(bytes, ascii, firstLine, onBlob);
+    if (parsed !== undefined) return parsed;
+  }
+  if (ascii) return parseCatalogText(bytes.toString('latin1'), firstLine, true, onBlob);
   const text = bytes.toString('utf8');
   // Decoding replaces invalid bytes by U+FFFD, so only a text holding one can come from invalid
   // UTF-8; the full check (a second pass over the bytes) runs only then.
@@ -454,4 +459,96 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlo
     return { blobs: parsed.blobs, issues: [warning, ...parsed.issues] };
   }
   return parseCatalogText(text, firstLine, true, onBlob);
+}
+
+/**
+ * YAML files longer than this whose blobs are taken one by one (OnBlob) are decoded and read in
+ * parts of at most this many bytes (a document longer than that is a part of its own), each cut
+ * before a `---` line. A file's whole text is one of V8's large objects, which the young
+ * generation's first collection moves to the old generation if the file is still being read then;
+ * it stays there, dead, until the next full collection, as do all the files read in between (about
+ * a tenth of the peak of render on a catalog of files of a few hundred kilobytes). A part, like
+ * the blob's objects read from it, is dead before a second young collection (docs/performance.md).
+ */
+export const YAML_PART_BYTES = 64 * 1024;
+
+/**
+ * A YAML file's blobs read part by part, handed to `onBlob` and reported exactly as
+ * parseCatalogText would from the whole text; undefined, before any blob is handed over, for
+ * anything else: a JSON file, invalid UTF-8, or a `---` line that is not a plain separator (its
+ * error ends the whole file's parse, which the caller then does).
+ */
+function parseYamlInParts(
+  bytes: Buffer,
+  ascii: boolean,
+  firstLine: number,
+  onBlob: OnBlob,
+): ParsedText | undefined {
+  if (startsAsJson(bytes) || (!ascii && !isUtf8(bytes))) return undefined;
+  const cuts = partCuts(bytes, YAML_PART_BYTES);
+  if (cuts === undefined) return undefined;
+  const issues: ParseIssue[] = [];
+  let line = firstLine;
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const from = cuts[i] as number;
+    const to = cuts[i + 1] as number;
+    // Cut before a line, so never inside a UTF-8 sequence: each part decodes as its slice of the
+    // whole text would.
+    const text = bytes.toString(ascii ? 'latin1' : 'utf8', from, to);
+    for (const x of parseYamlStream(text, line, true, onBlob).issues) issues.push(x);
+    if (i + 2 < cuts.length) line += newlines(text);
+  }
+  return { blobs: [], issues };
+}
+
+/** Whether the text of `bytes` (valid UTF-8) starts as JSON: jsonStart's test, on the bytes. */
+function startsAsJson(bytes: Buffer): boolean {
+  let i = 0;
+  while (i < bytes.length) {
+    const c = bytes[i] as number;
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) i++;
+    else if (c === 0xef && bytes[i + 1] === 0xbb && bytes[i + 2] === 0xbf)
+      i += 3; // U+FEFF
+    else return c === 0x7b;
+  }
+  return false;
+}
+
+/**
+ * Where the parts of a YAML file start (the first at 0, then before `---` lines), and its length last;
+ * undefined when a `---` line holds anything but spaces or a comment after the dashes
+ * (splitYamlDocuments refuses it; other white space is left to it too).
+ */
+export function partCuts(bytes: Buffer, partBytes: number): number[] | undefined {
+  const cuts = [0];
+  let partStart = 0;
+  let previous = 0;
+  const separator = (at: number): boolean => {
+    let i = at + 3;
+    while (i < bytes.length) {
+      const c = bytes[i] as number;
+      if (c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c || c === 0x0d) i++;
+      else return c === 0x0a || c === 0x23;
+    }
+    return true;
+  };
+  if (bytes[0] === 0x2d && bytes[1] === 0x2d && bytes[2] === 0x2d && !separator(0)) return undefined;
+  for (let nl = bytes.indexOf('\n---'); nl !== -1; nl = bytes.indexOf('\n---', nl + 4)) {
+    const at = nl + 1;
+    if (!separator(at)) return undefined;
+    if (at - partStart > partBytes && previous > partStart) {
+      cuts.push(previous);
+      partStart = previous;
+    }
+    previous = at;
+  }
+  if (bytes.length - partStart > partBytes && previous > partStart) cuts.push(previous);
+  cuts.push(bytes.length);
+  return cuts;
+}
+
+function newlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
