@@ -11,7 +11,7 @@
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
-import type { BlockFacts } from '../yaml/block-reader.js';
+import { usualAscii, type BlockFacts } from '../yaml/block-reader.js';
 import { NATIVE_STRING_LIMIT } from '../go/json-native.js';
 import { countKeysInText, scanJsonValue } from '../go/json-scan.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
@@ -156,19 +156,32 @@ export function parseCatalogText(
   onBlob?: OnBlob,
 ): ParsedText {
   const start = jsonStart(text);
-  if (start === -1) return parseYamlStream(text, firstLine, wellFormed, onBlob);
+  if (start === -1) return parseYamlStream(text, firstLine, wellFormed, { onBlob });
   const parsed = parseJsonStream(text, start, firstLine);
   if (onBlob === undefined) return parsed;
   for (const b of parsed.blobs) onBlob(b);
   return { blobs: [], issues: parsed.issues };
 }
 
-function parseYamlStream(text: string, firstLine: number, wellFormed: boolean, onBlob?: OnBlob): ParsedText {
+/** How a YAML stream is read beyond its text: see OnBlob, splitYamlDocuments and ParseOptions. */
+interface YamlStreamOptions {
+  onBlob?: OnBlob;
+  /** Receives the number of line feeds in the text. */
+  counted?: { newlines: number };
+  usual?: boolean;
+}
+
+function parseYamlStream(
+  text: string,
+  firstLine: number,
+  wellFormed: boolean,
+  { onBlob, counted, usual }: YamlStreamOptions = {},
+): ParsedText {
   const out: ParsedText = { blobs: [], issues: [] };
   const emit = onBlob ?? ((b: RawBlob): void => void out.blobs.push(b));
   let docs;
   try {
-    docs = splitYamlDocuments(text);
+    docs = splitYamlDocuments(text, counted);
   } catch (err) {
     if (!(err instanceof YamlError)) throw err;
     out.issues.push({
@@ -185,6 +198,7 @@ function parseYamlStream(text: string, firstLine: number, wellFormed: boolean, o
     try {
       const value = parseYamlDocument(d.text, line, {
         wellFormed,
+        usual,
         facts,
         onDuplicateKey: (at, key, topLevel) =>
           out.issues.push(duplicateKey(at, key === undefined ? undefined : JSON.stringify(key), topLevel)),
@@ -488,6 +502,9 @@ function parseYamlInParts(
   const cuts = partCuts(bytes, YAML_PART_BYTES);
   if (cuts === undefined) return undefined;
   const issues: ParseIssue[] = [];
+  const counted = { newlines: 0 };
+  // One search of the file's bytes per character instead of an expression over each document.
+  const usual = ascii && usualAscii(bytes);
   let line = firstLine;
   for (let i = 0; i + 1 < cuts.length; i++) {
     const from = cuts[i] as number;
@@ -495,8 +512,9 @@ function parseYamlInParts(
     // Cut before a line, so never inside a UTF-8 sequence: each part decodes as its slice of the
     // whole text would.
     const text = bytes.toString(ascii ? 'latin1' : 'utf8', from, to);
-    for (const x of parseYamlStream(text, line, true, onBlob).issues) issues.push(x);
-    if (i + 2 < cuts.length) line += newlines(text);
+    // Its separators were checked (partCuts): the split cannot fail, and counts the part's lines.
+    for (const x of parseYamlStream(text, line, true, { onBlob, counted, usual }).issues) issues.push(x);
+    line += counted.newlines;
   }
   return { blobs: [], issues };
 }
@@ -545,10 +563,4 @@ export function partCuts(bytes: Buffer, partBytes: number): number[] | undefined
   if (bytes.length - partStart > partBytes && previous > partStart) cuts.push(previous);
   cuts.push(bytes.length);
   return cuts;
-}
-
-function newlines(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-  return n;
 }
