@@ -77,6 +77,26 @@ describe('JSON streams', () => {
   });
 });
 
+describe('JSON streams taken blob by blob', () => {
+  it('give the blobs and issues of the whole stream, the YAML read after a second value included', () => {
+    const texts = [
+      '{"a": 1}\n{"b": 2}\n{"c": 3}\n',
+      '{"a": 1}\n---\nb: 2\n---\nc: yes\n', // read as YAML after the first value
+      '{"a": 1}\n{"b": 2}\n{"c": \n', // an error at the third: the first two stay
+      '{"a": 1}\n[1]\n{"b": {"c": 1, "c": 2}}\n{"d": 4}', // not an object, a duplicate key
+      '{"a": 1}',
+      '{"a": 1}\n{oops',
+    ];
+    for (const text of texts) {
+      const taken: RawBlob[] = [];
+      const streamed = parseCatalogText(text, 3, true, (b) => taken.push(b));
+      const whole = parseCatalogText(text, 3, true);
+      expect(streamed.blobs).toStrictEqual([]);
+      expect({ blobs: taken, issues: streamed.issues }).toStrictEqual(whole);
+    }
+  });
+});
+
 describe('scanJsonValue', () => {
   it.each([
     ['{"a": [1, 2.5e3, -0, true, null, "x\\u00e9"]} tail', { ok: true, end: 44 }],

@@ -140,8 +140,9 @@ export function jsonStart(text: string): number {
  * Given to the parse functions, receives each blob as soon as it is read instead of the result's
  * `blobs`, which then stays empty: a caller that is done with a blob before the next (render's
  * file-by-file path) keeps only one YAML document's objects alive at a time, where a whole file's
- * would be copied by each young-generation collection until the file is done. JSON blobs are still
- * all parsed first (a JSON stream may turn out to be read as YAML after all).
+ * would be copied by each young-generation collection until the file is done. A JSON stream's first
+ * blob is handed over once its second value is read (the stream may turn out to be read as YAML
+ * after all), the others as they are read.
  */
 export type OnBlob = (blob: RawBlob) => void;
 
@@ -157,8 +158,9 @@ export function parseCatalogText(
 ): ParsedText {
   const start = jsonStart(text);
   if (start === -1) return parseYamlStream(text, firstLine, wellFormed, { onBlob });
-  const parsed = parseJsonStream(text, start, firstLine);
+  const parsed = parseJsonStream(text, start, firstLine, onBlob);
   if (onBlob === undefined) return parsed;
+  // What the stream held back (a first value that could yet have been read as YAML).
   for (const b of parsed.blobs) onBlob(b);
   return { blobs: [], issues: parsed.issues };
 }
@@ -259,12 +261,28 @@ function notObject(value: JsonValue, line: number): ParseIssue {
   };
 }
 
-/** Parse a JSON stream; on failure after at most one value, read the rest as YAML, as opm does. */
-function parseJsonStream(text: string, start: number, firstLine: number): ParsedText {
+/**
+ * Parse a JSON stream; on failure after at most one value, read the rest as YAML, as opm does. With
+ * `onBlob`, blobs are handed over as they are parsed from the second value on (one value's objects
+ * alive at a time, as a YAML stream's); the first is held in the result's `blobs` until then, since
+ * a failure at the second value has the rest read as YAML after it.
+ */
+function parseJsonStream(text: string, start: number, firstLine: number, onBlob?: OnBlob): ParsedText {
   const out: ParsedText = { blobs: [], issues: [] };
   const lines = new LineCounter(text, firstLine);
   let pos = start;
   let values = 0;
+  const push = (b: RawBlob): void => {
+    if (onBlob === undefined || values <= 1) {
+      out.blobs.push(b);
+      return;
+    }
+    if (out.blobs.length > 0) {
+      for (const held of out.blobs) onBlob(held);
+      out.blobs = [];
+    }
+    onBlob(b);
+  };
   while (pos < text.length) {
     const line = lines.at(pos);
     const r = nextJsonValue(text, pos);
@@ -300,7 +318,7 @@ function parseJsonStream(text: string, start: number, firstLine: number): Parsed
         line: lines.at(problem.at),
       });
     } else if (isJsonObject(r.value)) {
-      out.blobs.push({ value: r.value, line });
+      push({ value: r.value, line });
     } else if (r.value !== undefined) {
       out.issues.push(notObject(r.value, line));
     }
