@@ -234,3 +234,70 @@ describe('large YAML files read part by part', () => {
     expect(json.parts).toStrictEqual(json.whole);
   });
 });
+
+describe('large JSON files read part by part', () => {
+  /** A JSON stream of `n` blobs as opm writes them (four spaces, one value after another), with `extra` in some. */
+  function bigJson(n: number, extra: (i: number) => string = () => ''): string {
+    const values: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const blob = {
+        schema: 'olm.bundle',
+        name: `pkg.v0.${i}.0`,
+        package: 'pkg',
+        properties: [
+          { type: 'olm.csv.metadata', value: { description: `${'d'.repeat(3000 + ((i * 7919) % 9000))}\n` } },
+        ],
+      };
+      values.push(JSON.stringify(blob, null, 4) + extra(i));
+    }
+    return values.join('\n') + '\n';
+  }
+
+  function both(text: string | Buffer): { parts: unknown; whole: unknown } {
+    const buf = typeof text === 'string' ? Buffer.from(text) : text;
+    const taken: RawBlob[] = [];
+    const parts = parseCatalogBytes(buf, 5, (b) => taken.push(b));
+    const whole = parseCatalogBytes(buf, 5);
+    expect(parts.blobs).toStrictEqual([]);
+    return {
+      parts: { blobs: taken, issues: parts.issues },
+      whole: { blobs: whole.blobs, issues: whole.issues },
+    };
+  }
+
+  it('gives the blobs, lines and issues of the whole text', () => {
+    const plain = both(bigJson(60));
+    expect((plain.whole as { blobs: unknown[] }).blobs).toHaveLength(60);
+    expect(plain.parts).toStrictEqual(plain.whole);
+    // Outside ASCII, a byte-order mark, a duplicate key, a value that is not an object.
+    const odd = both(
+      '\ufeff' +
+        bigJson(60, (i) => (i === 20 ? '\n["not an object"]' : i === 40 ? '\n{"a": 1, "a": "é✓😀"}' : '')),
+    );
+    expect((odd.whole as { issues: unknown[] }).issues).toHaveLength(2);
+    expect(odd.parts).toStrictEqual(odd.whole);
+    // White space longer than a part before the first value.
+    const spaced = both(' '.repeat(70_000) + '\n' + bigJson(20));
+    expect(spaced.parts).toStrictEqual(spaced.whole);
+  });
+
+  it('reads a value that runs on past a part, and what follows an error, as the whole text does', () => {
+    // An object starting a line inside a value, where the first part is cut (past YAML_PART_BYTES).
+    const first = JSON.stringify({ schema: 'x', pad: 'p'.repeat(YAML_PART_BYTES - 2_000) });
+    const inner = `{"schema": "y", "pad": "${'q'.repeat(5_000)}", "inner":\n{"a": 1}}`;
+    expect(first.length + 1 + inner.indexOf('\n{')).toBeGreaterThan(YAML_PART_BYTES);
+    const nested = both(`${first}\n${inner}\n${bigJson(20)}`);
+    expect((nested.whole as { blobs: unknown[] }).blobs).toHaveLength(22);
+    expect(nested.parts).toStrictEqual(nested.whole);
+    // An error in the middle: the blobs before it, one issue, nothing after.
+    const broken = both(bigJson(40, (i) => (i === 25 ? '\n{"schema": oops}' : '')));
+    expect((broken.whole as { issues: unknown[] }).issues).toHaveLength(1);
+    expect(broken.parts).toStrictEqual(broken.whole);
+    // A failure at the second value: the rest is read as YAML.
+    const yaml = both(
+      bigJson(1) + '---\n' + Array.from({ length: 3000 }, (_, i) => `k${i}: v${i}`).join('\n') + '\n',
+    );
+    expect((yaml.whole as { blobs: unknown[] }).blobs).toHaveLength(2);
+    expect(yaml.parts).toStrictEqual(yaml.whole);
+  });
+});

@@ -261,17 +261,33 @@ function notObject(value: JsonValue, line: number): ParseIssue {
   };
 }
 
+/** The parts of a JSON stream after the first (parseJsonInParts). */
+interface JsonParts {
+  /** The next part's text; undefined after the last. */
+  next(): string | undefined;
+  /** The text from `at` of the current part `text` to the end of the stream. */
+  rest(text: string, at: number): string;
+}
+
 /**
  * Parse a JSON stream; on failure after at most one value, read the rest as YAML, as opm does. With
  * `onBlob`, blobs are handed over as they are parsed from the second value on (one value's objects
  * alive at a time, as a YAML stream's); the first is held in the result's `blobs` until then, since
  * a failure at the second value has the rest read as YAML after it.
  */
-function parseJsonStream(text: string, start: number, firstLine: number, onBlob?: OnBlob): ParsedText {
+function parseJsonStream(
+  whole: string,
+  start: number,
+  firstLine: number,
+  onBlob?: OnBlob,
+  parts?: JsonParts,
+): ParsedText {
   const out: ParsedText = { blobs: [], issues: [] };
-  const lines = new LineCounter(text, firstLine);
+  let text = whole;
+  let lines = new LineCounter(text, firstLine);
   let pos = start;
   let values = 0;
+  let more = parts;
   const push = (b: RawBlob): void => {
     if (onBlob === undefined || values <= 1) {
       out.blobs.push(b);
@@ -283,9 +299,25 @@ function parseJsonStream(text: string, start: number, firstLine: number, onBlob?
     }
     onBlob(b);
   };
-  while (pos < text.length) {
+  for (;;) {
+    if (pos >= text.length) {
+      const next = more?.next();
+      if (next === undefined) break;
+      lines = new LineCounter(next, lines.at(text.length));
+      text = next;
+      pos = 0;
+      continue;
+    }
     const line = lines.at(pos);
-    const r = nextJsonValue(text, pos);
+    let r = nextJsonValue(text, pos);
+    if (!r.ok && more !== undefined) {
+      // Perhaps a value that runs on into the next part: the rest of the file, whole.
+      text = more.rest(text, pos);
+      more = undefined;
+      lines = new LineCounter(text, line);
+      pos = 0;
+      r = nextJsonValue(text, pos);
+    }
     if (!r.ok) {
       const jsonIssue: ParseIssue = {
         rule: 'parse.json',
@@ -464,8 +496,10 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlo
   // Most catalogs are pure ASCII (base64 payloads, escaped JSON): those decode as one-byte text,
   // much faster than UTF-8 decoding, and cannot be invalid UTF-8.
   const ascii = isAscii(bytes);
-  if (onBlob !== undefined && bytes.length > YAML_PART_BYTES) {
-    const parsed = parseYamlInParts(bytes, ascii, firstLine, onBlob);
+  if (onBlob !== undefined && bytes.length > YAML_PART_BYTES && (ascii || isUtf8(bytes))) {
+    const parsed = startsAsJson(bytes)
+      ? parseJsonInParts(bytes, ascii, firstLine, onBlob)
+      : parseYamlInParts(bytes, ascii, firstLine, onBlob);
     if (parsed !== undefined) return parsed;
   }
   if (ascii) return parseCatalogText(bytes.toString('latin1'), firstLine, true, onBlob);
@@ -510,13 +544,49 @@ export const YAML_PART_BYTES = 64 * 1024;
  * anything else: a JSON file, invalid UTF-8, or a `---` line that is not a plain separator (its
  * error ends the whole file's parse, which the caller then does).
  */
+/**
+ * A JSON file's blobs read part by part, for the same reason as a YAML file's (YAML_PART_BYTES):
+ * parts of at least YAML_PART_BYTES, each cut before a `{` that starts a line (a JSON string holds
+ * no line feed, so that is where the values of a stream written one per line start). A value that
+ * fails in its part (one that runs on past the part, or any error) is read again, with everything
+ * after it, from the rest of the file decoded whole: the stream is then read on as parseJsonStream
+ * reads a whole text, errors and the YAML read after a second value included. Undefined, before
+ * any blob is handed over, when the first part is white space only.
+ */
+function parseJsonInParts(
+  bytes: Buffer,
+  ascii: boolean,
+  firstLine: number,
+  onBlob: OnBlob,
+): ParsedText | undefined {
+  const encoding = ascii ? 'latin1' : 'utf8';
+  let from = 0;
+  const part = (): string | undefined => {
+    if (from >= bytes.length) return undefined;
+    const nl = bytes.indexOf('\n{', from + YAML_PART_BYTES);
+    const to = nl === -1 ? bytes.length : nl + 1;
+    const text = bytes.toString(encoding, from, to);
+    from = to;
+    return text;
+  };
+  const first = part() as string;
+  const start = jsonStart(first);
+  // White space all through the first part: read whole.
+  if (start === -1) return undefined;
+  const parsed = parseJsonStream(first, start, firstLine, onBlob, {
+    next: part,
+    rest: (text, at) => text.slice(at) + bytes.toString(encoding, from),
+  });
+  for (const b of parsed.blobs) onBlob(b);
+  return { blobs: [], issues: parsed.issues };
+}
+
 function parseYamlInParts(
   bytes: Buffer,
   ascii: boolean,
   firstLine: number,
   onBlob: OnBlob,
 ): ParsedText | undefined {
-  if (startsAsJson(bytes) || (!ascii && !isUtf8(bytes))) return undefined;
   const cuts = partCuts(bytes, YAML_PART_BYTES);
   if (cuts === undefined) return undefined;
   const issues: ParseIssue[] = [];
