@@ -1,5 +1,5 @@
 #!/usr/bin/env sh
-':' //; unset OPM_TS_NODE_EXTRA_CA_CERTS; [ -z "${NODE_EXTRA_CA_CERTS-}" ] || { export OPM_TS_NODE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"; unset NODE_EXTRA_CA_CERTS; }; opm_ts_v8='--max-semi-space-size=4 --max-inlined-bytecode-size-cumulative=300'; case "${1-}" in version|help|--help|-h|init|generate|completion) opm_ts_v8=;; render) opm_ts_b=; opm_ts_s=1; for opm_ts_a; do if [ -n "$opm_ts_s" ]; then opm_ts_s=; elif [ -d "$opm_ts_a/manifests" ]; then opm_ts_b=1; elif [ -e "$opm_ts_a" ]; then opm_ts_b=; break; else case "$opm_ts_a" in */*|*:*) opm_ts_b=; break;; esac; fi; done; [ -z "$opm_ts_b" ] || opm_ts_v8=;; esac; exec node $opm_ts_v8 "$0" "$@"
+':' //; unset OPM_TS_NODE_EXTRA_CA_CERTS; [ -z "${NODE_EXTRA_CA_CERTS-}" ] || { export OPM_TS_NODE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"; unset NODE_EXTRA_CA_CERTS; }; opm_ts_v8='--max-semi-space-size=4 --max-inlined-bytecode-size-cumulative=300 --no-allocation-site-pretenuring'; case "${1-}" in version|help|--help|-h|init|generate|completion) opm_ts_v8=;; render) opm_ts_b=; opm_ts_s=1; for opm_ts_a; do if [ -n "$opm_ts_s" ]; then opm_ts_s=; elif [ -d "$opm_ts_a/manifests" ]; then opm_ts_b=1; elif [ -e "$opm_ts_a" ]; then opm_ts_b=; break; else case "$opm_ts_a" in */*|*:*) opm_ts_b=; break;; esac; fi; done; [ -z "$opm_ts_b" ] || opm_ts_v8=;; esac; exec node $opm_ts_v8 "$0" "$@"
 // The two lines above are a POSIX shell script when this file runs as a program (`opm`, npm's
 // link to it) and a string and a comment to JavaScript. The shell hands NODE_EXTRA_CA_CERTS to
 // Node.js under another name: Node.js 20 reads and parses every root certificate at start-up when
@@ -11,7 +11,11 @@
 // sooner, which lowers the peak by 10-40 MiB on 12-46 MB catalogs for the same CPU time; and a
 // smaller budget of inlined bytecode per optimised function: the YAML reader's functions were
 // optimised several times over with each other inlined, and compiling took a fifth of a render's
-// CPU time (3-7% less CPU time on 12-14 MB catalogs, docs/performance.md). Any V8 flag
+// CPU time (3-7% less CPU time on 12-14 MB catalogs, docs/performance.md); and no pretenuring:
+// once many of the reader's objects outlive a young collection (a document being read when it
+// runs), V8 would allocate them in the old generation from then on, where they stay, dead, until
+// the next full collection (render's peak 10-12 MiB lower on a catalog of many mid-sized files,
+// for no more CPU time, docs/performance.md). Any V8 flag
 // also makes V8 refuse the code cache Node.js ships for its own modules, which are then compiled
 // from source at every start (about 10 ms of CPU, a sixth of `opm render <bundle dir>`), so commands
 // that never read a catalog start without it: version, help, init, generate, completion, and render

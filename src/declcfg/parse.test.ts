@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCatalogBytes, parseCatalogText } from './parse.js';
+import { parseCatalogBytes, parseCatalogText, partCuts, YAML_PART_BYTES, type RawBlob } from './parse.js';
 import { firstInvalidUtf8 } from '../go/utf8.js';
 import { scanJsonValue } from '../go/json-scan.js';
 
@@ -77,6 +77,26 @@ describe('JSON streams', () => {
   });
 });
 
+describe('JSON streams taken blob by blob', () => {
+  it('give the blobs and issues of the whole stream, the YAML read after a second value included', () => {
+    const texts = [
+      '{"a": 1}\n{"b": 2}\n{"c": 3}\n',
+      '{"a": 1}\n---\nb: 2\n---\nc: yes\n', // read as YAML after the first value
+      '{"a": 1}\n{"b": 2}\n{"c": \n', // an error at the third: the first two stay
+      '{"a": 1}\n[1]\n{"b": {"c": 1, "c": 2}}\n{"d": 4}', // not an object, a duplicate key
+      '{"a": 1}',
+      '{"a": 1}\n{oops',
+    ];
+    for (const text of texts) {
+      const taken: RawBlob[] = [];
+      const streamed = parseCatalogText(text, 3, true, (b) => taken.push(b));
+      const whole = parseCatalogText(text, 3, true);
+      expect(streamed.blobs).toStrictEqual([]);
+      expect({ blobs: taken, issues: streamed.issues }).toStrictEqual(whole);
+    }
+  });
+});
+
 describe('scanJsonValue', () => {
   it.each([
     ['{"a": [1, 2.5e3, -0, true, null, "x\\u00e9"]} tail', { ok: true, end: 44 }],
@@ -132,5 +152,152 @@ describe('bytes', () => {
     expect(parseCatalogBytes(Buffer.from('\ufeff{"a": 1}')).blobs).toStrictEqual([
       { value: { a: 1 }, line: 1 },
     ]);
+  });
+});
+
+describe('large YAML files read part by part', () => {
+  /** A catalog file of `n` bundles, the 7th over YAML_PART_BYTES on its own, with what varies between files. */
+  function bigFile(n: number, nl = '\n', extra: (i: number) => string = () => ''): string {
+    const docs = ['# a comment before the first document', ''];
+    for (let i = 0; i < n; i++) {
+      const size = i === 7 ? 70_000 : 2_000 + ((i * 7919) % 30_000);
+      docs.push(
+        i % 3 === 0 ? '--- # bundle' : i % 3 === 1 ? '---  ' : '---',
+        'schema: olm.bundle',
+        `name: pkg.v0.${i}.0`,
+        'package: pkg',
+        'description: |',
+        ...Array.from(
+          { length: Math.ceil(size / 60) },
+          (_, k) => `  line ${k} of bundle ${i}: ${'x'.repeat(40)}`,
+        ),
+        `image: quay.io/pkg/bundle:v0.${i}.0${extra(i)}`,
+        '',
+      );
+    }
+    return docs.join(nl);
+  }
+
+  /** What the parse gives with blobs taken one by one (the parts, when it may) and all at once (the whole text). */
+  function both(text: string | Buffer, firstLine = 5): { parts: unknown; whole: unknown } {
+    const buf = typeof text === 'string' ? Buffer.from(text) : text;
+    const taken: RawBlob[] = [];
+    const parts = parseCatalogBytes(buf, firstLine, (b) => taken.push(b));
+    const whole = parseCatalogBytes(buf, firstLine);
+    expect(parts.blobs).toStrictEqual([]);
+    return {
+      parts: { blobs: taken, issues: parts.issues },
+      whole: { blobs: whole.blobs, issues: whole.issues },
+    };
+  }
+
+  it('cuts before --- lines into parts of at most YAML_PART_BYTES, a longer document a part of its own', () => {
+    const buf = Buffer.from(bigFile(40));
+    const cuts = partCuts(buf, YAML_PART_BYTES) ?? [];
+    expect(cuts.length).toBeGreaterThan(6);
+    expect(cuts[0]).toBe(0);
+    expect(cuts.at(-1)).toBe(buf.length);
+    const sizes = cuts.slice(1).map((c, i) => c - (cuts[i] as number));
+    // One part is the long document alone; the others fit.
+    expect(sizes.filter((s) => s > YAML_PART_BYTES)).toHaveLength(1);
+    for (const c of cuts.slice(1, -1)) expect(buf.toString('latin1', c, c + 3)).toBe('---');
+  });
+
+  it('gives the blobs, lines and issues of the whole text', () => {
+    const ascii = both(bigFile(40));
+    expect((ascii.whole as { blobs: unknown[] }).blobs).toHaveLength(40);
+    expect(ascii.parts).toStrictEqual(ascii.whole);
+    // Line ends of Windows, text outside ASCII (and a byte-order mark), problems in some documents.
+    const crlf = both(bigFile(30, '\r\n'));
+    expect(crlf.parts).toStrictEqual(crlf.whole);
+    const utf8 = both('\ufeff' + bigFile(30, '\n', (i) => (i % 4 === 0 ? '\nlabel: "é✓😀"' : '')));
+    expect(utf8.parts).toStrictEqual(utf8.whole);
+    const bad = both(bigFile(30, '\n', (i) => (i === 5 ? '\nx: [' : i === 20 ? '\nname: again' : '')));
+    expect((bad.whole as { issues: unknown[] }).issues).toHaveLength(2);
+    expect(bad.parts).toStrictEqual(bad.whole);
+  });
+
+  it('leaves a file whose separator would end the parse, invalid UTF-8 or JSON to the whole text', () => {
+    const text = bigFile(30);
+    const separator = both(text + '\n--- not a separator\na: 1\n');
+    expect((separator.whole as { issues: { message: string }[] }).issues[0]?.message).toMatch(/separator/);
+    expect(separator.parts).toStrictEqual(separator.whole);
+    expect(partCuts(Buffer.from(text + '\n--- x\n'), YAML_PART_BYTES)).toBeUndefined();
+    const invalid = both(
+      Buffer.concat([Buffer.from(text), Buffer.from([0x0a, 0x61, 0x3a, 0x20, 0xff, 0x0a])]),
+    );
+    expect(invalid.parts).toStrictEqual(invalid.whole);
+    const json = both(
+      ' \n' + JSON.stringify({ schema: 'olm.package', name: 'p', d: 'x\n---\n'.repeat(20_000) }),
+    );
+    expect((json.whole as { blobs: unknown[] }).blobs).toHaveLength(1);
+    expect(json.parts).toStrictEqual(json.whole);
+  });
+});
+
+describe('large JSON files read part by part', () => {
+  /** A JSON stream of `n` blobs as opm writes them (four spaces, one value after another), with `extra` in some. */
+  function bigJson(n: number, extra: (i: number) => string = () => ''): string {
+    const values: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const blob = {
+        schema: 'olm.bundle',
+        name: `pkg.v0.${i}.0`,
+        package: 'pkg',
+        properties: [
+          { type: 'olm.csv.metadata', value: { description: `${'d'.repeat(3000 + ((i * 7919) % 9000))}\n` } },
+        ],
+      };
+      values.push(JSON.stringify(blob, null, 4) + extra(i));
+    }
+    return values.join('\n') + '\n';
+  }
+
+  function both(text: string | Buffer): { parts: unknown; whole: unknown } {
+    const buf = typeof text === 'string' ? Buffer.from(text) : text;
+    const taken: RawBlob[] = [];
+    const parts = parseCatalogBytes(buf, 5, (b) => taken.push(b));
+    const whole = parseCatalogBytes(buf, 5);
+    expect(parts.blobs).toStrictEqual([]);
+    return {
+      parts: { blobs: taken, issues: parts.issues },
+      whole: { blobs: whole.blobs, issues: whole.issues },
+    };
+  }
+
+  it('gives the blobs, lines and issues of the whole text', () => {
+    const plain = both(bigJson(60));
+    expect((plain.whole as { blobs: unknown[] }).blobs).toHaveLength(60);
+    expect(plain.parts).toStrictEqual(plain.whole);
+    // Outside ASCII, a byte-order mark, a duplicate key, a value that is not an object.
+    const odd = both(
+      '\ufeff' +
+        bigJson(60, (i) => (i === 20 ? '\n["not an object"]' : i === 40 ? '\n{"a": 1, "a": "é✓😀"}' : '')),
+    );
+    expect((odd.whole as { issues: unknown[] }).issues).toHaveLength(2);
+    expect(odd.parts).toStrictEqual(odd.whole);
+    // White space longer than a part before the first value.
+    const spaced = both(' '.repeat(70_000) + '\n' + bigJson(20));
+    expect(spaced.parts).toStrictEqual(spaced.whole);
+  });
+
+  it('reads a value that runs on past a part, and what follows an error, as the whole text does', () => {
+    // An object starting a line inside a value, where the first part is cut (past YAML_PART_BYTES).
+    const first = JSON.stringify({ schema: 'x', pad: 'p'.repeat(YAML_PART_BYTES - 2_000) });
+    const inner = `{"schema": "y", "pad": "${'q'.repeat(5_000)}", "inner":\n{"a": 1}}`;
+    expect(first.length + 1 + inner.indexOf('\n{')).toBeGreaterThan(YAML_PART_BYTES);
+    const nested = both(`${first}\n${inner}\n${bigJson(20)}`);
+    expect((nested.whole as { blobs: unknown[] }).blobs).toHaveLength(22);
+    expect(nested.parts).toStrictEqual(nested.whole);
+    // An error in the middle: the blobs before it, one issue, nothing after.
+    const broken = both(bigJson(40, (i) => (i === 25 ? '\n{"schema": oops}' : '')));
+    expect((broken.whole as { issues: unknown[] }).issues).toHaveLength(1);
+    expect(broken.parts).toStrictEqual(broken.whole);
+    // A failure at the second value: the rest is read as YAML.
+    const yaml = both(
+      bigJson(1) + '---\n' + Array.from({ length: 3000 }, (_, i) => `k${i}: v${i}`).join('\n') + '\n',
+    );
+    expect((yaml.whole as { blobs: unknown[] }).blobs).toHaveLength(2);
+    expect(yaml.parts).toStrictEqual(yaml.whole);
   });
 });

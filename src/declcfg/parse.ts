@@ -11,7 +11,7 @@
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
-import type { BlockFacts } from '../yaml/block-reader.js';
+import { usualAscii, type BlockFacts } from '../yaml/block-reader.js';
 import { NATIVE_STRING_LIMIT } from '../go/json-native.js';
 import { countKeysInText, scanJsonValue } from '../go/json-scan.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
@@ -140,8 +140,9 @@ export function jsonStart(text: string): number {
  * Given to the parse functions, receives each blob as soon as it is read instead of the result's
  * `blobs`, which then stays empty: a caller that is done with a blob before the next (render's
  * file-by-file path) keeps only one YAML document's objects alive at a time, where a whole file's
- * would be copied by each young-generation collection until the file is done. JSON blobs are still
- * all parsed first (a JSON stream may turn out to be read as YAML after all).
+ * would be copied by each young-generation collection until the file is done. A JSON stream's first
+ * blob is handed over once its second value is read (the stream may turn out to be read as YAML
+ * after all), the others as they are read.
  */
 export type OnBlob = (blob: RawBlob) => void;
 
@@ -156,19 +157,33 @@ export function parseCatalogText(
   onBlob?: OnBlob,
 ): ParsedText {
   const start = jsonStart(text);
-  if (start === -1) return parseYamlStream(text, firstLine, wellFormed, onBlob);
-  const parsed = parseJsonStream(text, start, firstLine);
+  if (start === -1) return parseYamlStream(text, firstLine, wellFormed, { onBlob });
+  const parsed = parseJsonStream(text, start, firstLine, onBlob);
   if (onBlob === undefined) return parsed;
+  // What the stream held back (a first value that could yet have been read as YAML).
   for (const b of parsed.blobs) onBlob(b);
   return { blobs: [], issues: parsed.issues };
 }
 
-function parseYamlStream(text: string, firstLine: number, wellFormed: boolean, onBlob?: OnBlob): ParsedText {
+/** How a YAML stream is read beyond its text: see OnBlob, splitYamlDocuments and ParseOptions. */
+interface YamlStreamOptions {
+  onBlob?: OnBlob;
+  /** Receives the number of line feeds in the text. */
+  counted?: { newlines: number };
+  usual?: boolean;
+}
+
+function parseYamlStream(
+  text: string,
+  firstLine: number,
+  wellFormed: boolean,
+  { onBlob, counted, usual }: YamlStreamOptions = {},
+): ParsedText {
   const out: ParsedText = { blobs: [], issues: [] };
   const emit = onBlob ?? ((b: RawBlob): void => void out.blobs.push(b));
   let docs;
   try {
-    docs = splitYamlDocuments(text);
+    docs = splitYamlDocuments(text, counted);
   } catch (err) {
     if (!(err instanceof YamlError)) throw err;
     out.issues.push({
@@ -185,6 +200,7 @@ function parseYamlStream(text: string, firstLine: number, wellFormed: boolean, o
     try {
       const value = parseYamlDocument(d.text, line, {
         wellFormed,
+        usual,
         facts,
         onDuplicateKey: (at, key, topLevel) =>
           out.issues.push(duplicateKey(at, key === undefined ? undefined : JSON.stringify(key), topLevel)),
@@ -245,15 +261,63 @@ function notObject(value: JsonValue, line: number): ParseIssue {
   };
 }
 
-/** Parse a JSON stream; on failure after at most one value, read the rest as YAML, as opm does. */
-function parseJsonStream(text: string, start: number, firstLine: number): ParsedText {
+/** The parts of a JSON stream after the first (parseJsonInParts). */
+interface JsonParts {
+  /** The next part's text; undefined after the last. */
+  next(): string | undefined;
+  /** The text from `at` of the current part `text` to the end of the stream. */
+  rest(text: string, at: number): string;
+}
+
+/**
+ * Parse a JSON stream; on failure after at most one value, read the rest as YAML, as opm does. With
+ * `onBlob`, blobs are handed over as they are parsed from the second value on (one value's objects
+ * alive at a time, as a YAML stream's); the first is held in the result's `blobs` until then, since
+ * a failure at the second value has the rest read as YAML after it.
+ */
+function parseJsonStream(
+  whole: string,
+  start: number,
+  firstLine: number,
+  onBlob?: OnBlob,
+  parts?: JsonParts,
+): ParsedText {
   const out: ParsedText = { blobs: [], issues: [] };
-  const lines = new LineCounter(text, firstLine);
+  let text = whole;
+  let lines = new LineCounter(text, firstLine);
   let pos = start;
   let values = 0;
-  while (pos < text.length) {
+  let more = parts;
+  const push = (b: RawBlob): void => {
+    if (onBlob === undefined || values <= 1) {
+      out.blobs.push(b);
+      return;
+    }
+    if (out.blobs.length > 0) {
+      for (const held of out.blobs) onBlob(held);
+      out.blobs = [];
+    }
+    onBlob(b);
+  };
+  for (;;) {
+    if (pos >= text.length) {
+      const next = more?.next();
+      if (next === undefined) break;
+      lines = new LineCounter(next, lines.at(text.length));
+      text = next;
+      pos = 0;
+      continue;
+    }
     const line = lines.at(pos);
-    const r = nextJsonValue(text, pos);
+    let r = nextJsonValue(text, pos);
+    if (!r.ok && more !== undefined) {
+      // Perhaps a value that runs on into the next part: the rest of the file, whole.
+      text = more.rest(text, pos);
+      more = undefined;
+      lines = new LineCounter(text, line);
+      pos = 0;
+      r = nextJsonValue(text, pos);
+    }
     if (!r.ok) {
       const jsonIssue: ParseIssue = {
         rule: 'parse.json',
@@ -286,7 +350,7 @@ function parseJsonStream(text: string, start: number, firstLine: number): Parsed
         line: lines.at(problem.at),
       });
     } else if (isJsonObject(r.value)) {
-      out.blobs.push({ value: r.value, line });
+      push({ value: r.value, line });
     } else if (r.value !== undefined) {
       out.issues.push(notObject(r.value, line));
     }
@@ -431,7 +495,14 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlo
   const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   // Most catalogs are pure ASCII (base64 payloads, escaped JSON): those decode as one-byte text,
   // much faster than UTF-8 decoding, and cannot be invalid UTF-8.
-  if (isAscii(bytes)) return parseCatalogText(bytes.toString('latin1'), firstLine, true, onBlob);
+  const ascii = isAscii(bytes);
+  if (onBlob !== undefined && bytes.length > YAML_PART_BYTES && (ascii || isUtf8(bytes))) {
+    const parsed = startsAsJson(bytes)
+      ? parseJsonInParts(bytes, ascii, firstLine, onBlob)
+      : parseYamlInParts(bytes, ascii, firstLine, onBlob);
+    if (parsed !== undefined) return parsed;
+  }
+  if (ascii) return parseCatalogText(bytes.toString('latin1'), firstLine, true, onBlob);
   const text = bytes.toString('utf8');
   // Decoding replaces invalid bytes by U+FFFD, so only a text holding one can come from invalid
   // UTF-8; the full check (a second pass over the bytes) runs only then.
@@ -454,4 +525,130 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlo
     return { blobs: parsed.blobs, issues: [warning, ...parsed.issues] };
   }
   return parseCatalogText(text, firstLine, true, onBlob);
+}
+
+/**
+ * YAML files longer than this whose blobs are taken one by one (OnBlob) are decoded and read in
+ * parts of at most this many bytes (a document longer than that is a part of its own), each cut
+ * before a `---` line. A file's whole text is one of V8's large objects, which the young
+ * generation's first collection moves to the old generation if the file is still being read then;
+ * it stays there, dead, until the next full collection, as do all the files read in between (about
+ * a tenth of the peak of render on a catalog of files of a few hundred kilobytes). A part, like
+ * the blob's objects read from it, is dead before a second young collection (docs/performance.md).
+ */
+export const YAML_PART_BYTES = 64 * 1024;
+
+/**
+ * A YAML file's blobs read part by part, handed to `onBlob` and reported exactly as
+ * parseCatalogText would from the whole text; undefined, before any blob is handed over, for
+ * anything else: a JSON file, invalid UTF-8, or a `---` line that is not a plain separator (its
+ * error ends the whole file's parse, which the caller then does).
+ */
+/**
+ * A JSON file's blobs read part by part, for the same reason as a YAML file's (YAML_PART_BYTES):
+ * parts of at least YAML_PART_BYTES, each cut before a `{` that starts a line (a JSON string holds
+ * no line feed, so that is where the values of a stream written one per line start). A value that
+ * fails in its part (one that runs on past the part, or any error) is read again, with everything
+ * after it, from the rest of the file decoded whole: the stream is then read on as parseJsonStream
+ * reads a whole text, errors and the YAML read after a second value included. Undefined, before
+ * any blob is handed over, when the first part is white space only.
+ */
+function parseJsonInParts(
+  bytes: Buffer,
+  ascii: boolean,
+  firstLine: number,
+  onBlob: OnBlob,
+): ParsedText | undefined {
+  const encoding = ascii ? 'latin1' : 'utf8';
+  let from = 0;
+  const part = (): string | undefined => {
+    if (from >= bytes.length) return undefined;
+    const nl = bytes.indexOf('\n{', from + YAML_PART_BYTES);
+    const to = nl === -1 ? bytes.length : nl + 1;
+    const text = bytes.toString(encoding, from, to);
+    from = to;
+    return text;
+  };
+  const first = part() as string;
+  const start = jsonStart(first);
+  // White space all through the first part: read whole.
+  if (start === -1) return undefined;
+  const parsed = parseJsonStream(first, start, firstLine, onBlob, {
+    next: part,
+    rest: (text, at) => text.slice(at) + bytes.toString(encoding, from),
+  });
+  for (const b of parsed.blobs) onBlob(b);
+  return { blobs: [], issues: parsed.issues };
+}
+
+function parseYamlInParts(
+  bytes: Buffer,
+  ascii: boolean,
+  firstLine: number,
+  onBlob: OnBlob,
+): ParsedText | undefined {
+  const cuts = partCuts(bytes, YAML_PART_BYTES);
+  if (cuts === undefined) return undefined;
+  const issues: ParseIssue[] = [];
+  const counted = { newlines: 0 };
+  // One search of the file's bytes per character instead of an expression over each document.
+  const usual = ascii && usualAscii(bytes);
+  let line = firstLine;
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const from = cuts[i] as number;
+    const to = cuts[i + 1] as number;
+    // Cut before a line, so never inside a UTF-8 sequence: each part decodes as its slice of the
+    // whole text would.
+    const text = bytes.toString(ascii ? 'latin1' : 'utf8', from, to);
+    // Its separators were checked (partCuts): the split cannot fail, and counts the part's lines.
+    for (const x of parseYamlStream(text, line, true, { onBlob, counted, usual }).issues) issues.push(x);
+    line += counted.newlines;
+  }
+  return { blobs: [], issues };
+}
+
+/** Whether the text of `bytes` (valid UTF-8) starts as JSON: jsonStart's test, on the bytes. */
+function startsAsJson(bytes: Buffer): boolean {
+  let i = 0;
+  while (i < bytes.length) {
+    const c = bytes[i] as number;
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) i++;
+    else if (c === 0xef && bytes[i + 1] === 0xbb && bytes[i + 2] === 0xbf)
+      i += 3; // U+FEFF
+    else return c === 0x7b;
+  }
+  return false;
+}
+
+/**
+ * Where the parts of a YAML file start (the first at 0, then before `---` lines), and its length last;
+ * undefined when a `---` line holds anything but spaces or a comment after the dashes
+ * (splitYamlDocuments refuses it; other white space is left to it too).
+ */
+export function partCuts(bytes: Buffer, partBytes: number): number[] | undefined {
+  const cuts = [0];
+  let partStart = 0;
+  let previous = 0;
+  const separator = (at: number): boolean => {
+    let i = at + 3;
+    while (i < bytes.length) {
+      const c = bytes[i] as number;
+      if (c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c || c === 0x0d) i++;
+      else return c === 0x0a || c === 0x23;
+    }
+    return true;
+  };
+  if (bytes[0] === 0x2d && bytes[1] === 0x2d && bytes[2] === 0x2d && !separator(0)) return undefined;
+  for (let nl = bytes.indexOf('\n---'); nl !== -1; nl = bytes.indexOf('\n---', nl + 4)) {
+    const at = nl + 1;
+    if (!separator(at)) return undefined;
+    if (at - partStart > partBytes && previous > partStart) {
+      cuts.push(previous);
+      partStart = previous;
+    }
+    previous = at;
+  }
+  if (bytes.length - partStart > partBytes && previous > partStart) cuts.push(previous);
+  cuts.push(bytes.length);
+  return cuts;
 }

@@ -12,7 +12,7 @@ import { corpusDir, haveCorpus } from '../../test/corpus.js';
 import { seededRandom } from '../../test/seeded-random.js';
 import type { JsonValue } from '../go/json-value.js';
 import { marshalIndentByParts } from '../go/json-encode.js';
-import { readBlockYaml, type BlockFacts } from './block-reader.js';
+import { readBlockYaml, usualAscii, type BlockFacts } from './block-reader.js';
 import { emitYaml } from './emit.js';
 import { resolveYaml11Scalar, splitYamlDocuments, YAML11_SCHEMA } from './yaml11.js';
 
@@ -290,5 +290,27 @@ describe('what the block reader tells of a document', () => {
     }
     expect(said).toBeGreaterThan(500);
     expect(notSaid).toBeGreaterThan(500);
+  });
+});
+
+describe('usualAscii', () => {
+  it('refuses only ASCII characters the reader leaves to js-yaml, and the reader told so reads the same', () => {
+    let passed = 0;
+    for (let c = 1; c < 0x80; c++) {
+      const ch = String.fromCharCode(c);
+      for (const text of [`a: b\n# ${ch}\n`, `a: x${ch}y\n`, `a: "x${ch}y"\n`, `- |\n  x${ch}y\n`]) {
+        const usual = usualAscii(Buffer.from(text));
+        const read = readBlockYaml(text, resolveYaml11Scalar, true);
+        if (!usual) expect([c, text, read]).toStrictEqual([c, text, undefined]);
+        expect([c, text, readBlockYaml(text, resolveYaml11Scalar, true, undefined, usual)]).toStrictEqual([
+          c,
+          text,
+          read,
+        ]);
+      }
+      if (usualAscii(Buffer.from([c]))) passed++;
+    }
+    // Printable ASCII, tab and line feed: 97 of the 127.
+    expect(passed).toBe(97);
   });
 });

@@ -335,6 +335,11 @@ export interface ParseOptions {
    */
   wellFormed?: boolean;
   /**
+   * The text holds none of the characters the block reader leaves to js-yaml: a text decoded from
+   * ASCII bytes that usualAscii (block-reader.ts) passed.
+   */
+  usual?: boolean;
+  /**
    * Receives what the block reader learnt of the document (block-reader.ts); `stringifiesAsGo` is
    * false when js-yaml read it.
    */
@@ -453,7 +458,13 @@ export function parseYamlDocument(
   // Most catalog documents are in go-yaml's block style, which the block reader takes several times
   // faster; it gives up on anything else (and on every error), and js-yaml decides.
   if (opts.facts !== undefined) opts.facts.stringifiesAsGo = false;
-  const fast = readBlockYaml(text, resolveYaml11Scalar, opts.wellFormed === true, opts.facts);
+  const fast = readBlockYaml(
+    text,
+    resolveYaml11Scalar,
+    opts.wellFormed === true,
+    opts.facts,
+    opts.usual === true,
+  );
   if (fast !== undefined) return fast;
   exactMode = false;
   // loadOne's scalar resolver sets it: not narrowed to this value.
@@ -520,9 +531,11 @@ const CONTENT_LINE = /[ \t]*(?:#[^\n]*)?\r?\n/y;
 /**
  * Split a YAML stream at lines beginning with `---`, as opm's stream decoder does: only spaces or a
  * comment may follow on a separator line (`invalid Yaml document separator: …`). Documents holding
- * only blank lines and comments are dropped. Throws YamlError.
+ * only blank lines and comments are dropped. Throws YamlError. `counted`, when given, receives the
+ * number of line feeds in the text (counted past the last separator only: the lines before it are
+ * counted on the way).
  */
-export function splitYamlDocuments(text: string): YamlDocumentText[] {
+export function splitYamlDocuments(text: string, counted?: { newlines: number }): YamlDocumentText[] {
   const docs: YamlDocumentText[] = [];
   let start = 0; // start of the current document's text
   let startLine = 1;
@@ -545,7 +558,10 @@ export function splitYamlDocuments(text: string): YamlDocumentText[] {
         throw new YamlError(`invalid Yaml document separator: ${rest}`, lineNo);
       }
       flush(pos);
-      if (eol === -1) return docs;
+      if (eol === -1) {
+        if (counted !== undefined) counted.newlines = lineNo - 1;
+        return docs;
+      }
       start = eol + 1;
       startLine = lineNo + 1;
     }
@@ -555,6 +571,7 @@ export function splitYamlDocuments(text: string): YamlDocumentText[] {
     pos = next + 1;
   }
   flush(text.length);
+  if (counted !== undefined) counted.newlines = lineNo - 1 + countNewlines(text, pos, text.length);
   return docs;
 }
 

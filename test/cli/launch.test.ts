@@ -88,7 +88,9 @@ describe('the launcher', () => {
     // bin/opm.js's shell line gives Node.js its V8 flags (a smaller young generation) for commands
     // that read catalogs; the stamp names them, and such a run compiles with the shipped cache.
     const flags = /opm_ts_v8='?([^;']*)'?;/.exec(readFileSync(bin, 'utf8'))?.[1];
-    expect(flags).toBe('--max-semi-space-size=4 --max-inlined-bytecode-size-cumulative=300');
+    expect(flags).toBe(
+      '--max-semi-space-size=4 --max-inlined-bytecode-size-cumulative=300 --no-allocation-site-pretenuring',
+    );
     expect(stamp.endsWith(` ${flags ?? ''}`)).toBe(true);
     const r = spawnSync(bin, ['render', catalog, '-o', 'json'], { encoding: 'utf8', env: asProgram() });
     expect(r.stderr).toBe('');
@@ -138,6 +140,7 @@ describe('the launcher', () => {
       [
         '--max-semi-space-size=4',
         '--max-inlined-bytecode-size-cumulative=300',
+        '--no-allocation-site-pretenuring',
         opm,
         'render',
         bundleDir,

@@ -91,6 +91,8 @@ describe('catalog views: byte for byte', () => {
   it.each([
     ['render', catalog, '-o', 'yaml'],
     ['render', catalog, '-o', 'json'],
+    ['render', 'testdata/render/json-property-values/catalog', '-o', 'json'],
+    ['render', 'testdata/render/json-property-values/catalog', '-o', 'yaml'],
     ['alpha', 'list', 'packages', catalog],
     ['alpha', 'list', 'channels', catalog],
     ['alpha', 'list', 'bundles', catalog],
