@@ -539,12 +539,6 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlo
 export const YAML_PART_BYTES = 64 * 1024;
 
 /**
- * A YAML file's blobs read part by part, handed to `onBlob` and reported exactly as
- * parseCatalogText would from the whole text; undefined, before any blob is handed over, for
- * anything else: a JSON file, invalid UTF-8, or a `---` line that is not a plain separator (its
- * error ends the whole file's parse, which the caller then does).
- */
-/**
  * A JSON file's blobs read part by part, for the same reason as a YAML file's (YAML_PART_BYTES):
  * parts of at least YAML_PART_BYTES, each cut before a `{` that starts a line (a JSON string holds
  * no line feed, so that is where the values of a stream written one per line start). A value that
@@ -581,6 +575,12 @@ function parseJsonInParts(
   return { blobs: [], issues: parsed.issues };
 }
 
+/**
+ * A YAML file's blobs read part by part, handed to `onBlob` and reported exactly as
+ * parseCatalogText would from the whole text; undefined, before any blob is handed over, for
+ * anything else: a JSON file, invalid UTF-8, or a `---` line that is not a plain separator (its
+ * error ends the whole file's parse, which the caller then does).
+ */
 function parseYamlInParts(
   bytes: Buffer,
   ascii: boolean,
