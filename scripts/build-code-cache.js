@@ -1,6 +1,7 @@
 // Run by scripts/bundle.js: compiles dist/opm.cjs the way bin/opm.js does, runs the commands people
 // run most on the example data in testdata/ (output thrown away), and writes the V8 code cache of
-// everything that was compiled to dist/opm.cjs.cache (argument `flags`) or dist/opm.cjs.plain.cache
+// everything that was compiled to dist/opm.cjs.cache (argument `flags`), dist/opm.cjs.serve.cache
+// (`serve`: the same runs, under the flags bin/opm.js gives `serve`) or dist/opm.cjs.plain.cache
 // (`plain`). Its own process, so that the cache is made with the V8 flags of that start
 // (scripts/bundle.js starts it with bin/opm.js's flags for catalogs, or with none).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +19,7 @@ import {
 } from '../dist/cli/launch.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const which = process.argv[2] === 'plain' ? 'plain' : 'flags';
+const which = process.argv[2] === 'plain' || process.argv[2] === 'serve' ? process.argv[2] : 'flags';
 const bundleFile = path.join(root, 'dist', 'opm.cjs');
 const catalog = path.join(root, 'testdata', 'examples', 'catalog');
 const bundle = path.join(root, 'testdata', 'render', 'good', 'properties-and-dependencies');

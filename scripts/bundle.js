@@ -33,7 +33,14 @@ const lazyChildProcess = {
   },
 };
 const outfile = path.join(root, 'dist', 'opm.cjs');
-for (const f of ['cache', 'cache.stamp', 'plain.cache', 'plain.cache.stamp'])
+for (const f of [
+  'cache',
+  'cache.stamp',
+  'plain.cache',
+  'plain.cache.stamp',
+  'serve.cache',
+  'serve.cache.stamp',
+])
   rmSync(`${outfile}.${f}`, { force: true });
 await build({
   entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
@@ -101,17 +108,21 @@ for (const [entry, out] of [
   });
 }
 // The code caches are made under the V8 flags bin/opm.js's shell line starts Node.js with for
-// commands that read catalogs (opm_ts_v8), and without V8 flags for the others (V8 refuses a cache
-// made under other flags, and the launcher compares their stamps): the flags are read from that
-// line. The cache with flags is made last: build-if-stale.js takes its time for the whole build.
-const flagsLine = /opm_ts_v8='?((?:--[a-z-]+(?:=[^ ;']*)?)(?: --[a-z-]+(?:=[^ ;']*)?)*)'?;/.exec(
-  readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8'),
-);
+// commands that read catalogs (opm_ts_v8), under those it gives `serve` (its `serve)` case), and
+// without V8 flags for the others (V8 refuses a cache made under other flags, and the launcher
+// compares their stamps): the flags are read from that line. The cache with flags is made last:
+// build-if-stale.js takes its time for the whole build.
+const shellLine = readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8');
+const FLAGS = "'?((?:--[a-z-]+(?:=[^ ;']*)?)(?: --[a-z-]+(?:=[^ ;']*)?)*)'?;";
+const flagsLine = new RegExp(`opm_ts_v8=${FLAGS}`).exec(shellLine);
 if (flagsLine === null) throw new Error('bin/opm.js: no `opm_ts_v8=--flag …;` in its shell line');
-const launcherFlags = (flagsLine[1] ?? '').split(' ').filter((f) => f !== '');
+const serveLine = new RegExp(`serve\\) opm_ts_v8=${FLAGS}`).exec(shellLine);
+if (serveLine === null) throw new Error("bin/opm.js: no `serve) opm_ts_v8='--flag …';` in its shell line");
+const flagList = (m) => (m[1] ?? '').split(' ').filter((f) => f !== '');
 for (const [which, flags] of [
   ['plain', []],
-  ['flags', launcherFlags],
+  ['serve', flagList(serveLine)],
+  ['flags', flagList(flagsLine)],
 ]) {
   const cache = spawnSync(
     process.execPath,
