@@ -6,11 +6,17 @@
 //   ListBundles;
 // - ListBundles: the median of 10 whole-stream reads over one connection (opm-serve-client);
 // - unary calls per second: GetPackage from 16 goroutines over one connection.
+// Runs alternate between the two servers (opm-ts, the reference, the reference, opm-ts, …), each
+// run taking every figure of one server (a start without a cache, memory, ListBundles, the unary
+// rate after an uncounted warm-up of a tenth as many calls, then a start from a cache that server
+// built beforehand with --cache-only), so that both see the same load on a shared machine; each
+// figure is the median of the per-pair ratios with their range, beside each side's median
+// (bench/stats.ts), and the load average is printed with them, as bench/serve-ready.ts does.
 // Catalogs: the corpus community catalog and a generated one (bench/generate-catalog.ts), by default
 // the 1 GB catalog of `npm run bench`; BENCH_SERVE_PACKAGES, BENCH_SERVE_BUNDLES (per package) and
 // BENCH_SERVE_PAYLOAD (bytes of manifests per bundle) size it, BENCH_SERVE_GENERATED=0 leaves it
-// out, BENCH_SERVE_RUNS repeats the start-ups (median of 3 by default); the unary rate is taken
-// once per server, after an uncounted warm-up of a tenth as many calls. Results also go to bench/out/serve-results.json.
+// out, BENCH_SERVE_RUNS sets the pairs (3 by default), BENCH_SERVE_UNARY_CALLS the counted unary
+// calls per run (20,000). Results also go to bench/out/serve-results.json.
 import {
   existsSync,
   mkdirSync,
@@ -22,7 +28,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusDir, projectRoot } from '../test/corpus.js';
@@ -115,18 +121,24 @@ function somePackage(dir: string): string {
   throw new Error(`no package directory in ${dir}`);
 }
 
-async function measure(kind: ServerKind, dir: string): Promise<Figures> {
-  const mib = (kib: number): number => Math.round(kib / 1024);
-  // Start-ups without a cache; the last server stays up for the other figures.
-  const noCache: number[] = [];
-  let server = await startServer(kind, dir);
-  noCache.push(server.readyMs);
-  for (let i = 1; i < RUNS; i++) {
-    await server.stop();
-    server = await startServer(kind, dir);
-    noCache.push(server.readyMs);
-  }
+async function stopped(
+  server: { stop(): Promise<{ code: number | null; signal: string | null }> },
+  name: string,
+): Promise<void> {
+  const exit = await server.stop();
+  if (exit.code !== 0)
+    process.stderr.write(`*** ${name} exited ${String(exit.code ?? exit.signal)} on SIGTERM ***\n`);
+}
+
+/**
+ * One run of one server, every figure: a start without a cache, its memory when ready, 10
+ * ListBundles and the memory after them, the unary rate; then a start from `cache` (built
+ * beforehand by the same opm with --cache-only).
+ */
+async function measureOnce(kind: ServerKind, dir: string, cache: string): Promise<Figures> {
+  const mib = (kib: number): number => kib / 1024;
   let figures: Omit<Figures, 'readyCachedMs'>;
+  const server = await startServer(kind, dir);
   try {
     const ready = memoryOf(server.pid);
     const list = JSON.parse(
@@ -139,60 +151,38 @@ async function measure(kind: ServerKind, dir: string): Promise<Figures> {
     // A warm-up the rate does not count, the same for both servers: a catalog server answers calls
     // for days, and its first thousand calls (Node.js still compiling the call path) would weigh
     // on a rate taken over a few seconds.
-    await run(tools.client, [
-      'load',
-      '-addr',
-      server.address,
-      '-package',
-      somePackage(dir),
-      '-c',
-      String(CONCURRENCY),
-      '-n',
-      String(UNARY_WARM_UP),
-    ]);
-    const load = JSON.parse(
-      await run(tools.client, [
-        'load',
-        '-addr',
-        server.address,
-        '-package',
-        somePackage(dir),
-        '-c',
-        String(CONCURRENCY),
-        '-n',
-        String(UNARY_CALLS),
-      ]),
-    ) as { perSecond: number; errors: number };
-    if (load.errors > 0) throw new Error(`${kind.name}: ${load.errors} GetPackage calls failed`);
+    const load = async (calls: number): Promise<{ perSecond: number; errors: number }> =>
+      JSON.parse(
+        await run(tools.client, [
+          'load',
+          '-addr',
+          server.address,
+          '-package',
+          somePackage(dir),
+          '-c',
+          String(CONCURRENCY),
+          '-n',
+          String(calls),
+        ]),
+      ) as { perSecond: number; errors: number };
+    await load(UNARY_WARM_UP);
+    const rate = await load(UNARY_CALLS);
+    if (rate.errors > 0) throw new Error(`${kind.name}: ${rate.errors} GetPackage calls failed`);
     figures = {
-      readyNoCacheMs: median(noCache, NaN),
+      readyNoCacheMs: server.readyMs,
       rssReadyMiB: mib(ready.rssKiB),
       rssAfterListMiB: mib(after.rssKiB),
       peakMiB: mib(after.hwmKiB),
       listBundlesMs: median(list.ms, NaN),
       listBundlesMessages: list.messages,
-      unaryPerSecond: Math.round(load.perSecond),
+      unaryPerSecond: rate.perSecond,
     };
   } finally {
-    const exit = await server.stop();
-    if (exit.code !== 0)
-      process.stderr.write(`*** ${kind.name} exited ${String(exit.code ?? exit.signal)} on SIGTERM ***\n`);
+    await stopped(server, kind.name);
   }
-  // Start-ups from a cache the image build step would have written.
-  const cache = mkdtempSync(path.join(tmpdir(), 'opm-serve-bench-cache-'));
-  const cached: number[] = [];
-  try {
-    const built = await buildCache(kind, dir, cache);
-    if (built.code !== 0) throw new Error(`${kind.name} --cache-only failed: ${built.stderr}`);
-    for (let i = 0; i < RUNS; i++) {
-      const s = await startServer(kind, dir, { cacheDir: cache });
-      cached.push(s.readyMs);
-      await s.stop();
-    }
-  } finally {
-    rmSync(cache, { recursive: true, force: true });
-  }
-  return { ...figures, readyCachedMs: median(cached, NaN) };
+  const warm = await startServer(kind, dir, { cacheDir: cache });
+  await stopped(warm, kind.name);
+  return { ...figures, readyCachedMs: warm.readyMs };
 }
 
 interface Metric {
@@ -250,29 +240,101 @@ if (corpusDir !== undefined) {
 }
 if (process.env.BENCH_SERVE_GENERATED !== '0') catalogs.push(generated());
 
-const results: { catalog: string; reference: Figures; ours?: Figures }[] = [];
+interface Row {
+  figure: string;
+  reference: number;
+  ours?: number;
+  /** The median of the per-pair ratios ours / reference, and their range. */
+  ratio?: number;
+  min?: number;
+  max?: number;
+  target?: string;
+}
+
+/** A cache built by `kind` with --cache-only in a fresh directory (removed by the caller). */
+async function cacheOf(kind: ServerKind, dir: string): Promise<string> {
+  const cache = mkdtempSync(path.join(tmpdir(), 'opm-serve-bench-cache-'));
+  const built = await buildCache(kind, dir, cache);
+  if (built.code !== 0) throw new Error(`${kind.name} --cache-only failed: ${built.stderr}`);
+  return cache;
+}
+
+const results: { catalog: string; pairs: number; loadBefore: number; loadAfter: number; rows: Row[] }[] = [];
+const sides = withOurs
+  ? { ours: oursAsInstalled(), reference: referenceKind(reference) }
+  : { reference: referenceKind(reference) };
 for (const { label, dir } of catalogs) {
-  process.stderr.write(`serving ${label} ...\n`);
-  const ref = await measure(referenceKind(reference), dir);
-  const ours = withOurs ? await measure(oursAsInstalled(), dir) : undefined;
-  results.push({ catalog: label, reference: ref, ...(ours === undefined ? {} : { ours }) });
-  console.log(`\nopm serve: ${label}`);
-  console.log(`${'figure'.padEnd(40)} ${'reference'.padStart(10)} ${'opm-ts'.padStart(10)}   ratio  target`);
-  for (const m of metrics) {
-    const r = ref[m.key];
-    const o = ours?.[m.key];
-    const ratio = o === undefined ? undefined : o / r;
+  const loadBefore = loadavg()[0] ?? NaN;
+  process.stderr.write(`serving ${label}, ${RUNS} alternated pairs ...\n`);
+  const caches: Partial<Record<keyof typeof sides, string>> = {};
+  const runs: { ours?: Figures; reference: Figures }[] = [];
+  try {
+    for (const side of Object.keys(sides) as (keyof typeof sides)[]) {
+      const kind = sides[side];
+      if (kind !== undefined) caches[side] = await cacheOf(kind, dir);
+    }
+    for (let i = 0; i < RUNS; i++) {
+      // ours, reference, reference, ours, …: each side goes first as often as the other, and both
+      // see the same load on a shared machine.
+      const order = (i % 2 === 0 ? ['ours', 'reference'] : ['reference', 'ours']) as (keyof typeof sides)[];
+      const pair: { ours?: Figures; reference?: Figures } = {};
+      for (const side of order) {
+        const kind = sides[side];
+        const cache = caches[side];
+        if (kind === undefined || cache === undefined) continue;
+        pair[side] = await measureOnce(kind, dir, cache);
+      }
+      if (pair.reference === undefined) throw new Error('the reference was not measured');
+      runs.push({ ...(pair.ours === undefined ? {} : { ours: pair.ours }), reference: pair.reference });
+      process.stderr.write(`  pair ${i + 1}/${RUNS} done\n`);
+    }
+  } finally {
+    for (const cache of Object.values(caches)) rmSync(cache, { recursive: true, force: true });
+  }
+  const loadAfter = loadavg()[0] ?? NaN;
+  const rows = metrics.map((m): Row => {
+    const refs = runs.map((r) => r.reference[m.key]);
+    const row: Row = {
+      figure: m.label,
+      reference: median(refs, NaN),
+      ...(m.target === undefined ? {} : { target: `${m.higherIsBetter ? '>=' : '<='} ${m.target}x` }),
+    };
+    if (!withOurs) return row;
+    const ours = runs.map((r) => r.ours?.[m.key] ?? NaN);
+    const ratios = ours.map((o, k) => o / (refs[k] ?? NaN));
+    return {
+      ...row,
+      ours: median(ours, NaN),
+      ratio: median(ratios, NaN),
+      min: Math.min(...ratios),
+      max: Math.max(...ratios),
+    };
+  });
+  results.push({ catalog: label, pairs: RUNS, loadBefore, loadAfter, rows });
+  console.log(
+    `\nopm serve: ${label}, ${RUNS} alternated pairs, load average ${loadBefore.toFixed(1)} -> ${loadAfter.toFixed(1)}`,
+  );
+  console.log(
+    `${'figure'.padEnd(40)} ${'reference'.padStart(10)} ${'opm-ts'.padStart(10)}   ratio (median of pairs) [range]  target`,
+  );
+  metrics.forEach((m, k) => {
+    const row = rows[k];
+    if (row === undefined) return;
     const verdict =
-      ratio === undefined || m.target === undefined
+      row.ratio === undefined || m.target === undefined
         ? ''
-        : (m.higherIsBetter ? ratio >= m.target : ratio <= m.target)
+        : (m.higherIsBetter ? row.ratio >= m.target : row.ratio <= m.target)
           ? ' ok'
           : ' MISSED';
+    const range =
+      row.ratio === undefined || row.min === undefined || row.max === undefined
+        ? '-'
+        : `${row.ratio.toFixed(2)} [${row.min.toFixed(2)}-${row.max.toFixed(2)}]`;
     console.log(
-      `${m.label.padEnd(40)} ${String(Math.round(r)).padStart(10)} ${(o === undefined ? '-' : String(Math.round(o))).padStart(10)}` +
-        `   ${(ratio === undefined ? '-' : ratio.toFixed(2)).padStart(5)}  ${m.target === undefined ? '' : `${m.higherIsBetter ? '>=' : '<='} ${m.target}x`}${verdict}`,
+      `${m.label.padEnd(40)} ${String(Math.round(row.reference)).padStart(10)} ${(row.ours === undefined ? '-' : String(Math.round(row.ours))).padStart(10)}` +
+        `   ${range.padStart(22)}  ${row.target ?? ''}${verdict}`,
     );
-  }
+  });
 }
 mkdirSync(here, { recursive: true });
 writeFileSync(path.join(here, 'serve-results.json'), JSON.stringify(results, null, 2) + '\n');

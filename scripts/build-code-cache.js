@@ -1,8 +1,10 @@
 // Run by scripts/bundle.js: compiles a bundle of the command line (second argument: opm.cjs, the
 // default, or opm-short.cjs) the way bin/opm.js does, runs the commands people run most on the
 // example data in testdata/ (output thrown away), and writes the V8 code cache of everything that
-// was compiled to dist/<bundle>.cache (first argument `flags`), dist/<bundle>.plain.cache
-// (`plain`) or dist/<bundle>.generate.cache (`generate`). Its own process, so that the cache is made with the V8 flags of that start
+// was compiled to dist/<bundle>.cache (first argument `flags`), dist/<bundle>.serve.cache (`serve`:
+// the same runs, under the flags bin/opm.js gives `serve`), dist/<bundle>.plain.cache (`plain`) or
+// dist/<bundle>.generate.cache (`generate`). Its own process, so that the cache is made with the V8
+// flags of that start
 // (scripts/bundle.js starts it with bin/opm.js's flags for catalogs, or with none).
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -19,7 +21,7 @@ import {
 } from '../dist/cli/launch.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const which = ['plain', 'generate'].includes(process.argv[2] ?? '') ? process.argv[2] : 'flags';
+const which = ['plain', 'generate', 'serve'].includes(process.argv[2] ?? '') ? process.argv[2] : 'flags';
 const bundleFile = path.join(root, 'dist', process.argv[3] ?? 'opm.cjs');
 const catalog = path.join(root, 'testdata', 'examples', 'catalog');
 const bundle = path.join(root, 'testdata', 'render', 'good', 'properties-and-dependencies');

@@ -70,7 +70,7 @@ const { CLI_WRAPPER_HEAD, CLI_WRAPPER_TAIL } = await import('../dist/cli/launch.
 
 /** Bundle the command line into `outfile`, written as the function the launcher compiles. */
 async function bundleCli(outfile, plugins) {
-  for (const f of ['cache', 'plain.cache', 'generate.cache'].flatMap((c) => [c, `${c}.stamp`]))
+  for (const f of ['cache', 'plain.cache', 'generate.cache', 'serve.cache'].flatMap((c) => [c, `${c}.stamp`]))
     rmSync(`${outfile}.${f}`, { force: true });
   await build({
     entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
@@ -146,21 +146,24 @@ for (const [entry, out] of [
   });
 }
 // The code caches are made under the V8 flags bin/opm.js's shell line starts Node.js with for
-// commands that read catalogs (opm_ts_v8), and without V8 flags for the others (V8 refuses a cache
-// made under other flags, and the launcher compares their stamps): the flags are read from that
-// line. The short bundle runs only without flags. The whole bundle has a cache without flags as
-// well, for `node bin/opm.js <command>`. The cache with flags is made last: build-if-stale.js takes
-// its time for the whole build.
-const flagsLine = /opm_ts_v8='?((?:--[a-z-]+(?:=[^ ;']*)?)(?: --[a-z-]+(?:=[^ ;']*)?)*)'?;/.exec(
-  readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8'),
-);
+// commands that read catalogs (opm_ts_v8), under those it gives `serve` (its `serve)` case), and
+// without V8 flags for the others (V8 refuses a cache made under other flags, and the launcher
+// compares their stamps): the flags are read from that line. The short bundle runs only without
+// flags. The whole bundle has a cache without flags as well, for `node bin/opm.js <command>`. The
+// cache with flags is made last: build-if-stale.js takes its time for the whole build.
+const shellLine = readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8');
+const FLAGS = "'?((?:--[a-z-]+(?:=[^ ;']*)?)(?: --[a-z-]+(?:=[^ ;']*)?)*)'?;";
+const flagsLine = new RegExp(`opm_ts_v8=${FLAGS}`).exec(shellLine);
 if (flagsLine === null) throw new Error('bin/opm.js: no `opm_ts_v8=--flag …;` in its shell line');
-const launcherFlags = (flagsLine[1] ?? '').split(' ').filter((f) => f !== '');
+const serveLine = new RegExp(`serve\\) opm_ts_v8=${FLAGS}`).exec(shellLine);
+if (serveLine === null) throw new Error("bin/opm.js: no `serve) opm_ts_v8='--flag …';` in its shell line");
+const flagList = (m) => (m[1] ?? '').split(' ').filter((f) => f !== '');
 for (const [which, flags, bundle] of [
   ['plain', [], 'opm.cjs'],
   ['plain', [], 'opm-short.cjs'],
   ['generate', [], 'opm-short.cjs'],
-  ['flags', launcherFlags, 'opm.cjs'],
+  ['serve', flagList(serveLine), 'opm.cjs'],
+  ['flags', flagList(flagsLine), 'opm.cjs'],
 ]) {
   const cache = spawnSync(
     process.execPath,

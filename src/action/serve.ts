@@ -15,6 +15,8 @@ import { catalogApiConfig, startCatalogApi } from './serve-http.js';
 /** What a cache gives the server. */
 export interface ServedIndex {
   registry: Registry;
+  /** Loading it let go of most of what it read (payloads left on disk): worth a collection. */
+  leftGarbage?: boolean;
   /** Release what the index holds open (files, a database). */
   close?(): Promise<void>;
 }
@@ -102,7 +104,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   } else {
     const { cfg, model } = await loadServedCatalog(dir, { ...opts, label: configDir });
     const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
-    index = { registry: memoryRegistry(model, cfg.others, restore) };
+    index = { registry: memoryRegistry(model, cfg.others, restore), leftGarbage: restore !== undefined };
   }
   try {
     if (cacheOnly) return;
@@ -113,7 +115,12 @@ export async function serve(opts: ServeOptions): Promise<void> {
     const { startServer } = await import('../server/server.js');
     let server;
     try {
-      server = await startServer({ registry: index.registry, port, log: opts.log });
+      server = await startServer({
+        registry: index.registry,
+        port,
+        log: opts.log,
+        loadLeftGarbage: index.leftGarbage === true,
+      });
     } catch (err) {
       await api?.stop();
       throw new OpmError(err instanceof Error ? err.message : String(err), { cause: err });

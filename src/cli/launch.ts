@@ -7,9 +7,10 @@
 //
 // The caches written by the build are valid only for the Node.js version and V8 flags that built
 // them (their .stamp files): dist/opm.cjs.cache for the memory flags bin/opm.js gives commands that
-// read catalogs, dist/opm.cjs.plain.cache for a start without V8 flags (short commands, and
-// `node bin/opm.js`). Any other run compiles as usual the first time and leaves a cache for its own
-// stamp in the user's cache folder. A cache V8 rejects only costs speed.
+// read catalogs, dist/opm.cjs.serve.cache for those it gives `serve`, dist/opm.cjs.plain.cache for
+// a start without V8 flags (short commands, and `node bin/opm.js`). Any other run compiles as usual
+// the first time and leaves a cache for its own stamp in the user's cache folder. A cache V8
+// rejects only costs speed.
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -33,12 +34,13 @@ export interface CompiledCli {
 
 /**
  * The code caches the build writes beside a bundle: made under bin/opm.js's memory flags
- * ('flags') or without V8 flags ('plain'), and for the short bundle one more without V8 flags made
- * by `generate dockerfile` alone ('generate'): that command validates the catalog, whose code
- * would make the cache of every other short command a third larger.
+ * ('flags'), under those it gives `serve` ('serve'), or without V8 flags ('plain'), and for the
+ * short bundle one more without V8 flags made by `generate dockerfile` alone ('generate'): that
+ * command validates the catalog, whose code would make the cache of every other short command a
+ * third larger.
  */
-export type ShippedCache = 'flags' | 'plain' | 'generate';
-const SHIPPED_CACHES: readonly ShippedCache[] = ['flags', 'plain'];
+export type ShippedCache = 'flags' | 'serve' | 'plain' | 'generate';
+const SHIPPED_CACHES: readonly ShippedCache[] = ['flags', 'serve', 'plain'];
 
 /** A code cache the build writes beside the bundle. */
 export function shippedCacheFile(bundle: string, which: ShippedCache = 'flags'): string {

@@ -4,7 +4,9 @@
  * and V8 collects it only when it next needs old space, or when its memory reducer sees the process
  * idle, seconds later. A server that is about to idle between calls would hold that memory for the
  * first stretch of its life, which is when a catalog pod's memory is watched. One full collection
- * once the server listens returns it at once.
+ * once the server listens returns it at once. The collection compacts the old generation: the live
+ * objects of a load are spread over every page it filled, so a collection that only frees leaves
+ * the pages (and the resident memory) where they were.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -30,11 +32,18 @@ function fullCollection(): () => void {
 }
 
 /**
- * Collect the old generation when the heap is large enough for it to matter. Returns whether it
- * did (the heap was at least 64 MiB).
+ * Collect and compact the old generation when the heap is large enough for it to matter, or
+ * whatever its size when `leftGarbage` (the load let go of most of what it read: its payloads were
+ * left on disk). Returns whether it did.
  */
-export function releaseLoadGarbage(): boolean {
-  if (v8.getHeapStatistics().total_heap_size < COLLECT_ABOVE_BYTES) return false;
-  fullCollection()();
+export function releaseLoadGarbage(leftGarbage = false): boolean {
+  if (!leftGarbage && v8.getHeapStatistics().total_heap_size < COLLECT_ABOVE_BYTES) return false;
+  // Set back at once, as above.
+  v8.setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    fullCollection()();
+  } finally {
+    v8.setFlagsFromString('--no-compact-on-every-full-gc');
+  }
   return true;
 }

@@ -381,6 +381,8 @@ export interface ServeOptions {
   log: ServerLog;
   /** How often connections are pinged (src/server/connections.ts); tests shorten it. */
   keepaliveMs?: number;
+  /** The load let go of most of what it read: collect once listening, whatever the heap's size (heap.ts). */
+  loadLeftGarbage?: boolean;
 }
 
 /** A server that is listening. */
@@ -441,7 +443,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     });
   });
   // Once the first turn after listening is over: what loading the catalog left goes back now.
-  setImmediate(releaseLoadGarbage);
+  setImmediate(() => releaseLoadGarbage(opts.loadLeftGarbage === true));
   return {
     port,
     stop: () =>

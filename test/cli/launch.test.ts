@@ -106,6 +106,47 @@ describe('the launcher', () => {
     expect(ownCaches()).toEqual([]);
   });
 
+  it('run as a program, starts `serve` with its own V8 flags, its own shipped cache and a lower malloc trim threshold', () => {
+    // The shell line as it runs, with a stand-in `node` first in PATH that prints what it was given.
+    const fake = path.join(cacheDir, 'fake-node');
+    mkdirSync(fake);
+    writeFileSync(path.join(fake, 'node'), '#!/bin/sh\necho "${MALLOC_TRIM_THRESHOLD_-unset}" "$@"\n', {
+      mode: 0o755,
+    });
+    const shell = (args: string[], env: NodeJS.ProcessEnv = {}): string =>
+      spawnSync(bin, args, {
+        encoding: 'utf8',
+        env: { PATH: [fake, process.env.PATH ?? ''].join(path.delimiter), ...env },
+      }).stdout.trim();
+    const serveFlags = '--max-semi-space-size=1 --max-inlined-bytecode-size-cumulative=300';
+    expect(shell(['serve', catalog])).toBe(`131072 ${serveFlags} ${bin} serve ${catalog}`);
+    // A threshold the user set is kept; other commands get neither.
+    expect(shell(['serve', catalog], { MALLOC_TRIM_THRESHOLD_: '65536' })).toBe(
+      `65536 ${serveFlags} ${bin} serve ${catalog}`,
+    );
+    expect(shell(['validate', catalog])).toBe(`unset ${buildFlags.join(' ')} ${bin} validate ${catalog}`);
+    // The build made a cache under exactly those flags, and V8 takes it under them.
+    const serveStamp = readFileSync(path.resolve('dist/opm.cjs.serve.cache.stamp'), 'utf8').trim();
+    expect(serveStamp).toBe(`${process.version} ${process.arch} ${serveFlags}`);
+    const accepted = spawnSync(
+      process.execPath,
+      [
+        ...serveFlags.split(' '),
+        '-e',
+        `const { compileCli } = require(${JSON.stringify(path.resolve('dist/launch.cjs'))});
+         const cache = require('node:fs').readFileSync(${JSON.stringify(path.resolve('dist/opm.cjs.serve.cache'))});
+         process.stdout.write(String(compileCli(${JSON.stringify(path.resolve('dist/opm.cjs'))}, cache).cacheAccepted));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(accepted.stdout).toBe('true');
+    // Run as a program, `serve` finds that cache and leaves none of its own.
+    const help = spawnSync(bin, ['serve', '--help'], { encoding: 'utf8', env: asProgram() });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('serve');
+    expect(ownCaches()).toEqual([]);
+  });
+
   it('run as a program, starts commands that read no catalog without V8 flags', () => {
     // An installed copy without the cache made without flags: a run started without flags finds no
     // shipped cache of its stamp and leaves one of its own, a run with the flags uses the shipped one.
