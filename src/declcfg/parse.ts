@@ -70,12 +70,19 @@ class LineCounter {
   }
 }
 
+/** `nonFinite` is set by {@link countKeys} when the value it walked holds a number that is not finite. */
+const walked = { nonFinite: false };
+
 /**
  * Number of object keys in a parsed value, or -1 when it nests deeper than `budget` (the walk stops
- * there, so it cannot overflow the stack).
+ * there, so it cannot overflow the stack). A number that is not finite sets `walked.nonFinite`, so that
+ * one walk serves both checks of a parsed value (checkParsed).
  */
 function countKeys(v: JsonValue, budget: number): number {
-  if (typeof v !== 'object' || v === null) return 0;
+  if (typeof v !== 'object' || v === null) {
+    if (typeof v === 'number' && !Number.isFinite(v)) walked.nonFinite = true;
+    return 0;
+  }
   if (budget <= 0) return -1;
   let n = 0;
   if (Array.isArray(v)) {
@@ -94,6 +101,13 @@ function countKeys(v: JsonValue, budget: number): number {
     n += c;
   }
   return n;
+}
+
+/** {@link countKeys} of a value from the top, and whether it saw a number that is not finite. */
+function walkParsed(v: JsonValue): { keys: number; nonFinite: boolean } {
+  walked.nonFinite = false;
+  const keys = countKeys(v, MAX_DEPTH);
+  return { keys, nonFinite: walked.nonFinite };
 }
 
 const FIRST_NON_SPACE = /[^ \t\r\n\f\v\ufeff]/g;
@@ -336,10 +350,7 @@ function parseJsonStream(
       return out;
     }
     values++;
-    const problem =
-      r.value === undefined
-        ? undefined
-        : (overflowingNumber(text, pos, r.end, r.value) ?? checkParsed(text, pos, r.end, r.value));
+    const problem = r.value === undefined ? undefined : checkParsed(text, pos, r.end, r.value);
     if (problem?.duplicate !== undefined)
       out.issues.push(duplicateKey(lines.at(problem.at), problem.duplicate, problem.topLevel === true));
     if (problem && problem.duplicate === undefined) {
@@ -379,18 +390,16 @@ function hasInfinity(v: JsonValue): boolean {
 
 /**
  * A number too large for a float64, which JSON.parse reads as Infinity: opm's decoder refuses it
- * (and no JSON writer can write it back), so it is an error at load, where its line is known.
+ * (and no JSON writer can write it back), so it is an error at load, where its line is known. Called
+ * only for a value that holds an Infinity, and the pattern only run on that value's own text (run
+ * on the rest of the file from each blob, it took time quadratic in the file's size, and seconds on
+ * a catalog of large payloads).
  */
 function overflowingNumber(
   text: string,
   from: number,
   to: number,
-  value: JsonValue,
 ): { at: number; message: string; duplicate?: string; topLevel?: boolean } | undefined {
-  // The value is checked first: the pattern is only run on a blob that holds an Infinity, and only
-  // on its own text (run on the rest of the file from each blob, it took time quadratic in the
-  // file's size, and seconds on a catalog of large payloads).
-  if (!hasInfinity(value)) return undefined;
   const own = text.slice(from, to);
   BIG_NUMBER.lastIndex = 0;
   let m: RegExpExecArray | null;
@@ -409,9 +418,11 @@ function overflowingNumber(
 }
 
 /**
- * Problems JSON.parse lets through: nesting deeper than MAX_DEPTH, and duplicate keys (JSON.parse
- * keeps the last). Duplicates are found by comparing the keys written with the keys parsed; only
- * then is the value scanned again to say which key it is.
+ * Problems JSON.parse lets through: a number too large for a float64, nesting deeper than MAX_DEPTH,
+ * and duplicate keys (JSON.parse keeps the last), in that order. One walk of the parsed value counts
+ * its keys and notes an Infinity. Duplicates are found by comparing the keys written with the keys
+ * parsed (the count of the text may be too high, never too low: countKeysInText); only then is the
+ * value scanned again, and the scanner says whether a key is there twice and which.
  */
 function checkParsed(
   text: string,
@@ -419,11 +430,16 @@ function checkParsed(
   to: number,
   value: JsonValue,
 ): { at: number; message: string; duplicate?: string; topLevel?: boolean } | undefined {
-  const parsedKeys = countKeys(value, MAX_DEPTH);
+  const { keys: parsedKeys, nonFinite } = walkParsed(value);
+  // Too deep, the walk stopped early: the whole value is searched for an Infinity as before.
+  if (nonFinite || (parsedKeys < 0 && hasInfinity(value))) {
+    const overflow = overflowingNumber(text, from, to);
+    if (overflow !== undefined) return overflow;
+  }
   if (parsedKeys < 0) return { at: from, message: `nesting deeper than ${MAX_DEPTH} levels` };
   if (parsedKeys === countKeysInText(text, from, to)) return undefined;
   const scan = scanJsonValue(text, from, MAX_DEPTH, true);
-  if (scan.ok) return { at: from, message: 'duplicate key', duplicate: '' };
+  if (scan.ok) return undefined;
   return {
     at: scan.at,
     message: scan.message,
