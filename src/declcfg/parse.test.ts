@@ -35,6 +35,21 @@ describe('JSON streams', () => {
     });
   });
 
+  it('cuts indented blobs at their last line, and one-line blobs before and after them', () => {
+    const text =
+      '{"a": {"x": 1}}\n{"b": "}"}\n{\n    "c": {\n        "e": "}\\n{"\n    }\n}\n{"d": {}}\n{"f": 3}   \n';
+    expect(summary(text)).toStrictEqual({
+      blobs: [
+        [1, { a: { x: 1 } }],
+        [2, { b: '}' }],
+        [3, { c: { e: '}\n{' } }],
+        [8, { d: {} }],
+        [9, { f: 3 }],
+      ],
+      issues: [],
+    });
+  });
+
   it('reads the rest as YAML after a failure at the first or second value, as opm does', () => {
     expect(summary('{"a": 1}\n---\nb: 2\n---\nc: yes\n')).toStrictEqual({
       blobs: [

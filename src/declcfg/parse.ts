@@ -121,7 +121,12 @@ const QUICK_TRIES = 3;
  * native speed, however long the strings between them.
  */
 function candidateEnd(text: string, from: number): number {
-  for (let i = text.indexOf('}', from); i !== -1; i = text.indexOf('}', i + 1)) {
+  return closeAfter(text, text.indexOf('}', from));
+}
+
+/** The `}` at `i`, or the next one, that may close a top-level object (see candidateEnd). */
+function closeAfter(text: string, i: number): number {
+  for (; i !== -1; i = text.indexOf('}', i + 1)) {
     let j = i + 1;
     for (
       let c = text.charCodeAt(j);
@@ -132,6 +137,35 @@ function candidateEnd(text: string, from: number): number {
     if (j >= text.length || text.charCodeAt(j) === 0x7b) return i;
   }
   return -1;
+}
+
+/** The last search of {@link lineStartEnd} in a stream: its text, where it started and what it found. */
+interface LineEnds {
+  text: string;
+  from: number;
+  found: number;
+}
+
+/**
+ * The first `}` at or after `from` followed by a line break and `{`, else the text's last `}` when
+ * only white space follows it; -1 when neither. That is how opm's writer (and JSON.stringify with an
+ * indent) ends a top-level object: the closing braces of the objects inside it are followed by a
+ * comma or another line's indent, and a raw line break is never inside a string, so a blob of many
+ * objects is cut at the first try, found by one native search. A found brace is kept for the calls
+ * that follow on the same text (`last`), so that a file of short blobs on one line each, with such
+ * a brace far on, is searched once and not once per blob.
+ */
+function lineStartEnd(text: string, from: number, last: LineEnds): number {
+  if (last.text === text && last.from <= from && (last.found === -1 || last.found >= from)) return last.found;
+  let found = text.indexOf('}\n{', from);
+  if (found === -1) {
+    const end = text.lastIndexOf('}');
+    found = end >= from && closeAfter(text, end) === end ? end : -1;
+  }
+  last.text = text;
+  last.from = from;
+  last.found = found;
+  return found;
 }
 
 function skipWs(text: string, pos: number): number {
@@ -302,6 +336,7 @@ function parseJsonStream(
   let pos = start;
   let values = 0;
   let more = parts;
+  const ends: LineEnds = { text: '', from: 0, found: -1 };
   const push = (b: RawBlob): void => {
     if (onBlob === undefined || values <= 1) {
       out.blobs.push(b);
@@ -323,14 +358,14 @@ function parseJsonStream(
       continue;
     }
     const line = lines.at(pos);
-    let r = nextJsonValue(text, pos);
+    let r = nextJsonValue(text, pos, ends);
     if (!r.ok && more !== undefined) {
       // Perhaps a value that runs on into the next part: the rest of the file, whole.
       text = more.rest(text, pos);
       more = undefined;
       lines = new LineCounter(text, line);
       pos = 0;
-      r = nextJsonValue(text, pos);
+      r = nextJsonValue(text, pos, ends);
     }
     if (!r.ok) {
       const jsonIssue: ParseIssue = {
@@ -466,8 +501,13 @@ function tryParse(text: string): { ok: true; value: JsonValue } | { ok: false } 
  * text) and confirmed by JSON.parse, which is fast on large payloads; the exact scanner decides only
  * when those cuts fail.
  */
-function nextJsonValue(text: string, pos: number): NextValue {
+function nextJsonValue(text: string, pos: number, ends: LineEnds): NextValue {
   if (text.charCodeAt(pos) === 0x7b) {
+    const lineEnd = lineStartEnd(text, pos, ends);
+    if (lineEnd !== -1) {
+      const r = tryParse(text.slice(pos, lineEnd + 1));
+      if (r.ok) return { ok: true, value: r.value, end: lineEnd + 1 };
+    }
     let from = pos;
     for (let tries = 0; tries < QUICK_TRIES; tries++) {
       const close = candidateEnd(text, from);
