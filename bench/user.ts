@@ -4,13 +4,15 @@
 // median of the pairwise ratios opm-ts / reference with their range (min–max), at one core
 // (`taskset -c 0`, GOMAXPROCS=1) and at all cores, with the peak memory of both (GNU time's %M, the
 // child's maxrss). Catalogs: the corpus catalog, the corpus's bundle directories, and the generated
-// certified and community shapes (bench/generate-shapes.ts); and `opm version`, the shortest command,
-// which is Node.js's start and the launcher's and nothing else.
+// certified and community shapes (bench/generate-shapes.ts), each also as JSON files (one
+// `catalog.json` per package, as `opm render -o json` writes them, which is how published catalogs
+// are often stored); and `opm version`, the shortest command, which is Node.js's start and the
+// launcher's and nothing else.
 //
 //   BENCH_QUICK=1     3 pairs per figure, one bundle directory per package (development)
 //   BENCH_RUNS=N      pairs per figure (default 5, quick 3)
-//   BENCH_ONLY=a,b    only catalogs whose label contains one of these words (bundle: the bundle
-//                     directories; version: `opm version`)
+//   BENCH_ONLY=a,b    only catalogs whose label contains one of these words, case aside (json: the catalogs of
+//                     JSON files; bundle: the bundle directories; version: `opm version`)
 //   BENCH_CORES=1|all only that setting
 import { spawnSync } from 'node:child_process';
 import {
@@ -197,6 +199,34 @@ export function shapeCatalog(outDir: string, shape: Shape): string {
   return dir;
 }
 
+/** Bumped when the conversion to JSON files changes. */
+const JSON_VERSION = 1;
+
+/**
+ * `src` (one folder per package) as JSON files under `outDir`/`name`: each package folder rendered
+ * by this build's `opm render <folder> -o json` into `<package>/catalog.json`, as opm writes a
+ * catalog; made once per source and conversion (a marker beside it).
+ */
+export function jsonCatalog(opm: string[], src: string, outDir: string, name: string): string {
+  const dir = path.join(outDir, name);
+  const marker = `${dir}.complete`;
+  const stamp = JSON.stringify({ version: JSON_VERSION, src, bytes: dirBytes(src) });
+  if (existsSync(marker) && readFileSync(marker, 'utf8').startsWith(stamp)) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  for (const pkg of readdirSync(src, { withFileTypes: true })) {
+    if (!pkg.isDirectory()) continue;
+    const r = spawnSync(opm[0] ?? '', [...opm.slice(1), 'render', path.join(src, pkg.name), '-o', 'json'], {
+      maxBuffer: 1 << 30,
+    });
+    if (r.status !== 0) throw new Error(`render ${pkg.name} -o json: ${r.stderr.toString().slice(0, 500)}`);
+    mkdirSync(path.join(dir, pkg.name), { recursive: true });
+    writeFileSync(path.join(dir, pkg.name, 'catalog.json'), r.stdout);
+  }
+  writeFileSync(marker, stamp + '\n');
+  process.stderr.write(`converted ${src} to JSON files in ${dir}\n`);
+  return dir;
+}
+
 /** Bundle directories of the corpus (`community-bundles/<package>/<version>`), by package. */
 function bundleDirs(corpus: string): string[][] {
   const root = path.join(corpus, 'community-bundles');
@@ -242,18 +272,44 @@ export function userBench(opts: {
   delete base.GOMAXPROCS;
   const envFor = (oneCore: boolean): NodeJS.ProcessEnv => (oneCore ? { ...base, GOMAXPROCS: '1' } : base);
 
+  // Case aside (\`json\` selects the catalogs of JSON files).
+  const wanted = (label: string): boolean =>
+    only.length === 0 || only.some((w) => label.toLowerCase().includes(w.toLowerCase()));
   const catalogs: { label: string; dir: string }[] = [];
+  // The JSON forms are made from the YAML ones by this build's render, so they come second.
+  const sources: { name: string; corpus: boolean; dir: () => string }[] = [];
   if (opts.corpus !== undefined) {
-    const dir = path.join(opts.corpus, 'community-catalog-v4.21');
-    catalogs.push({ label: `community-catalog-v4.21 (corpus, ${MB(dirBytes(dir))})`, dir });
+    const corpus = opts.corpus;
+    sources.push({
+      name: 'community-catalog-v4.21',
+      corpus: true,
+      dir: () => path.join(corpus, 'community-catalog-v4.21'),
+    });
   }
-  for (const shape of ['certified', 'community'] as const) {
-    const label = shape === 'certified' ? 'generated certified shape' : 'generated community shape';
-    if (only.length > 0 && !only.some((w) => label.includes(w))) continue;
-    const dir = shapeCatalog(opts.outDir, shape);
-    catalogs.push({ label: `${label} (${MB(dirBytes(dir))})`, dir });
+  for (const shape of ['certified', 'community'] as const)
+    sources.push({
+      name: `generated ${shape} shape`,
+      corpus: false,
+      dir: () => shapeCatalog(opts.outDir, shape),
+    });
+  for (const s of sources) {
+    // Labels up to the size, by which BENCH_ONLY chooses before anything is generated.
+    const yamlLabel = `${s.name} (${s.corpus ? 'corpus, ' : ''}`;
+    const jsonLabel = `${s.name} as JSON files (${s.corpus ? 'corpus, ' : ''}`;
+    if (!wanted(yamlLabel) && !wanted(jsonLabel)) continue;
+    const dir = s.dir();
+    if (wanted(yamlLabel)) catalogs.push({ label: `${yamlLabel}${MB(dirBytes(dir))})`, dir });
+    if (wanted(jsonLabel)) {
+      const jdir = jsonCatalog(
+        opm,
+        dir,
+        opts.outDir,
+        `${s.corpus ? 'corpus-' : ''}${s.name.replaceAll(' ', '-')}-json`,
+      );
+      catalogs.push({ label: `${jsonLabel}${MB(dirBytes(jdir))})`, dir: jdir });
+    }
   }
-  const selected = catalogs.filter((c) => only.length === 0 || only.some((w) => c.label.includes(w)));
+  const selected = catalogs.filter((c) => wanted(c.label));
 
   const pairOf = (args: string[], oneCore: boolean, i: number): [Sample, Sample] => {
     const env = envFor(oneCore);

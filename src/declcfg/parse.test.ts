@@ -35,6 +35,21 @@ describe('JSON streams', () => {
     });
   });
 
+  it('cuts indented blobs at their last line, and one-line blobs before and after them', () => {
+    const text =
+      '{"a": {"x": 1}}\n{"b": "}"}\n{\n    "c": {\n        "e": "}\\n{"\n    }\n}\n{"d": {}}\n{"f": 3}   \n';
+    expect(summary(text)).toStrictEqual({
+      blobs: [
+        [1, { a: { x: 1 } }],
+        [2, { b: '}' }],
+        [3, { c: { e: '}\n{' } }],
+        [8, { d: {} }],
+        [9, { f: 3 }],
+      ],
+      issues: [],
+    });
+  });
+
   it('reads the rest as YAML after a failure at the first or second value, as opm does', () => {
     expect(summary('{"a": 1}\n---\nb: 2\n---\nc: yes\n')).toStrictEqual({
       blobs: [
@@ -73,6 +88,31 @@ describe('JSON streams', () => {
     expect(r.blobs).toStrictEqual([{ value: { a: { k: 2 }, b: '"k": 3' }, line: 1 }]);
     expect(r.issues.map((i) => [i.line, i.severity, i.message])).toStrictEqual([
       [2, 'warning', 'duplicate key "k"; the last value is used (as opm does)'],
+    ]);
+  });
+
+  it('tells strings that start with a colon from keys, and finds duplicates written with blanks', () => {
+    // The key count of the text takes `": x"` for a key: the scanner then finds no duplicate.
+    const colons = '{"a": ": x", "b": [" :", {"\\\\": 1}], "c": {"d" :\n ":"}}';
+    expect(parseCatalogText(colons)).toStrictEqual({
+      blobs: [{ value: JSON.parse(colons), line: 1 }],
+      issues: [],
+    });
+    const spaced = parseCatalogText('{"a": ":", "o": {\n "k"\t :1, "k"\n:2}}');
+    expect(spaced.blobs).toStrictEqual([{ value: { a: ':', o: { k: 2 } }, line: 1 }]);
+    expect(spaced.issues.map((i) => [i.line, i.severity, i.message])).toStrictEqual([
+      [2, 'warning', 'duplicate key "k"; the last value is used (as opm does)'],
+    ]);
+  });
+
+  it('reports a number too large for a float64 before a duplicate key', () => {
+    const r = parseCatalogText('{"a": 1, "a": 2,\n "n": [1e999]}');
+    expect(r.issues.map((i) => [i.line, i.rule, i.message])).toStrictEqual([
+      [
+        2,
+        'parse.json',
+        'json: cannot unmarshal number 1e999 into Go value of type float64 (it exceeds the largest float64)',
+      ],
     ]);
   });
 });

@@ -70,12 +70,19 @@ class LineCounter {
   }
 }
 
+/** `nonFinite` is set by {@link countKeys} when the value it walked holds a number that is not finite. */
+const walked = { nonFinite: false };
+
 /**
  * Number of object keys in a parsed value, or -1 when it nests deeper than `budget` (the walk stops
- * there, so it cannot overflow the stack).
+ * there, so it cannot overflow the stack). A number that is not finite sets `walked.nonFinite`, so that
+ * one walk serves both checks of a parsed value (checkParsed).
  */
 function countKeys(v: JsonValue, budget: number): number {
-  if (typeof v !== 'object' || v === null) return 0;
+  if (typeof v !== 'object' || v === null) {
+    if (typeof v === 'number' && !Number.isFinite(v)) walked.nonFinite = true;
+    return 0;
+  }
   if (budget <= 0) return -1;
   let n = 0;
   if (Array.isArray(v)) {
@@ -96,6 +103,13 @@ function countKeys(v: JsonValue, budget: number): number {
   return n;
 }
 
+/** {@link countKeys} of a value from the top, and whether it saw a number that is not finite. */
+function walkParsed(v: JsonValue): { keys: number; nonFinite: boolean } {
+  walked.nonFinite = false;
+  const keys = countKeys(v, MAX_DEPTH);
+  return { keys, nonFinite: walked.nonFinite };
+}
+
 const FIRST_NON_SPACE = /[^ \t\r\n\f\v\ufeff]/g;
 const WS = /[ \t\r\n]*/y;
 // Cuts tried per value before falling back to the exact scanner (strings containing `} {`).
@@ -107,7 +121,12 @@ const QUICK_TRIES = 3;
  * native speed, however long the strings between them.
  */
 function candidateEnd(text: string, from: number): number {
-  for (let i = text.indexOf('}', from); i !== -1; i = text.indexOf('}', i + 1)) {
+  return closeAfter(text, text.indexOf('}', from));
+}
+
+/** The `}` at `i`, or the next one, that may close a top-level object (see candidateEnd). */
+function closeAfter(text: string, i: number): number {
+  for (; i !== -1; i = text.indexOf('}', i + 1)) {
     let j = i + 1;
     for (
       let c = text.charCodeAt(j);
@@ -118,6 +137,35 @@ function candidateEnd(text: string, from: number): number {
     if (j >= text.length || text.charCodeAt(j) === 0x7b) return i;
   }
   return -1;
+}
+
+/** The last search of {@link lineStartEnd} in a stream: its text, where it started and what it found. */
+interface LineEnds {
+  text: string;
+  from: number;
+  found: number;
+}
+
+/**
+ * The first `}` at or after `from` followed by a line break and `{`, else the text's last `}` when
+ * only white space follows it; -1 when neither. That is how opm's writer (and JSON.stringify with an
+ * indent) ends a top-level object: the closing braces of the objects inside it are followed by a
+ * comma or another line's indent, and a raw line break is never inside a string, so a blob of many
+ * objects is cut at the first try, found by one native search. A found brace is kept for the calls
+ * that follow on the same text (`last`), so that a file of short blobs on one line each, with such
+ * a brace far on, is searched once and not once per blob.
+ */
+function lineStartEnd(text: string, from: number, last: LineEnds): number {
+  if (last.text === text && last.from <= from && (last.found === -1 || last.found >= from)) return last.found;
+  let found = text.indexOf('}\n{', from);
+  if (found === -1) {
+    const end = text.lastIndexOf('}');
+    found = end >= from && closeAfter(text, end) === end ? end : -1;
+  }
+  last.text = text;
+  last.from = from;
+  last.found = found;
+  return found;
 }
 
 function skipWs(text: string, pos: number): number {
@@ -288,6 +336,7 @@ function parseJsonStream(
   let pos = start;
   let values = 0;
   let more = parts;
+  const ends: LineEnds = { text: '', from: 0, found: -1 };
   const push = (b: RawBlob): void => {
     if (onBlob === undefined || values <= 1) {
       out.blobs.push(b);
@@ -309,14 +358,14 @@ function parseJsonStream(
       continue;
     }
     const line = lines.at(pos);
-    let r = nextJsonValue(text, pos);
+    let r = nextJsonValue(text, pos, ends);
     if (!r.ok && more !== undefined) {
       // Perhaps a value that runs on into the next part: the rest of the file, whole.
       text = more.rest(text, pos);
       more = undefined;
       lines = new LineCounter(text, line);
       pos = 0;
-      r = nextJsonValue(text, pos);
+      r = nextJsonValue(text, pos, ends);
     }
     if (!r.ok) {
       const jsonIssue: ParseIssue = {
@@ -336,10 +385,7 @@ function parseJsonStream(
       return out;
     }
     values++;
-    const problem =
-      r.value === undefined
-        ? undefined
-        : (overflowingNumber(text, pos, r.end, r.value) ?? checkParsed(text, pos, r.end, r.value));
+    const problem = r.value === undefined ? undefined : checkParsed(text, pos, r.end, r.value);
     if (problem?.duplicate !== undefined)
       out.issues.push(duplicateKey(lines.at(problem.at), problem.duplicate, problem.topLevel === true));
     if (problem && problem.duplicate === undefined) {
@@ -379,18 +425,16 @@ function hasInfinity(v: JsonValue): boolean {
 
 /**
  * A number too large for a float64, which JSON.parse reads as Infinity: opm's decoder refuses it
- * (and no JSON writer can write it back), so it is an error at load, where its line is known.
+ * (and no JSON writer can write it back), so it is an error at load, where its line is known. Called
+ * only for a value that holds an Infinity, and the pattern only run on that value's own text (run
+ * on the rest of the file from each blob, it took time quadratic in the file's size, and seconds on
+ * a catalog of large payloads).
  */
 function overflowingNumber(
   text: string,
   from: number,
   to: number,
-  value: JsonValue,
 ): { at: number; message: string; duplicate?: string; topLevel?: boolean } | undefined {
-  // The value is checked first: the pattern is only run on a blob that holds an Infinity, and only
-  // on its own text (run on the rest of the file from each blob, it took time quadratic in the
-  // file's size, and seconds on a catalog of large payloads).
-  if (!hasInfinity(value)) return undefined;
   const own = text.slice(from, to);
   BIG_NUMBER.lastIndex = 0;
   let m: RegExpExecArray | null;
@@ -409,9 +453,11 @@ function overflowingNumber(
 }
 
 /**
- * Problems JSON.parse lets through: nesting deeper than MAX_DEPTH, and duplicate keys (JSON.parse
- * keeps the last). Duplicates are found by comparing the keys written with the keys parsed; only
- * then is the value scanned again to say which key it is.
+ * Problems JSON.parse lets through: a number too large for a float64, nesting deeper than MAX_DEPTH,
+ * and duplicate keys (JSON.parse keeps the last), in that order. One walk of the parsed value counts
+ * its keys and notes an Infinity. Duplicates are found by comparing the keys written with the keys
+ * parsed (the count of the text may be too high, never too low: countKeysInText); only then is the
+ * value scanned again, and the scanner says whether a key is there twice and which.
  */
 function checkParsed(
   text: string,
@@ -419,11 +465,16 @@ function checkParsed(
   to: number,
   value: JsonValue,
 ): { at: number; message: string; duplicate?: string; topLevel?: boolean } | undefined {
-  const parsedKeys = countKeys(value, MAX_DEPTH);
+  const { keys: parsedKeys, nonFinite } = walkParsed(value);
+  // Too deep, the walk stopped early: the whole value is searched for an Infinity as before.
+  if (nonFinite || (parsedKeys < 0 && hasInfinity(value))) {
+    const overflow = overflowingNumber(text, from, to);
+    if (overflow !== undefined) return overflow;
+  }
   if (parsedKeys < 0) return { at: from, message: `nesting deeper than ${MAX_DEPTH} levels` };
   if (parsedKeys === countKeysInText(text, from, to)) return undefined;
   const scan = scanJsonValue(text, from, MAX_DEPTH, true);
-  if (scan.ok) return { at: from, message: 'duplicate key', duplicate: '' };
+  if (scan.ok) return undefined;
   return {
     at: scan.at,
     message: scan.message,
@@ -450,8 +501,13 @@ function tryParse(text: string): { ok: true; value: JsonValue } | { ok: false } 
  * text) and confirmed by JSON.parse, which is fast on large payloads; the exact scanner decides only
  * when those cuts fail.
  */
-function nextJsonValue(text: string, pos: number): NextValue {
+function nextJsonValue(text: string, pos: number, ends: LineEnds): NextValue {
   if (text.charCodeAt(pos) === 0x7b) {
+    const lineEnd = lineStartEnd(text, pos, ends);
+    if (lineEnd !== -1) {
+      const r = tryParse(text.slice(pos, lineEnd + 1));
+      if (r.ok) return { ok: true, value: r.value, end: lineEnd + 1 };
+    }
     let from = pos;
     for (let tries = 0; tries < QUICK_TRIES; tries++) {
       const close = candidateEnd(text, from);

@@ -282,22 +282,26 @@ function isJsonSpace(c: number): boolean {
 }
 
 /**
- * The number of object keys written in the valid JSON text [from, to). Strings are walked from
- * quote to quote with indexOf, so a long string (a base64 payload) is skipped at native speed, and
- * a quote inside a string is never taken for the start of one. A string is a key when the next
- * character that is not white space is `:`.
+ * The number of object keys written in the valid JSON text [from, to), or more: the number of `:`
+ * whose last character before it that is not white space is an unescaped `"`. Outside strings, a
+ * colon follows a key and nothing else, so every key is counted once; inside a string, an unescaped
+ * quote before a colon can only be the string's opening quote, so a string that starts with a colon
+ * (after blanks) is counted too. A caller comparing with the keys parsed scans again when the two
+ * differ. Colons are found by indexOf, so long strings are skipped at native speed; there are fewer
+ * of them than quotes (two per string, keys and values), which made this twice as fast as walking
+ * from quote to quote on catalogs of generated CSV metadata.
  */
 export function countKeysInText(text: string, from: number, to: number): number {
   let n = 0;
-  let open = text.indexOf('"', from);
-  while (open !== -1 && open < to) {
-    let close = text.indexOf('"', open + 1);
-    while (close !== -1 && escaped(text, close)) close = text.indexOf('"', close + 1);
-    if (close === -1) break;
-    let k = close + 1;
-    while (k < to && isJsonSpace(text.charCodeAt(k))) k++;
-    if (text.charCodeAt(k) === 0x3a) n++;
-    open = text.indexOf('"', close + 1);
+  for (
+    let colon = text.indexOf(':', from);
+    colon !== -1 && colon < to;
+    colon = text.indexOf(':', colon + 1)
+  ) {
+    let k = colon - 1;
+    let c = text.charCodeAt(k);
+    while (k > from && isJsonSpace(c)) c = text.charCodeAt(--k);
+    if (c === 0x22 && !escaped(text, k)) n++;
   }
   return n;
 }
