@@ -20,6 +20,8 @@ export async function runOpm(
     signal?: AbortSignal;
     /** Show progress lines on stderr (off by default: they depend on how long the work takes). */
     progress?: boolean;
+    /** The command line to run: src/cli/main.ts's by default, or a built bundle's exports. */
+    cli?: { runCli: typeof runCli };
   } = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough();
@@ -41,6 +43,6 @@ export async function runOpm(
     ...(options.configRoot !== undefined ? { configRoot: options.configRoot } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   };
-  const code = await runCli(args, io);
+  const code = await (options.cli ?? { runCli }).runCli(args, io);
   return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
 }

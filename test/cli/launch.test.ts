@@ -14,7 +14,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
-import { PassThrough } from 'node:stream';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -26,6 +25,7 @@ import {
   shortBundleFile,
   type CliModule,
 } from '../../src/cli/launch.js';
+import { runOpm, type CliResult } from '../run-cli.js';
 
 const bin = path.resolve('bin/opm.js');
 const catalog = path.resolve('testdata/examples/catalog');
@@ -308,27 +308,8 @@ describe('the short bundle', () => {
   const short = shortBundleFile(whole);
   const bundleDir = path.resolve('testdata/render/good/properties-and-dependencies');
 
-  async function runIn(
-    cli: CliModule,
-    args: string[],
-    cwd: string,
-  ): Promise<{ code: number; stdout: string; stderr: string }> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    stdout.on('data', (b: Buffer) => out.push(b));
-    stderr.on('data', (b: Buffer) => err.push(b));
-    const code = await cli.runCli(args, {
-      stdout,
-      stderr,
-      stdin: new PassThrough(),
-      env: { HOME: cacheDir, OLM_CACHE_DIR: cacheDir, NO_COLOR: '1' },
-      cwd,
-      stderrIsTTY: false,
-    });
-    return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
-  }
+  const runIn = (cli: CliModule, args: string[], cwd: string): Promise<CliResult> =>
+    runOpm(args, { cli, cwd, env: { HOME: cacheDir, OLM_CACHE_DIR: cacheDir } });
 
   it('is what the launcher loads for the command lines bin/opm.js starts without V8 flags', () => {
     const plain = `${process.version} ${process.arch}`;
