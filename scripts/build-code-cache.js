@@ -2,7 +2,7 @@
 // default, or opm-short.cjs) the way bin/opm.js does, runs the commands people run most on the
 // example data in testdata/ (output thrown away), and writes the V8 code cache of everything that
 // was compiled to dist/<bundle>.cache (first argument `flags`), dist/<bundle>.serve.cache (`serve`:
-// the same runs, under the flags bin/opm.js gives `serve`), dist/<bundle>.plain.cache (`plain`) or
+// runs of `serve` itself, under the flags bin/opm.js gives it), dist/<bundle>.plain.cache (`plain`) or
 // dist/<bundle>.generate.cache (`generate`). Its own process, so that the cache is made with the V8
 // flags of that start
 // (scripts/bundle.js starts it with bin/opm.js's flags for catalogs, or with none).
@@ -44,6 +44,20 @@ const io = () => ({
   stderrIsTTY: false,
 });
 
+/** The I/O of a `serve` run: its stop, as a signal gives it, once it logs `serving registry`. */
+function serveIO() {
+  let stop;
+  let logged = '';
+  const stderr = new Writable({
+    write: (chunk, _enc, done) => {
+      logged += String(chunk);
+      if (logged.includes('serving registry')) stop?.();
+      done();
+    },
+  });
+  return { ...io(), stderr, takeSignals: (onStop) => (stop = onStop) };
+}
+
 /** A local port nothing listens on (just released), so that a connection is refused at once. */
 function closedPort() {
   return new Promise((resolve, reject) => {
@@ -70,21 +84,30 @@ const runs =
       ]
     : which === 'generate'
       ? [['generate', 'dockerfile', copyOf(catalog)]]
-      : [
-          ['--help'],
-          ['render', '--help'],
-          ['validate', catalog],
-          ['render', catalog, '-o', 'json'],
-          ['render', catalog, '-o', 'yaml'],
-          ['render', bundle, '-o', 'json'],
-          ['render', bundle, '-o', 'yaml', '--migrate-level', 'bundle-object-to-csv-metadata'],
-          // An image on a closed local port: reference parsing, credentials, transport, error reporting.
-          ['render', '--use-http', `127.0.0.1:${await closedPort()}/opm-ts/warm-up:v1`],
-        ];
+      : which === 'serve'
+        ? // `serve`'s own cache holds what a catalog image's two steps run: the cache built, then served
+          // from it (the fingerprint checked, gRPC loaded, the server started), and a start without a
+          // cache; each server stopped as SIGTERM stops it once it logs that it serves.
+          [
+            ['serve', catalog, '--cache-dir', path.join(home, 'serve-cache'), '--cache-only'],
+            ['serve', catalog, '--cache-dir', path.join(home, 'serve-cache'), '-p', '0'],
+            ['serve', catalog, '-p', '0'],
+          ]
+        : [
+            ['--help'],
+            ['render', '--help'],
+            ['validate', catalog],
+            ['render', catalog, '-o', 'json'],
+            ['render', catalog, '-o', 'yaml'],
+            ['render', bundle, '-o', 'json'],
+            ['render', bundle, '-o', 'yaml', '--migrate-level', 'bundle-object-to-csv-metadata'],
+            // An image on a closed local port: reference parsing, credentials, transport, error reporting.
+            ['render', '--use-http', `127.0.0.1:${await closedPort()}/opm-ts/warm-up:v1`],
+          ];
 
 try {
   const { cli, script } = compileCli(bundleFile);
-  for (const argv of runs) await cli.runCli(argv, io());
+  for (const argv of runs) await cli.runCli(argv, argv[0] === 'serve' ? serveIO() : io());
   writeAtomically(shippedCacheFile(bundleFile, which), script.createCachedData());
   writeAtomically(shippedStampFile(bundleFile, which), Buffer.from(`${runtimeStamp()}\n`));
 } finally {
