@@ -15,7 +15,9 @@
 // once many of the reader's objects outlive a young collection (a document being read when it
 // runs), V8 would allocate them in the old generation from then on, where they stay, dead, until
 // the next full collection (render's peak 10-12 MiB lower on a catalog of many mid-sized files,
-// for no more CPU time, docs/performance.md). Any V8 flag
+// for no more CPU time, docs/performance.md); and an old generation that starts at 32 MiB, so that
+// V8 does not run a full collection at 6.5 MB of heap, before the catalog is read (0.94-0.99 of
+// render's CPU time, docs/performance.md). Any V8 flag
 // also makes V8 refuse the code cache Node.js ships for its own modules, which are then compiled
 // from source at every start (about 10 ms of CPU, a sixth of `opm render <bundle dir>`), so commands
 // that never read a catalog start without it: version, help, init, generate, completion, and render
@@ -27,8 +29,8 @@
 // time), and glibc's trim threshold fixed at 128 KiB (MALLOC_TRIM_THRESHOLD_, unless set): freed
 // native memory at the top of the heap goes back to the system instead of staying with the process;
 // together 9-12 MiB less resident on the corpus catalog (docs/performance.md, "Serving").
-// scripts/bundle.js makes a code cache of the command line for each of the three starts (V8
-// refuses a cache made under other flags). `node bin/opm.js` skips the shell lines and works as
+// scripts/bundle.js makes a code cache of the command line for each of these starts (catalog
+// commands, `serve`, none; V8 refuses a cache made under other flags). `node bin/opm.js` skips the shell lines and works as
 // well (with the cache made without flags).
 //
 // CommonJS (see package.json here): requiring the launcher is cheaper than starting the ES module
