@@ -105,6 +105,8 @@ class CallLog {
       getHost(): string;
       getDeadline(): grpc.Deadline;
       metadata: grpc.Metadata;
+      /** The metadata's fields as the log writes them, where known without a Metadata (unary-path.ts). */
+      metadataFields?: () => Readonly<Record<string, string>> | undefined;
     },
   ) {
     this.log = log;
@@ -126,10 +128,15 @@ class CallLog {
     fields[TIME_KEY] = '';
     fields['peer.address'] = call.getPeer().replace(/^::ffff:/, '');
     fields.protocol = 'grpc';
-    const map = call.metadata.getMap();
-    for (const key in map) {
-      const all = call.metadata.get(key).map((v) => (typeof v === 'string' ? v : v.toString('base64')));
-      fields[key] = `[${all.join(' ')}]`;
+    const known = call.metadataFields?.();
+    if (known !== undefined) {
+      for (const key in known) fields[key] = known[key] as string;
+    } else {
+      const map = call.metadata.getMap();
+      for (const key in map) {
+        const all = call.metadata.get(key).map((v) => (typeof v === 'string' ? v : v.toString('base64')));
+        fields[key] = `[${all.join(' ')}]`;
+      }
     }
     this.fields = fields;
     fields[TIME_KEY] = this.elapsed();

@@ -25,6 +25,8 @@ export interface UnaryCallInfo {
   getHost(): string;
   getDeadline(): grpc.Deadline;
   metadata: grpc.Metadata;
+  /** The metadata's fields as the log writes them (`[value]`), or undefined where grpc-js's rules are needed. */
+  metadataFields(): Readonly<Record<string, string>> | undefined;
 }
 
 /** A status that ends a call: grpc-go's code and text. */
@@ -47,6 +49,27 @@ const RESPONSE_HEADERS = {
   'grpc-encoding': 'identity',
 };
 const OK_TRAILERS = { 'grpc-status': 0, 'grpc-message': 'OK' };
+
+/** grpc-js's rules for a metadata key and a text value (others are refused or decoded). */
+const LEGAL_KEY = /^[:0-9a-z_.-]+$/;
+const LEGAL_TEXT = /^[ -~]*$/;
+
+/**
+ * The request's metadata as the log writes it, `key: [value]`, when every header is one text value
+ * grpc-js keeps as it is (the usual case: `user-agent` and little else); undefined otherwise
+ * (binary keys, repeated or illegal headers), where grpc-js's Metadata says what is kept.
+ */
+export function plainMetadataFields(headers: IncomingHttpHeaders): Record<string, string> | undefined {
+  const fields: Record<string, string> = {};
+  for (const key of Object.keys(headers)) {
+    if (key.startsWith(':') || NOT_METADATA.includes(key)) continue;
+    const value = headers[key];
+    if (typeof value !== 'string' || key.endsWith('-bin') || !LEGAL_KEY.test(key) || !LEGAL_TEXT.test(value))
+      return undefined;
+    fields[key] = `[${value}]`;
+  }
+  return fields;
+}
 
 /** The request headers grpc-js keeps out of a call's metadata. */
 const NOT_METADATA = [
@@ -83,7 +106,7 @@ export function plainRequest(headers: IncomingHttpHeaders): boolean {
 class RequestReader {
   state = 0;
   readonly messages: Buffer[] = [];
-  private head = Buffer.alloc(5);
+  private head = Buffer.alloc(0);
   private headRead = 0;
   private body: Buffer[] = [];
   private bodyLeft = 0;
@@ -96,6 +119,13 @@ class RequestReader {
 
   /** Reads a chunk; returns grpc-js's text when a message is over the limit. */
   push(data: Buffer): string | undefined {
+    // The usual request: one whole message in one chunk, kept as it came.
+    if (this.state === 0 && data.length >= 5 && data.readUInt32BE(1) === data.length - 5) {
+      if (data.length - 5 > this.max)
+        return `Received message larger than max (${data.length - 5} vs ${this.max})`;
+      this.messages.push(data);
+      return undefined;
+    }
     let at = 0;
     while (at < data.length) {
       if (this.state !== 2) {
@@ -177,6 +207,7 @@ function callInfo(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Unar
       }
       return metadata;
     },
+    metadataFields: () => plainMetadataFields(headers),
   };
 }
 
