@@ -227,7 +227,7 @@ export function serveUnary(
     ended = true;
     sendStatus(stream, status);
   };
-  stream.on('data', (chunk: Buffer) => {
+  const onData = (chunk: Buffer): void => {
     if (ended) return;
     const tooLarge = reader.push(chunk);
     if (tooLarge !== undefined) {
@@ -247,8 +247,8 @@ export function serveUnary(
         code: grpc.status.UNIMPLEMENTED,
         details: `Received a second request message for server streaming method ${path}`,
       });
-  });
-  stream.on('end', () => {
+  };
+  const onEnd = (): void => {
     if (ended) return;
     ended = true;
     if (stream.destroyed || stream.closed) return;
@@ -265,6 +265,14 @@ export function serveUnary(
       (framed) => sendAnswer(stream, framed),
       (status: CallStatus) => sendStatus(stream, status),
     );
+  };
+  stream.on('data', onData);
+  stream.on('end', onEnd);
+  // A closed stream lives on until a full collection (it outlives the scavenges), and with it
+  // whatever its listeners hold: let go of the call's state.
+  stream.once('close', () => {
+    stream.removeListener('data', onData);
+    stream.removeListener('end', onEnd);
   });
 }
 
