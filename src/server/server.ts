@@ -35,6 +35,8 @@ import { releaseLoadGarbage } from './heap.js';
 import { answerReflection } from './reflection.js';
 import { keepaliveOptions } from './connections.js';
 import { writeStream } from './stream-writer.js';
+import { AnswerCache } from './answer-cache.js';
+import { frameMessage, installUnaryPath, type UnaryRun } from './unary-path.js';
 import {
   answerUnknownMethodsAsGo,
   CODE_NAMES,
@@ -103,6 +105,8 @@ class CallLog {
       getHost(): string;
       getDeadline(): grpc.Deadline;
       metadata: grpc.Metadata;
+      /** The metadata's fields as the log writes them, where known without a Metadata (unary-path.ts). */
+      metadataFields?: () => Readonly<Record<string, string>> | undefined;
     },
   ) {
     this.log = log;
@@ -124,10 +128,15 @@ class CallLog {
     fields[TIME_KEY] = '';
     fields['peer.address'] = call.getPeer().replace(/^::ffff:/, '');
     fields.protocol = 'grpc';
-    const map = call.metadata.getMap();
-    for (const key in map) {
-      const all = call.metadata.get(key).map((v) => (typeof v === 'string' ? v : v.toString('base64')));
-      fields[key] = `[${all.join(' ')}]`;
+    const known = call.metadataFields?.();
+    if (known !== undefined) {
+      for (const key in known) fields[key] = known[key] as string;
+    } else {
+      const map = call.metadata.getMap();
+      for (const key in map) {
+        const all = call.metadata.get(key).map((v) => (typeof v === 'string' ? v : v.toString('base64')));
+        fields[key] = `[${all.join(' ')}]`;
+      }
     }
     this.fields = fields;
     fields[TIME_KEY] = this.elapsed();
@@ -179,11 +188,19 @@ function method(path: string, type: MethodType): grpc.MethodDefinition<Buffer, U
 }
 
 interface Handlers {
-  unary: Record<string, (req: Buffer, call: grpc.ServerUnaryCall<Buffer, Uint8Array>) => Promise<Uint8Array>>;
+  /** Unary methods: each answers its message framed as on the wire (unary-path.ts writes it as it is). */
+  unary: Record<string, (req: Buffer) => Promise<Buffer>>;
   stream: Record<
     string,
     (req: Buffer, call: grpc.ServerWritableStream<Buffer, Uint8Array>) => AsyncIterable<Uint8Array>
   >;
+}
+
+/** A unary method that plain requests reach without grpc-js (unary-path.ts), by its path. */
+interface UnaryRoute {
+  service: string;
+  method: string;
+  handle: (req: Buffer) => Promise<Buffer>;
 }
 
 function addService(
@@ -192,20 +209,22 @@ function addService(
   service: string,
   handlers: Handlers,
   unimplemented: string[] = [],
+  routes?: Map<string, UnaryRoute>,
 ): void {
   const definition: Record<string, grpc.MethodDefinition<Buffer, Uint8Array>> = {};
   const impl: grpc.UntypedServiceImplementation = {};
   for (const [name, handle] of Object.entries(handlers.unary)) {
     definition[name] = method(`/${service}/${name}`, 'unary');
+    routes?.set(`/${service}/${name}`, { service, method: name, handle });
     impl[name] = (
       call: grpc.ServerUnaryCall<Buffer, Uint8Array>,
       callback: grpc.sendUnaryData<Uint8Array>,
     ) => {
       const cl = new CallLog(log, service, name, 'unary', call);
-      handle(call.request, call).then(
-        (res) => {
+      handle(call.request).then(
+        (framed) => {
           cl.finish(0);
-          callback(null, res);
+          callback(null, framed.subarray(5));
         },
         (err: unknown) => {
           const s = statusOf(err);
@@ -260,37 +279,36 @@ async function* each<T>(
   for (const item of await items) yield encode(item);
 }
 
-function registryHandlers(reg: Registry): Handlers {
+function registryHandlers(reg: Registry, answers: AnswerCache): Handlers {
   const gvk = (buf: Buffer) => decodeProvidersRequest(buf);
-  // The catalog does not change while served: a package's answer is encoded once (at most one per
-  // package of the catalog; names not found are not kept).
-  const packageAnswers = new Map<string, Uint8Array>();
-  const packageAnswer = (name: string): Uint8Array => {
-    let answer = packageAnswers.get(name);
-    if (answer === undefined) {
-      answer = encodePackage(reg.getPackage(name));
-      packageAnswers.set(name, answer);
-    }
-    return answer;
-  };
+  // The catalog does not change while served: an answer is kept by its method and request bytes
+  // (answer-cache.ts bounds them). What fails (not found, a request that does not decode) is not kept:
+  // it is made and logged again each time.
   return {
     unary: {
-      // A not-found package rejects the promise, as every other handler's failure does.
-      GetPackage: (buf) => Promise.resolve(buf).then((b) => packageAnswer(decodeGetPackageRequest(b).name)),
-      GetBundle: async (buf) => {
-        const r = decodeGetBundleRequest(buf);
-        return encodeBundle(await reg.getBundle(r.pkgName, r.channelName, r.csvName));
-      },
-      GetBundleForChannel: async (buf) => {
-        const r = decodeGetBundleInChannelRequest(buf);
-        return encodeBundle(await reg.getBundleForChannel(r.pkgName, r.channelName));
-      },
-      GetBundleThatReplaces: async (buf) => {
-        const r = decodeGetReplacementRequest(buf);
-        return encodeBundle(await reg.getBundleThatReplaces(r.csvName, r.pkgName, r.channelName));
-      },
-      GetDefaultBundleThatProvides: async (buf) =>
-        encodeBundle(await reg.getDefaultBundleThatProvides(gvk(buf))),
+      GetPackage: (buf) =>
+        answers.answer('GetPackage', buf, () =>
+          encodePackage(reg.getPackage(decodeGetPackageRequest(buf).name)),
+        ),
+      GetBundle: (buf) =>
+        answers.answer('GetBundle', buf, async () => {
+          const r = decodeGetBundleRequest(buf);
+          return encodeBundle(await reg.getBundle(r.pkgName, r.channelName, r.csvName));
+        }),
+      GetBundleForChannel: (buf) =>
+        answers.answer('GetBundleForChannel', buf, async () => {
+          const r = decodeGetBundleInChannelRequest(buf);
+          return encodeBundle(await reg.getBundleForChannel(r.pkgName, r.channelName));
+        }),
+      GetBundleThatReplaces: (buf) =>
+        answers.answer('GetBundleThatReplaces', buf, async () => {
+          const r = decodeGetReplacementRequest(buf);
+          return encodeBundle(await reg.getBundleThatReplaces(r.csvName, r.pkgName, r.channelName));
+        }),
+      GetDefaultBundleThatProvides: (buf) =>
+        answers.answer('GetDefaultBundleThatProvides', buf, async () =>
+          encodeBundle(await reg.getDefaultBundleThatProvides(gvk(buf))),
+        ),
     },
     stream: {
       ListPackages: (buf) => {
@@ -330,7 +348,7 @@ function experimentalHandlers(reg: Registry): Handlers {
   };
 }
 
-const SERVING = new ProtoWriter().uint(1, 1).finish();
+const SERVING = frameMessage(new ProtoWriter().uint(1, 1).finish());
 
 function healthHandlers(): Handlers {
   return {
@@ -383,7 +401,15 @@ export interface ServeOptions {
   keepaliveMs?: number;
   /** The load let go of most of what it read: collect once listening, whatever the heap's size (heap.ts). */
   loadLeftGarbage?: boolean;
+  /** Bytes of unary answers kept for the next identical request (default ANSWER_CACHE_BYTES). */
+  answerCacheBytes?: number;
 }
+
+/**
+ * What the kept answers may hold: the answers of every package and of the bundles a client asks
+ * for most (a bundle's answer carries its manifests: 10–700 KB), small beside the catalog's index.
+ */
+export const ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
 
 /** A server that is listening. */
 export interface RunningServer {
@@ -423,7 +449,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // service): a tenth of what a unary call allocates.
     'grpc.enable_channelz': 0,
   });
-  addService(server, opts.log, 'api.Registry', registryHandlers(opts.registry));
+  const routes = new Map<string, UnaryRoute>();
+  const answers = new AnswerCache(opts.answerCacheBytes ?? ANSWER_CACHE_BYTES);
+  addService(server, opts.log, 'api.Registry', registryHandlers(opts.registry, answers), [], routes);
   addService(server, opts.log, 'api.ExperimentalRegistry', experimentalHandlers(opts.registry));
   addService(server, opts.log, 'grpc.health.v1.Health', healthHandlers(), ['List', 'Watch']);
   const files = descriptorSet([
@@ -436,6 +464,23 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   addReflection(server, opts.log, 'grpc.reflection.v1.ServerReflection', files);
   addReflection(server, opts.log, 'grpc.reflection.v1alpha.ServerReflection', files);
   answerUnknownMethodsAsGo(server, files.services);
+  // Plain unary calls of api.Registry, the ones clients make by the thousand, skip grpc-js's call.
+  const runUnary: UnaryRun = (path, request, call) => {
+    const route = routes.get(path) as UnaryRoute;
+    const cl = new CallLog(opts.log, route.service, route.method, 'unary', call);
+    return route.handle(request).then(
+      (framed) => {
+        cl.finish(0);
+        return framed;
+      },
+      (err: unknown) => {
+        const s = statusOf(err);
+        cl.finish(s.code, s.details);
+        throw s;
+      },
+    );
+  };
+  installUnaryPath(server, new Set(routes.keys()), MAX_RECEIVE_BYTES, runUnary);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`[::]:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
       if (err === null) resolve(bound);
