@@ -11,7 +11,7 @@ import { Registry, type BundleKey, type IndexChannel, type PackageIndex } from '
 import { ProtoWriter } from '../api/wire.js';
 import { AnswerCache } from './answer-cache.js';
 import { startServer, type LogFields, type RunningServer } from './server.js';
-import { frameMessage, installUnaryPath, plainMetadataFields } from './unary-path.js';
+import { frameMessage, installUnaryPath, plainMetadataFields, requestTimeout } from './unary-path.js';
 
 /** One package `p`, channel `c`, bundles b.v0 … b.v2; `made` counts the bundles the store reads. */
 function registry(made: { count: number }): Registry {
@@ -89,6 +89,7 @@ function rawCall(
   path: string,
   body: Buffer,
   extra: http2.OutgoingHttpHeaders = {},
+  end = true,
 ): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://127.0.0.1:${port}`);
@@ -107,11 +108,15 @@ function rawCall(
     req.on('trailers', (t) => (trailers = t));
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      session.close();
+      // A request left open would keep a graceful close (and the server's stop) waiting.
+      if (end) session.close();
+      else session.destroy();
       resolve({ headers, trailers, body: Buffer.concat(chunks) });
     });
     req.on('error', reject);
-    req.end(body);
+    // A request left open: a client that stalls after its message.
+    if (end) req.end(body);
+    else req.write(body);
   });
 }
 
@@ -150,23 +155,62 @@ describe('plain unary calls', () => {
     ]);
   });
 
-  it('answers as grpc-js does: a call with a deadline (grpc-js path) and one without get the same bytes, headers and trailers', async () => {
+  it('answers as grpc-js does: a call with a short deadline (grpc-js path) and one without get the same bytes, headers and trailers', async () => {
     await serve({ count: 0 });
     const port = (server as RunningServer).port;
     const plain = await rawCall(port, '/api.Registry/GetBundle', getBundle('b.v2'));
     const viaGrpcJs = await rawCall(port, '/api.Registry/GetBundle', getBundle('b.v2'), {
-      'grpc-timeout': '10S',
+      'grpc-timeout': '900m',
     });
     expect(plain.body).toEqual(viaGrpcJs.body);
     expect(shape(plain)).toEqual(shape(viaGrpcJs));
     // A failure: a trailers-only answer, the same both ways.
     const missing = await rawCall(port, '/api.Registry/GetBundle', getBundle('b.v9'));
     const missingViaGrpcJs = await rawCall(port, '/api.Registry/GetBundle', getBundle('b.v9'), {
-      'grpc-timeout': '10S',
+      'grpc-timeout': '900m',
     });
     expect(missing.body.length).toBe(0);
     expect(shape(missing)).toEqual(shape(missingViaGrpcJs));
     expect(missing.headers['grpc-status']).toBe('2');
+  });
+
+  it('takes deadlines of a second or more in the form clients write them, in milliseconds as grpc-js counts them', () => {
+    const t = (v: string | undefined): number | undefined =>
+      requestTimeout(v === undefined ? {} : { 'grpc-timeout': v });
+    expect(t(undefined)).toBeUndefined();
+    expect([t('20S'), t('1S'), t('1000m'), t('1000000u'), t('2M'), t('1H')]).toEqual([
+      20_000, 1000, 1000, 1000, 120_000, 3_600_000,
+    ]);
+    // Shorter, or forms only grpc-js's looser reading accepts: left to grpc-js.
+    for (const v of ['999m', '5', '5 S', 'x5S', '123456789S', '1000000000n', '']) expect(t(v), v).toBeNaN();
+  });
+
+  it('a call with a deadline of seconds is answered and logged as on the path of grpc-js, its deadline in the log', async () => {
+    const lines = await serve({ count: 0 });
+    const port = (server as RunningServer).port;
+    const lean = await rawCall(port, '/api.Registry/GetBundle', getBundle('b.v2'), { 'grpc-timeout': '20S' });
+    const viaGrpcJs = await rawCall(port, '/api.Registry/GetBundle', getBundle('b.v2'), {
+      'grpc-timeout': '900m',
+    });
+    expect(lean.body).toEqual(viaGrpcJs.body);
+    expect(shape(lean)).toEqual(shape(viaGrpcJs));
+    const started = lines.filter((l) => l.msg === 'started call');
+    expect(started).toHaveLength(2);
+    for (const l of started) expect(l.fields['grpc.request.deadline']).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('a request that stalls past its deadline ends with DEADLINE_EXCEEDED, as on the path of grpc-js', async () => {
+    await serve({ count: 0 });
+    const port = (server as RunningServer).port;
+    // The message's first bytes only: the call waits for the rest until its deadline.
+    const part = getBundle('b.v2').subarray(0, 3);
+    const [lean, viaGrpcJs] = await Promise.all([
+      rawCall(port, '/api.Registry/GetBundle', part, { 'grpc-timeout': '1S' }, false),
+      rawCall(port, '/api.Registry/GetBundle', part, { 'grpc-timeout': '900m' }, false),
+    ]);
+    expect(lean.headers['grpc-status']).toBe(String(grpc.status.DEADLINE_EXCEEDED));
+    expect(shape(lean)).toEqual(shape(viaGrpcJs));
+    expect(lean.body.length).toBe(0);
   });
 
   it('a failure is not kept: the same status every time, each call logged with its error', async () => {

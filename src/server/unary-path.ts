@@ -4,9 +4,11 @@
  * grpc-js's server call (interceptors, metadata, a decoder, a writable per call, each with listeners
  * and closures) took as much CPU and garbage per call as the HTTP/2 layer under it.
  *
- * Only a plain request takes this path: a registered unary method, a gRPC content type, no
- * `grpc-timeout` and no encoding but identity. Everything else (deadlines, compressed requests,
- * unknown methods, other services, streams) goes to grpc-js as before. A request on this path gets
+ * Only a plain request takes this path: a registered unary method, a gRPC content type, no encoding
+ * but identity, and no `grpc-timeout` or one of at least a second in the form a client writes
+ * (LEAN_TIMEOUT; load generators such as ghz set one on every call by default, 20 s). Everything
+ * else (shorter or unusual deadlines, compressed requests, unknown methods, other services,
+ * streams) goes to grpc-js as before. A request on this path gets
  * what grpc-js and the texts of go-status.ts give it: the same response headers and trailers, the
  * same statuses for a message over the limit, cut short, missing, doubled or flagged compressed,
  * and the same two log lines around the handler (run by the caller, `UnaryRun`).
@@ -90,11 +92,44 @@ export function frameMessage(message: Uint8Array): Buffer {
   return framed;
 }
 
+/** A `grpc-timeout` as clients write it: up to 8 digits and a unit. */
+const TIMEOUT = /^(\d{1,8})([HMSmun])$/;
+const TIMEOUT_UNIT_MS: Readonly<Record<string, number>> = {
+  H: 3_600_000,
+  M: 60_000,
+  S: 1000,
+  m: 1,
+  u: 0.001,
+  n: 0.000001,
+};
+
+/**
+ * Deadlines from this many milliseconds on take this path. A call here is answered from memory or
+ * one read of the cache, far within a second, so such a deadline does not pass before the answer
+ * (its timer still ends a call whose request stalls, as grpc-js's does); shorter ones, where the
+ * race with the answer is grpc-js's to decide, and forms grpc-js's looser reading accepts, stay on
+ * its path.
+ */
+export const LEAN_TIMEOUT_MS = 1000;
+
+/**
+ * The timeout in milliseconds `headers` give (as grpc-js computes it: truncated to an integer), or
+ * undefined for none, or NaN for one this path leaves to grpc-js.
+ */
+export function requestTimeout(headers: IncomingHttpHeaders): number | undefined {
+  const header = headers['grpc-timeout'];
+  if (header === undefined) return undefined;
+  const m = typeof header === 'string' ? TIMEOUT.exec(header) : null;
+  if (m === null) return NaN;
+  const ms = (Number(m[1]) * (TIMEOUT_UNIT_MS[m[2] as string] as number)) | 0;
+  return ms >= LEAN_TIMEOUT_MS ? ms : NaN;
+}
+
 /** Whether `headers` ask for a call this path takes (the method is checked by the caller). */
 export function plainRequest(headers: IncomingHttpHeaders): boolean {
   const type = headers['content-type'];
   if (typeof type !== 'string' || !type.startsWith('application/grpc')) return false;
-  if (headers['grpc-timeout'] !== undefined) return false;
+  if (Number.isNaN(requestTimeout(headers))) return false;
   const encoding = headers['grpc-encoding'];
   return encoding === undefined || encoding === 'identity';
 }
@@ -188,7 +223,7 @@ function sendAnswer(stream: ServerHttp2Stream, framed: Buffer): void {
   stream.end(framed);
 }
 
-function callInfo(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): UnaryCallInfo {
+function callInfo(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, deadline: number): UnaryCallInfo {
   let metadata: grpc.Metadata | undefined;
   return {
     getPeer: () => {
@@ -199,7 +234,7 @@ function callInfo(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Unar
         : `${socket.remoteAddress}:${socket.remotePort}`;
     },
     getHost: () => headers[':authority'] ?? headers.host ?? '',
-    getDeadline: () => Infinity,
+    getDeadline: () => deadline,
     get metadata(): grpc.Metadata {
       if (metadata === undefined) {
         metadata = grpc.Metadata.fromHttp2Headers(headers);
@@ -227,6 +262,17 @@ export function serveUnary(
     ended = true;
     sendStatus(stream, status);
   };
+  // As grpc-js: the deadline counts from the call's start, and its timer ends the call with
+  // DEADLINE_EXCEEDED unless an answer or a status went first (sendStatus checks).
+  const timeout = requestTimeout(headers);
+  const deadline = timeout === undefined ? Infinity : Date.now() + timeout;
+  const timer =
+    timeout === undefined
+      ? undefined
+      : setTimeout(() => {
+          ended = true;
+          sendStatus(stream, { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' });
+        }, timeout);
   const onData = (chunk: Buffer): void => {
     if (ended) return;
     const tooLarge = reader.push(chunk);
@@ -261,7 +307,7 @@ export function serveUnary(
       sendStatus(stream, goRequestStatus(missing, false, reader.state));
       return;
     }
-    run(path, request.subarray(5), callInfo(stream, headers)).then(
+    run(path, request.subarray(5), callInfo(stream, headers, deadline)).then(
       (framed) => sendAnswer(stream, framed),
       (status: CallStatus) => sendStatus(stream, status),
     );
@@ -271,6 +317,7 @@ export function serveUnary(
   // A closed stream lives on until a full collection (it outlives the scavenges), and with it
   // whatever its listeners hold: let go of the call's state.
   stream.once('close', () => {
+    clearTimeout(timer);
     stream.removeListener('data', onData);
     stream.removeListener('end', onEnd);
   });
