@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { corpusDir, projectRoot } from '../test/corpus.js';
 import { startFixture } from '../test/registry/fixture.js';
-import { buildImage, pushImage } from '../test/registry/image-builder.js';
+import { buildOpmStandIn, pushImage } from '../test/registry/image-builder.js';
 import { have } from '../test/registry/tools.js';
 import { buildahEnv, buildOpmBase } from '../test/registry/opm-base.js';
 import type { Row } from './row.js';
@@ -122,16 +122,7 @@ export async function imageBench(o: ImageBenchOptions): Promise<Row[]> {
     if (bEnv !== undefined) {
       buildOpmBase(reference, baseRef, tmp, bEnv);
     } else {
-      const base = await buildImage({
-        layers: [
-          {
-            entries: [
-              { name: 'bin', type: 'directory' },
-              { name: 'bin/opm', content: '#!/bin/sh\n' },
-            ],
-          },
-        ],
-        labels: {},
+      const base = await buildOpmStandIn({
         format: 'docker',
         platforms: [
           { os: 'linux', architecture: 'amd64' },

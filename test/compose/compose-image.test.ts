@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
 import { startPlainRegistry, type RegistryProcess } from '../registry/fixture.js';
-import { buildImage, pushImage } from '../registry/image-builder.js';
+import { buildOpmStandIn, pushImage } from '../registry/image-builder.js';
 import { tempDir } from '../registry/helpers.js';
 import { requireTools } from '../registry/tools.js';
 
@@ -29,19 +29,7 @@ beforeAll(async () => {
   tmp = tempDir('opm-compose-image-');
   registry = await startPlainRegistry(tmp.dir, 'compose-image');
   // A stand-in for opm's image: /bin/opm and /tmp.
-  const base = await buildImage({
-    layers: [
-      {
-        entries: [
-          { name: 'bin', type: 'directory' },
-          { name: 'bin/opm', content: '#!/bin/sh\n' },
-          { name: 'tmp', type: 'directory' },
-        ],
-      },
-    ],
-    labels: {},
-    format: 'oci',
-  });
+  const base = await buildOpmStandIn({ format: 'oci', tmp: true });
   await pushImage(base, { url: registry.url, repo: 'base/opm', tag: 'v1' });
   baseRef = `${registry.host}/base/opm:v1`;
 }, 60_000);

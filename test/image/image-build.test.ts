@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
 import { PASSWORD, USER, startFixture, type Fixture } from '../registry/fixture.js';
-import { buildImage, pushImage, type BuiltImage } from '../registry/image-builder.js';
+import { buildOpmStandIn, pushImage, type BuiltImage } from '../registry/image-builder.js';
 import { tempDir } from '../registry/helpers.js';
 import { requireTools } from '../registry/tools.js';
 
@@ -47,18 +47,10 @@ beforeAll(async () => {
   tmp = tempDir('opm-image-build-');
   fx = await startFixture();
   // A stand-in for opm's base image: two platforms in a Docker manifest list, /bin/opm and /tmp.
-  base = await buildImage({
-    layers: [
-      {
-        entries: [
-          { name: 'bin', type: 'directory' },
-          { name: 'bin/opm', content: '#!/bin/sh\n' },
-          { name: 'tmp', type: 'directory' },
-        ],
-      },
-    ],
-    labels: { 'base.label': 'kept' },
+  base = await buildOpmStandIn({
     format: 'docker',
+    labels: { 'base.label': 'kept' },
+    tmp: true,
     platforms: [
       { os: 'linux', architecture: 'amd64' },
       { os: 'linux', architecture: 'arm64', variant: 'v8' },

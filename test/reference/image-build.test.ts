@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath } from '../corpus.js';
 import { runOpm } from '../run-cli.js';
 import { startFixture, type Fixture } from '../registry/fixture.js';
-import { buildImage, pushImage } from '../registry/image-builder.js';
+import { buildOpmStandIn, pushImage } from '../registry/image-builder.js';
 import { tempDir } from '../registry/helpers.js';
 import { requireTools } from '../registry/tools.js';
 import { answering, freePort } from '../serve/client.js';
@@ -104,18 +104,7 @@ beforeAll(async () => {
   requireTools('skopeo');
   tmp = tempDir('opm-image-reference-');
   fx = await startFixture();
-  const base = await buildImage({
-    layers: [
-      {
-        entries: [
-          { name: 'bin', type: 'directory' },
-          { name: 'bin/opm', content: '#!/bin/sh\n' },
-        ],
-      },
-    ],
-    labels: {},
-    format: 'oci',
-  });
+  const base = await buildOpmStandIn({ format: 'oci' });
   await pushImage(base, { url: fx.plain.url, repo: 'base/opm', tag: 'v1' });
   baseRef = `${fx.plain.host}/base/opm:v1`;
 }, 60_000);

@@ -14,7 +14,7 @@ import { corpusPath } from '../corpus.js';
 import { runOpm } from '../run-cli.js';
 import { startPlainRegistry, type RegistryProcess } from '../registry/fixture.js';
 import { tempDir } from '../registry/helpers.js';
-import { buildImage, pushImage } from '../registry/image-builder.js';
+import { buildOpmStandIn, pushImage } from '../registry/image-builder.js';
 import { requireTools } from '../registry/tools.js';
 import { reference } from './reference-opm.js';
 
@@ -26,18 +26,7 @@ beforeAll(async () => {
   tmp = tempDir('opm-no-engine-ref-');
   registry = await startPlainRegistry(tmp.dir, 'no-engine');
   // A stand-in for opm's image, for the catalog image to be built on.
-  const base = await buildImage({
-    layers: [
-      {
-        entries: [
-          { name: 'bin', type: 'directory' },
-          { name: 'bin/opm', content: '#!/bin/sh\n' },
-        ],
-      },
-    ],
-    labels: {},
-    format: 'oci',
-  });
+  const base = await buildOpmStandIn({ format: 'oci' });
   await pushImage(base, { url: registry.url, repo: 'base/opm', tag: 'v1' });
 }, 60_000);
 

@@ -322,3 +322,23 @@ export async function bearerToken(
   if (typeof token !== 'string') throw new Error('no token from token server');
   return `Bearer ${token}`;
 }
+
+/**
+ * A stand-in for opm's image, for a catalog image to be built on: `/bin/opm` (a shell script),
+ * and `/tmp` when asked; one layer, in `format`, on each of `platforms` when given.
+ */
+export function buildOpmStandIn(
+  o: Pick<BuildOptions, 'format' | 'platforms'> & { labels?: Record<string, string>; tmp?: boolean },
+): Promise<BuiltImage> {
+  const entries: TarEntrySpec[] = [
+    { name: 'bin', type: 'directory' },
+    { name: 'bin/opm', content: '#!/bin/sh\n' },
+  ];
+  if (o.tmp === true) entries.push({ name: 'tmp', type: 'directory' });
+  return buildImage({
+    layers: [{ entries }],
+    labels: o.labels ?? {},
+    ...(o.format === undefined ? {} : { format: o.format }),
+    ...(o.platforms === undefined ? {} : { platforms: o.platforms }),
+  });
+}
