@@ -5,7 +5,6 @@
 // disconnected ListBundles are logged with the same code and error.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,7 +20,7 @@ import {
   untilIdle,
   writeHeavyCatalog,
 } from '../serve/attacks.js';
-import { startServe, type Served } from '../serve/client.js';
+import { stalledRawListBundles, startServe, type Served } from '../serve/client.js';
 import { reference } from './reference-opm.js';
 
 const grpcurl = process.env.GRPCURL ?? path.join(projectRoot(), '.tools/bin/grpcurl');
@@ -173,22 +172,7 @@ describe('hostile clients: a ListBundles stream left unread, then cancelled or d
     out.push(lastFinished(s.stderr().slice(before)) ?? '');
     client.close();
     // Dropped: the connection closes under a stalled stream.
-    const session = http2.connect(`http://127.0.0.1:${s.port}`);
-    session.on('error', () => undefined);
-    const req = session.request({
-      ':method': 'POST',
-      ':path': '/api.Registry/ListBundles',
-      'content-type': 'application/grpc',
-      te: 'trailers',
-    });
-    req.on('error', () => undefined);
-    req.end(Buffer.alloc(5));
-    await new Promise<void>((resolve) =>
-      req.once('data', () => {
-        req.pause();
-        resolve();
-      }),
-    );
+    const session = await stalledRawListBundles(s.port);
     await untilIdle(pid);
     const mark = s.stderr().length;
     session.destroy();

@@ -6,6 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { spawn, type ChildProcess } from 'node:child_process';
+import http2 from 'node:http2';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -203,4 +204,28 @@ export function registryClient(port: number): RegistryClient {
       health.close();
     },
   };
+}
+
+/**
+ * A ListBundles stream that stalls: opened on a raw HTTP/2 session of its own, read until its first
+ * data, then paused (the client stops reading). Destroy the session to drop the client.
+ */
+export async function stalledRawListBundles(port: number): Promise<http2.ClientHttp2Session> {
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  session.on('error', () => undefined);
+  const req = session.request({
+    ':method': 'POST',
+    ':path': '/api.Registry/ListBundles',
+    'content-type': 'application/grpc',
+    te: 'trailers',
+  });
+  req.on('error', () => undefined);
+  req.end(Buffer.alloc(5));
+  await new Promise<void>((resolve) =>
+    req.once('data', () => {
+      req.pause();
+      resolve();
+    }),
+  );
+  return session;
 }

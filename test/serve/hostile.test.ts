@@ -16,7 +16,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import http2 from 'node:http2';
+import type http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../corpus.js';
 import {
@@ -30,7 +30,7 @@ import {
   untilIdle,
   writeHeavyCatalog,
 } from './attacks.js';
-import { registryClient, startServe, type Served } from './client.js';
+import { registryClient, stalledRawListBundles, startServe, type Served } from './client.js';
 
 const grpcurl = process.env.GRPCURL ?? path.join(projectRoot(), '.tools/bin/grpcurl');
 const curl = ['/usr/bin/curl', '/bin/curl'].find((c) => existsSync(c));
@@ -328,23 +328,7 @@ describe('opm serve: streams a client does not finish reading', () => {
     const sessions: http2.ClientHttp2Session[] = [];
     try {
       for (let i = 0; i < 20; i++) {
-        const session = http2.connect(`http://127.0.0.1:${s.port}`);
-        session.on('error', () => undefined);
-        sessions.push(session);
-        const req = session.request({
-          ':method': 'POST',
-          ':path': '/api.Registry/ListBundles',
-          'content-type': 'application/grpc',
-          te: 'trailers',
-        });
-        req.on('error', () => undefined);
-        req.end(Buffer.alloc(5));
-        await new Promise<void>((resolve) =>
-          req.once('data', () => {
-            req.pause();
-            resolve();
-          }),
-        );
+        sessions.push(await stalledRawListBundles(s.port));
       }
       await untilIdle(pid);
       // Each stalled stream holds what HTTP/2 has not taken (up to 1 MiB) and one message.
@@ -361,22 +345,7 @@ describe('opm serve: streams a client does not finish reading', () => {
   it('a client that disconnects mid-stream: the call ends Unavailable as opm logs it, the server goes idle and keeps serving', async () => {
     const pid = pidOf(s);
     const ended = (s.stderr().match(finished('\\w+')) ?? []).length;
-    const session = http2.connect(`http://127.0.0.1:${s.port}`);
-    session.on('error', () => undefined);
-    const req = session.request({
-      ':method': 'POST',
-      ':path': '/api.Registry/ListBundles',
-      'content-type': 'application/grpc',
-      te: 'trailers',
-    });
-    req.on('error', () => undefined);
-    req.end(Buffer.alloc(5));
-    await new Promise<void>((resolve) =>
-      req.once('data', () => {
-        req.pause();
-        resolve();
-      }),
-    );
+    const session = await stalledRawListBundles(s.port);
     await untilIdle(pid);
     session.destroy();
     while ((s.stderr().match(finished('\\w+')) ?? []).length === ended) await sleep(50);
