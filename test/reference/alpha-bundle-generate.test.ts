@@ -1,7 +1,7 @@
 // needs-corpus: every bundle directory of community-bundles, copied to a temporary folder first
 // `opm alpha bundle generate` against the reference opm: the same files (bytes and modes) and the
 // same log lines, on every corpus bundle directory and on our fixtures (testdata/alpha-bundle/).
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
 import { reference } from './reference-opm.js';
 import { corpusPath } from '../corpus.js';
+import { communityBundleDirs } from '../render/corpus-helpers.js';
 import { readAnnotations } from '../../src/authoring/annotations.js';
 import { logLines, readTree } from '../alpha-bundle/tree.js';
 
@@ -61,13 +62,7 @@ async function both(src: string, name: string, args: string[]): Promise<{ ref: O
   return result as { ref: Outcome; ours: Outcome };
 }
 
-const corpusBundles = (): string[] => {
-  const root = corpusPath('community-bundles');
-  return readdirSync(root)
-    .flatMap((p) => readdirSync(path.join(root, p)).map((v) => path.join(root, p, v)))
-    .filter((d) => existsSync(path.join(d, 'manifests')) && existsSync(path.join(d, 'metadata')))
-    .sort();
-};
+const corpusBundles = (): string[] => communityBundleDirs().map((b) => b.dir);
 
 describe('alpha bundle generate: every corpus bundle directory, as the reference opm', () => {
   const dirs = corpusBundles();

@@ -3,7 +3,7 @@
 // `opm alpha bundle unpack --use-http` against the reference opm: the same tree with the same modes,
 // on an image built from each corpus bundle directory, on an image whose entries carry unusual
 // modes, and the same failures (format checks, an output path that is a file).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
 import { reference } from './reference-opm.js';
 import { corpusPath } from '../corpus.js';
+import { communityBundleDirs } from '../render/corpus-helpers.js';
 import { startPlainRegistry, type RegistryProcess } from '../registry/fixture.js';
 import { buildImage, pushImage, type TarEntrySpec } from '../registry/image-builder.js';
 import { logLines, readTree } from '../alpha-bundle/tree.js';
@@ -82,13 +83,7 @@ async function push(repo: string, layers: Parameters<typeof buildImage>[0]['laye
   return `${registry.host}/${repo}:v1`;
 }
 
-const corpusBundles = (): string[] => {
-  const root = corpusPath('community-bundles');
-  return readdirSync(root)
-    .flatMap((p) => readdirSync(path.join(root, p)).map((v) => path.join(root, p, v)))
-    .filter((d) => existsSync(path.join(d, 'manifests')) && existsSync(path.join(d, 'metadata')))
-    .sort();
-};
+const corpusBundles = (): string[] => communityBundleDirs().map((b) => b.dir);
 
 describe('alpha bundle unpack: images of every corpus bundle directory, as the reference opm', () => {
   const dirs = corpusBundles();
