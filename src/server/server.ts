@@ -36,7 +36,7 @@ import { answerReflection } from './reflection.js';
 import { keepaliveOptions } from './connections.js';
 import { writeStream } from './stream-writer.js';
 import { AnswerCache } from './answer-cache.js';
-import { frameMessage, installUnaryPath, type UnaryRun } from './unary-path.js';
+import { frameMessage, installUnaryPath, type CallStatus, type UnaryRun } from './unary-path.js';
 import {
   answerUnknownMethodsAsGo,
   CODE_NAMES,
@@ -196,6 +196,28 @@ interface Handlers {
   >;
 }
 
+/**
+ * Run a unary handler with its call's log: the answer framed, or the call's status (both logged),
+ * for grpc-js's path and unary-path.ts's alike.
+ */
+function loggedUnary(
+  cl: CallLog,
+  handle: (req: Buffer) => Promise<Buffer>,
+  request: Buffer,
+): Promise<Buffer> {
+  return handle(request).then(
+    (framed) => {
+      cl.finish(0);
+      return framed;
+    },
+    (err: unknown) => {
+      const s = statusOf(err);
+      cl.finish(s.code, s.details);
+      throw s;
+    },
+  );
+}
+
 /** A unary method that plain requests reach without grpc-js (unary-path.ts), by its path. */
 interface UnaryRoute {
   service: string;
@@ -220,17 +242,9 @@ function addService(
       call: grpc.ServerUnaryCall<Buffer, Uint8Array>,
       callback: grpc.sendUnaryData<Uint8Array>,
     ) => {
-      const cl = new CallLog(log, service, name, 'unary', call);
-      handle(call.request).then(
-        (framed) => {
-          cl.finish(0);
-          callback(null, framed.subarray(5));
-        },
-        (err: unknown) => {
-          const s = statusOf(err);
-          cl.finish(s.code, s.details);
-          callback({ code: s.code, details: s.details });
-        },
+      loggedUnary(new CallLog(log, service, name, 'unary', call), handle, call.request).then(
+        (framed) => callback(null, framed.subarray(5)),
+        (s: CallStatus) => callback({ code: s.code, details: s.details }),
       );
     };
   }
@@ -467,17 +481,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // Plain unary calls of api.Registry, the ones clients make by the thousand, skip grpc-js's call.
   const runUnary: UnaryRun = (path, request, call) => {
     const route = routes.get(path) as UnaryRoute;
-    const cl = new CallLog(opts.log, route.service, route.method, 'unary', call);
-    return route.handle(request).then(
-      (framed) => {
-        cl.finish(0);
-        return framed;
-      },
-      (err: unknown) => {
-        const s = statusOf(err);
-        cl.finish(s.code, s.details);
-        throw s;
-      },
+    return loggedUnary(
+      new CallLog(opts.log, route.service, route.method, 'unary', call),
+      route.handle,
+      request,
     );
   };
   installUnaryPath(server, new Set(routes.keys()), MAX_RECEIVE_BYTES, runUnary);
