@@ -182,22 +182,24 @@ export async function imageBench(o: ImageBenchOptions): Promise<Row[]> {
     const budRatios: number[] = [];
     let failed = '';
     let budFailed = '';
+    // `opm image build` of the catalog, pushed to `tag` on `base`.
+    const buildArgs = (tag: string, base: string): string[] => [
+      opm,
+      '--use-http',
+      'image',
+      'build',
+      catalog,
+      '-t',
+      tag,
+      '--push',
+      '--base-image',
+      base,
+    ];
     for (let i = 0; i < runs; i++) {
       // A repository of its own per run: every layer is really uploaded.
       const a = await timed(
         process.execPath,
-        [
-          opm,
-          '--use-http',
-          'image',
-          'build',
-          catalog,
-          '-t',
-          `${fx.plain.host}/bench/c${i}:v1`,
-          '--push',
-          '--base-image',
-          baseRef,
-        ],
+        buildArgs(`${fx.plain.host}/bench/c${i}:v1`, baseRef),
         env(`ours-${i}`),
       );
       if (bEnv !== undefined) {
@@ -226,18 +228,7 @@ export async function imageBench(o: ImageBenchOptions): Promise<Row[]> {
     }
     // A rebuild of the same catalog to the same tag, through the counting proxy.
     const tag = `${fx.proxy.host}/bench/rebuild:v1`;
-    const args = [
-      opm,
-      '--use-http',
-      'image',
-      'build',
-      catalog,
-      '-t',
-      tag,
-      '--push',
-      '--base-image',
-      `${fx.proxy.host}/base/opm:v1`,
-    ];
+    const args = buildArgs(tag, `${fx.proxy.host}/base/opm:v1`);
     const first = await timed(process.execPath, args, env('rebuild-1'));
     fx.proxy.reset();
     const second = await timed(process.execPath, args, env('rebuild-2'));
