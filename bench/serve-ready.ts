@@ -26,7 +26,7 @@ import {
   type ServerKind,
 } from '../test/serve/harness.js';
 import { referenceBinary } from './reference.js';
-import { median } from './stats.js';
+import { median, pairedRatios } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = projectRoot();
@@ -164,14 +164,11 @@ console.log(
   `${'figure'.padEnd(38)} ${'reference'.padStart(10)} ${'opm-ts'.padStart(10)}  ratio (median of pairs) [range]`,
 );
 const results = rows.map((r) => {
-  const ratios = r.ours.map((o, k) => o / (r.reference[k] ?? NaN));
   const out = {
     figure: r.label,
     reference: median(r.reference, NaN),
     ours: median(r.ours, NaN),
-    ratio: median(ratios, NaN),
-    min: Math.min(...ratios),
-    max: Math.max(...ratios),
+    ...pairedRatios(r.ours, r.reference, NaN),
   };
   console.log(
     `${r.label.padEnd(38)} ${String(Math.round(out.reference)).padStart(10)} ${String(Math.round(out.ours)).padStart(10)}  ${out.ratio.toFixed(2).padStart(5)} [${out.min.toFixed(2)}-${out.max.toFixed(2)}]`,

@@ -45,7 +45,7 @@ import {
 } from '../test/serve/harness.js';
 import { generateCatalog } from './generate-catalog.js';
 import { referenceBinary } from './reference.js';
-import { median } from './stats.js';
+import { median, pairedRatios } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = projectRoot();
@@ -301,14 +301,7 @@ for (const { label, dir } of catalogs) {
     };
     if (!withOurs) return row;
     const ours = runs.map((r) => r.ours?.[m.key] ?? NaN);
-    const ratios = ours.map((o, k) => o / (refs[k] ?? NaN));
-    return {
-      ...row,
-      ours: median(ours, NaN),
-      ratio: median(ratios, NaN),
-      min: Math.min(...ratios),
-      max: Math.max(...ratios),
-    };
+    return { ...row, ours: median(ours, NaN), ...pairedRatios(ours, refs, NaN) };
   });
   results.push({ catalog: label, pairs: RUNS, loadBefore, loadAfter, rows });
   console.log(

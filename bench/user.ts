@@ -28,7 +28,7 @@ import {
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateShape, type Shape } from './generate-shapes.js';
-import { median } from './stats.js';
+import { median, pairedRatios } from './stats.js';
 
 const GNU_TIME = '/usr/bin/time';
 /** Bumped when the generator's output changes, so that catalogs made before are made again. */
@@ -151,7 +151,10 @@ export function runProcess(
 
 /** A cell from pairs of samples (opm-ts, reference). */
 export function cellOf(pairs: readonly [Sample, Sample][]): Cell {
-  const ratios = pairs.map(([o, r]) => o.ms / r.ms);
+  const paired = pairedRatios(
+    pairs.map(([o]) => o.ms),
+    pairs.map(([, r]) => r.ms),
+  );
   const mbs = (xs: (number | undefined)[]): number | undefined => {
     const ok = xs.filter((x): x is number => x !== undefined);
     return ok.length === 0 ? undefined : median(ok);
@@ -159,9 +162,9 @@ export function cellOf(pairs: readonly [Sample, Sample][]): Cell {
   const cpus = pairs.flatMap(([o, r]) => (o.cpuMs !== undefined && r.cpuMs ? [o.cpuMs / r.cpuMs] : []));
   const bad = pairs.find(([o, r]) => o.code !== 0 || r.code !== 0);
   return {
-    median: median(ratios),
-    min: Math.min(...ratios),
-    max: Math.max(...ratios),
+    median: paired.ratio,
+    min: paired.min,
+    max: paired.max,
     pairs: pairs.length,
     cpu: cpus.length === 0 ? undefined : median(cpus),
     bestOf: Math.min(...pairs.map(([o]) => o.ms)) / Math.min(...pairs.map(([, r]) => r.ms)),
