@@ -125,11 +125,14 @@ export function requestTimeout(headers: IncomingHttpHeaders): number | undefined
   return ms >= LEAN_TIMEOUT_MS ? ms : NaN;
 }
 
-/** Whether `headers` ask for a call this path takes (the method is checked by the caller). */
-export function plainRequest(headers: IncomingHttpHeaders): boolean {
+/**
+ * Whether `headers`, whose timeout is `timeout` (requestTimeout), ask for a call this path takes
+ * (the method is checked by the caller).
+ */
+export function plainRequest(headers: IncomingHttpHeaders, timeout: number | undefined): boolean {
   const type = headers['content-type'];
   if (typeof type !== 'string' || !type.startsWith('application/grpc')) return false;
-  if (Number.isNaN(requestTimeout(headers))) return false;
+  if (Number.isNaN(timeout)) return false;
   const encoding = headers['grpc-encoding'];
   return encoding === undefined || encoding === 'identity';
 }
@@ -248,10 +251,14 @@ function callInfo(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, deadl
 
 const ignore = (): void => undefined;
 
-/** Serve one plain unary call on `stream` (`path` is a method `run` knows). */
+/**
+ * Serve one plain unary call on `stream` (`path` is a method `run` knows; `timeout`, in
+ * milliseconds, the request's, as requestTimeout reads it).
+ */
 export function serveUnary(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
+  timeout: number | undefined,
   path: string,
   maxReceive: number,
   run: UnaryRun,
@@ -264,7 +271,6 @@ export function serveUnary(
   };
   // As grpc-js: the deadline counts from the call's start, and its timer ends the call with
   // DEADLINE_EXCEEDED unless an answer or a status went first (sendStatus checks).
-  const timeout = requestTimeout(headers);
   const deadline = timeout === undefined ? Infinity : Date.now() + timeout;
   const timer =
     timeout === undefined
@@ -349,14 +355,15 @@ export function installUnaryPath(
   if (typeof original !== 'function' || typeof opened !== 'function') return false;
   owner._streamHandler = function (this: unknown, extra, stream, headers): void {
     const path = headers[':path'];
-    if (typeof path !== 'string' || !paths.has(path) || !plainRequest(headers)) {
+    const timeout = requestTimeout(headers);
+    if (typeof path !== 'string' || !paths.has(path) || !plainRequest(headers, timeout)) {
       original.call(this, extra, stream, headers);
       return;
     }
     // As grpc-js does for every stream: errors end in 'close'; the idle timer counts the stream.
     stream.once('error', ignore);
     opened.call(this, stream);
-    serveUnary(stream, headers, path, maxReceive, run);
+    serveUnary(stream, headers, timeout, path, maxReceive, run);
   };
   return true;
 }
