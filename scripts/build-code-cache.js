@@ -14,6 +14,7 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
   compileCli,
+  compileRenderBundle,
   runtimeStamp,
   shippedCacheFile,
   shippedStampFile,
@@ -106,9 +107,20 @@ const runs =
           ];
 
 try {
-  const { cli, script } = compileCli(bundleFile);
-  for (const argv of runs) await cli.runCli(argv, argv[0] === 'serve' ? serveIO() : io());
-  writeAtomically(shippedCacheFile(bundleFile, which), script.createCachedData());
+  if (path.basename(bundleFile) === 'opm-render-bundle.cjs') {
+    // The render of bundle directories alone (src/cli/render-bundle-fast.ts): what it compiles when
+    // it renders a bundle directory to JSON and to YAML, and no more.
+    const { exports, script } = compileRenderBundle(bundleFile);
+    for (const format of ['json', 'yaml']) {
+      if (exports.renderBundleDirsFast(['render', bundle, '-o', format], root) === undefined)
+        throw new Error(`${bundleFile}: declined to render ${bundle} as ${format}`);
+    }
+    writeAtomically(shippedCacheFile(bundleFile, which), script.createCachedData());
+  } else {
+    const { cli, script } = compileCli(bundleFile);
+    for (const argv of runs) await cli.runCli(argv, argv[0] === 'serve' ? serveIO() : io());
+    writeAtomically(shippedCacheFile(bundleFile, which), script.createCachedData());
+  }
   writeAtomically(shippedStampFile(bundleFile, which), Buffer.from(`${runtimeStamp()}\n`));
 } finally {
   rmSync(home, { recursive: true, force: true });

@@ -68,12 +68,15 @@ const leftOut = {
 
 const { CLI_WRAPPER_HEAD, CLI_WRAPPER_TAIL } = await import('../dist/cli/launch.js');
 
-/** Bundle the command line into `outfile`, written as the function the launcher compiles. */
-async function bundleCli(outfile, plugins) {
+/**
+ * Bundle the command line (or another entry under dist/cli/) into `outfile`, written as the function
+ * the launcher compiles.
+ */
+async function bundleCli(outfile, plugins, entry = 'main.js') {
   for (const f of ['cache', 'plain.cache', 'generate.cache', 'serve.cache'].flatMap((c) => [c, `${c}.stamp`]))
     rmSync(`${outfile}.${f}`, { force: true });
   await build({
-    entryPoints: [path.join(root, 'dist', 'cli', 'main.js')],
+    entryPoints: [path.join(root, 'dist', 'cli', entry)],
     outfile,
     bundle: true,
     format: 'cjs',
@@ -111,6 +114,10 @@ await bundleCli(outfile, []);
 // process loads one of the two bundles and never both, so every module is there once. Half the
 // text to read and a smaller code cache to take: `render <bundle dir>` and `--help` start faster.
 await bundleCli(path.join(root, 'dist', 'opm-short.cjs'), [leftOut]);
+// The plain render of bundle directories alone (src/cli/render-bundle-fast.ts), without commander or
+// any command: dist/opm-render-bundle.cjs, which the launcher tries first for `render <bundle dir>...
+// [-o json|yaml]` and which declines to the short bundle on anything but a clean render.
+await bundleCli(path.join(root, 'dist', 'opm-render-bundle.cjs'), [], 'render-bundle-fast.js');
 
 // The launcher alone, as CommonJS: bin/opm.js requires it without starting the ES module loader.
 await build({
@@ -162,6 +169,7 @@ for (const [which, flags, bundle] of [
   ['plain', [], 'opm.cjs'],
   ['plain', [], 'opm-short.cjs'],
   ['generate', [], 'opm-short.cjs'],
+  ['plain', [], 'opm-render-bundle.cjs'],
   ['serve', flagList(serveLine), 'opm.cjs'],
   ['flags', flagList(flagsLine), 'opm.cjs'],
 ]) {

@@ -105,7 +105,8 @@ export function parseBundleDir(dir: string, opts: ParseOptions = {}): Promise<Re
   }
 }
 
-function parseBundleDirSync(dir: string, opts: ParseOptions): RegistryBundle {
+/** parseBundleDir, synchronously: the bundle, or the error thrown (the signal is checked between files). */
+export function parseBundleDirSync(dir: string, opts: ParseOptions = {}): RegistryBundle {
   const warn = opts.onWarning ?? (() => undefined);
   const { objects, csv } = readManifests(dir, warn, opts.signal);
   const meta = readMetadata(dir, warn, opts.signal);

@@ -20,10 +20,15 @@ import { defaultCacheDir } from '../util/cache-dir.js';
 import { BROKEN_PIPE_STATUS } from './exit-code.js';
 import { STDOUT_PATH, writeWholeSync } from './write-fd.js';
 import { ownPackageFrom, versionLine } from './version-line.js';
+import { plainBundleRender } from './render-bundle-args.js';
 import type * as CliMain from './main.js';
+import type * as RenderBundleFast from './render-bundle-fast.js';
 
 /** What dist/opm.cjs exports: the entry points of src/cli/main.ts. */
 export type CliModule = typeof CliMain;
+
+/** What dist/opm-render-bundle.cjs exports: src/cli/render-bundle-fast.ts. */
+export type RenderBundleModule = typeof RenderBundleFast;
 
 export interface CompiledCli {
   cli: CliModule;
@@ -72,8 +77,24 @@ function isCliModule(u: unknown): u is CliModule {
 export const CLI_WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) {';
 export const CLI_WRAPPER_TAIL = '\n})';
 
-/** Compile and run the bundle's module body (with `cachedData` when given) and return its exports. */
-export function compileCli(file: string, cachedData?: Buffer): CompiledCli {
+/** A bundle compiled and run: its exports, checked by `is`. */
+export interface Compiled<T> {
+  exports: T;
+  script: vm.Script;
+  /** True when `cachedData` was given and V8 accepted it. */
+  cacheAccepted: boolean;
+}
+
+/**
+ * Compile and run a bundle's module body (with `cachedData` when given) and return its exports,
+ * which `is` checks (`what` names them in the error).
+ */
+export function compileBundle<T>(
+  file: string,
+  cachedData: Buffer | undefined,
+  is: (u: unknown) => u is T,
+  what: string,
+): Compiled<T> {
   // The build leaves the bundle ASCII only (scripts/bundle.js), so Latin-1 decodes it exactly.
   const source = readFileSync(file, 'latin1');
   if (!source.startsWith(CLI_WRAPPER_HEAD) || !source.endsWith(CLI_WRAPPER_TAIL))
@@ -84,8 +105,28 @@ export function compileCli(file: string, cachedData?: Buffer): CompiledCli {
   const body: unknown = script.runInThisContext();
   if (typeof body !== 'function') throw new Error(`${file}: not a module body`);
   body.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
-  if (!isCliModule(module.exports)) throw new Error(`${file}: does not export main`);
-  return { cli: module.exports, script, cacheAccepted };
+  if (!is(module.exports)) throw new Error(`${file}: does not export ${what}`);
+  return { exports: module.exports, script, cacheAccepted };
+}
+
+/** Compile and run the bundle's module body (with `cachedData` when given) and return its exports. */
+export function compileCli(file: string, cachedData?: Buffer): CompiledCli {
+  const { exports, script, cacheAccepted } = compileBundle(file, cachedData, isCliModule, 'main');
+  return { cli: exports, script, cacheAccepted };
+}
+
+function isRenderBundleModule(u: unknown): u is RenderBundleModule {
+  return (
+    typeof u === 'object' &&
+    u !== null &&
+    'renderBundleDirsFast' in u &&
+    typeof u.renderBundleDirsFast === 'function'
+  );
+}
+
+/** Compile and run dist/opm-render-bundle.cjs (with `cachedData` when given). */
+export function compileRenderBundle(file: string, cachedData?: Buffer): Compiled<RenderBundleModule> {
+  return compileBundle(file, cachedData, isRenderBundleModule, 'renderBundleDirsFast');
 }
 
 function readOptional(file: string): Buffer | undefined {
@@ -176,6 +217,45 @@ export function shortBundleFile(bundle: string): string {
   return path.join(path.dirname(bundle), 'opm-short.cjs');
 }
 
+/** The bundle of the render of bundle directories alone, beside the whole one. */
+export function renderBundleFile(bundle: string): string {
+  return path.join(path.dirname(bundle), 'opm-render-bundle.cjs');
+}
+
+/**
+ * `opm render <bundle dir>... [-o json|yaml]` from dist/opm-render-bundle.cjs, without the command
+ * line (render-bundle-fast.ts): true when it rendered and wrote the output, or failed writing it
+ * after a part was written (then reported as the command line reports it). False when it declined,
+ * or could not write a byte: nothing was written, and the ordinary command line runs from scratch
+ * and says whatever there is to say. Only under the stamp its code cache was made with (a start
+ * without V8 flags, as bin/opm.js starts such a render), and never with --debug.
+ */
+function renderBundleDirs(args: readonly string[], whole: string, stamp: string): boolean {
+  const file = renderBundleFile(whole);
+  if (readText(shippedStampFile(file, 'plain')) !== stamp) return false;
+  let out: Uint8Array | undefined;
+  try {
+    const { exports } = compileRenderBundle(file, readOptional(shippedCacheFile(file, 'plain')));
+    out = exports.renderBundleDirsFast(args, process.cwd());
+  } catch {
+    // A bundle of another build: the command line does the render.
+    return false;
+  }
+  if (out === undefined) return false;
+  const progress = { written: 0 };
+  const failed = writeWholeSync(1, out, STDOUT_PATH, progress);
+  if (failed === undefined) return true;
+  if (errnoCode(failed) === 'EPIPE') {
+    process.exitCode = BROKEN_PIPE_STATUS;
+    return true;
+  }
+  if (progress.written === 0) return false;
+  // Part of the output is out: the command line reports the failure as it would its own.
+  const { cli } = compileCli(shortBundleFile(whole));
+  void cli.reportOutputFailure(failed).then((code) => (process.exitCode = code));
+  return true;
+}
+
 /**
  * Load the bundled command line and run it: dist/opm-short.cjs for the command lines that need
  * no more (runsShort) when the build wrote it, dist/opm.cjs (`whole`) otherwise.
@@ -193,8 +273,15 @@ export async function launch(whole: string): Promise<void> {
     return;
   }
   const stamp = runtimeStamp();
+  const args = process.argv.slice(2);
   const short = shortBundleFile(whole);
-  const bundle = runsShort(process.argv.slice(2), stamp) && existsSync(short) ? short : whole;
+  const isShort = runsShort(args, stamp);
+  // A code cache keeps the file name the bundle had when the cache was made (the build folder), and
+  // stack traces would show it: --debug compiles afresh, so its traces name the installed files.
+  const debug = args.includes('--debug') || process.env.OPM_DEBUG === '1';
+  if (isShort && !debug && plainBundleRender(args) !== undefined && renderBundleDirs(args, whole, stamp))
+    return;
+  const bundle = isShort && existsSync(short) ? short : whole;
   if (bundle === whole && !existsSync(bundle))
     throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);
   // The short bundle has caches without flags only (it runs only without them).
@@ -205,9 +292,6 @@ export async function launch(whole: string): Promise<void> {
     (which) => readText(shippedStampFile(bundle, which)) === stamp,
   );
   let cacheFile: string | undefined;
-  // A code cache keeps the file name the bundle had when the cache was made (the build folder), and
-  // stack traces would show it: --debug compiles afresh, so its traces name the installed files.
-  const debug = process.argv.includes('--debug') || process.env.OPM_DEBUG === '1';
   try {
     if (!debug)
       cacheFile = shipped !== undefined ? shippedCacheFile(bundle, shipped) : userCacheFile(bundle, stamp);

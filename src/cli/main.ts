@@ -106,6 +106,14 @@ function reportStdoutFailure(err: unknown): number {
   return 1;
 }
 
+/**
+ * A failed write to standard output after part of the output was written by the launcher's render
+ * of bundle directories (launch.ts), reported as a command's own failed write is: the exit code.
+ */
+export function reportOutputFailure(err: unknown): Promise<number> {
+  return reportError(err, processIO(), false);
+}
+
 /** The process entry (bin/opm.js). Sets the exit code and lets pending output drain. */
 export async function main(): Promise<void> {
   // Stopped by a signal: the running command is aborted (it stops at its next check, terminates its

@@ -19,9 +19,15 @@ function namedWriteError(err: unknown, name: string): Error {
  * Write all of `data` to `fd` at once: write(2) may take only part of it (a disk filling up takes
  * what fits and refuses the rest only on the next call), so it is called again for what is left
  * until everything is written or the system refuses with an error. EAGAIN (a descriptor a parent
- * made non-blocking) is tried again. Returns the error, named after `name`, or undefined.
+ * made non-blocking) is tried again. Returns the error, named after `name`, or undefined;
+ * `progress.written` counts the bytes written so far.
  */
-export function writeWholeSync(fd: number, data: Uint8Array, name: string): Error | undefined {
+export function writeWholeSync(
+  fd: number,
+  data: Uint8Array,
+  name: string,
+  progress?: { written: number },
+): Error | undefined {
   for (let done = 0; done < data.length;) {
     let n: number;
     try {
@@ -33,6 +39,7 @@ export function writeWholeSync(fd: number, data: Uint8Array, name: string): Erro
     // No byte taken and no error: nothing says a further call would do better.
     if (n === 0) return Object.assign(new Error('short write'), { syscall: 'write', path: name });
     done += n;
+    if (progress !== undefined) progress.written = done;
   }
   return undefined;
 }
