@@ -20,12 +20,17 @@ import {
   CLI_WRAPPER_HEAD,
   CLI_WRAPPER_TAIL,
   compileCli,
+  compileRenderBundle,
+  renderBundleFile,
   runsShort,
   shippedStampFile,
   shortBundleFile,
   type CliModule,
 } from '../../src/cli/launch.js';
+import { plainBundleRender } from '../../src/cli/render-bundle-args.js';
 import { runOpm, type CliResult } from '../run-cli.js';
+import { haveCorpus } from '../corpus.js';
+import { communityBundleDirs } from '../render/corpus-helpers.js';
 
 const bin = path.resolve('bin/opm.js');
 const catalog = path.resolve('testdata/examples/catalog');
@@ -155,10 +160,14 @@ describe('the launcher', () => {
       cpSync(path.resolve(d), path.join(installed, d), { recursive: true });
     cpSync(path.resolve('package.json'), path.join(installed, 'package.json'));
     symlinkSync(path.resolve('node_modules'), path.join(installed, 'node_modules'));
-    for (const f of ['opm.cjs.plain', 'opm-short.cjs.plain', 'opm-short.cjs.generate'].flatMap((b) => [
-      `${b}.cache`,
-      `${b}.cache.stamp`,
-    ]))
+    // (The render of bundle directories alone has no cache of its own either: it runs only with its
+    // shipped one, so here the command line renders them.)
+    for (const f of [
+      'opm.cjs.plain',
+      'opm-short.cjs.plain',
+      'opm-short.cjs.generate',
+      'opm-render-bundle.cjs.plain',
+    ].flatMap((b) => [`${b}.cache`, `${b}.cache.stamp`]))
       rmSync(path.join(installed, 'dist', f));
     const opm = path.join(installed, 'bin', 'opm.js');
     const bundleDir = path.resolve('testdata/render/good/properties-and-dependencies');
@@ -404,5 +413,157 @@ describe('the short bundle', () => {
     });
     expect(plain.stderr).toBe('');
     expect(plain.status).toBe(0);
+  });
+});
+
+describe('the render of bundle directories alone', () => {
+  const whole = path.resolve('dist/opm.cjs');
+  const fast = renderBundleFile(whole);
+  const good = path.resolve('testdata/render/good/properties-and-dependencies');
+  const bad = (name: string): string => path.resolve('testdata/render/bad', name);
+
+  it('takes only `render <dir>... [-o|--output json|yaml]`', () => {
+    expect(plainBundleRender(['render', 'a'])).toEqual({ refs: ['a'], format: 'json' });
+    expect(plainBundleRender(['render', '-o', 'yaml', 'a', 'b'])).toEqual({
+      refs: ['a', 'b'],
+      format: 'yaml',
+    });
+    expect(plainBundleRender(['render', 'a', '--output', 'json'])).toEqual({ refs: ['a'], format: 'json' });
+    expect(plainBundleRender(['render', 'a', '--output=yaml'])).toEqual({ refs: ['a'], format: 'yaml' });
+    for (const args of [
+      ['render'],
+      ['render', '-o', 'json'],
+      ['render', 'a', '-o'],
+      ['render', 'a', '-o', 'xml'],
+      ['render', 'a', '-o', 'JSON'],
+      ['render', 'a', '-o', 'json', '-o', 'json'],
+      ['render', 'a', '-ojson'],
+      ['render', 'a', '-o=json'],
+      ['render', 'a', '--migrate'],
+      ['render', 'a', '--migrate-level', 'all'],
+      ['render', 'a', '--alpha-image-ref-template', 'x'],
+      ['render', 'a', '--debug'],
+      ['render', 'a', '--help'],
+      ['render', '--', 'a'],
+      ['render', ''],
+      ['--quiet', 'render', 'a'],
+      ['validate', 'a'],
+    ])
+      expect(plainBundleRender(args), args.join(' ')).toBeUndefined();
+  });
+
+  it('has a code cache without V8 flags, and is small', () => {
+    expect(readFileSync(shippedStampFile(fast, 'plain'), 'utf8').trim()).toBe(
+      `${process.version} ${process.arch}`,
+    );
+    expect(statSync(fast).size).toBeLessThan(statSync(shortBundleFile(whole)).size / 4);
+  });
+
+  // Each corpus bundle directory rendered by the fast path in this process and by the whole bundle's
+  // command line: the same bytes, and the fast path declines exactly where the command line says
+  // something on stderr or fails.
+  it.skipIf(!haveCorpus())(
+    'renders every corpus bundle directory, JSON and YAML, as the whole bundle does',
+    async () => {
+      const render = compileRenderBundle(fast).exports.renderBundleDirsFast;
+      const cli = compileCli(whole).cli;
+      const dirs = communityBundleDirs();
+      expect(dirs.length).toBeGreaterThan(100);
+      let rendered = 0;
+      const check = async (args: string[]): Promise<void> => {
+        const mine = render(args, cacheDir);
+        const theirs = await runOpm(args, {
+          cli,
+          cwd: cacheDir,
+          env: { HOME: cacheDir, OLM_CACHE_DIR: cacheDir },
+        });
+        if (mine === undefined) {
+          expect(theirs.code !== 0 || theirs.stderr !== '', args.join(' ')).toBe(true);
+        } else {
+          rendered++;
+          expect(theirs.stderr, args.join(' ')).toBe('');
+          expect(theirs.code, args.join(' ')).toBe(0);
+          expect(Buffer.from(mine).toString('utf8'), args.join(' ')).toBe(theirs.stdout);
+        }
+      };
+      for (const { dir } of dirs) {
+        await check(['render', dir]);
+        await check(['render', '-o', 'yaml', dir]);
+      }
+      // Several directories at once, in argument order, with the forms of the output flag.
+      const some = dirs.filter((_, i) => i % 40 === 0).map((d) => d.dir);
+      await check(['render', ...some, '--output=yaml']);
+      await check(['render', ...some.reverse(), '--output', 'json']);
+      await check(['render', some[0] ?? '', some[0] ?? '']);
+      expect(rendered).toBeGreaterThan(dirs.length);
+    },
+    120_000,
+  );
+
+  // As a program: the launcher tries the fast path for these command lines, and every other way out
+  // (a missing directory, an error, a warning, a bad flag value) is the whole bundle's, byte for byte.
+  it('answers as the whole bundle does, run as a program, failures and warnings included', () => {
+    const program = (nodeFlags: string[], args: string[]): ReturnType<typeof spawnSync> =>
+      spawnSync(process.execPath, [...nodeFlags, bin, ...args], {
+        encoding: 'utf8',
+        cwd: path.resolve('testdata/render'),
+        env: { PATH: process.env.PATH, HOME: cacheDir, OLM_CACHE_DIR: cacheDir },
+      });
+    const lines = [
+      ['render', good],
+      ['render', good, '-o', 'yaml'],
+      ['render', 'good/properties-and-dependencies', 'good/duplicate-keys', '--output', 'json'],
+      ['render', 'good/duplicate-keys'],
+      ['render', 'missing-dir'],
+      ['render', './missing-dir', '-o', 'yaml'],
+      ['render', good, bad('csv-not-yaml')],
+      ['render', bad('no-csv')],
+      ['render', bad('two-csvs'), '-o', 'yaml'],
+      ['render', bad('several-documents')],
+      ['render', bad('no-annotations')],
+      ['render', bad('owned-crd-missing')],
+      ['render', good, '-o', 'xml'],
+      ['render', good, '-o', 'json', '-o', 'yaml'],
+    ];
+    for (const args of lines) {
+      // With a V8 flag the launcher loads the whole bundle and never the fast path.
+      const a = program([], args);
+      const b = program(OTHER_FLAGS, args);
+      const what = args.join(' ');
+      expect({ status: a.status, stdout: a.stdout, stderr: a.stderr }, what).toEqual({
+        status: b.status,
+        stdout: b.stdout,
+        stderr: b.stderr,
+      });
+    }
+  });
+
+  it('is what renders a clean bundle directory, and leaves everything else to the command line', () => {
+    // An installed copy without either command line bundle: only the fast path can render.
+    const installed = path.join(cacheDir, 'lib', 'opm-ts');
+    for (const d of ['bin', 'dist', 'schemas'])
+      cpSync(path.resolve(d), path.join(installed, d), { recursive: true });
+    cpSync(path.resolve('package.json'), path.join(installed, 'package.json'));
+    symlinkSync(path.resolve('node_modules'), path.join(installed, 'node_modules'));
+    for (const f of ['opm.cjs', 'opm-short.cjs']) rmSync(path.join(installed, 'dist', f));
+    const opm = path.join(installed, 'bin', 'opm.js');
+    const run = (args: string[]): ReturnType<typeof spawnSync> =>
+      spawnSync(opm, args, { encoding: 'utf8', env: asProgram() });
+    const clean = run(['render', good, '-o', 'yaml']);
+    expect(clean.stderr).toBe('');
+    expect(clean.status).toBe(0);
+    expect(clean.stdout).toContain('schema: olm.bundle');
+    // A warning, an error, another flag: the fast path declines, and the missing command line says so.
+    for (const args of [
+      ['render', path.resolve('testdata/render/good/duplicate-keys')],
+      ['render', bad('no-csv')],
+      ['render', good, '--migrate'],
+    ]) {
+      const r = run(args);
+      expect(r.stdout, args.join(' ')).toBe('');
+      expect(r.stderr, args.join(' ')).toContain('is missing: build opm-ts');
+    }
+    // --debug compiles the command line afresh for its stack traces: never the fast path.
+    expect(run(['render', good, '--debug']).stderr).toContain('is missing: build opm-ts');
   });
 });
