@@ -55,6 +55,20 @@ describe('block reader: values as js-yaml reads them', () => {
     ['escapes', 'a: "\\t\\n\\x41\\U0001F600\\N\\_\\/"\n'],
     ['keys with colons and quotes', "a:b: 1\nit's: 2\nurl: http://x:80/y\n"],
     ['trailing spaces', 'a: x   \nb:   \n  c: 1\n'],
+    ['comment lines', '# head\na: 1\n# c\n  # deeper\nb:\n  # inside\n  c: 2\n#\n# tail\n'],
+    ['comment lines in sequences', 'a:\n# c\n- x\n    # c\n- p: 1\n  # c\n  q: 2\n# c\nb: 1\n'],
+    ['a comment line ending a plain scalar', 'a: one\n  two\n  # c\nb: x\n'],
+    ['a comment line after a blank line', 'a: one\n\n  # c\n\nb: x\n'],
+    ['a comment line before a nested value', 'a:\n    # c\n  b: 1\nc:\n# c\n'],
+    [
+      'comment lines in and after literal blocks',
+      'a: |\n  # text\n  x\n # c\nb: |+\n  y\n\n# c\n\nc: |-\n    z\n  # c\n',
+    ],
+    ['comment lines in quoted scalars', 'a: "x\n  # text\n  y"\nb: \'p\n  # q\'\n# c\n'],
+    [
+      'an annotations file',
+      'annotations:\n  # Core bundle annotations.\n  a.b/c: registry+v1\n\n  # More.\n  d: 4.14-4.17\n    # Indented.\n  e: tests/\n',
+    ],
   ])('%s', (label, text) => {
     expect(agrees(text, label)).toBe(true);
   });
@@ -74,7 +88,10 @@ describe('block reader: values as js-yaml reads them', () => {
 
   it.each([
     ['a comment', 'a: 1 # c\n'],
-    ['a comment line', 'a: 1\n# c\nb: 2\n'],
+    ['a comment after a key', 'a: # c\n  b: 1\n'],
+    ['a comment line inside a plain scalar', 'a: one\n  # c\n  two\n'],
+    ['a comment line first in a literal block, too shallow', 'a:\n  b: |\n  # c\n    x\n'],
+    ['a comment line indented by a tab', 'a: 1\n\t# c\nb: 2\n'],
     ['an anchor and an alias', 'a: &x 1\nb: *x\n'],
     ['a tag', 'a: !!binary aGVsbG8=\n'],
     ['a local tag', 'a: !foo x\n'],
@@ -221,6 +238,24 @@ describe('block reader on generated documents', () => {
       if (agrees(text, `mutation ${i}`)) readMutated++;
     }
     expect(readMutated).toBeGreaterThan(500);
+  });
+
+  it('reads documents with comment lines anywhere, at any indentation, as js-yaml does', () => {
+    const r = seededRandom(3131);
+    let readCommented = 0;
+    for (let i = 0; i < 6000; i++) {
+      const lines = emitYaml({ k: randomValue(r, 0), l: randomValue(r, 1) }).split('\n');
+      for (let m = 1 + Math.floor(r() * 3); m > 0; m--) {
+        const text = randomString(r).replaceAll('\n', ' ');
+        const at = Math.floor(r() * lines.length);
+        lines.splice(at, 0, `${' '.repeat(Math.floor(r() * 7))}#${r() < 0.5 ? ' ' : ''}${text}`);
+      }
+      let text = lines.join('\n');
+      if (!text.endsWith('\n')) text += '\n';
+      if (r() < 0.3) text = mutate(text, r);
+      if (agrees(text, `commented ${i}`)) readCommented++;
+    }
+    expect(readCommented).toBeGreaterThan(1500);
   });
 });
 

@@ -4,8 +4,9 @@
  * `|+`), and the empty collections `[]` and `{}`. It reads such a document several times faster than
  * js-yaml (docs/performance.md), whose reading is most of the time of loading a YAML catalog.
  *
+ * Comment lines (`#` after nothing but spaces) between entries are skipped, as js-yaml skips them.
  * It never decides anything js-yaml could decide differently: at the first thing outside that subset
- * (comments, anchors, aliases, tags, flow collections, folded or multi-line scalars, duplicate or
+ * (comments after a value or key on its line, anchors, aliases, tags, flow collections, folded or multi-line scalars, duplicate or
  * non-string keys, tabs, carriage returns, non-printable characters, deep nesting, and every
  * error) it gives up and returns undefined, and the caller reads the document with js-yaml, which
  * then gives the value, the warning or the error with its position. Plain scalars are resolved by
@@ -195,7 +196,11 @@ class BlockReader {
     return nl;
   }
 
-  /** Move `pos` past lines that hold only spaces, and set `indent` to the next line's spaces. */
+  /**
+   * Move `pos` past lines that hold only spaces and comment lines (spaces, then `#`), and set
+   * `indent` to the next line's spaces. Called only where a node has ended: scalars read their own
+   * lines (a comment line inside a quoted or block scalar is its text).
+   */
   private skipBlankLines(): void {
     const t = this.text;
     for (;;) {
@@ -210,8 +215,13 @@ class BlockReader {
       // The text ends with a line break, so the spaces end before it does.
       while (t.charCodeAt(i) === SPACE) i++;
       const c = t.charCodeAt(i);
-      // Comments and tabs (in indentation too) are js-yaml's business.
-      if (c === HASH || c === TAB) throw GIVE_UP;
+      // A comment line, at any indentation, is nothing between entries, as js-yaml reads it
+      // (annotations files have them). Tabs, in indentation too, are js-yaml's business.
+      if (c === HASH) {
+        this.pos = this.lineEnd(i) + 1;
+        continue;
+      }
+      if (c === TAB) throw GIVE_UP;
       if (c !== NL) {
         this.indent = i - this.pos;
         return;
@@ -403,8 +413,10 @@ class BlockReader {
     while (this.pos < t.length) {
       let i = this.pos;
       while (t.charCodeAt(i) === SPACE) i++;
-      // A blank line ends the scalar here; if a deeper line follows, the caller gives up.
-      if (i - this.pos <= indent || t.charCodeAt(i) === NL) break;
+      // A blank line ends the scalar here, and so does a comment line (js-yaml stops at a `#` after
+      // a space or a line break); if a deeper line follows, the caller gives up.
+      const c = t.charCodeAt(i);
+      if (i - this.pos <= indent || c === NL || c === HASH) break;
       // Indicators are plain text here, past the first character; plainLine gives up on comments.
       (lines ??= [s]).push(this.plainLine(i));
     }
