@@ -224,36 +224,42 @@ export function renderBundleFile(bundle: string): string {
 
 /**
  * `opm render <bundle dir>... [-o json|yaml]` from dist/opm-render-bundle.cjs, without the command
- * line (render-bundle-fast.ts): true when it rendered and wrote the output, or failed writing it
- * after a part was written (then reported as the command line reports it). False when it declined,
- * or could not write a byte: nothing was written, and the ordinary command line runs from scratch
- * and says whatever there is to say. Only under the stamp its code cache was made with (a start
- * without V8 flags, as bin/opm.js starts such a render), and never with --debug.
+ * line (render-bundle-fast.ts): 'written' when it rendered and wrote the whole output; 'declined'
+ * when it declined, or could not write a byte: nothing was written, and the ordinary command line
+ * runs from scratch and says whatever there is to say; otherwise the write failed after a part of
+ * the output was out (or the reader went away), and the promise settles once that is reported as
+ * the command line reports it, with its exit code. Only under the stamp its code cache was made with
+ * (a start without V8 flags, as bin/opm.js starts such a render).
  */
-function renderBundleDirs(args: readonly string[], whole: string, stamp: string): boolean {
+function renderBundleDirs(
+  args: readonly string[],
+  whole: string,
+  stamp: string,
+): 'written' | 'declined' | Promise<void> {
   const file = renderBundleFile(whole);
-  if (readText(shippedStampFile(file, 'plain')) !== stamp) return false;
+  if (readText(shippedStampFile(file, 'plain')) !== stamp) return 'declined';
   let out: Uint8Array | undefined;
   try {
     const { exports } = compileRenderBundle(file, readOptional(shippedCacheFile(file, 'plain')));
     out = exports.renderBundleDirsFast(args, process.cwd());
   } catch {
     // A bundle of another build: the command line does the render.
-    return false;
+    return 'declined';
   }
-  if (out === undefined) return false;
+  if (out === undefined) return 'declined';
   const progress = { written: 0 };
   const failed = writeWholeSync(1, out, STDOUT_PATH, progress);
-  if (failed === undefined) return true;
+  if (failed === undefined) return 'written';
   if (errnoCode(failed) === 'EPIPE') {
     process.exitCode = BROKEN_PIPE_STATUS;
-    return true;
+    return Promise.resolve();
   }
-  if (progress.written === 0) return false;
+  if (progress.written === 0) return 'declined';
   // Part of the output is out: the command line reports the failure as it would its own.
   const { cli } = compileCli(shortBundleFile(whole));
-  void cli.reportOutputFailure(failed).then((code) => (process.exitCode = code));
-  return true;
+  return cli.reportOutputFailure(failed).then((code) => {
+    process.exitCode = code;
+  });
 }
 
 /**
@@ -279,8 +285,13 @@ export async function launch(whole: string): Promise<void> {
   // A code cache keeps the file name the bundle had when the cache was made (the build folder), and
   // stack traces would show it: --debug compiles afresh, so its traces name the installed files.
   const debug = args.includes('--debug') || process.env.OPM_DEBUG === '1';
-  if (isShort && !debug && plainBundleRender(args) !== undefined && renderBundleDirs(args, whole, stamp))
-    return;
+  if (isShort && !debug && plainBundleRender(args) !== undefined) {
+    const rendered = renderBundleDirs(args, whole, stamp);
+    // Written whole, synchronously, and nothing else was: nothing is left to flush or to run, so
+    // the process ends without Node.js's teardown of its environment (0.97 of the CPU time).
+    if (rendered === 'written') process.exit(0);
+    if (rendered !== 'declined') return rendered;
+  }
   const bundle = isShort && existsSync(short) ? short : whole;
   if (bundle === whole && !existsSync(bundle))
     throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);

@@ -538,6 +538,51 @@ describe('the render of bundle directories alone', () => {
     }
   });
 
+  it('fails a write to standard output as the whole bundle does, before or after a part is written', () => {
+    const large = path.resolve('testdata/render/good/properties-and-dependencies');
+    // Through bash: a file size limit of 8 KiB (SIGXFSZ ignored, so the write fails with EFBIG once
+    // a part is out), and /dev/full, which takes nothing.
+    const out = path.join(cacheDir, 'out');
+    const shell = (
+      nodeFlags: string[],
+      limit: string,
+      to: string,
+    ): { status: number | null; stderr: string } => {
+      const r = spawnSync(
+        'bash',
+        [
+          '-c',
+          `trap '' XFSZ; ${limit} exec "$0" "$@" > ${to}`,
+          process.execPath,
+          ...nodeFlags,
+          bin,
+          'render',
+          large,
+          large,
+          large,
+          large,
+        ],
+        { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: cacheDir, OLM_CACHE_DIR: cacheDir } },
+      );
+      return { status: r.status, stderr: r.stderr };
+    };
+    for (const [limit, to] of [
+      ['ulimit -f 8;', out],
+      ['', '/dev/full'],
+    ] as const) {
+      const a = shell([], limit, to);
+      const written = to === out ? readFileSync(out) : undefined;
+      const b = shell(OTHER_FLAGS, limit, to);
+      expect(a, `${limit} ${to}`).toEqual(b);
+      expect(a.status).toBe(1);
+      expect(a.stderr).toMatch(/^error: write \/dev\/stdout: (file too large|no space left on device)\n$/);
+      if (written !== undefined) {
+        expect(written.length).toBe(8192);
+        expect(readFileSync(out)).toEqual(written);
+      }
+    }
+  });
+
   it('is what renders a clean bundle directory, and leaves everything else to the command line', () => {
     // An installed copy without either command line bundle: only the fast path can render.
     const installed = path.join(cacheDir, 'lib', 'opm-ts');
