@@ -14,6 +14,7 @@
 //   BENCH_ONLY=a,b    only catalogs whose label contains one of these words, case aside (json: the catalogs of
 //                     JSON files; bundle: the bundle directories; version: `opm version`)
 //   BENCH_CORES=1|all only that setting
+//   BENCH_CPU=N       the core of the one-core figures (default 0), on a machine shared with other work
 import { spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -104,7 +105,10 @@ function timesSeconds(t: string | undefined): number {
   return m === null ? Number.NaN : Number(m[1]) * 60 + Number((m[2] ?? '').replace(',', '.'));
 }
 
-/** One run of `argv` with stdout to /dev/null, as a child process, optionally on core 0 alone. */
+/** The core one-core figures run on (BENCH_CPU, default 0). */
+const ONE_CORE = /^[0-9]+$/.test(process.env.BENCH_CPU ?? '') ? (process.env.BENCH_CPU ?? '0') : '0';
+
+/** One run of `argv` with stdout to /dev/null, as a child process, optionally on one core alone (ONE_CORE). */
 export function runProcess(
   argv: string[],
   oneCore: boolean,
@@ -112,7 +116,7 @@ export function runProcess(
   gnuTime: boolean,
   bash5 = false,
 ): Sample {
-  const cmd = oneCore ? ['taskset', '-c', '0', ...argv] : argv;
+  const cmd = oneCore ? ['taskset', '-c', ONE_CORE, ...argv] : argv;
   const tmp = mkdtempSync(path.join(tmpdir(), 'opm-user-bench-'));
   const timeFile = path.join(tmp, 'time');
   const timesFile = path.join(tmp, 'times');

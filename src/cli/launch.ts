@@ -222,6 +222,18 @@ export function renderBundleFile(bundle: string): string {
   return path.join(path.dirname(bundle), 'opm-render-bundle.cjs');
 }
 
+/** V8's interrupt budget (`--interrupt-budget`) in Node.js 20: its default, in bytes of bytecode run. */
+export const V8_INTERRUPT_BUDGET = 67584;
+
+/**
+ * The budget the render of bundle directories runs with. V8 compiles a function with TurboFan once it
+ * has run its budget's worth of bytecode; in a process this short, on one core, compiling the YAML
+ * reader took longer than reading a bundle directory of a few hundred kilobytes with the baseline
+ * code. With a budget 8 times V8's, such a render never waits for TurboFan, and larger ones are still
+ * optimised, later (docs/performance.md, "Short commands, third round").
+ */
+export const RENDER_INTERRUPT_BUDGET = 512 * 1024;
+
 /**
  * `opm render <bundle dir>... [-o json|yaml]` from dist/opm-render-bundle.cjs, without the command
  * line (render-bundle-fast.ts): 'written' when it rendered and wrote the whole output; 'declined'
@@ -239,14 +251,21 @@ function renderBundleDirs(
   const file = renderBundleFile(whole);
   if (readText(shippedStampFile(file, 'plain')) !== stamp) return 'declined';
   let out: Uint8Array | undefined;
+  const { setFlagsFromString } = process.getBuiltinModule('node:v8');
   try {
     const { exports } = compileRenderBundle(file, readOptional(shippedCacheFile(file, 'plain')));
+    // Set once the bundle is compiled, whose cache V8 checks against its flags (see below).
+    setFlagsFromString(`--interrupt-budget=${RENDER_INTERRUPT_BUDGET}`);
     out = exports.renderBundleDirsFast(args, process.cwd());
   } catch {
     // A bundle of another build: the command line does the render.
+  }
+  // V8 takes a code cache only under the flags it was made with, the budget included: the command
+  // line's cache would be refused under the render's budget.
+  if (out === undefined) {
+    setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
     return 'declined';
   }
-  if (out === undefined) return 'declined';
   const progress = { written: 0 };
   const failed = writeWholeSync(1, out, STDOUT_PATH, progress);
   if (failed === undefined) return 'written';
@@ -254,6 +273,7 @@ function renderBundleDirs(
     process.exitCode = BROKEN_PIPE_STATUS;
     return Promise.resolve();
   }
+  setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
   if (progress.written === 0) return 'declined';
   // Part of the output is out: the command line reports the failure as it would its own.
   const { cli } = compileCli(shortBundleFile(whole));

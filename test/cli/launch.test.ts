@@ -21,10 +21,12 @@ import {
   CLI_WRAPPER_TAIL,
   compileCli,
   compileRenderBundle,
+  RENDER_INTERRUPT_BUDGET,
   renderBundleFile,
   runsShort,
   shippedStampFile,
   shortBundleFile,
+  V8_INTERRUPT_BUDGET,
   type CliModule,
 } from '../../src/cli/launch.js';
 import { plainBundleRender } from '../../src/cli/render-bundle-args.js';
@@ -450,6 +452,31 @@ describe('the render of bundle directories alone', () => {
       ['validate', 'a'],
     ])
       expect(plainBundleRender(args), args.join(' ')).toBeUndefined();
+  });
+
+  it("runs under a larger interrupt budget, and gives it back so that the command line's cache is taken", () => {
+    // The budget given back is V8's own: with it the short bundle's cache is accepted again, and under
+    // the render's it is not (so that giving it back matters).
+    const options = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }).stdout;
+    expect(options).toContain(`default: --interrupt-budget=${V8_INTERRUPT_BUDGET}\n`);
+    expect(RENDER_INTERRUPT_BUDGET).toBeGreaterThan(V8_INTERRUPT_BUDGET);
+    const accepted = (budgets: number[]): string =>
+      spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const v8 = require('node:v8');
+           for (const b of ${JSON.stringify(budgets)}) v8.setFlagsFromString('--interrupt-budget=' + b);
+           const { compileCli } = require(${JSON.stringify(path.resolve('dist/launch.cjs'))});
+           const short = ${JSON.stringify(shortBundleFile(whole))};
+           const cache = require('node:fs').readFileSync(short + '.plain.cache');
+           process.stdout.write(String(compileCli(short, cache).cacheAccepted));`,
+        ],
+        { encoding: 'utf8' },
+      ).stdout;
+    expect(accepted([])).toBe('true');
+    expect(accepted([RENDER_INTERRUPT_BUDGET])).toBe('false');
+    expect(accepted([RENDER_INTERRUPT_BUDGET, V8_INTERRUPT_BUDGET])).toBe('true');
   });
 
   it('has a code cache without V8 flags, and is small', () => {
