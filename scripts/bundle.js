@@ -1,7 +1,8 @@
 // Run by `npm run build` after tsc: bundles the command line (dist/cli/main.js, what it imports and
 // the libraries it uses) into one CommonJS module, dist/opm.cjs (its body wrapped as the launcher
 // compiles it, see below) and again without the commands short runs never start (dist/opm-short.cjs),
-// and the launcher that bin/opm.js requires (src/cli/launch.ts) into dist/launch.cjs, then has
+// the render of bundle directories alone (dist/opm-render-bundle.cjs), and the launcher that
+// bin/opm.js requires (src/cli/launch.ts) into dist/launch.cjs, then has
 // scripts/build-code-cache.js write the V8 code caches the launcher loads the bundles with. A file
 // and a code cache instead of a hundred ES modules: start-up is most of the time of a short command.
 // Left outside: ajv (the precompiled validators require its runtime by path), undici (loaded

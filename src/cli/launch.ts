@@ -11,6 +11,11 @@
 // a start without V8 flags (short commands, and `node bin/opm.js`). Any other run compiles as usual
 // the first time and leaves a cache for its own stamp in the user's cache folder. A cache V8
 // rejects only costs speed.
+//
+// `opm render <bundle dir>... [-o json|yaml]` is tried first from a third bundle holding that render
+// alone (dist/opm-render-bundle.cjs, src/cli/render-bundle-fast.ts), under its own cache made without
+// V8 flags; it leaves any other outcome than a clean render to the command line, having written
+// nothing.
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -284,7 +289,8 @@ function renderBundleDirs(
 
 /**
  * Load the bundled command line and run it: dist/opm-short.cjs for the command lines that need
- * no more (runsShort) when the build wrote it, dist/opm.cjs (`whole`) otherwise.
+ * no more (runsShort) when the build wrote it, dist/opm.cjs (`whole`) otherwise. A plain render of
+ * bundle directories is first tried without the command line (renderBundleDirs).
  */
 export async function launch(whole: string): Promise<void> {
   if (isBareVersion(process.argv.slice(2))) {
