@@ -1,5 +1,5 @@
 #!/usr/bin/env sh
-':' //; unset OPM_TS_NODE_EXTRA_CA_CERTS; [ -z "${NODE_EXTRA_CA_CERTS-}" ] || { export OPM_TS_NODE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"; unset NODE_EXTRA_CA_CERTS; }; opm_ts_v8='--max-semi-space-size=4 --max-inlined-bytecode-size-cumulative=300 --no-allocation-site-pretenuring --initial-old-space-size=32'; case "${1-}" in version|help|--help|-h|init|generate|completion) opm_ts_v8=;; serve) opm_ts_v8='--max-semi-space-size=1 --max-inlined-bytecode-size-cumulative=300'; [ -n "${MALLOC_TRIM_THRESHOLD_+set}" ] || export MALLOC_TRIM_THRESHOLD_=131072;; render) opm_ts_b=; opm_ts_s=1; for opm_ts_a; do if [ -n "$opm_ts_s" ]; then opm_ts_s=; elif [ -d "$opm_ts_a/manifests" ]; then opm_ts_b=1; elif [ -e "$opm_ts_a" ]; then opm_ts_b=; break; else case "$opm_ts_a" in */*|*:*) opm_ts_b=; break;; esac; fi; done; [ -z "$opm_ts_b" ] || opm_ts_v8=;; esac; exec node $opm_ts_v8 "$0" "$@"
+':' //; unset OPM_TS_NODE_EXTRA_CA_CERTS; [ -z "${NODE_EXTRA_CA_CERTS-}" ] || { export OPM_TS_NODE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"; unset NODE_EXTRA_CA_CERTS; }; opm_ts_v8='--max-semi-space-size=4 --max-inlined-bytecode-size-cumulative=300 --no-allocation-site-pretenuring --initial-old-space-size=32 --interrupt-budget=270336'; case "${1-}" in version|help|--help|-h|init|generate|completion) opm_ts_v8=;; serve) opm_ts_v8='--max-semi-space-size=1 --max-inlined-bytecode-size-cumulative=300'; [ -n "${MALLOC_TRIM_THRESHOLD_+set}" ] || export MALLOC_TRIM_THRESHOLD_=131072;; render) opm_ts_b=; opm_ts_s=1; for opm_ts_a; do if [ -n "$opm_ts_s" ]; then opm_ts_s=; elif [ -d "$opm_ts_a/manifests" ]; then opm_ts_b=1; elif [ -e "$opm_ts_a" ]; then opm_ts_b=; break; else case "$opm_ts_a" in */*|*:*) opm_ts_b=; break;; esac; fi; done; [ -z "$opm_ts_b" ] || opm_ts_v8=;; esac; exec node $opm_ts_v8 "$0" "$@"
 // The two lines above are a POSIX shell script when this file runs as a program (`opm`, npm's
 // link to it) and a string and a comment to JavaScript. The shell hands NODE_EXTRA_CA_CERTS to
 // Node.js under another name: Node.js 20 reads and parses every root certificate at start-up when
@@ -17,7 +17,10 @@
 // the next full collection (render's peak 10-12 MiB lower on a catalog of many mid-sized files,
 // for no more CPU time, docs/performance.md); and an old generation that starts at 32 MiB, so that
 // V8 does not run a full collection at 6.5 MB of heap, before the catalog is read (0.94-0.99 of
-// render's CPU time, docs/performance.md). Any V8 flag
+// render's CPU time, docs/performance.md); and an interrupt budget 4 times V8's (bytecode a
+// function runs before TurboFan optimises it): in a run of a few hundred milliseconds, optimising
+// the reader's functions early cost more than it saved (validate 0.78-0.91, render 0.92-0.99 of the
+// CPU time at one core on 12-56 MB catalogs, docs/performance.md). Any V8 flag
 // also makes V8 refuse the code cache Node.js ships for its own modules, which are then compiled
 // from source at every start (about 10 ms of CPU, a sixth of `opm render <bundle dir>`), so commands
 // that never read a catalog start without it: version, help, init, generate, completion, and render

@@ -96,7 +96,7 @@ describe('the launcher', () => {
     // that read catalogs; the stamp names them, and such a run compiles with the shipped cache.
     const flags = /opm_ts_v8='?([^;']*)'?;/.exec(readFileSync(bin, 'utf8'))?.[1];
     expect(flags).toBe(
-      '--max-semi-space-size=4 --max-inlined-bytecode-size-cumulative=300 --no-allocation-site-pretenuring --initial-old-space-size=32',
+      '--max-semi-space-size=4 --max-inlined-bytecode-size-cumulative=300 --no-allocation-site-pretenuring --initial-old-space-size=32 --interrupt-budget=270336',
     );
     expect(stamp.endsWith(` ${flags ?? ''}`)).toBe(true);
     const r = spawnSync(bin, ['render', catalog, '-o', 'json'], { encoding: 'utf8', env: asProgram() });
@@ -194,6 +194,7 @@ describe('the launcher', () => {
         '--max-inlined-bytecode-size-cumulative=300',
         '--no-allocation-site-pretenuring',
         '--initial-old-space-size=32',
+        '--interrupt-budget=270336',
         opm,
         'render',
         bundleDir,
