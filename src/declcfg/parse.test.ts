@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { parseCatalogBytes, parseCatalogText, partCuts, YAML_PART_BYTES, type RawBlob } from './parse.js';
+import {
+  NOT_BYTE_CHARS,
+  parseCatalogBytes,
+  parseCatalogText,
+  partCuts,
+  YAML_PART_BYTES,
+  type ByteChars,
+  type ParsedText,
+  type RawBlob,
+} from './parse.js';
 import { firstInvalidUtf8 } from '../go/utf8.js';
 import { scanJsonValue } from '../go/json-scan.js';
 
@@ -339,5 +348,66 @@ describe('large JSON files read part by part', () => {
     );
     expect((yaml.whole as { blobs: unknown[] }).blobs).toHaveLength(2);
     expect(yaml.parts).toStrictEqual(yaml.whole);
+  });
+});
+
+describe('JSON files beyond ASCII read one character per byte', () => {
+  /** The file parsed blob by blob with ByteChars asked for: blobs, issues and whether it was read so. */
+  function byBytes(text: string): { blobs: RawBlob[]; issues: ParsedText['issues']; used: boolean } {
+    const asked: ByteChars = { used: false };
+    const blobs: RawBlob[] = [];
+    const parsed = parseCatalogBytes(Buffer.from(text), 1, (b) => blobs.push(b), asked);
+    return { blobs, issues: parsed.issues, used: asked.used };
+  }
+  /** A string of the text's UTF-8 bytes, one character per byte. */
+  const bytesOf = (s: string): string => Buffer.from(s).toString('latin1');
+
+  it('holds each string as its UTF-8 bytes, small files and files read in parts', () => {
+    const blob = { schema: 'olm.package', name: 'é✓😀', description: 'naïve ✓ 😀' };
+    const small = byBytes(JSON.stringify(blob, null, 4) + '\n');
+    expect(small.used).toBe(true);
+    expect(small.issues).toStrictEqual([]);
+    expect(small.blobs.map((b) => b.value)).toStrictEqual([
+      { schema: 'olm.package', name: bytesOf('é✓😀'), description: bytesOf('naïve ✓ 😀') },
+    ]);
+    const pad = 'p'.repeat(YAML_PART_BYTES);
+    const large = byBytes([1, 2, 3].map((i) => JSON.stringify({ ...blob, pad, i }, null, 4)).join('\n'));
+    expect(large.used).toBe(true);
+    expect(large.blobs.map((b) => [b.line, b.value.i, b.value.name])).toStrictEqual([
+      [1, 1, bytesOf('é✓😀')],
+      [8, 2, bytesOf('é✓😀')],
+      [15, 3, bytesOf('é✓😀')],
+    ]);
+  });
+
+  it('reads as text what one character per byte would read otherwise', () => {
+    const text = (s: string): boolean => byBytes(`{"schema": "x", "v": ${JSON.stringify(s)}, "w": "é"}`).used;
+    expect(text('plain')).toBe(true);
+    // Escapes of ASCII characters give one character either way; others one, where the bytes give several.
+    expect(byBytes('{"schema": "x", "v": "\\u0041\\u007f", "w": "é"}').used).toBe(true);
+    expect(byBytes('{"schema": "x", "v": "\\u00e9", "w": "é"}').used).toBe(false);
+    expect(byBytes('{"schema": "x", "v": "\\ud83d\\ude00", "w": "é"}').used).toBe(false);
+    // Go escapes the separators; the Kelvin sign lower-cases to `k`; a byte-order mark; YAML.
+    expect(text('a\u2028b')).toBe(false);
+    expect(text('a\u2029b')).toBe(false);
+    expect(text('\u212a')).toBe(false);
+    expect(byBytes('\ufeff{"schema": "x", "w": "é"}').used).toBe(false);
+    expect(byBytes('schema: x\nw: é\n').used).toBe(false);
+    // ASCII files are read one character per byte as always, without being told.
+    expect(byBytes('{"schema": "x"}').used).toBe(false);
+  });
+
+  it('stops at a key beyond ASCII at the top of a blob, and reads no YAML after a failure', () => {
+    const key = byBytes('{"schema": "x", "w": "é"}\n{"schema": "y", "é": 1}\n');
+    expect(key.used).toBe(true);
+    expect(key.issues).toStrictEqual([
+      { rule: 'parse.json', severity: 'error', message: NOT_BYTE_CHARS, line: 2 },
+    ]);
+    // Nested keys beyond ASCII are values like any other.
+    expect(byBytes('{"schema": "y", "v": {"é": 1}}').issues).toStrictEqual([]);
+    // Text read as text goes on as YAML after a failure at the second value; read by bytes, it fails.
+    const yaml = '{"schema": "x", "w": "é"}\n---\nschema: y\n';
+    expect(parseCatalogText(yaml).blobs).toHaveLength(2);
+    expect(byBytes(yaml).issues.map((i) => i.rule)).toStrictEqual(['parse.json']);
   });
 });

@@ -204,9 +204,20 @@ export function parseCatalogText(
   wellFormed = false,
   onBlob?: OnBlob,
 ): ParsedText {
+  return parseText(text, firstLine, wellFormed, onBlob, false);
+}
+
+/** parseCatalogText, of a text read one character per byte when `byteChars` (see ByteChars). */
+function parseText(
+  text: string,
+  firstLine: number,
+  wellFormed: boolean,
+  onBlob: OnBlob | undefined,
+  byteChars: boolean,
+): ParsedText {
   const start = jsonStart(text);
   if (start === -1) return parseYamlStream(text, firstLine, wellFormed, { onBlob });
-  const parsed = parseJsonStream(text, start, firstLine, onBlob);
+  const parsed = parseJsonStream(text, start, firstLine, onBlob, undefined, byteChars);
   if (onBlob === undefined) return parsed;
   // What the stream held back (a first value that could yet have been read as YAML).
   for (const b of parsed.blobs) onBlob(b);
@@ -329,6 +340,7 @@ function parseJsonStream(
   firstLine: number,
   onBlob?: OnBlob,
   parts?: JsonParts,
+  byteChars = false,
 ): ParsedText {
   const out: ParsedText = { blobs: [], issues: [] };
   let text = whole;
@@ -374,7 +386,8 @@ function parseJsonStream(
         message: r.message,
         line: lines.at(r.at),
       };
-      if (values <= 1) {
+      // Read one character per byte, the text is not what YAML would read: the caller reads it again.
+      if (values <= 1 && !byteChars) {
         const rest = parseYamlStream(text.slice(pos), line, false);
         if (rest.issues.length === 0) {
           out.blobs.push(...rest.blobs);
@@ -395,6 +408,9 @@ function parseJsonStream(
         message: problem.message,
         line: lines.at(problem.at),
       });
+    } else if (byteChars && isJsonObject(r.value) && !asciiKeys(r.value)) {
+      out.issues.push({ rule: 'parse.json', severity: 'error', message: NOT_BYTE_CHARS, line });
+      return out;
     } else if (isJsonObject(r.value)) {
       push({ value: r.value, line });
     } else if (r.value !== undefined) {
@@ -526,6 +542,59 @@ function nextJsonValue(text: string, pos: number, ends: LineEnds): NextValue {
   return { ok: true, value: r.value, end: scan.end };
 }
 
+/**
+ * Asks parseCatalogBytes to read a JSON file whose bytes are valid UTF-8 but not all ASCII one
+ * character per byte (latin1), as it reads an ASCII file: decoding UTF-8 into two-byte text, then
+ * parsing, writing and encoding that text back to UTF-8 took about twice as long as the same steps
+ * over one-byte text (docs/performance.md). Each string then holds its UTF-8 bytes as characters,
+ * which JSON.parse and JSON.stringify carry through unchanged, which sort as the bytes do (Go's
+ * order) and which a writer given the same reading (go/json-bytes-out.ts) puts back byte for byte.
+ * For output only, by a caller that reads the file again the usual way when its load has anything
+ * to say (a message would show the bytes as characters) and that turns the names it keeps into
+ * text. A file is read so only when that gives the same values in every other respect:
+ * readableByteForChar, and object keys of a blob's top level in ASCII (they are compared ignoring
+ * case); otherwise an error (NOT_BYTE_CHARS) ends the parse.
+ */
+export interface ByteChars {
+  /** Set by parseCatalogBytes when it read the file one character per byte. */
+  used: boolean;
+}
+
+/** The error that ends a parse one character per byte where the usual reading would differ. */
+export const NOT_BYTE_CHARS = 'a blob key is not ASCII: the file is to be read as UTF-8 text';
+
+const NON_ASCII = /[\u0080-\uffff]/;
+
+function asciiKeys(o: JsonObject): boolean {
+  for (const k in o) if (NON_ASCII.test(k)) return false;
+  return true;
+}
+
+// U+2028 and U+2029, which Go writes escaped, and U+212A (Kelvin sign), which lower-cases to `k`.
+const LINE_SEPARATOR = Buffer.from('\u2028');
+const PARAGRAPH_SEPARATOR = Buffer.from('\u2029');
+const KELVIN = Buffer.from('\u212a');
+
+/**
+ * Whether a JSON file's valid UTF-8 bytes read one character per byte give what their text gives:
+ * the file starts with `{` after ASCII white space (no byte-order mark); holds no character that Go
+ * writes otherwise than as its bytes (U+2028, U+2029) or that lower-cases to ASCII (U+212A); and
+ * no `\u` escape of a character beyond ASCII, which JSON.parse would turn into one character where
+ * the bytes of the text give several.
+ */
+function readableByteForChar(bytes: Buffer): boolean {
+  let i = 0;
+  for (let c = bytes[0]; c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = bytes[++i]);
+  if (bytes[i] !== 0x7b) return false;
+  if (bytes.includes(LINE_SEPARATOR) || bytes.includes(PARAGRAPH_SEPARATOR) || bytes.includes(KELVIN))
+    return false;
+  for (let at = bytes.indexOf('\\u'); at !== -1; at = bytes.indexOf('\\u', at + 2)) {
+    const d = bytes[at + 4] ?? 0;
+    if (bytes[at + 2] !== 0x30 || bytes[at + 3] !== 0x30 || d < 0x30 || d > 0x37) return false;
+  }
+  return true;
+}
+
 /** Line (1-based) of byte offset `at`. */
 function lineOfByte(buf: Uint8Array, at: number): number {
   let line = 1;
@@ -537,7 +606,12 @@ function lineOfByte(buf: Uint8Array, at: number): number {
  * Parse one file's bytes: refuse binary content (NUL bytes) and invalid UTF-8 with the line where it
  * is found, then parse the text.
  */
-export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlob): ParsedText {
+export function parseCatalogBytes(
+  buf: Uint8Array,
+  firstLine = 1,
+  onBlob?: OnBlob,
+  byteChars?: ByteChars,
+): ParsedText {
   const nul = buf.indexOf(0);
   if (nul !== -1) {
     const message = `file contains a NUL byte at offset ${nul}; binary files are not catalog files`;
@@ -552,13 +626,17 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlo
   // Most catalogs are pure ASCII (base64 payloads, escaped JSON): those decode as one-byte text,
   // much faster than UTF-8 decoding, and cannot be invalid UTF-8.
   const ascii = isAscii(bytes);
-  if (onBlob !== undefined && bytes.length > YAML_PART_BYTES && (ascii || isUtf8(bytes))) {
+  let valid: boolean | undefined;
+  const validUtf8 = (): boolean => (valid ??= isUtf8(bytes));
+  const asBytes = !ascii && byteChars !== undefined && readableByteForChar(bytes) && validUtf8();
+  if (asBytes) byteChars.used = true;
+  if (onBlob !== undefined && bytes.length > YAML_PART_BYTES && (ascii || validUtf8())) {
     const parsed = startsAsJson(bytes)
-      ? parseJsonInParts(bytes, ascii, firstLine, onBlob)
+      ? parseJsonInParts(bytes, ascii || asBytes, firstLine, onBlob, asBytes)
       : parseYamlInParts(bytes, ascii, firstLine, onBlob);
     if (parsed !== undefined) return parsed;
   }
-  if (ascii) return parseCatalogText(bytes.toString('latin1'), firstLine, true, onBlob);
+  if (ascii || asBytes) return parseText(bytes.toString('latin1'), firstLine, true, onBlob, asBytes);
   const text = bytes.toString('utf8');
   // Decoding replaces invalid bytes by U+FFFD, so only a text holding one can come from invalid
   // UTF-8; the full check (a second pass over the bytes) runs only then.
@@ -605,11 +683,12 @@ export const YAML_PART_BYTES = 64 * 1024;
  */
 function parseJsonInParts(
   bytes: Buffer,
-  ascii: boolean,
+  oneByte: boolean,
   firstLine: number,
   onBlob: OnBlob,
+  byteChars: boolean,
 ): ParsedText | undefined {
-  const encoding = ascii ? 'latin1' : 'utf8';
+  const encoding = oneByte ? 'latin1' : 'utf8';
   let from = 0;
   const part = (): string | undefined => {
     if (from >= bytes.length) return undefined;
@@ -623,10 +702,14 @@ function parseJsonInParts(
   const start = jsonStart(first);
   // White space all through the first part: read whole.
   if (start === -1) return undefined;
-  const parsed = parseJsonStream(first, start, firstLine, onBlob, {
-    next: part,
-    rest: (text, at) => text.slice(at) + bytes.toString(encoding, from),
-  });
+  const parsed = parseJsonStream(
+    first,
+    start,
+    firstLine,
+    onBlob,
+    { next: part, rest: (text, at) => text.slice(at) + bytes.toString(encoding, from) },
+    byteChars,
+  );
   for (const b of parsed.blobs) onBlob(b);
   return { blobs: [], issues: parsed.issues };
 }

@@ -93,6 +93,8 @@ describe('catalog views: byte for byte', () => {
     ['render', catalog, '-o', 'json'],
     ['render', 'testdata/render/json-property-values/catalog', '-o', 'json'],
     ['render', 'testdata/render/json-property-values/catalog', '-o', 'yaml'],
+    ['render', 'testdata/render/json-beyond-ascii/catalog', '-o', 'json'],
+    ['render', 'testdata/render/json-beyond-ascii/catalog', '-o', 'yaml'],
     ['alpha', 'list', 'packages', catalog],
     ['alpha', 'list', 'channels', catalog],
     ['alpha', 'list', 'bundles', catalog],

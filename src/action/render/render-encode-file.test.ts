@@ -51,3 +51,25 @@ describe('encoding a catalog file', () => {
     }
   });
 });
+
+describe('encoding a JSON file beyond ASCII', () => {
+  const catalog = fileURLToPath(
+    new URL('../../../testdata/render/json-beyond-ascii/catalog', import.meta.url),
+  );
+  const walkedFile = (pkg: string): { rel: string; abs: string; size: number } => {
+    const abs = path.join(catalog, pkg, 'catalog.json');
+    return { rel: `${pkg}/catalog.json`, abs, size: statSync(abs).size };
+  };
+
+  it.each(['opérateur', 'escaped', 'separator', 'zduplicate'])(
+    'gives the bytes, places and warnings of the text reading (%s)',
+    async (pkg) => {
+      const byBytes = await encodeCatalogFile(walkedFile(pkg), { format: 'json' });
+      const asText = await encodeCatalogFile(walkedFile(pkg), { format: 'json', byteChars: false });
+      expect(byBytes).toStrictEqual(asText);
+      const out = Buffer.from(byBytes.bytes ?? []).toString('utf8');
+      expect(out).toContain('"displayName": "Opérateur ✓"');
+      expect(byBytes.blobs.some((b) => b.package === pkg)).toBe(true);
+    },
+  );
+});

@@ -19,6 +19,8 @@ export type RenderFormat = 'json' | 'yaml';
 export interface EncodeWork {
   format: RenderFormat;
   spill?: Spill;
+  /** false: a JSON file is read as text, never one character per byte (see encodeCatalogFile). */
+  byteChars?: false;
 }
 
 /** A blob of an encoded file: its place in the output, and where its bytes end in the file's. */
@@ -53,16 +55,23 @@ const KEPT_SCRATCH_BYTES = 16 * 1024 * 1024;
 /**
  * `s` in memory of its own, one copy per distinct name (`copies`). A name the YAML reader cut out of
  * a file's text shares that text (V8 slices strings), and the places of every blob are kept until
- * the output is put in order: without copies, they would keep every file's whole text alive.
+ * the output is put in order: without copies, they would keep every file's whole text alive. With
+ * `byteChars`, `s` holds UTF-8 bytes as characters (a file read one character per byte), and the
+ * copy is its text.
  */
-function ownCopy(s: string, copies: Map<string, string>): string {
+function ownCopy(s: string, copies: Map<string, string>, byteChars: boolean): string {
   let c = copies.get(s);
   if (c === undefined) {
-    c = JSON.parse(JSON.stringify(s)) as string;
-    copies.set(c, c);
+    c =
+      byteChars && NON_ASCII.test(s)
+        ? Buffer.from(s, 'latin1').toString('utf8')
+        : (JSON.parse(JSON.stringify(s)) as string);
+    copies.set(s, c);
   }
   return c;
 }
+
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Load and encode one file, each blob as soon as it is read (loadFileBlobs). Throws FileHasErrors
@@ -77,19 +86,34 @@ export async function encodeCatalogFile(f: WalkedFile, work: EncodeWork): Promis
   const blobs: EncodedBlob[] = [];
   const findings: Finding[] = [];
   const copies = new Map<string, string>();
-  await loadFileBlobs(f, {}, findings, (blob) => {
-    if (blob.kind === 'bundle') putInRenderOrder(blob.value);
-    if (format === 'json') appendBlobJson(out, blob);
-    else out.text(blobYaml(blob));
-    const place = placeOf(blob);
-    blobs.push({
-      ...place,
-      package: ownCopy(place.package, copies),
-      name: ownCopy(place.name, copies),
-      schema: ownCopy(place.schema, copies),
-      end: out.mark(),
+  // JSON output of a JSON file beyond ASCII: read one character per byte when that gives the same
+  // output (ByteChars of declcfg/parse.ts), written back byte for byte.
+  const byteChars = format === 'json' && work.byteChars !== false ? { used: false } : undefined;
+  try {
+    await loadFileBlobs(f, { byteChars }, findings, (blob) => {
+      if (blob.kind === 'bundle') putInRenderOrder(blob.value);
+      const asBytes = byteChars?.used === true;
+      if (format === 'json') {
+        out.byteChars = asBytes;
+        appendBlobJson(out, blob);
+      } else out.text(blobYaml(blob));
+      const place = placeOf(blob);
+      blobs.push({
+        ...place,
+        package: ownCopy(place.package, copies, asBytes),
+        name: ownCopy(place.name, copies, asBytes),
+        schema: ownCopy(place.schema, copies, asBytes),
+        end: out.mark(),
+      });
     });
-  });
+  } finally {
+    out.byteChars = false;
+  }
+  if (byteChars?.used === true && findings.length > 0) {
+    // What the load says (warnings too) is said of the file's text: read it again as text.
+    if (out.capacity <= KEPT_SCRATCH_BYTES) idleScratch = out;
+    return encodeCatalogFile(f, { ...work, byteChars: false });
+  }
   if (findings.some((x) => x.severity === 'error')) {
     throw new FileHasErrors(`${f.rel} has errors: rendered the ordinary way`);
   }
