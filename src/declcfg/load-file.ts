@@ -7,7 +7,7 @@ import type { Finding } from '../findings.js';
 import { decodeBlob, type DecodeIssue, type DecodeOptions } from './decode.js';
 import { BlobTooLargeError, maxBlobBytes, readFileParts, readsInParts } from './load-large.js';
 import type { WalkedFile } from './load-walk.js';
-import { parseCatalogBytes, type ByteChars, type ParsedText } from './parse.js';
+import { parseCatalogBytes, type ByteChars, type ParsedText, type UncheckedBlob } from './parse.js';
 import { readWhole } from './read-whole.js';
 import { addBlob, emptyConfig, type Blob, type DeclarativeConfig, type Location } from './types.js';
 import { markNativeJson } from './native-json.js';
@@ -131,7 +131,7 @@ export async function loadFileBlobs(
   f: WalkedFile,
   opts: LoadOptions,
   findings: Finding[],
-  onBlob: (b: Blob) => void,
+  onBlob: (b: Blob, unchecked?: UncheckedBlob) => void,
 ): Promise<void> {
   const parse = (bytes: Uint8Array, firstLine?: number, byteChars?: ByteChars): void => {
     const decodeFindings: Finding[] = [];
@@ -143,7 +143,7 @@ export async function loadFileBlobs(
         const b = decodeLocated({ value: raw.value, loc, nativeJson: raw.nativeJson }, opts, decodeFindings);
         if (b === undefined) return;
         try {
-          onBlob(b);
+          onBlob(b, raw.unchecked);
         } catch (err) {
           throw new ReceiverError(err);
         }

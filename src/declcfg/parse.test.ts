@@ -411,3 +411,43 @@ describe('JSON files beyond ASCII read one character per byte', () => {
     expect(byBytes(yaml).issues.map((i) => i.rule)).toStrictEqual(['parse.json']);
   });
 });
+
+describe('JSON blobs whose checks are left to the caller', () => {
+  function deferred(text: string): { blobs: RawBlob[]; issues: ParsedText['issues'] } {
+    const blobs: RawBlob[] = [];
+    const parsed = parseCatalogBytes(Buffer.from(text), 1, (b) => blobs.push(b), {
+      used: false,
+      deferChecks: true,
+    });
+    return { blobs, issues: parsed.issues };
+  }
+
+  it('hands over each object with its bytes and the checks, which report nothing themselves', () => {
+    const text = '{"schema": "a"}\n  {"schema": "b", "v": {"k": 1, "k": 2}}\n[1]\n';
+    const { blobs, issues } = deferred(text);
+    expect(issues.map((i) => i.rule)).toStrictEqual(['parse.not-object']);
+    expect(blobs.map((b) => [b.line, b.value.schema])).toStrictEqual([
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+    const [a, b] = blobs.map((x) => x.unchecked);
+    expect(text.slice(a?.from, a?.to)).toBe('{"schema": "a"}');
+    expect(text.slice(b?.from, b?.to)).toBe('{"schema": "b", "v": {"k": 1, "k": 2}}');
+    expect(a?.check()).toBe(true);
+    expect(b?.check()).toBe(false);
+  });
+
+  it('gives the offsets in the file of blobs read in parts, and none beyond ASCII unless read by bytes', () => {
+    const values = [1, 2, 3].map((i) =>
+      JSON.stringify({ schema: 'x', i, pad: 'p'.repeat(YAML_PART_BYTES) }, null, 4),
+    );
+    const text = values.join('\n') + '\n';
+    const { blobs } = deferred(text);
+    expect(blobs.map((b) => text.slice(b.unchecked?.from, b.unchecked?.to))).toStrictEqual(values);
+    // Text beyond ASCII read as text: offsets in it are not offsets in the bytes.
+    expect(deferred('{"schema": "x", "v": "\\u00e9é"}').blobs[0]?.unchecked).toBeUndefined();
+    expect(deferred('{"schema": "x", "v": "é"}').blobs[0]?.unchecked?.to).toBe(
+      Buffer.from('{"schema": "x", "v": "é"}').length,
+    );
+  });
+});

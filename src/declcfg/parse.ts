@@ -30,6 +30,25 @@ export interface RawBlob {
    * the block reader read, with its keys in Go's order, no -0 and no long payload string.
    */
   nativeJson?: true;
+  /** The checks of its text left to the caller (ByteChars.deferChecks). */
+  unchecked?: UncheckedBlob;
+}
+
+/**
+ * A JSON blob whose keys, depth and numbers the parse did not check (checkParsed: duplicate keys, a
+ * number too large for a float64, nesting deeper than MAX_DEPTH), at a caller's request
+ * (ByteChars.deferChecks): its bytes in the file, `bytes` from `from` up to `to` (past its last `}`), and
+ * `check`, which runs those checks and says whether they pass. A caller that writes the blob as
+ * opm does and finds its output to be these very bytes knows they pass (the output holds each key
+ * once, and no number JSON.parse turned into Infinity); else it runs `check`, and on a failure, or
+ * on an error of any kind, reads the file again without deferring (the checks report problems with
+ * their lines, in file order).
+ */
+export interface UncheckedBlob {
+  bytes: Uint8Array;
+  from: number;
+  to: number;
+  check(): boolean;
 }
 
 export type ParseRule = Extract<RuleId, `parse.${string}`>;
@@ -214,10 +233,11 @@ function parseText(
   wellFormed: boolean,
   onBlob: OnBlob | undefined,
   byteChars: boolean,
+  deferred?: Uint8Array,
 ): ParsedText {
   const start = jsonStart(text);
   if (start === -1) return parseYamlStream(text, firstLine, wellFormed, { onBlob });
-  const parsed = parseJsonStream(text, start, firstLine, onBlob, undefined, byteChars);
+  const parsed = parseJsonStream(text, start, firstLine, onBlob, undefined, byteChars, deferred);
   if (onBlob === undefined) return parsed;
   // What the stream held back (a first value that could yet have been read as YAML).
   for (const b of parsed.blobs) onBlob(b);
@@ -341,9 +361,12 @@ function parseJsonStream(
   onBlob?: OnBlob,
   parts?: JsonParts,
   byteChars = false,
+  deferred?: Uint8Array,
 ): ParsedText {
   const out: ParsedText = { blobs: [], issues: [] };
   let text = whole;
+  // With `deferred` (the file's bytes, read one character per byte): where `text` starts in them.
+  let textAt = 0;
   let lines = new LineCounter(text, firstLine);
   let pos = start;
   let values = 0;
@@ -365,6 +388,7 @@ function parseJsonStream(
       const next = more?.next();
       if (next === undefined) break;
       lines = new LineCounter(next, lines.at(text.length));
+      textAt += text.length;
       text = next;
       pos = 0;
       continue;
@@ -374,6 +398,7 @@ function parseJsonStream(
     if (!r.ok && more !== undefined) {
       // Perhaps a value that runs on into the next part: the rest of the file, whole.
       text = more.rest(text, pos);
+      textAt += pos;
       more = undefined;
       lines = new LineCounter(text, line);
       pos = 0;
@@ -398,6 +423,22 @@ function parseJsonStream(
       return out;
     }
     values++;
+    if (deferred !== undefined && isJsonObject(r.value)) {
+      const [value, blobText, from, to] = [r.value, text, pos, r.end];
+      const unchecked: UncheckedBlob = {
+        bytes: deferred,
+        from: textAt + from,
+        to: textAt + to,
+        check: () => checkParsed(blobText, from, to, value) === undefined,
+      };
+      if (byteChars && !asciiKeys(value)) {
+        out.issues.push({ rule: 'parse.json', severity: 'error', message: NOT_BYTE_CHARS, line });
+        return out;
+      }
+      push({ value, line, unchecked });
+      pos = skipWs(text, r.end);
+      continue;
+    }
     const problem = r.value === undefined ? undefined : checkParsed(text, pos, r.end, r.value);
     if (problem?.duplicate !== undefined)
       out.issues.push(duplicateKey(lines.at(problem.at), problem.duplicate, problem.topLevel === true));
@@ -558,6 +599,12 @@ function nextJsonValue(text: string, pos: number, ends: LineEnds): NextValue {
 export interface ByteChars {
   /** Set by parseCatalogBytes when it read the file one character per byte. */
   used: boolean;
+  /**
+   * Leave the checks of each JSON blob's text to the caller (UncheckedBlob), in a file read one
+   * character per byte or of ASCII: the walk and the scan that count its keys took about a twentieth
+   * of render -o json of a catalog of JSON files, whose blobs are mostly written as opm writes them.
+   */
+  deferChecks?: boolean;
 }
 
 /** The error that ends a parse one character per byte where the usual reading would differ. */
@@ -630,13 +677,16 @@ export function parseCatalogBytes(
   const validUtf8 = (): boolean => (valid ??= isUtf8(bytes));
   const asBytes = !ascii && byteChars !== undefined && readableByteForChar(bytes) && validUtf8();
   if (asBytes) byteChars.used = true;
+  // Offsets in the text are offsets in the bytes: the checks can be left to the caller.
+  const deferred = byteChars?.deferChecks === true && (ascii || asBytes) ? bytes : undefined;
   if (onBlob !== undefined && bytes.length > YAML_PART_BYTES && (ascii || validUtf8())) {
     const parsed = startsAsJson(bytes)
-      ? parseJsonInParts(bytes, ascii || asBytes, firstLine, onBlob, asBytes)
+      ? parseJsonInParts(bytes, ascii || asBytes, firstLine, onBlob, asBytes, deferred)
       : parseYamlInParts(bytes, ascii, firstLine, onBlob);
     if (parsed !== undefined) return parsed;
   }
-  if (ascii || asBytes) return parseText(bytes.toString('latin1'), firstLine, true, onBlob, asBytes);
+  if (ascii || asBytes)
+    return parseText(bytes.toString('latin1'), firstLine, true, onBlob, asBytes, deferred);
   const text = bytes.toString('utf8');
   // Decoding replaces invalid bytes by U+FFFD, so only a text holding one can come from invalid
   // UTF-8; the full check (a second pass over the bytes) runs only then.
@@ -687,6 +737,7 @@ function parseJsonInParts(
   firstLine: number,
   onBlob: OnBlob,
   byteChars: boolean,
+  deferred: Uint8Array | undefined,
 ): ParsedText | undefined {
   const encoding = oneByte ? 'latin1' : 'utf8';
   let from = 0;
@@ -709,6 +760,7 @@ function parseJsonInParts(
     onBlob,
     { next: part, rest: (text, at) => text.slice(at) + bytes.toString(encoding, from) },
     byteChars,
+    deferred,
   );
   for (const b of parsed.blobs) onBlob(b);
   return { blobs: [], issues: parsed.issues };

@@ -80,6 +80,12 @@ export class JsonBytesOut implements JsonOut {
     if (s.length < LONG_STRING || !this.copyPlain(s)) this.text(quoteGoString(s, escapeHTML));
   }
 
+  /** Whether the bytes written from `from` to `to` are those of `other` from `otherFrom` to `otherTo`. */
+  sameBytes(from: number, to: number, other: Uint8Array, otherFrom: number, otherTo: number): boolean {
+    this.flushPending();
+    return to - from === otherTo - otherFrom && this.buf.compare(other, otherFrom, otherTo, from, to) === 0;
+  }
+
   /** Everything written is encoded and its byte length returned (a position for {@link truncate}). */
   mark(): number {
     this.flushPending();

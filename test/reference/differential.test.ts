@@ -95,6 +95,7 @@ describe('catalog views: byte for byte', () => {
     ['render', 'testdata/render/json-property-values/catalog', '-o', 'yaml'],
     ['render', 'testdata/render/json-beyond-ascii/catalog', '-o', 'json'],
     ['render', 'testdata/render/json-beyond-ascii/catalog', '-o', 'yaml'],
+    ['render', 'testdata/render/json-checks/clean', '-o', 'json'],
     ['alpha', 'list', 'packages', catalog],
     ['alpha', 'list', 'channels', catalog],
     ['alpha', 'list', 'bundles', catalog],

@@ -19,7 +19,10 @@ export type RenderFormat = 'json' | 'yaml';
 export interface EncodeWork {
   format: RenderFormat;
   spill?: Spill;
-  /** false: a JSON file is read as text, never one character per byte (see encodeCatalogFile). */
+  /**
+   * false: a JSON file is read as text, never one character per byte, its blobs checked as they are
+   * read (see encodeCatalogFile).
+   */
   byteChars?: false;
 }
 
@@ -86,31 +89,51 @@ export async function encodeCatalogFile(f: WalkedFile, work: EncodeWork): Promis
   const blobs: EncodedBlob[] = [];
   const findings: Finding[] = [];
   const copies = new Map<string, string>();
-  // JSON output of a JSON file beyond ASCII: read one character per byte when that gives the same
-  // output (ByteChars of declcfg/parse.ts), written back byte for byte.
-  const byteChars = format === 'json' && work.byteChars !== false ? { used: false } : undefined;
+  // JSON output of a JSON file: beyond ASCII, read one character per byte when that gives the same
+  // output (ByteChars of declcfg/parse.ts), written back byte for byte; each blob's checks left to
+  // the comparison of its output with its bytes (UncheckedBlob).
+  const byteChars =
+    format === 'json' && work.byteChars !== false ? { used: false, deferChecks: true } : undefined;
+  // A blob whose output is not its bytes failed its checks, or an encoding threw: the file is read
+  // again with every check at its place, which reports as the usual reading does.
+  let again = false;
   try {
-    await loadFileBlobs(f, { byteChars }, findings, (blob) => {
+    await loadFileBlobs(f, { byteChars }, findings, (blob, unchecked) => {
       if (blob.kind === 'bundle') putInRenderOrder(blob.value);
       const asBytes = byteChars?.used === true;
+      const start = blobs.at(-1)?.end ?? 0;
       if (format === 'json') {
         out.byteChars = asBytes;
         appendBlobJson(out, blob);
       } else out.text(blobYaml(blob));
+      const end = out.mark();
+      if (
+        unchecked !== undefined &&
+        !out.sameBytes(start, end - 1, unchecked.bytes, unchecked.from, unchecked.to) &&
+        !unchecked.check()
+      )
+        again = true;
       const place = placeOf(blob);
       blobs.push({
         ...place,
         package: ownCopy(place.package, copies, asBytes),
         name: ownCopy(place.name, copies, asBytes),
         schema: ownCopy(place.schema, copies, asBytes),
-        end: out.mark(),
+        end,
       });
     });
+  } catch (err) {
+    if (byteChars === undefined) throw err;
+    again = true;
   } finally {
     out.byteChars = false;
   }
-  if (byteChars?.used === true && findings.length > 0) {
-    // What the load says (warnings too) is said of the file's text: read it again as text.
+  // What the load says of a file read one character per byte beyond ASCII (warnings too) is said
+  // of its text; an error may be one of a check left to the output.
+  if (
+    byteChars !== undefined &&
+    (again || (byteChars.used && findings.length > 0) || findings.some((x) => x.severity === 'error'))
+  ) {
     if (out.capacity <= KEPT_SCRATCH_BYTES) idleScratch = out;
     return encodeCatalogFile(f, { ...work, byteChars: false });
   }
