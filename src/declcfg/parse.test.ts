@@ -422,13 +422,14 @@ describe('JSON blobs whose checks are left to the caller', () => {
     return { blobs, issues: parsed.issues };
   }
 
-  it('hands over each object with its bytes and the checks, which report nothing themselves', () => {
+  it('hands over each object with its bytes and the checks, which report nothing themselves, without lines', () => {
     const text = '{"schema": "a"}\n  {"schema": "b", "v": {"k": 1, "k": 2}}\n[1]\n';
     const { blobs, issues } = deferred(text);
     expect(issues.map((i) => i.rule)).toStrictEqual(['parse.not-object']);
+    // Lines are left uncounted with the checks (0): the caller reads the file again to say anything.
     expect(blobs.map((b) => [b.line, b.value.schema])).toStrictEqual([
-      [1, 'a'],
-      [2, 'b'],
+      [0, 'a'],
+      [0, 'b'],
     ]);
     const [a, b] = blobs.map((x) => x.unchecked);
     expect(text.slice(a?.from, a?.to)).toBe('{"schema": "a"}');

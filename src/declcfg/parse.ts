@@ -23,7 +23,7 @@ const MAX_DEPTH = MAX_YAML_DEPTH;
 
 export interface RawBlob {
   value: JsonObject;
-  /** 1-based line where the blob starts. */
+  /** 1-based line where the blob starts; 0 for a blob whose checks are left to the caller (UncheckedBlob). */
   line: number;
   /**
    * Its values are ready for JSON.stringify as they are (declcfg/native-json.ts): a YAML document
@@ -42,7 +42,8 @@ export interface RawBlob {
  * opm does and finds its output to be these very bytes knows they pass (the output holds each key
  * once, and no number JSON.parse turned into Infinity); else it runs `check`, and on a failure, or
  * on an error of any kind, reads the file again without deferring (the checks report problems with
- * their lines, in file order).
+ * their lines, in file order). Lines are left uncounted with the checks (RawBlob.line is 0): such a
+ * caller reads the file again whenever its load has anything to say.
  */
 export interface UncheckedBlob {
   bytes: Uint8Array;
@@ -387,13 +388,15 @@ function parseJsonStream(
     if (pos >= text.length) {
       const next = more?.next();
       if (next === undefined) break;
-      lines = new LineCounter(next, lines.at(text.length));
+      lines = new LineCounter(next, deferred === undefined ? lines.at(text.length) : 0);
       textAt += text.length;
       text = next;
       pos = 0;
       continue;
     }
-    const line = lines.at(pos);
+    // Left with the checks: a blob's line is said only in what its load has to say, and a caller
+    // that defers the checks reads the file again for that.
+    const line = deferred === undefined ? lines.at(pos) : 0;
     let r = nextJsonValue(text, pos, ends);
     if (!r.ok && more !== undefined) {
       // Perhaps a value that runs on into the next part: the rest of the file, whole.
@@ -600,9 +603,10 @@ export interface ByteChars {
   /** Set by parseCatalogBytes when it read the file one character per byte. */
   used: boolean;
   /**
-   * Leave the checks of each JSON blob's text to the caller (UncheckedBlob), in a file read one
-   * character per byte or of ASCII: the walk and the scan that count its keys took about a twentieth
-   * of render -o json of a catalog of JSON files, whose blobs are mostly written as opm writes them.
+   * Leave the checks of each JSON blob's text, and the count of its lines, to the caller
+   * (UncheckedBlob), in a file read one character per byte or of ASCII: the walk and the scan that
+   * count its keys took about a twentieth of render -o json of a catalog of JSON files, whose blobs
+   * are mostly written as opm writes them, and the lines another fortieth.
    */
   deferChecks?: boolean;
 }

@@ -13,6 +13,7 @@ describe('JSON catalogs whose checks are left to the output', () => {
     const r = await runOpm(['render', path.join(fixture, 'clean'), '-o', 'json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('nested-duplicate.json:34: duplicate key "a"; the last value is used');
+    expect(r.stderr).toContain('unknown-field.json:16: unknown field "extra" is ignored');
     await expect(r.stdout).toMatchFileSnapshot(path.join(fixture, 'expected.json'));
   });
 

@@ -89,6 +89,8 @@ describe('a JSON file whose checks are left to its output', () => {
     ['clean/two-spaces.json', 0],
     // The checks run and fail: read again with the checks in place, for the warning and its line.
     ['clean/nested-duplicate.json', 1],
+    // A warning of the decoding: read again, for its line (left uncounted with the checks).
+    ['clean/unknown-field.json', 1],
   ])('gives the bytes, places and warnings of the usual reading (%s)', async (rel, warnings) => {
     const deferred = await encodeCatalogFile(walkedAt(rel), { format: 'json' });
     const usual = await encodeCatalogFile(walkedAt(rel), { format: 'json', byteChars: false });

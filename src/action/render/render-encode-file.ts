@@ -114,8 +114,9 @@ export async function encodeCatalogFile(f: WalkedFile, work: EncodeWork): Promis
       )
         again = true;
       const place = placeOf(blob);
+      // Without its location: the order needs none, and its line is not counted with the checks.
       blobs.push({
-        ...place,
+        kind: place.kind,
         package: ownCopy(place.package, copies, asBytes),
         name: ownCopy(place.name, copies, asBytes),
         schema: ownCopy(place.schema, copies, asBytes),
@@ -128,12 +129,9 @@ export async function encodeCatalogFile(f: WalkedFile, work: EncodeWork): Promis
   } finally {
     out.byteChars = false;
   }
-  // What the load says of a file read one character per byte beyond ASCII (warnings too) is said
-  // of its text; an error may be one of a check left to the output.
-  if (
-    byteChars !== undefined &&
-    (again || (byteChars.used && findings.length > 0) || findings.some((x) => x.severity === 'error'))
-  ) {
+  // Anything the load has to say is said with lines (left uncounted with the checks), and of the
+  // file's text (not of its bytes as characters); an error may be one of a check left to the output.
+  if (byteChars !== undefined && (again || findings.length > 0)) {
     if (out.capacity <= KEPT_SCRATCH_BYTES) idleScratch = out;
     return encodeCatalogFile(f, { ...work, byteChars: false });
   }
