@@ -8,7 +8,7 @@
  * enumerable, so that it stays plain data: a blob cloned to another thread or copied by a spread
  * loses the marks, and comparisons and JSON.stringify do not see them. Not in a WeakMap: its
  * entries kept each marked blob's values alive through young collections, which promoted them
- * (render -o json 3-5% more CPU time, docs/performance.md).
+ * (docs/performance.md).
  */
 import { vouchNativeJson, type NativeJson } from '../go/json-native.js';
 import { RawJson } from '../go/raw-json.js';

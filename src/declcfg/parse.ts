@@ -589,7 +589,7 @@ function nextJsonValue(text: string, pos: number, ends: LineEnds): NextValue {
 /**
  * Asks parseCatalogBytes to read a JSON file whose bytes are valid UTF-8 but not all ASCII one
  * character per byte (latin1), as it reads an ASCII file: decoding UTF-8 into two-byte text, then
- * parsing, writing and encoding that text back to UTF-8 took about twice as long as the same steps
+ * parsing, writing and encoding that text back to UTF-8 cost markedly more than the same steps
  * over one-byte text (docs/performance.md). Each string then holds its UTF-8 bytes as characters,
  * which JSON.parse and JSON.stringify carry through unchanged, which sort as the bytes do (Go's
  * order) and which a writer given the same reading (go/json-bytes-out.ts) puts back byte for byte.
@@ -605,8 +605,8 @@ export interface ByteChars {
   /**
    * Leave the checks of each JSON blob's text, and the count of its lines, to the caller
    * (UncheckedBlob), in a file read one character per byte or of ASCII: the walk and the scan that
-   * count its keys took about a twentieth of render -o json of a catalog of JSON files, whose blobs
-   * are mostly written as opm writes them, and the lines another fortieth.
+   * count its keys, and the search of each line break, are a good part of render -o json of a
+   * catalog of JSON files, whose blobs are mostly written as opm writes them (docs/performance.md).
    */
   deferChecks?: boolean;
 }

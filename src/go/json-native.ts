@@ -72,8 +72,8 @@ const AFTER_HTML = /\\u[dD][89a-fA-F]|[<>&\u2028\u2029]/;
 export const NATIVE_STRING_LIMIT = 16 * 1024;
 /**
  * A long string with a space among its first this many characters is left in JSON.stringify's text:
- * base64 has none, and text copied apart cost more (the byte copy's searches, then Go's quoting),
- * 3-4% of render -o json of the corpus catalog as JSON files (docs/performance.md).
+ * base64 has none, and text copied apart cost more: the byte copy's searches, then Go's quoting,
+ * several passes where the text takes one (docs/performance.md).
  */
 const TEXT_PROBE = 512;
 /** Where such a string goes in JSON.stringify's text: `"\u0000<n>"` (see appendIndentedNatively). */

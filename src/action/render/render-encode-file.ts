@@ -66,7 +66,7 @@ function ownCopy(s: string, copies: Map<string, string>, byteChars: boolean): st
   let c = copies.get(s);
   if (c === undefined) {
     // Keyed by a copy too: `s` as a key would keep the text it was cut from alive through young
-    // collections, which then promote it (render's peak 6-11 MiB higher on YAML catalogs).
+    // collections, which then promote it (a higher peak on YAML catalogs, docs/performance.md).
     const own = JSON.parse(JSON.stringify(s)) as string;
     c = byteChars && NON_ASCII.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : own;
     copies.set(own, c);
