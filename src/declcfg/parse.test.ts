@@ -450,5 +450,13 @@ describe('JSON blobs whose checks are left to the caller', () => {
     expect(deferred('{"schema": "x", "v": "é"}').blobs[0]?.unchecked?.to).toBe(
       Buffer.from('{"schema": "x", "v": "é"}').length,
     );
+    // Said of a JSON file only: a YAML file is read as usual, with its lines.
+    const said = (text: string): boolean | undefined => {
+      const asked: ByteChars = { used: false, deferChecks: true };
+      parseCatalogBytes(Buffer.from(text), 1, () => undefined, asked);
+      return asked.deferred;
+    };
+    expect(said('{"schema": "x"}')).toBe(true);
+    expect(said('schema: x\n')).toBeUndefined();
   });
 });

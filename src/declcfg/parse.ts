@@ -609,6 +609,8 @@ export interface ByteChars {
    * catalog of JSON files, whose blobs are mostly written as opm writes them (docs/performance.md).
    */
   deferChecks?: boolean;
+  /** Set by parseCatalogBytes when it left them so: the file is JSON, of ASCII or read by bytes. */
+  deferred?: boolean;
 }
 
 /** The error that ends a parse one character per byte where the usual reading would differ. */
@@ -683,6 +685,7 @@ export function parseCatalogBytes(
   if (asBytes) byteChars.used = true;
   // Offsets in the text are offsets in the bytes: the checks can be left to the caller.
   const deferred = byteChars?.deferChecks === true && (ascii || asBytes) ? bytes : undefined;
+  if (byteChars !== undefined && deferred !== undefined && startsAsJson(bytes)) byteChars.deferred = true;
   if (onBlob !== undefined && bytes.length > YAML_PART_BYTES && (ascii || validUtf8())) {
     const parsed = startsAsJson(bytes)
       ? parseJsonInParts(bytes, ascii || asBytes, firstLine, onBlob, asBytes, deferred)

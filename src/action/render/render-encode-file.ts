@@ -6,6 +6,7 @@
  * calling thread keeps bytes instead of a catalog's worth of objects.
  */
 import { loadFileBlobs } from '../../declcfg/load-file.js';
+import type { ByteChars } from '../../declcfg/parse.js';
 import type { WalkedFile } from '../../declcfg/load-walk.js';
 import { appendBlobJson, blobYaml, placeOf, type BlobPlace } from '../../declcfg/write.js';
 import type { Finding } from '../../findings.js';
@@ -92,7 +93,7 @@ export async function encodeCatalogFile(f: WalkedFile, work: EncodeWork): Promis
   // JSON output of a JSON file: beyond ASCII, read one character per byte when that gives the same
   // output (ByteChars of declcfg/parse.ts), written back byte for byte; each blob's checks left to
   // the comparison of its output with its bytes (UncheckedBlob).
-  const byteChars =
+  const byteChars: ByteChars | undefined =
     format === 'json' && work.byteChars !== false ? { used: false, deferChecks: true } : undefined;
   // A blob whose output is not its bytes failed its checks, or an encoding threw: the file is read
   // again with every check at its place, which reports as the usual reading does.
@@ -124,14 +125,16 @@ export async function encodeCatalogFile(f: WalkedFile, work: EncodeWork): Promis
       });
     });
   } catch (err) {
-    if (byteChars === undefined) throw err;
+    if (byteChars?.used !== true && byteChars?.deferred !== true) throw err;
     again = true;
   } finally {
     out.byteChars = false;
   }
-  // Anything the load has to say is said with lines (left uncounted with the checks), and of the
-  // file's text (not of its bytes as characters); an error may be one of a check left to the output.
-  if (byteChars !== undefined && (again || findings.length > 0)) {
+  // Anything the load has to say of a file read so is said with lines (left uncounted with the
+  // checks), and of its text (not of its bytes as characters); an error may be one of a check left
+  // to the output. Other files (YAML) were read as usual.
+  const unusual = byteChars !== undefined && (byteChars.used || byteChars.deferred === true);
+  if (unusual && (again || findings.length > 0)) {
     if (out.capacity <= KEPT_SCRATCH_BYTES) idleScratch = out;
     return encodeCatalogFile(f, { ...work, byteChars: false });
   }
