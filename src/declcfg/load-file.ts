@@ -7,7 +7,7 @@ import type { Finding } from '../findings.js';
 import { decodeBlob, type DecodeIssue, type DecodeOptions } from './decode.js';
 import { BlobTooLargeError, maxBlobBytes, readFileParts, readsInParts } from './load-large.js';
 import type { WalkedFile } from './load-walk.js';
-import { parseCatalogBytes, type ParsedText } from './parse.js';
+import { parseCatalogBytes, type ByteChars, type ParsedText, type UncheckedBlob } from './parse.js';
 import { readWhole } from './read-whole.js';
 import { addBlob, emptyConfig, type Blob, type DeclarativeConfig, type Location } from './types.js';
 import { markNativeJson } from './native-json.js';
@@ -39,6 +39,13 @@ export interface LoadOptions extends DecodeOptions {
    * only: migrations and anything reading the manifests need the payloads loaded.
    */
   deferPayloads?: boolean | { minBytes: number };
+  /**
+   * Read a JSON file of valid UTF-8 one character per byte where that gives the same values (see
+   * ByteChars of parse.ts: for output only, by a caller that reads the file again the usual way when
+   * its load has findings); `used` tells whether the file was read so. Files read in parts are read
+   * as usual.
+   */
+  byteChars?: ByteChars;
 }
 
 export interface LoadResult {
@@ -124,27 +131,32 @@ export async function loadFileBlobs(
   f: WalkedFile,
   opts: LoadOptions,
   findings: Finding[],
-  onBlob: (b: Blob) => void,
+  onBlob: (b: Blob, unchecked?: UncheckedBlob) => void,
 ): Promise<void> {
-  const parse = (bytes: Uint8Array, firstLine?: number): void => {
+  const parse = (bytes: Uint8Array, firstLine?: number, byteChars?: ByteChars): void => {
     const decodeFindings: Finding[] = [];
-    const parsed = parseCatalogBytes(bytes, firstLine, (raw) => {
-      const loc = { file: f.rel, line: raw.line };
-      const b = decodeLocated({ value: raw.value, loc, nativeJson: raw.nativeJson }, opts, decodeFindings);
-      if (b === undefined) return;
-      try {
-        onBlob(b);
-      } catch (err) {
-        throw new ReceiverError(err);
-      }
-    });
+    const parsed = parseCatalogBytes(
+      bytes,
+      firstLine,
+      (raw) => {
+        const loc = { file: f.rel, line: raw.line };
+        const b = decodeLocated({ value: raw.value, loc, nativeJson: raw.nativeJson }, opts, decodeFindings);
+        if (b === undefined) return;
+        try {
+          onBlob(b, raw.unchecked);
+        } catch (err) {
+          throw new ReceiverError(err);
+        }
+      },
+      byteChars,
+    );
     addParseIssues(parsed, f.rel, findings);
     for (const x of decodeFindings) findings.push(x);
   };
   const maxBlob = opts.maxBlobBytes ?? maxBlobBytes(opts.env);
   try {
     // A file read whole is no larger than the blob limit.
-    if (!readsInParts(f.size, maxBlob)) parse(readWhole(f.abs, f.size));
+    if (!readsInParts(f.size, maxBlob)) parse(readWhole(f.abs, f.size), undefined, opts.byteChars);
     // Part by part, so only one part's text is alive at a time, and a blob over the limit is
     // refused before it is read whole.
     else

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { parseCatalogBytes, parseCatalogText, partCuts, YAML_PART_BYTES, type RawBlob } from './parse.js';
+import {
+  NOT_BYTE_CHARS,
+  parseCatalogBytes,
+  parseCatalogText,
+  partCuts,
+  YAML_PART_BYTES,
+  type ByteChars,
+  type ParsedText,
+  type RawBlob,
+} from './parse.js';
 import { firstInvalidUtf8 } from '../go/utf8.js';
 import { scanJsonValue } from '../go/json-scan.js';
 
@@ -339,5 +348,115 @@ describe('large JSON files read part by part', () => {
     );
     expect((yaml.whole as { blobs: unknown[] }).blobs).toHaveLength(2);
     expect(yaml.parts).toStrictEqual(yaml.whole);
+  });
+});
+
+describe('JSON files beyond ASCII read one character per byte', () => {
+  /** The file parsed blob by blob with ByteChars asked for: blobs, issues and whether it was read so. */
+  function byBytes(text: string): { blobs: RawBlob[]; issues: ParsedText['issues']; used: boolean } {
+    const asked: ByteChars = { used: false };
+    const blobs: RawBlob[] = [];
+    const parsed = parseCatalogBytes(Buffer.from(text), 1, (b) => blobs.push(b), asked);
+    return { blobs, issues: parsed.issues, used: asked.used };
+  }
+  /** A string of the text's UTF-8 bytes, one character per byte. */
+  const bytesOf = (s: string): string => Buffer.from(s).toString('latin1');
+
+  it('holds each string as its UTF-8 bytes, small files and files read in parts', () => {
+    const blob = { schema: 'olm.package', name: 'é✓😀', description: 'naïve ✓ 😀' };
+    const small = byBytes(JSON.stringify(blob, null, 4) + '\n');
+    expect(small.used).toBe(true);
+    expect(small.issues).toStrictEqual([]);
+    expect(small.blobs.map((b) => b.value)).toStrictEqual([
+      { schema: 'olm.package', name: bytesOf('é✓😀'), description: bytesOf('naïve ✓ 😀') },
+    ]);
+    const pad = 'p'.repeat(YAML_PART_BYTES);
+    const large = byBytes([1, 2, 3].map((i) => JSON.stringify({ ...blob, pad, i }, null, 4)).join('\n'));
+    expect(large.used).toBe(true);
+    expect(large.blobs.map((b) => [b.line, b.value.i, b.value.name])).toStrictEqual([
+      [1, 1, bytesOf('é✓😀')],
+      [8, 2, bytesOf('é✓😀')],
+      [15, 3, bytesOf('é✓😀')],
+    ]);
+  });
+
+  it('reads as text what one character per byte would read otherwise', () => {
+    const text = (s: string): boolean => byBytes(`{"schema": "x", "v": ${JSON.stringify(s)}, "w": "é"}`).used;
+    expect(text('plain')).toBe(true);
+    // Escapes of ASCII characters give one character either way; others one, where the bytes give several.
+    expect(byBytes('{"schema": "x", "v": "\\u0041\\u007f", "w": "é"}').used).toBe(true);
+    expect(byBytes('{"schema": "x", "v": "\\u00e9", "w": "é"}').used).toBe(false);
+    expect(byBytes('{"schema": "x", "v": "\\ud83d\\ude00", "w": "é"}').used).toBe(false);
+    // Go escapes the separators; the Kelvin sign lower-cases to `k`; a byte-order mark; YAML.
+    expect(text('a\u2028b')).toBe(false);
+    expect(text('a\u2029b')).toBe(false);
+    expect(text('\u212a')).toBe(false);
+    expect(byBytes('\ufeff{"schema": "x", "w": "é"}').used).toBe(false);
+    expect(byBytes('schema: x\nw: é\n').used).toBe(false);
+    // ASCII files are read one character per byte as always, without being told.
+    expect(byBytes('{"schema": "x"}').used).toBe(false);
+  });
+
+  it('stops at a key beyond ASCII at the top of a blob, and reads no YAML after a failure', () => {
+    const key = byBytes('{"schema": "x", "w": "é"}\n{"schema": "y", "é": 1}\n');
+    expect(key.used).toBe(true);
+    expect(key.issues).toStrictEqual([
+      { rule: 'parse.json', severity: 'error', message: NOT_BYTE_CHARS, line: 2 },
+    ]);
+    // Nested keys beyond ASCII are values like any other.
+    expect(byBytes('{"schema": "y", "v": {"é": 1}}').issues).toStrictEqual([]);
+    // Text read as text goes on as YAML after a failure at the second value; read by bytes, it fails.
+    const yaml = '{"schema": "x", "w": "é"}\n---\nschema: y\n';
+    expect(parseCatalogText(yaml).blobs).toHaveLength(2);
+    expect(byBytes(yaml).issues.map((i) => i.rule)).toStrictEqual(['parse.json']);
+  });
+});
+
+describe('JSON blobs whose checks are left to the caller', () => {
+  function deferred(text: string): { blobs: RawBlob[]; issues: ParsedText['issues'] } {
+    const blobs: RawBlob[] = [];
+    const parsed = parseCatalogBytes(Buffer.from(text), 1, (b) => blobs.push(b), {
+      used: false,
+      deferChecks: true,
+    });
+    return { blobs, issues: parsed.issues };
+  }
+
+  it('hands over each object with its bytes and the checks, which report nothing themselves, without lines', () => {
+    const text = '{"schema": "a"}\n  {"schema": "b", "v": {"k": 1, "k": 2}}\n[1]\n';
+    const { blobs, issues } = deferred(text);
+    expect(issues.map((i) => i.rule)).toStrictEqual(['parse.not-object']);
+    // Lines are left uncounted with the checks (0): the caller reads the file again to say anything.
+    expect(blobs.map((b) => [b.line, b.value.schema])).toStrictEqual([
+      [0, 'a'],
+      [0, 'b'],
+    ]);
+    const [a, b] = blobs.map((x) => x.unchecked);
+    expect(text.slice(a?.from, a?.to)).toBe('{"schema": "a"}');
+    expect(text.slice(b?.from, b?.to)).toBe('{"schema": "b", "v": {"k": 1, "k": 2}}');
+    expect(a?.check()).toBe(true);
+    expect(b?.check()).toBe(false);
+  });
+
+  it('gives the offsets in the file of blobs read in parts, and none beyond ASCII unless read by bytes', () => {
+    const values = [1, 2, 3].map((i) =>
+      JSON.stringify({ schema: 'x', i, pad: 'p'.repeat(YAML_PART_BYTES) }, null, 4),
+    );
+    const text = values.join('\n') + '\n';
+    const { blobs } = deferred(text);
+    expect(blobs.map((b) => text.slice(b.unchecked?.from, b.unchecked?.to))).toStrictEqual(values);
+    // Text beyond ASCII read as text: offsets in it are not offsets in the bytes.
+    expect(deferred('{"schema": "x", "v": "\\u00e9é"}').blobs[0]?.unchecked).toBeUndefined();
+    expect(deferred('{"schema": "x", "v": "é"}').blobs[0]?.unchecked?.to).toBe(
+      Buffer.from('{"schema": "x", "v": "é"}').length,
+    );
+    // Said of a JSON file only: a YAML file is read as usual, with its lines.
+    const said = (text: string): boolean | undefined => {
+      const asked: ByteChars = { used: false, deferChecks: true };
+      parseCatalogBytes(Buffer.from(text), 1, () => undefined, asked);
+      return asked.deferred;
+    };
+    expect(said('{"schema": "x"}')).toBe(true);
+    expect(said('schema: x\n')).toBeUndefined();
   });
 });

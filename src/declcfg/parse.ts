@@ -23,13 +23,33 @@ const MAX_DEPTH = MAX_YAML_DEPTH;
 
 export interface RawBlob {
   value: JsonObject;
-  /** 1-based line where the blob starts. */
+  /** 1-based line where the blob starts; 0 for a blob whose checks are left to the caller (UncheckedBlob). */
   line: number;
   /**
    * Its values are ready for JSON.stringify as they are (declcfg/native-json.ts): a YAML document
    * the block reader read, with its keys in Go's order, no -0 and no long payload string.
    */
   nativeJson?: true;
+  /** The checks of its text left to the caller (ByteChars.deferChecks). */
+  unchecked?: UncheckedBlob;
+}
+
+/**
+ * A JSON blob whose keys, depth and numbers the parse did not check (checkParsed: duplicate keys, a
+ * number too large for a float64, nesting deeper than MAX_DEPTH), at a caller's request
+ * (ByteChars.deferChecks): its bytes in the file, `bytes` from `from` up to `to` (past its last `}`), and
+ * `check`, which runs those checks and says whether they pass. A caller that writes the blob as
+ * opm does and finds its output to be these very bytes knows they pass (the output holds each key
+ * once, and no number JSON.parse turned into Infinity); else it runs `check`, and on a failure, or
+ * on an error of any kind, reads the file again without deferring (the checks report problems with
+ * their lines, in file order). Lines are left uncounted with the checks (RawBlob.line is 0): such a
+ * caller reads the file again whenever its load has anything to say.
+ */
+export interface UncheckedBlob {
+  bytes: Uint8Array;
+  from: number;
+  to: number;
+  check(): boolean;
 }
 
 export type ParseRule = Extract<RuleId, `parse.${string}`>;
@@ -204,9 +224,21 @@ export function parseCatalogText(
   wellFormed = false,
   onBlob?: OnBlob,
 ): ParsedText {
+  return parseText(text, firstLine, wellFormed, onBlob, false);
+}
+
+/** parseCatalogText, of a text read one character per byte when `byteChars` (see ByteChars). */
+function parseText(
+  text: string,
+  firstLine: number,
+  wellFormed: boolean,
+  onBlob: OnBlob | undefined,
+  byteChars: boolean,
+  deferred?: Uint8Array,
+): ParsedText {
   const start = jsonStart(text);
   if (start === -1) return parseYamlStream(text, firstLine, wellFormed, { onBlob });
-  const parsed = parseJsonStream(text, start, firstLine, onBlob);
+  const parsed = parseJsonStream(text, start, firstLine, onBlob, undefined, byteChars, deferred);
   if (onBlob === undefined) return parsed;
   // What the stream held back (a first value that could yet have been read as YAML).
   for (const b of parsed.blobs) onBlob(b);
@@ -329,9 +361,13 @@ function parseJsonStream(
   firstLine: number,
   onBlob?: OnBlob,
   parts?: JsonParts,
+  byteChars = false,
+  deferred?: Uint8Array,
 ): ParsedText {
   const out: ParsedText = { blobs: [], issues: [] };
   let text = whole;
+  // With `deferred` (the file's bytes, read one character per byte): where `text` starts in them.
+  let textAt = 0;
   let lines = new LineCounter(text, firstLine);
   let pos = start;
   let values = 0;
@@ -352,16 +388,20 @@ function parseJsonStream(
     if (pos >= text.length) {
       const next = more?.next();
       if (next === undefined) break;
-      lines = new LineCounter(next, lines.at(text.length));
+      lines = new LineCounter(next, deferred === undefined ? lines.at(text.length) : 0);
+      textAt += text.length;
       text = next;
       pos = 0;
       continue;
     }
-    const line = lines.at(pos);
+    // Left with the checks: a blob's line is said only in what its load has to say, and a caller
+    // that defers the checks reads the file again for that.
+    const line = deferred === undefined ? lines.at(pos) : 0;
     let r = nextJsonValue(text, pos, ends);
     if (!r.ok && more !== undefined) {
       // Perhaps a value that runs on into the next part: the rest of the file, whole.
       text = more.rest(text, pos);
+      textAt += pos;
       more = undefined;
       lines = new LineCounter(text, line);
       pos = 0;
@@ -374,7 +414,8 @@ function parseJsonStream(
         message: r.message,
         line: lines.at(r.at),
       };
-      if (values <= 1) {
+      // Read one character per byte, the text is not what YAML would read: the caller reads it again.
+      if (values <= 1 && !byteChars) {
         const rest = parseYamlStream(text.slice(pos), line, false);
         if (rest.issues.length === 0) {
           out.blobs.push(...rest.blobs);
@@ -385,6 +426,22 @@ function parseJsonStream(
       return out;
     }
     values++;
+    if (deferred !== undefined && isJsonObject(r.value)) {
+      const [value, blobText, from, to] = [r.value, text, pos, r.end];
+      const unchecked: UncheckedBlob = {
+        bytes: deferred,
+        from: textAt + from,
+        to: textAt + to,
+        check: () => checkParsed(blobText, from, to, value) === undefined,
+      };
+      if (byteChars && !asciiKeys(value)) {
+        out.issues.push({ rule: 'parse.json', severity: 'error', message: NOT_BYTE_CHARS, line });
+        return out;
+      }
+      push({ value, line, unchecked });
+      pos = skipWs(text, r.end);
+      continue;
+    }
     const problem = r.value === undefined ? undefined : checkParsed(text, pos, r.end, r.value);
     if (problem?.duplicate !== undefined)
       out.issues.push(duplicateKey(lines.at(problem.at), problem.duplicate, problem.topLevel === true));
@@ -395,6 +452,9 @@ function parseJsonStream(
         message: problem.message,
         line: lines.at(problem.at),
       });
+    } else if (byteChars && isJsonObject(r.value) && !asciiKeys(r.value)) {
+      out.issues.push({ rule: 'parse.json', severity: 'error', message: NOT_BYTE_CHARS, line });
+      return out;
     } else if (isJsonObject(r.value)) {
       push({ value: r.value, line });
     } else if (r.value !== undefined) {
@@ -526,6 +586,68 @@ function nextJsonValue(text: string, pos: number, ends: LineEnds): NextValue {
   return { ok: true, value: r.value, end: scan.end };
 }
 
+/**
+ * Asks parseCatalogBytes to read a JSON file whose bytes are valid UTF-8 but not all ASCII one
+ * character per byte (latin1), as it reads an ASCII file: decoding UTF-8 into two-byte text, then
+ * parsing, writing and encoding that text back to UTF-8 cost markedly more than the same steps
+ * over one-byte text (docs/performance.md). Each string then holds its UTF-8 bytes as characters,
+ * which JSON.parse and JSON.stringify carry through unchanged, which sort as the bytes do (Go's
+ * order) and which a writer given the same reading (go/json-bytes-out.ts) puts back byte for byte.
+ * For output only, by a caller that reads the file again the usual way when its load has anything
+ * to say (a message would show the bytes as characters) and that turns the names it keeps into
+ * text. A file is read so only when that gives the same values in every other respect:
+ * readableByteForChar, and object keys of a blob's top level in ASCII (they are compared ignoring
+ * case); otherwise an error (NOT_BYTE_CHARS) ends the parse.
+ */
+export interface ByteChars {
+  /** Set by parseCatalogBytes when it read the file one character per byte. */
+  used: boolean;
+  /**
+   * Leave the checks of each JSON blob's text, and the count of its lines, to the caller
+   * (UncheckedBlob), in a file read one character per byte or of ASCII: the walk and the scan that
+   * count its keys, and the search of each line break, are a good part of render -o json of a
+   * catalog of JSON files, whose blobs are mostly written as opm writes them (docs/performance.md).
+   */
+  deferChecks?: boolean;
+  /** Set by parseCatalogBytes when it left them so: the file is JSON, of ASCII or read by bytes. */
+  deferred?: boolean;
+}
+
+/** The error that ends a parse one character per byte where the usual reading would differ. */
+export const NOT_BYTE_CHARS = 'a blob key is not ASCII: the file is to be read as UTF-8 text';
+
+const NON_ASCII = /[\u0080-\uffff]/;
+
+function asciiKeys(o: JsonObject): boolean {
+  for (const k in o) if (NON_ASCII.test(k)) return false;
+  return true;
+}
+
+// U+2028 and U+2029, which Go writes escaped, and U+212A (Kelvin sign), which lower-cases to `k`.
+const LINE_SEPARATOR = Buffer.from('\u2028');
+const PARAGRAPH_SEPARATOR = Buffer.from('\u2029');
+const KELVIN = Buffer.from('\u212a');
+
+/**
+ * Whether a JSON file's valid UTF-8 bytes read one character per byte give what their text gives:
+ * the file starts with `{` after ASCII white space (no byte-order mark); holds no character that Go
+ * writes otherwise than as its bytes (U+2028, U+2029) or that lower-cases to ASCII (U+212A); and
+ * no `\u` escape of a character beyond ASCII, which JSON.parse would turn into one character where
+ * the bytes of the text give several.
+ */
+function readableByteForChar(bytes: Buffer): boolean {
+  let i = 0;
+  for (let c = bytes[0]; c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = bytes[++i]);
+  if (bytes[i] !== 0x7b) return false;
+  if (bytes.includes(LINE_SEPARATOR) || bytes.includes(PARAGRAPH_SEPARATOR) || bytes.includes(KELVIN))
+    return false;
+  for (let at = bytes.indexOf('\\u'); at !== -1; at = bytes.indexOf('\\u', at + 2)) {
+    const d = bytes[at + 4] ?? 0;
+    if (bytes[at + 2] !== 0x30 || bytes[at + 3] !== 0x30 || d < 0x30 || d > 0x37) return false;
+  }
+  return true;
+}
+
 /** Line (1-based) of byte offset `at`. */
 function lineOfByte(buf: Uint8Array, at: number): number {
   let line = 1;
@@ -537,7 +659,12 @@ function lineOfByte(buf: Uint8Array, at: number): number {
  * Parse one file's bytes: refuse binary content (NUL bytes) and invalid UTF-8 with the line where it
  * is found, then parse the text.
  */
-export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlob): ParsedText {
+export function parseCatalogBytes(
+  buf: Uint8Array,
+  firstLine = 1,
+  onBlob?: OnBlob,
+  byteChars?: ByteChars,
+): ParsedText {
   const nul = buf.indexOf(0);
   if (nul !== -1) {
     const message = `file contains a NUL byte at offset ${nul}; binary files are not catalog files`;
@@ -552,13 +679,21 @@ export function parseCatalogBytes(buf: Uint8Array, firstLine = 1, onBlob?: OnBlo
   // Most catalogs are pure ASCII (base64 payloads, escaped JSON): those decode as one-byte text,
   // much faster than UTF-8 decoding, and cannot be invalid UTF-8.
   const ascii = isAscii(bytes);
-  if (onBlob !== undefined && bytes.length > YAML_PART_BYTES && (ascii || isUtf8(bytes))) {
+  let valid: boolean | undefined;
+  const validUtf8 = (): boolean => (valid ??= isUtf8(bytes));
+  const asBytes = !ascii && byteChars !== undefined && readableByteForChar(bytes) && validUtf8();
+  if (asBytes) byteChars.used = true;
+  // Offsets in the text are offsets in the bytes: the checks can be left to the caller.
+  const deferred = byteChars?.deferChecks === true && (ascii || asBytes) ? bytes : undefined;
+  if (byteChars !== undefined && deferred !== undefined && startsAsJson(bytes)) byteChars.deferred = true;
+  if (onBlob !== undefined && bytes.length > YAML_PART_BYTES && (ascii || validUtf8())) {
     const parsed = startsAsJson(bytes)
-      ? parseJsonInParts(bytes, ascii, firstLine, onBlob)
+      ? parseJsonInParts(bytes, ascii || asBytes, firstLine, onBlob, asBytes, deferred)
       : parseYamlInParts(bytes, ascii, firstLine, onBlob);
     if (parsed !== undefined) return parsed;
   }
-  if (ascii) return parseCatalogText(bytes.toString('latin1'), firstLine, true, onBlob);
+  if (ascii || asBytes)
+    return parseText(bytes.toString('latin1'), firstLine, true, onBlob, asBytes, deferred);
   const text = bytes.toString('utf8');
   // Decoding replaces invalid bytes by U+FFFD, so only a text holding one can come from invalid
   // UTF-8; the full check (a second pass over the bytes) runs only then.
@@ -605,11 +740,13 @@ export const YAML_PART_BYTES = 64 * 1024;
  */
 function parseJsonInParts(
   bytes: Buffer,
-  ascii: boolean,
+  oneByte: boolean,
   firstLine: number,
   onBlob: OnBlob,
+  byteChars: boolean,
+  deferred: Uint8Array | undefined,
 ): ParsedText | undefined {
-  const encoding = ascii ? 'latin1' : 'utf8';
+  const encoding = oneByte ? 'latin1' : 'utf8';
   let from = 0;
   const part = (): string | undefined => {
     if (from >= bytes.length) return undefined;
@@ -623,10 +760,15 @@ function parseJsonInParts(
   const start = jsonStart(first);
   // White space all through the first part: read whole.
   if (start === -1) return undefined;
-  const parsed = parseJsonStream(first, start, firstLine, onBlob, {
-    next: part,
-    rest: (text, at) => text.slice(at) + bytes.toString(encoding, from),
-  });
+  const parsed = parseJsonStream(
+    first,
+    start,
+    firstLine,
+    onBlob,
+    { next: part, rest: (text, at) => text.slice(at) + bytes.toString(encoding, from) },
+    byteChars,
+    deferred,
+  );
   for (const b of parsed.blobs) onBlob(b);
   return { blobs: [], issues: parsed.issues };
 }

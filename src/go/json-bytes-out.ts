@@ -38,9 +38,20 @@ export class JsonBytesOut implements JsonOut {
   private pos = 0;
   private pending = '';
   private scratch: Buffer = Buffer.alloc(0);
+  private encoding: 'utf8' | 'latin1' = 'utf8';
 
   constructor(initialBytes = 1 << 22) {
     this.buf = Buffer.allocUnsafe(initialBytes);
+  }
+
+  /**
+   * Whether text is written one byte per character (latin1) instead of as UTF-8: for values read
+   * from a file one character per byte (ByteChars of declcfg/parse.ts), whose characters are that
+   * file's UTF-8 bytes. What is pending is written first, in the reading it was given in.
+   */
+  set byteChars(on: boolean) {
+    this.flushPending();
+    this.encoding = on ? 'latin1' : 'utf8';
   }
 
   /** Bytes the buffer holds before it has to grow. */
@@ -67,6 +78,12 @@ export class JsonBytesOut implements JsonOut {
 
   string(s: string, escapeHTML: boolean): void {
     if (s.length < LONG_STRING || !this.copyPlain(s)) this.text(quoteGoString(s, escapeHTML));
+  }
+
+  /** Whether the bytes written from `from` to `to` are those of `other` from `otherFrom` to `otherTo`. */
+  sameBytes(from: number, to: number, other: Uint8Array, otherFrom: number, otherTo: number): boolean {
+    this.flushPending();
+    return to - from === otherTo - otherFrom && this.buf.compare(other, otherFrom, otherTo, from, to) === 0;
   }
 
   /** Everything written is encoded and its byte length returned (a position for {@link truncate}). */
@@ -113,8 +130,8 @@ export class JsonBytesOut implements JsonOut {
   }
 
   private encode(s: string): void {
-    this.reserve(s.length * 3);
-    this.pos += this.buf.write(s, this.pos, 'utf8');
+    this.reserve(this.encoding === 'utf8' ? s.length * 3 : s.length);
+    this.pos += this.buf.write(s, this.pos, this.encoding);
   }
 
   /** Write `s` quoted if it needs no escaping; otherwise write nothing and return false. */

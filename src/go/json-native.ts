@@ -70,6 +70,12 @@ const AFTER_HTML = /\\u[dD][89a-fA-F]|[<>&\u2028\u2029]/;
  * left in the text (docs/performance.md).
  */
 export const NATIVE_STRING_LIMIT = 16 * 1024;
+/**
+ * A long string with a space among its first this many characters is left in JSON.stringify's text:
+ * base64 has none, and text copied apart cost more: the byte copy's searches, then Go's quoting,
+ * several passes where the text takes one (docs/performance.md).
+ */
+const TEXT_PROBE = 512;
 /** Where such a string goes in JSON.stringify's text: `"\u0000<n>"` (see appendIndentedNatively). */
 const LONG_MARK = '\u0000';
 const LONG_MARK_TOKEN = /"\\u0000([0-9]+)"/;
@@ -217,7 +223,10 @@ function structReady(s: GoStruct, long: string[] | undefined): unknown {
 function nativeReady(v: unknown, long?: string[]): unknown {
   switch (typeof v) {
     case 'string':
-      if (long === undefined || v.length <= NATIVE_STRING_LIMIT) return v;
+      // A space early on: text (a description, an example), not a payload, which the output's byte
+      // copy would refuse after a search of its own; it is written as well inside the text.
+      if (long === undefined || v.length <= NATIVE_STRING_LIMIT || v.lastIndexOf(' ', TEXT_PROBE) !== -1)
+        return v;
       long.push(v);
       return LONG_MARK + String(long.length - 1);
     case 'boolean':

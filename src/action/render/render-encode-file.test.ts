@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeSpill, openSpill, readSpill, type Spill } from '../../util/spill.js';
-import { encodeCatalogFile } from './render-encode-file.js';
+import { encodeCatalogFile, FileHasErrors } from './render-encode-file.js';
 
 const file = fileURLToPath(
   new URL('../../../testdata/render/threaded-order/catalog/a.yaml', import.meta.url),
@@ -50,4 +50,63 @@ describe('encoding a catalog file', () => {
       closeSync(fd);
     }
   });
+});
+
+describe('encoding a JSON file beyond ASCII', () => {
+  const catalog = fileURLToPath(
+    new URL('../../../testdata/render/json-beyond-ascii/catalog', import.meta.url),
+  );
+  const walkedFile = (pkg: string): { rel: string; abs: string; size: number } => {
+    const abs = path.join(catalog, pkg, 'catalog.json');
+    return { rel: `${pkg}/catalog.json`, abs, size: statSync(abs).size };
+  };
+
+  it.each(['opérateur', 'escaped', 'separator', 'zduplicate'])(
+    'gives the bytes, places and warnings of the text reading (%s)',
+    async (pkg) => {
+      const byBytes = await encodeCatalogFile(walkedFile(pkg), { format: 'json' });
+      const asText = await encodeCatalogFile(walkedFile(pkg), { format: 'json', byteChars: false });
+      expect(byBytes).toStrictEqual(asText);
+      const out = Buffer.from(byBytes.bytes ?? []).toString('utf8');
+      expect(out).toContain('"displayName": "Opérateur ✓"');
+      expect(byBytes.blobs.some((b) => b.package === pkg)).toBe(true);
+    },
+  );
+});
+
+describe('a JSON file whose checks are left to its output', () => {
+  const fixture = fileURLToPath(new URL('../../../testdata/render/json-checks', import.meta.url));
+  const walkedAt = (rel: string): { rel: string; abs: string; size: number } => {
+    const abs = path.join(fixture, rel);
+    return { rel, abs, size: statSync(abs).size };
+  };
+
+  it.each([
+    // Written as opm writes it: its output is its bytes.
+    ['clean/as-opm-writes.json', 0],
+    // Other layouts and key orders: the checks run, and pass.
+    ['clean/compact.json', 0],
+    ['clean/two-spaces.json', 0],
+    // The checks run and fail: read again with the checks in place, for the warning and its line.
+    ['clean/nested-duplicate.json', 1],
+    // A warning of the decoding: read again, for its line (left uncounted with the checks).
+    ['clean/unknown-field.json', 1],
+  ])('gives the bytes, places and warnings of the usual reading (%s)', async (rel, warnings) => {
+    const deferred = await encodeCatalogFile(walkedAt(rel), { format: 'json' });
+    const usual = await encodeCatalogFile(walkedAt(rel), { format: 'json', byteChars: false });
+    expect(deferred).toStrictEqual(usual);
+    expect(deferred.warnings).toHaveLength(warnings);
+    expect(deferred.blobs).toHaveLength(3);
+  });
+
+  it.each(['top-level-duplicate', 'overflowing-number', 'too-deep'])(
+    'reports a file the checks fail as the usual reading does (%s)',
+    async (name) => {
+      const rel = `errors/${name}/catalog.json`;
+      await expect(encodeCatalogFile(walkedAt(rel), { format: 'json' })).rejects.toThrow(FileHasErrors);
+      await expect(encodeCatalogFile(walkedAt(rel), { format: 'json', byteChars: false })).rejects.toThrow(
+        FileHasErrors,
+      );
+    },
+  );
 });
