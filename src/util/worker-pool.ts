@@ -20,7 +20,6 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type * as WorkerThreads from 'node:worker_threads';
 import type { TransferListItem, Worker } from 'node:worker_threads';
 import { InternalError, OpmError, UsageError, type OpmErrorCode } from '../errors.js';
 import { Checkpoint } from './abort.js';
@@ -55,7 +54,6 @@ export function workerModule(url: URL): WorkerModule {
 type WorkerStart = { script: string } | { source: string; esbuild: string };
 
 const here = fileURLToPath(import.meta.url);
-const requireHere = createRequire(import.meta.url);
 const fromSources = here.endsWith('.ts');
 const starts = new Map<string, WorkerStart | null>();
 
@@ -64,7 +62,7 @@ function findStart(m: WorkerModule): WorkerStart | null {
     const source = fileURLToPath(m.url).replace(/\.js$/, '.ts');
     if (!existsSync(source)) return null;
     try {
-      return { source, esbuild: pathToFileURL(requireHere.resolve('esbuild')).href };
+      return { source, esbuild: pathToFileURL(createRequire(here).resolve('esbuild')).href };
     } catch {
       return null; // esbuild is a development dependency: absent where only dist/ is installed
     }
@@ -247,13 +245,11 @@ export class WorkerPool {
     this.throwIfStopped();
     const how = startOf(m);
     if (how === null) throw new Error(`the ${m.name} worker cannot start: its code is missing`);
+    // Loaded here, not with this module: most commands never start a worker.
+    const { Worker: WorkerClass } = await import('node:worker_threads');
+    this.throwIfStopped();
     const code = 'source' in how ? await bundleSource(how) : undefined;
     this.throwIfStopped();
-    // Loaded here, not with this module: most commands never start a worker. Loaded synchronously,
-    // so that a built worker starts within this call: the caller goes on with its own share of the
-    // work at once (mapClaims), and an awaited import would start the thread only once that share's
-    // first item, the largest, is done.
-    const { Worker: WorkerClass } = requireHere('node:worker_threads') as typeof WorkerThreads;
     const worker =
       'script' in how
         ? new WorkerClass(how.script, { workerData: data })
