@@ -322,11 +322,13 @@ export async function mapClaims<T, D, R>(
   const hear = async (w: PoolWorker<ClaimReply<R>>): Promise<void> => {
     for (let r = await w.next(); r !== undefined; r = await w.next()) if (r.ok) results[r.index] = r.result;
   };
-  const workers = Array.from({ length: Math.max(0, workerCount) }, () =>
-    pool.start<ClaimReply<R>>(m, work).then(hear).catch(fail),
-  );
+  const starting = Array.from({ length: Math.max(0, workerCount) }, () => pool.start<ClaimReply<R>>(m, work));
+  const workers = starting.map((started) => started.then(hear).catch(fail));
   const checkpoint = new Checkpoint(signal);
   try {
+    // The workers' threads are made before this thread takes its first item: start() makes one
+    // after an await, which would otherwise come only once that item, the largest, is done.
+    await Promise.allSettled(starting);
     // This thread takes its share too; a worker's results are received between two of its items.
     for (let i = claim(next, items.length); i !== -1 && !failed; i = claim(next, items.length)) {
       try {
