@@ -819,11 +819,17 @@ function startsAsJson(bytes: Buffer): boolean {
 }
 
 /**
+ * Bytes that can be searched for a string, as a Buffer can: named by shape, so that this module's
+ * declarations, which the library's types reach, need no Node.js types.
+ */
+export type SearchableBytes = Uint8Array & { indexOf(value: string, byteOffset?: number): number };
+
+/**
  * Where the parts of a YAML file start (the first at 0, then before `---` lines), and its length last;
  * undefined when a `---` line holds anything but spaces or a comment after the dashes
  * (splitYamlDocuments refuses it; other white space is left to it too).
  */
-export function partCuts(bytes: Buffer, partBytes: number): number[] | undefined {
+export function partCuts(bytes: SearchableBytes, partBytes: number): number[] | undefined {
   const cuts = [0];
   let partStart = 0;
   let previous = 0;
