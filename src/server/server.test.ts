@@ -5,9 +5,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiBundle } from '../api/messages.js';
-import { Registry, type BundleKey, type IndexChannel, type PackageIndex } from '../api/registry.js';
+import type { Registry } from '../api/registry.js';
 import { ProtoWriter, readFields, fieldString } from '../api/wire.js';
+import { chainRegistry } from '../../test/serve/chain-registry.js';
 import { startServer, type RunningServer } from './server.js';
 
 const BUNDLES = 1000;
@@ -15,46 +15,10 @@ const MANIFEST = `{"kind":"ClusterServiceVersion","pad":"${'x'.repeat(32 * 1024)
 
 /** A catalog of one package whose BUNDLES bundles have no image (so ListBundles sends manifests). */
 function bigRegistry(made: { count: number }): Registry {
-  const bundles = new Map<
-    string,
-    { package: string; channel: string; name: string; replaces: string; skips: string[] }
-  >();
-  for (let i = 0; i < BUNDLES; i++) {
-    const name = `b.v${i}`;
-    bundles.set(name, {
-      package: 'p',
-      channel: 'c',
-      name,
-      replaces: i === 0 ? '' : `b.v${i - 1}`,
-      skips: [],
-    });
-  }
-  const channel: IndexChannel = { name: 'c', head: `b.v${BUNDLES - 1}`, bundles };
-  const index: PackageIndex = new Map([
-    ['p', { name: 'p', defaultChannel: 'c', channels: new Map([['c', channel]]) }],
-  ]);
-  const store = {
-    bundle: (key: BundleKey, withManifests: boolean): Promise<ApiBundle> => {
-      if (withManifests) made.count++;
-      return Promise.resolve({
-        csvName: key.name,
-        packageName: key.package,
-        channelName: key.channel,
-        csvJson: withManifests ? MANIFEST : '',
-        object: withManifests ? [MANIFEST] : [],
-        bundlePath: '',
-        providedApis: [],
-        requiredApis: [],
-        version: '0.0.0',
-        skipRange: '',
-        dependencies: [],
-        properties: [],
-        replaces: '',
-        skips: [],
-      });
-    },
-  };
-  return new Registry(index, store);
+  return chainRegistry(BUNDLES, (_key, withManifests) => {
+    if (withManifests) made.count++;
+    return { csvJson: withManifests ? MANIFEST : '', object: withManifests ? [MANIFEST] : [] };
+  });
 }
 
 let server: RunningServer | undefined;

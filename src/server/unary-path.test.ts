@@ -6,53 +6,22 @@
 import * as grpc from '@grpc/grpc-js';
 import http2 from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiBundle } from '../api/messages.js';
-import { Registry, type BundleKey, type IndexChannel, type PackageIndex } from '../api/registry.js';
+import type { Registry } from '../api/registry.js';
 import { ProtoWriter } from '../api/wire.js';
 import { AnswerCache } from './answer-cache.js';
 import { startServer, type LogFields, type RunningServer } from './server.js';
+import { chainRegistry } from '../../test/serve/chain-registry.js';
 import { frameMessage, installUnaryPath, plainMetadataFields, requestTimeout } from './unary-path.js';
 
 /** One package `p`, channel `c`, bundles b.v0 … b.v2; `made` counts the bundles the store reads. */
 function registry(made: { count: number }): Registry {
-  const bundles = new Map<
-    string,
-    { package: string; channel: string; name: string; replaces: string; skips: string[] }
-  >();
-  for (let i = 0; i < 3; i++)
-    bundles.set(`b.v${i}`, {
-      package: 'p',
-      channel: 'c',
-      name: `b.v${i}`,
-      replaces: i === 0 ? '' : `b.v${i - 1}`,
-      skips: [],
-    });
-  const channel: IndexChannel = { name: 'c', head: 'b.v2', bundles };
-  const index: PackageIndex = new Map([
-    ['p', { name: 'p', defaultChannel: 'c', channels: new Map([['c', channel]]) }],
-  ]);
-  const store = {
-    bundle: (key: BundleKey): Promise<ApiBundle> => {
-      made.count++;
-      return Promise.resolve({
-        csvName: key.name,
-        packageName: key.package,
-        channelName: key.channel,
-        csvJson: `{"kind":"ClusterServiceVersion","metadata":{"name":"${key.name}"}}`,
-        object: [],
-        bundlePath: `example.com/b:${key.name}`,
-        providedApis: [],
-        requiredApis: [],
-        version: '0.0.0',
-        skipRange: '',
-        dependencies: [],
-        properties: [],
-        replaces: '',
-        skips: [],
-      });
-    },
-  };
-  return new Registry(index, store);
+  return chainRegistry(3, (key) => {
+    made.count++;
+    return {
+      csvJson: `{"kind":"ClusterServiceVersion","metadata":{"name":"${key.name}"}}`,
+      bundlePath: `example.com/b:${key.name}`,
+    };
+  });
 }
 
 interface Line {
