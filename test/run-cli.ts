@@ -8,6 +8,18 @@ export interface CliResult {
   stderr: string;
 }
 
+/** An IO for building the command tree without running it: streams nobody reads, cwd `/`. */
+export function quietIO(env: NodeJS.ProcessEnv = {}): CliIO {
+  return {
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    stdin: new PassThrough(),
+    env,
+    cwd: '/',
+    stderrIsTTY: false,
+  };
+}
+
 /** Run the CLI in-process, capturing stdout and stderr. */
 export async function runOpm(
   args: string[],

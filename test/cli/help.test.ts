@@ -1,22 +1,14 @@
 // `--help` of every command: cobra's layout (Usage, Available Commands, Flags, Global Flags, the
 // "Use … --help" line), flags as pflag lists them, and no line wider than the width.
-import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { createProgram } from '../../src/cli/program.js';
 import { commandPath, hangingText, helpWidth } from '../../src/cli/help.js';
-import { runOpm } from '../run-cli.js';
+import { quietIO, runOpm } from '../run-cli.js';
 
 /** Every command path of the tree, hidden ones included, but not those that only answer "not provided". */
 function commandPaths(env: NodeJS.ProcessEnv): string[][] {
-  const io = {
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    stdin: new PassThrough(),
-    env,
-    cwd: '/',
-    stderrIsTTY: false,
-  };
+  const io = quietIO(env);
   const out: string[][] = [];
   const visit = (cmd: Command): void => {
     if (/^\(not provided/.test(cmd.description())) return;

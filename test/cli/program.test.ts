@@ -1,10 +1,8 @@
-import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { commandPath } from '../../src/cli/help.js';
-import type { CliIO } from '../../src/cli/io.js';
 import { createProgram, TOP_LEVEL_NAMES } from '../../src/cli/program.js';
-import { runOpm } from '../run-cli.js';
+import { quietIO, runOpm } from '../run-cli.js';
 
 describe('opm command line', () => {
   it('prints version info like opm', async () => {
@@ -104,14 +102,7 @@ describe('serve', () => {
 });
 
 describe('the tree built for a command line that names a top-level command', () => {
-  const io = (env: NodeJS.ProcessEnv = {}): CliIO => ({
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    stdin: new PassThrough(),
-    env,
-    cwd: '/',
-    stderrIsTTY: false,
-  });
+  const io = quietIO;
   /** Every command of a tree by its path, with its help text, usage and options as commander holds them. */
   const described = (root: Command): Map<string, string> => {
     const out = new Map<string, string>();
