@@ -70,6 +70,16 @@ function asProgram(): NodeJS.ProcessEnv {
   };
 }
 
+/** A copy of the package as npm installs it (bin, dist, schemas, package.json), in the cache folder. */
+function installedCopy(): string {
+  const installed = path.join(cacheDir, 'lib', 'opm-ts');
+  for (const d of ['bin', 'dist', 'schemas'])
+    cpSync(path.resolve(d), path.join(installed, d), { recursive: true });
+  cpSync(path.resolve('package.json'), path.join(installed, 'package.json'));
+  symlinkSync(path.resolve('node_modules'), path.join(installed, 'node_modules'));
+  return installed;
+}
+
 function ownCaches(): string[] {
   const dir = path.join(cacheDir, 'code-cache');
   try {
@@ -157,11 +167,7 @@ describe('the launcher', () => {
   it('run as a program, starts commands that read no catalog without V8 flags', () => {
     // An installed copy without the cache made without flags: a run started without flags finds no
     // shipped cache of its stamp and leaves one of its own, a run with the flags uses the shipped one.
-    const installed = path.join(cacheDir, 'lib', 'opm-ts');
-    for (const d of ['bin', 'dist', 'schemas'])
-      cpSync(path.resolve(d), path.join(installed, d), { recursive: true });
-    cpSync(path.resolve('package.json'), path.join(installed, 'package.json'));
-    symlinkSync(path.resolve('node_modules'), path.join(installed, 'node_modules'));
+    const installed = installedCopy();
     // (The render of bundle directories alone has no cache of its own either: it runs only with its
     // shipped one, so here the command line renders them.)
     for (const f of [
@@ -295,11 +301,7 @@ describe('a bare `opm version`', () => {
 
 describe('an installed copy', () => {
   it('names its own files in --debug stack traces, not the folder it was built in', () => {
-    const installed = path.join(cacheDir, 'lib', 'opm-ts');
-    for (const d of ['bin', 'dist', 'schemas'])
-      cpSync(path.resolve(d), path.join(installed, d), { recursive: true });
-    cpSync(path.resolve('package.json'), path.join(installed, 'package.json'));
-    symlinkSync(path.resolve('node_modules'), path.join(installed, 'node_modules'));
+    const installed = installedCopy();
     const bad = path.join(cacheDir, 'bad');
     mkdirSync(bad);
     writeFileSync(path.join(bad, 'catalog.yaml'), 'x: [\n');
@@ -613,11 +615,7 @@ describe('the render of bundle directories alone', () => {
 
   it('is what renders a clean bundle directory, and leaves everything else to the command line', () => {
     // An installed copy without either command line bundle: only the fast path can render.
-    const installed = path.join(cacheDir, 'lib', 'opm-ts');
-    for (const d of ['bin', 'dist', 'schemas'])
-      cpSync(path.resolve(d), path.join(installed, d), { recursive: true });
-    cpSync(path.resolve('package.json'), path.join(installed, 'package.json'));
-    symlinkSync(path.resolve('node_modules'), path.join(installed, 'node_modules'));
+    const installed = installedCopy();
     for (const f of ['opm.cjs', 'opm-short.cjs']) rmSync(path.join(installed, 'dist', f));
     const opm = path.join(installed, 'bin', 'opm.js');
     const run = (args: string[]): ReturnType<typeof spawnSync> =>
