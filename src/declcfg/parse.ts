@@ -426,18 +426,24 @@ function parseJsonStream(
       return out;
     }
     values++;
+    // Read one character per byte, a blob's keys beyond ASCII would not be compared as opm compares
+    // them: the caller reads the file again as text (it does so for any issue of such a reading).
+    if (byteChars && isJsonObject(r.value) && !asciiKeys(r.value)) {
+      out.issues.push({ rule: 'parse.json', severity: 'error', message: NOT_BYTE_CHARS, line });
+      return out;
+    }
     if (deferred !== undefined && isJsonObject(r.value)) {
-      const [value, blobText, from, to] = [r.value, text, pos, r.end];
+      // The checks' closure keeps this value's text and place (`text` and `pos` move on).
+      const value = r.value;
+      const blobText = text;
+      const from = pos;
+      const to = r.end;
       const unchecked: UncheckedBlob = {
         bytes: deferred,
         from: textAt + from,
         to: textAt + to,
         check: () => checkParsed(blobText, from, to, value) === undefined,
       };
-      if (byteChars && !asciiKeys(value)) {
-        out.issues.push({ rule: 'parse.json', severity: 'error', message: NOT_BYTE_CHARS, line });
-        return out;
-      }
       push({ value, line, unchecked });
       pos = skipWs(text, r.end);
       continue;
@@ -452,9 +458,6 @@ function parseJsonStream(
         message: problem.message,
         line: lines.at(problem.at),
       });
-    } else if (byteChars && isJsonObject(r.value) && !asciiKeys(r.value)) {
-      out.issues.push({ rule: 'parse.json', severity: 'error', message: NOT_BYTE_CHARS, line });
-      return out;
     } else if (isJsonObject(r.value)) {
       push({ value: r.value, line });
     } else if (r.value !== undefined) {
@@ -616,7 +619,8 @@ export interface ByteChars {
 /** The error that ends a parse one character per byte where the usual reading would differ. */
 export const NOT_BYTE_CHARS = 'a blob key is not ASCII: the file is to be read as UTF-8 text';
 
-const NON_ASCII = /[\u0080-\uffff]/;
+/** A character beyond ASCII (no `g` flag: `test` keeps no state). */
+export const NON_ASCII = /[\u0080-\uffff]/;
 
 function asciiKeys(o: JsonObject): boolean {
   for (const k in o) if (NON_ASCII.test(k)) return false;
@@ -685,9 +689,10 @@ export function parseCatalogBytes(
   if (asBytes) byteChars.used = true;
   // Offsets in the text are offsets in the bytes: the checks can be left to the caller.
   const deferred = byteChars?.deferChecks === true && (ascii || asBytes) ? bytes : undefined;
-  if (byteChars !== undefined && deferred !== undefined && startsAsJson(bytes)) byteChars.deferred = true;
+  const json = startsAsJson(bytes);
+  if (byteChars !== undefined && deferred !== undefined && json) byteChars.deferred = true;
   if (onBlob !== undefined && bytes.length > YAML_PART_BYTES && (ascii || validUtf8())) {
-    const parsed = startsAsJson(bytes)
+    const parsed = json
       ? parseJsonInParts(bytes, ascii || asBytes, firstLine, onBlob, asBytes, deferred)
       : parseYamlInParts(bytes, ascii, firstLine, onBlob);
     if (parsed !== undefined) return parsed;

@@ -6,7 +6,7 @@
  * calling thread keeps bytes instead of a catalog's worth of objects.
  */
 import { loadFileBlobs } from '../../declcfg/load-file.js';
-import type { ByteChars } from '../../declcfg/parse.js';
+import { NON_ASCII, type ByteChars } from '../../declcfg/parse.js';
 import type { WalkedFile } from '../../declcfg/load-walk.js';
 import { appendBlobJson, blobYaml, placeOf, type BlobPlace } from '../../declcfg/write.js';
 import type { Finding } from '../../findings.js';
@@ -74,8 +74,6 @@ function ownCopy(s: string, copies: Map<string, string>, byteChars: boolean): st
   }
   return c;
 }
-
-const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Load and encode one file, each blob as soon as it is read (loadFileBlobs). Throws FileHasErrors
