@@ -264,13 +264,12 @@ function renderBundleDirs(
     out = exports.renderBundleDirsFast(args, process.cwd());
   } catch {
     // A bundle of another build: the command line does the render.
-  }
-  // V8 takes a code cache only under the flags it was made with, the budget included: the command
-  // line's cache would be refused under the render's budget.
-  if (out === undefined) {
+  } finally {
+    // V8 takes a code cache only under the flags it was made with, the budget included: the
+    // command line's cache would be refused under the render's budget.
     setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
-    return 'declined';
   }
+  if (out === undefined) return 'declined';
   const progress = { written: 0 };
   const failed = writeWholeSync(1, out, STDOUT_PATH, progress);
   if (failed === undefined) return 'written';
@@ -278,7 +277,6 @@ function renderBundleDirs(
     process.exitCode = BROKEN_PIPE_STATUS;
     return Promise.resolve();
   }
-  setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
   if (progress.written === 0) return 'declined';
   // Part of the output is out: the command line reports the failure as it would its own.
   const { cli } = compileCli(shortBundleFile(whole));
@@ -322,7 +320,7 @@ export async function launch(whole: string): Promise<void> {
   if (bundle === whole && !existsSync(bundle))
     throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);
   // The short bundle has caches without flags only (it runs only without them).
-  const shortCache: ShippedCache = ['generate', 'generate-dockerfile'].includes(process.argv[2] ?? '')
+  const shortCache: ShippedCache = ['generate', 'generate-dockerfile'].includes(args[0] ?? '')
     ? 'generate'
     : 'plain';
   const shipped = (bundle === short ? [shortCache] : SHIPPED_CACHES).find(
