@@ -89,12 +89,17 @@ function listFiles(dir: string): string[] {
 /** Whether `dir` has real sub-directories `manifests` and `metadata` (symlinks do not count). */
 export function isBundleDir(dir: string): Promise<boolean> {
   try {
-    const entries = readdirSync(dir, { withFileTypes: true });
-    const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
-    return Promise.resolve(dirs.has('manifests') && dirs.has('metadata'));
+    return Promise.resolve(isBundleDirSync(dir));
   } catch (err) {
     return Promise.reject(err instanceof Error ? err : new Error(String(err)));
   }
+}
+
+/** isBundleDir, synchronously: throws what reading `dir` throws (ENOTDIR for a file). */
+export function isBundleDirSync(dir: string): boolean {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
+  return dirs.has('manifests') && dirs.has('metadata');
 }
 
 export function parseBundleDir(dir: string, opts: ParseOptions = {}): Promise<RegistryBundle> {

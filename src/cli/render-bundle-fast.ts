@@ -10,27 +10,13 @@
 // Then nothing has been written and the launcher runs the ordinary command line from scratch, which
 // says what it always says. So output, messages and exit codes are those of the ordinary path, byte
 // for byte (test/cli/launch.test.ts holds it to that).
-import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseBundleDirSync } from '../bundle/parse.js';
+import { isBundleDirSync, parseBundleDirSync } from '../bundle/parse.js';
 import { toDeclcfgBundle } from '../bundle/convert.js';
 import { putInRenderOrder } from '../action/render/render-bundle-order.js';
 import { emptyConfig, type DeclarativeConfig } from '../declcfg/types.js';
 import { writeJsonBytes, writeYaml } from '../declcfg/write.js';
 import { plainBundleRender } from './render-bundle-args.js';
-
-/** Whether `dir` is a directory with real sub-directories `manifests` and `metadata` (as render asks). */
-function isBundleDirectory(dir: string): boolean {
-  if (!statSync(dir).isDirectory()) return false;
-  let manifests = false;
-  let metadata = false;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
-    if (e.name === 'manifests') manifests = true;
-    else if (e.name === 'metadata') metadata = true;
-  }
-  return manifests && metadata;
-}
 
 /** Thrown inside to decline; never leaves this module. */
 class Declined extends Error {}
@@ -49,7 +35,8 @@ export function renderBundleDirsFast(args: readonly string[], cwd: string): Uint
   if (plain === undefined) return undefined;
   try {
     const dirs = plain.refs.map((ref) => path.resolve(cwd, ref));
-    if (!dirs.every(isBundleDirectory)) return undefined;
+    // A path that is no directory throws (ENOTDIR), and so declines as well.
+    if (!dirs.every(isBundleDirSync)) return undefined;
     const cfg: DeclarativeConfig = emptyConfig();
     for (const dir of dirs) {
       const b = toDeclcfgBundle(parseBundleDirSync(dir, { onWarning: decline }), '', { onWarning: decline });
