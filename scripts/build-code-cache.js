@@ -107,20 +107,22 @@ const runs =
           ];
 
 try {
+  let script;
   if (path.basename(bundleFile) === 'opm-render-bundle.cjs') {
     // The render of bundle directories alone (src/cli/render-bundle-fast.ts): what it compiles when
     // it renders a bundle directory to JSON and to YAML, and no more.
-    const { exports, script } = compileRenderBundle(bundleFile);
+    const compiled = compileRenderBundle(bundleFile);
     for (const format of ['json', 'yaml']) {
-      if (exports.renderBundleDirsFast(['render', bundle, '-o', format], root) === undefined)
+      if (compiled.exports.renderBundleDirsFast(['render', bundle, '-o', format], root) === undefined)
         throw new Error(`${bundleFile}: declined to render ${bundle} as ${format}`);
     }
-    writeAtomically(shippedCacheFile(bundleFile, which), script.createCachedData());
+    script = compiled.script;
   } else {
-    const { cli, script } = compileCli(bundleFile);
-    for (const argv of runs) await cli.runCli(argv, argv[0] === 'serve' ? serveIO() : io());
-    writeAtomically(shippedCacheFile(bundleFile, which), script.createCachedData());
+    const compiled = compileCli(bundleFile);
+    for (const argv of runs) await compiled.cli.runCli(argv, argv[0] === 'serve' ? serveIO() : io());
+    script = compiled.script;
   }
+  writeAtomically(shippedCacheFile(bundleFile, which), script.createCachedData());
   writeAtomically(shippedStampFile(bundleFile, which), Buffer.from(`${runtimeStamp()}\n`));
 } finally {
   rmSync(home, { recursive: true, force: true });
