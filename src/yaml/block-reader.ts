@@ -6,9 +6,9 @@
  *
  * Comment lines (`#` after nothing but spaces) between entries are skipped, as js-yaml skips them.
  * It never decides anything js-yaml could decide differently: at the first thing outside that subset
- * (comments after a value or key on its line, anchors, aliases, tags, flow collections, folded or multi-line scalars, duplicate or
- * non-string keys, tabs, carriage returns, non-printable characters, deep nesting, and every
- * error) it gives up and returns undefined, and the caller reads the document with js-yaml, which
+ * (comments after a value or key on its line, anchors, aliases, tags, flow collections, folded or
+ * multi-line scalars, duplicate or non-string keys, tabs, carriage returns, non-printable
+ * characters, deep nesting, and every error) it gives up and returns undefined, and the caller reads the document with js-yaml, which
  * then gives the value, the warning or the error with its position. Plain scalars are resolved by
  * the caller's YAML 1.1 resolver, so values are the same as js-yaml with the YAML 1.1 schema; a
  * differential test (block-reader.test.ts) holds it to that on every corpus file and on generated
