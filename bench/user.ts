@@ -7,7 +7,8 @@
 // certified and community shapes (bench/generate-shapes.ts), each also as JSON files (one
 // `catalog.json` per package, as `opm render -o json` writes them, which is how published catalogs
 // are often stored); and `opm version`, the shortest command, which is Node.js's start and the
-// launcher's and nothing else.
+// launcher's and nothing else. With both core settings, each catalog and command also gets its gain
+// from one core to all against the reference's, and what matching it would take (bench/user-gains.ts).
 //
 //   BENCH_QUICK=1     3 pairs per figure, one bundle directory per package (development)
 //   BENCH_RUNS=N      pairs per figure (default 5, quick 3)
@@ -30,6 +31,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateShape, type Shape } from './generate-shapes.js';
 import { median, pairedRatios } from './stats.js';
+import { gainOf, type Gain, type GainInputs } from './user-gains.js';
 
 const GNU_TIME = '/usr/bin/time';
 /** Bumped when the generator's output changes, so that catalogs made before are made again. */
@@ -74,8 +76,17 @@ export interface UserRow {
   version?: Cell;
 }
 
+/** One command's gain from one core to all of them on one catalog (user-gains.ts). */
+export interface GainRow {
+  catalog: string;
+  command: string;
+  inputs: GainInputs;
+  gain: Gain;
+}
+
 export interface UserBench {
   rows: UserRow[];
+  gains: GainRow[];
   environment: Record<string, string>;
   seconds: number;
 }
@@ -249,6 +260,32 @@ function bundleDirs(corpus: string): string[][] {
     .filter((ds) => ds.length > 0);
 }
 
+/** The package folder of `dir` with the fewest bytes (a catalog of one small package). */
+function smallestPackage(dir: string): string | undefined {
+  let best: { dir: string; bytes: number } | undefined;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const p = path.join(dir, e.name);
+    const bytes = dirBytes(p);
+    if (bytes > 0 && (best === undefined || bytes < best.bytes)) best = { dir: p, bytes };
+  }
+  return best?.dir;
+}
+
+/**
+ * Wall milliseconds of `copies` copies of `argv` started at once from one shell (which waits for
+ * them all), output to /dev/null, on any core.
+ */
+function copiesAtOnce(argv: string[], copies: number, env: NodeJS.ProcessEnv): number {
+  const one = '"$@" >/dev/null 2>&1 &';
+  const t0 = process.hrtime.bigint();
+  spawnSync('sh', ['-c', `${Array.from({ length: copies }, () => one).join(' ')} wait`, 'sh', ...argv], {
+    env,
+    stdio: 'ignore',
+  });
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
 const MB = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
 export function userBench(opts: {
@@ -348,6 +385,47 @@ export function userBench(opts: {
     }
   }
 
+  // The gains need both core settings, and a machine with more than one core.
+  const gains: GainRow[] = [];
+  if (coreSettings.length === 2 && availableParallelism() > 1) {
+    const commands: [string, (dir: string) => string[]][] = [
+      ['validate', (d) => ['validate', d]],
+      ['render -o json', (d) => ['render', d, '-o', 'json']],
+      ['render -o yaml', (d) => ['render', d, '-o', 'yaml']],
+    ];
+    // One loading thread per copy, as the figures at one core have.
+    const copiesEnv = { ...base, OPM_THREADS: '1' };
+    for (const c of selected) {
+      const small = smallestPackage(c.dir);
+      const one = rows.find((r) => r.catalog === c.label && r.cores === '1');
+      const all = rows.find((r) => r.catalog === c.label && r.cores !== '1');
+      if (small === undefined || one === undefined || all === undefined) continue;
+      process.stderr.write(`  ${c.label}: fixed part and two copies at once ...\n`);
+      for (const [command, args] of commands) {
+        const key = command === 'validate' ? 'validate' : command.endsWith('json') ? 'json' : 'yaml';
+        const [cellOne, cellAll] = [one[key], all[key]];
+        if (cellOne === undefined || cellAll === undefined || cellOne.failed || cellAll.failed) continue;
+        const fixed: number[] = [];
+        const twoCopies: number[] = [];
+        for (let i = 0; i < runs; i++) {
+          fixed.push(runProcess([...opm, ...args(small)], true, envFor(true), false, bash5).ms);
+          const argv = [...opm, ...args(c.dir)];
+          const alone = copiesAtOnce(argv, 1, copiesEnv);
+          twoCopies.push((2 * alone) / copiesAtOnce(argv, 2, copiesEnv));
+        }
+        const inputs: GainInputs = {
+          oursOne: cellOne.oursMs,
+          oursAll: cellAll.oursMs,
+          refOne: cellOne.refMs,
+          refAll: cellAll.refMs,
+          fixedMs: median(fixed),
+          twoCopies: median(twoCopies),
+        };
+        gains.push({ catalog: c.label, command, inputs, gain: gainOf(inputs) });
+      }
+    }
+  }
+
   if (opts.corpus !== undefined && (only.length === 0 || only.some((w) => 'bundle'.includes(w)))) {
     // Every bundle directory once per setting (one pair each, the ratio's range is across
     // directories); quick: the newest version of each package.
@@ -390,6 +468,7 @@ export function userBench(opts: {
   const goVersion = spawnSync('go', ['version', '-m', opts.reference], { encoding: 'utf8' });
   return {
     rows,
+    gains,
     environment: {
       node: process.version,
       reference: opts.reference,
@@ -452,5 +531,39 @@ export function printUserBench(b: UserBench, loadAtStart: string): void {
   };
   other('medians of paired CPU-time ratios (user + system)', (c) => c.cpu);
   other('best of runs from the same samples (what the bench reported before)', (c) => c.bestOf);
+  printGains(b.gains);
   console.log(`\n(${b.seconds} s)`);
+}
+
+function printGains(gains: readonly GainRow[]): void {
+  if (gains.length === 0) return;
+  console.log(
+    '\nthe gain from one core to all (wall time, medians), and the speed-up of the work (time at one core less the' +
+      '\nfixed part, the same command on the smallest package) that matching the reference takes, against two' +
+      '\ncopies started at once (one thread each, two times one alone over both; the most any threading gets):',
+  );
+  const head = [
+    'catalog',
+    'command',
+    'opm-ts',
+    'reference',
+    'fixed part ms',
+    'work speed-up needed',
+    'two copies',
+    '',
+  ];
+  console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);
+  for (const g of gains)
+    console.log(
+      `| ${[
+        g.catalog,
+        g.command,
+        g.gain.ours.toFixed(2),
+        g.gain.reference.toFixed(2),
+        Math.round(g.inputs.fixedMs),
+        Number.isFinite(g.gain.workSpeedupNeeded) ? g.gain.workSpeedupNeeded.toFixed(2) : 'more than any',
+        g.gain.twoCopies.toFixed(2),
+        g.gain.verdict,
+      ].join(' | ')} |`,
+    );
 }
