@@ -14,7 +14,7 @@ export interface GainInputs {
   /** The reference at one core and at all cores. */
   refOne: number;
   refAll: number;
-  /** opm-ts's fixed part at one core: the same command on the catalog's smallest package. */
+  /** opm-ts's fixed part at one core: the same command on a catalog of one small package. */
   fixedMs: number;
   /** Two copies of opm-ts's command at once against one alone, times two (1 to 2). */
   twoCopies: number;
