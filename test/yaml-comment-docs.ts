@@ -102,6 +102,8 @@ export interface CommentedYaml {
   after: (chance?: number, tabs?: boolean) => string;
   /** A scalar's text: plain or quoted, `#` inside often. */
   scalar: () => string;
+  /** What follows `key:` for a string value at `indent`: a scalar that resolves to a string, or a block scalar. */
+  text: (indent: number) => string;
   /** What follows `key:` for a key at `indent`: a scalar, a block scalar, a flow or a nested block. */
   value: (indent: number, depth: number) => string;
   /** A block mapping at `indent` with distinct keys. */
@@ -146,6 +148,10 @@ export function commentedYaml(seed: number, fullLineOnly = false): CommentedYaml
     return rnd() < 0.6 ? pick(PLAIN) : pick(QUOTED);
   }
 
+  function text(indent: number): string {
+    return rnd() < 0.5 ? blockScalar(indent) : ` ${pick(TEXTS)}${after()}\n`;
+  }
+
   function blockScalar(indent: number): string {
     const style = fullLineOnly ? '|' : pick(['|', '>']);
     const chomp = pick(['', '-', '+']);
@@ -160,9 +166,9 @@ export function commentedYaml(seed: number, fullLineOnly = false): CommentedYaml
       indicator === '' ? pick(['first # line', '# first']) : pick(BLOCK_LINES.filter((l) => l !== '')),
     );
     for (let i = 1; i < n; i++) body.push(pick(BLOCK_LINES));
-    const text = body.map((l) => (l === '' ? '' : sp(content) + l)).join('\n');
+    const bodyText = body.map((l) => (l === '' ? '' : sp(content) + l)).join('\n');
     // A comment line less indented than the content ends the scalar; one as deep is content.
-    return ` ${header}${after(0.3)}\n${text}\n`;
+    return ` ${header}${after(0.3)}\n${bodyText}\n`;
   }
 
   function flow(indent: number): string {
@@ -228,7 +234,7 @@ export function commentedYaml(seed: number, fullLineOnly = false): CommentedYaml
     return out;
   }
 
-  return { rnd, pick, lines, after, scalar, value, mapping, sequence, blockScalar };
+  return { rnd, pick, lines, after, scalar, text, value, mapping, sequence, blockScalar };
 }
 
 /**
@@ -263,7 +269,7 @@ export function commentedCatalog(seed: number, pkg: string): string {
     entry('name', pkg) +
     entry('defaultChannel', pick(['stable', "'stable'", '"stable"'])) +
     // A description is a string: a block scalar or a scalar that resolves to one.
-    `${lines(0)}description:${rnd() < 0.6 ? y.blockScalar(0) : ` ${pick(TEXTS)}${after()}\n`}`;
+    `${lines(0)}description:${y.text(0)}`;
 
   let entries = '';
   for (let i = 0; i < 2; i++) {
