@@ -11,6 +11,7 @@
  * docs/compatibility.md).
  */
 import jsYaml from 'js-yaml';
+import { goYamlTabProblem } from './go-tabs.js';
 import { GO_YAML_TAG_TYPES } from './yaml11-tags.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
 import { OpmError, formatPosition, type SourcePosition } from '../errors.js';
@@ -471,6 +472,9 @@ export function parseYamlDocument(
   needsExactPass = false as boolean;
   suspectKeys.clear();
   const v = loadOne(text, firstLine, opts);
+  // Tabs js-yaml reads as white space where go-yaml's scanner refuses them (go-tabs.ts).
+  const tab = goYamlTabProblem(text);
+  if (tab !== undefined) throw new YamlError(tab.message, firstLine + tab.line, tab.column + 1);
   if (v === undefined) return undefined;
   if (text.includes('*') && excessiveAliasing(v)) {
     throw new YamlError('document contains excessive aliasing', firstLine);
@@ -526,7 +530,9 @@ export interface YamlDocumentText {
   index: number;
 }
 
-const CONTENT_LINE = /[ \t]*(?:#[^\n]*)?\r?\n/y;
+// A blank or comment line before a document's content. A line whose indentation holds a tab is
+// content: go-yaml refuses the tab (go-tabs.ts), so it is left to the document's reader to say so.
+const CONTENT_LINE = / *(?:#[^\n]*)?\r?\n/y;
 
 /**
  * Split a YAML stream at lines beginning with `---`, as opm's stream decoder does: only spaces or a
@@ -599,6 +605,6 @@ function firstContent(
   if (pos >= to) return undefined;
   const nl = text.indexOf('\n', pos);
   // A last line without a newline may still be blank or a comment.
-  if ((nl === -1 || nl >= to) && /^[ \t]*(?:#.*)?\r?$/.test(text.slice(pos, to))) return undefined;
+  if ((nl === -1 || nl >= to) && /^ *(?:#.*)?\r?$/.test(text.slice(pos, to))) return undefined;
   return { pos, line };
 }

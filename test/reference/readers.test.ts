@@ -15,6 +15,7 @@ describe('what opm reads in its own way: same output', () => {
     ['invalid UTF-8 in a JSON catalog file', ['render', 'testdata/load/invalid-utf8-json/catalog']],
     ['YAML 1.1 standard, local and verbatim tags', ['render', 'testdata/load/yaml11-tags/catalog']],
     ['two separators in a row inside a file', ['render', 'testdata/load/doubled-separator/catalog']],
+    ['tabs where go-yaml reads them', ['render', 'testdata/load/tabs-go-yaml-reads/catalog']],
     [
       'a basic template with a key written twice',
       ['alpha', 'render-template', 'basic', 'testdata/templates/duplicate-keys/template.yaml'],
@@ -36,6 +37,16 @@ describe('what opm reads in its own way: same output', () => {
   ])('validate %s: both pass', async (dir) => {
     expect((await ours(['validate', dir])).code).toBe(0);
     expect(ref(['validate', dir]).code).toBe(0);
+  });
+});
+
+describe('what opm refuses: refused too', () => {
+  it('tabs where go-yaml refuses them (js-yaml reads them): nothing on stdout, exit 1', async () => {
+    const args = ['render', 'testdata/load/tabs-go-yaml-refuses/catalog'];
+    const a = await ours(args);
+    const b = ref(args);
+    expect(b).toEqual({ code: 1, stdout: '' });
+    expect(a).toEqual({ code: 1, stdout: '' });
   });
 });
 
