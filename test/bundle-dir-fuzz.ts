@@ -29,7 +29,10 @@ interface Crd {
 /** Lines of a YAML file, each entry with comment lines before it and now and then one after it. */
 class Writer {
   text = '';
-  constructor(private readonly y: CommentedYaml) {}
+  private readonly y: CommentedYaml;
+  constructor(y: CommentedYaml) {
+    this.y = y;
+  }
   /** `key: value` at `indent`. */
   entry(indent: number, key: string, value: string): this {
     this.text += `${this.y.lines(indent)}${sp(indent)}${key}: ${value}${this.y.after()}\n`;

@@ -14,7 +14,9 @@
 // 5 and 29, so the fast render declines), no annotations file (both fail). Kept out of the generated
 // text: a CRD whose schema holds a value of another type than Kubernetes' (opm decodes the whole CRD
 // into its types and fails, `error decoding v1 CRD: json: cannot unmarshal …`; opm-ts reads only the
-// fields it uses and renders), and what yaml-comments.test.ts leaves out.
+// fields it uses and renders), tabs where go-yaml refuses them (yaml-comments.test.ts compares
+// those; in a manifest other than the CSV they would only meet row 4 again), and what
+// yaml-comments.test.ts leaves out.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,10 +4,10 @@
 // comments in the block reader's subset, so that the fast reader (src/yaml/block-reader.ts, row P2 of
 // docs/compatibility.md) is the one skipping them; the others go to js-yaml.
 //
-// Left out of the generated text: comment lines before a file's first `---` (an empty document: row
-// 28 of docs/compatibility.md), and a tab after a sequence's `-` or in a line's indentation, which
-// go-yaml refuses (`found character that cannot start any token`, `found a tab character that
-// violates indentation`) and opm-ts reads.
+// One seed in five also puts tabs where go-yaml refuses most of them (after a sequence's `-`, in the
+// indentation of comment lines; src/yaml/go-tabs.ts): those fail in both. Left out of the generated
+// text: comment lines before a file's first `---` (an empty document: row 28 of
+// docs/compatibility.md).
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -45,7 +45,7 @@ describe('YAML comments in catalog files: render byte for byte', () => {
   });
 
   it('most generated catalogs render (the comparison is of data, not of two failures)', () => {
-    expect(rendered).toBeGreaterThan(seeds.length * 2 * 0.8);
+    expect(rendered).toBeGreaterThan(seeds.length * 2 * 0.7);
   });
 
   it('the block reader, not js-yaml, reads most documents of the full-line seeds', () => {
