@@ -13,9 +13,16 @@ import { commentedYaml, finishText, type CommentedYaml } from './yaml-comment-do
 /**
  * What is wrong with a directory: nothing; a manifest that is no YAML (opm skips it, opm-ts refuses
  * the bundle: row 4 of docs/compatibility.md); a key written twice (both render it, opm-ts warns);
- * a manifest of several documents (the same, row 5); no annotations file (both fail).
+ * a manifest of several documents or an `olm.properties` annotation that is not JSON (the same,
+ * row 5); no annotations file (both fail).
  */
-export type Breakage = 'none' | 'broken-manifest' | 'duplicate-key' | 'several-documents' | 'no-annotations';
+export type Breakage =
+  | 'none'
+  | 'broken-manifest'
+  | 'duplicate-key'
+  | 'several-documents'
+  | 'properties-not-json'
+  | 'no-annotations';
 
 const sp = (n: number): string => ' '.repeat(n);
 
@@ -64,7 +71,21 @@ class Writer {
   }
 }
 
-function csvYaml(y: CommentedYaml, name: string, version: string, crds: Crd[], duplicate: boolean): string {
+// `olm.properties` annotations: JSON lists of {type, value} written as YAML strings.
+const OLM_PROPERTIES = [
+  `'[{"type": "olm.maxOpenShiftVersion", "value": "4.15"}]'`,
+  `'[{"type":"com.example.flag","value": {"on" : true, "html": "<b>"}}]'`,
+  `"[{\\"type\\": \\"com.example.n\\", \\"value\\": 1.50}]"`,
+];
+
+function csvYaml(
+  y: CommentedYaml,
+  name: string,
+  version: string,
+  crds: Crd[],
+  duplicate: boolean,
+  notJson: boolean,
+): string {
   const w = new Writer(y);
   w.raw(y.lines(0, 0.5));
   w.entry(0, 'apiVersion', 'operators.coreos.com/v1alpha1').entry(0, 'kind', 'ClusterServiceVersion');
@@ -74,7 +95,11 @@ function csvYaml(y: CommentedYaml, name: string, version: string, crds: Crd[], d
   w.entry(4, 'olm.skipRange', y.pick([`'>=0.0.1 <${version}'`, `">=0.0.1 <${version}"`]));
   w.entry(4, 'capabilities', y.pick(['Basic Install', "'Seamless Upgrades'", 'a#b']));
   if (y.rnd() < 0.5) w.entry(4, 'example.com/note', y.pick(["'# not a comment'", '"a # b"', 'a#b']));
+  // Properties of the CSV's own, as JSON text inside a YAML string.
+  if (notJson) w.entry(4, 'olm.properties', "'not json # at all'");
+  else if (y.rnd() < 0.3) w.entry(4, 'olm.properties', y.pick(OLM_PROPERTIES));
   w.open(0, 'spec').entry(2, 'version', y.pick([version, `'${version}'`, `"${version}"`]));
+  if (y.rnd() < 0.2) w.entry(2, 'release', y.pick(['2', "'rc.1'", '1.5', '"0"']));
   w.entry(2, 'displayName', y.pick(['Demo #1', "'Demo # 2'", 'Demo']));
   w.raw(`${y.lines(2)}  description:${y.rnd() < 0.7 ? y.blockScalar(2) : ` ${y.scalar()}\n`}`);
   if (crds.length > 0) {
@@ -137,6 +162,37 @@ function schemaProps(w: Writer, y: CommentedYaml, indent: number, depth: number)
       if (y.rnd() < 0.5) w.raw(`${y.lines(indent + 4)}${sp(indent + 4)}description:${y.text(indent + 4)}`);
     }
   }
+}
+
+/** A CSV written as JSON: its name, version, owned CRDs and an operator image. */
+function csvJson(y: CommentedYaml, name: string, version: string, crds: Crd[]): string {
+  const obj = {
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'ClusterServiceVersion',
+    metadata: { name, annotations: { 'olm.skipRange': `<${version}`, note: '# <not> a comment' } },
+    spec: {
+      version,
+      description: 'line one\n# line two\n',
+      customresourcedefinitions: {
+        owned: crds.map((c) => ({ name: `${c.plural}.${c.group}`, version: c.versions[0], kind: c.kind })),
+      },
+      install: {
+        strategy: 'deployment',
+        spec: {
+          deployments: [
+            {
+              name: 'operator',
+              spec: {
+                template: { spec: { containers: [{ name: 'm', image: `quay.io/demo/${name}:${version}` }] } },
+              },
+            },
+          ],
+        },
+      },
+      relatedImages: [{ name: 'related', image: 'quay.io/demo/related:1' }],
+    },
+  };
+  return JSON.stringify(obj, null, y.pick([0, 2, 4]));
 }
 
 function crdJson(y: CommentedYaml, c: Crd): string {
@@ -236,10 +292,14 @@ export function writeFuzzBundleDir(
   }));
   const duplicateIn = breakage === 'duplicate-key' ? y.pick(['csv', 'crd', 'other']) : '';
   const csvFile = y.pick(['csv.yaml', `${pkg}.clusterserviceversion.yaml`, 'x.yml']);
-  writeFileSync(
-    path.join(manifests, csvFile),
-    csvYaml(y, name, version, crds, duplicateIn === 'csv' || (duplicateIn === 'crd' && crds.length === 0)),
-  );
+  const duplicateCsv = duplicateIn === 'csv' || (duplicateIn === 'crd' && crds.length === 0);
+  const notJson = breakage === 'properties-not-json';
+  if (!duplicateCsv && !notJson && y.rnd() < 0.15)
+    writeFileSync(path.join(manifests, 'csv.json'), csvJson(y, name, version, crds));
+  else writeFileSync(path.join(manifests, csvFile), csvYaml(y, name, version, crds, duplicateCsv, notJson));
+  // What a bundle reader passes over: a hidden file and a folder.
+  if (y.rnd() < 0.2) writeFileSync(path.join(manifests, '.hidden.yaml'), 'kind: [not read\n');
+  if (y.rnd() < 0.2) mkdirSync(path.join(manifests, 'extra.yaml'), { recursive: true });
   crds.forEach((c, i) => {
     const json = y.rnd() < 0.3;
     writeFileSync(
@@ -267,10 +327,20 @@ export function writeFuzzBundleDir(
   if (breakage === 'no-annotations') {
     writeFileSync(path.join(metadata, 'notes.yaml'), '# no annotations here\nnotes: a#b # c\n');
   } else {
-    writeFileSync(
-      path.join(metadata, y.pick(['annotations.yaml', 'annotations.yml'])),
-      annotationsYaml(y, pkg),
-    );
+    if (y.rnd() < 0.15) {
+      const a = {
+        annotations: {
+          'operators.operatorframework.io.bundle.package.v1': pkg,
+          'operators.operatorframework.io.bundle.channels.v1': 'stable',
+        },
+      };
+      writeFileSync(path.join(metadata, 'annotations.json'), JSON.stringify(a, null, 2));
+    } else {
+      writeFileSync(
+        path.join(metadata, y.pick(['annotations.yaml', 'annotations.yml'])),
+        annotationsYaml(y, pkg),
+      );
+    }
   }
   if (y.rnd() < 0.4) writeFileSync(path.join(metadata, 'properties.yaml'), propertiesYaml(y));
   if (y.rnd() < 0.3) writeFileSync(path.join(metadata, 'dependencies.yaml'), dependenciesYaml(y));

@@ -10,8 +10,9 @@
 // whole package.
 //
 // Seeds broken on purpose: a manifest that is no YAML (opm skips it, opm-ts refuses the bundle: row
-// 4), a key written twice and a manifest of several documents (the same output; opm-ts warns, row
-// 5 and 29, so the fast render declines), no annotations file (both fail). Kept out of the generated
+// 4), a key written twice, a manifest of several documents and an `olm.properties` annotation that
+// is not JSON (the same output; opm-ts warns, rows 5 and 29, so the fast render declines), no
+// annotations file (both fail). Kept out of the generated
 // text: a CRD whose schema holds a value of another type than Kubernetes' (opm decodes the whole CRD
 // into its types and fails, `error decoding v1 CRD: json: cannot unmarshal …`; opm-ts reads only the
 // fields it uses and renders), tabs where go-yaml refuses them (yaml-comments.test.ts compares
@@ -65,6 +66,7 @@ const BREAKAGES: readonly Breakage[] = [
   'broken-manifest',
   'duplicate-key',
   'several-documents',
+  'properties-not-json',
   'no-annotations',
 ];
 
