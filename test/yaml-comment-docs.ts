@@ -92,6 +92,24 @@ const KEYS = [
 // Content lines of block scalars: lines starting with `#` are content there.
 const BLOCK_LINES = ['# not a comment', 'text # not a comment', '#', '  # more indented', 'plain line', ''];
 
+/**
+ * Entries (at the indentation `i`, their nested lines at `j`) with comments beside rarer
+ * constructs; keys start with `r` and a digit, apart from KEYS, and the anchor's name is made
+ * from the depth, so that an alias follows its anchor in the same mapping.
+ */
+const RARE: readonly ((i: string, j: string, depth: number) => string)[] = [
+  (i, j, d) => `${i}r0: &n${d} # c\n${j}x: 1\n${i}r1: *n${d} # c\n`,
+  (i, j) => `${i}? # c\n${j}r2\n${i}: v # c\n`,
+  (i, j) => `${i}r3: !!str # c\n${j}value\n`,
+  (i, j) => `${i}r4: 'multi\n${j}# not a comment\n${j}line' # c\n`,
+  (i, j) => `${i}r5: "multi\n${j}# not a comment\n${j}line" # c\n`,
+  (i, j) => `${i}r6: a\n${j}b#c\n${j}# a comment ends the scalar\n`,
+  (i, j) => `${i}r7: {a: # c\n${j}  1, b: 2 # c\n${j}}\n`,
+  (i) => `${i}r8: # a key with no value\n`,
+  (i, j) => `${i}r9: !!map # c\n${j}a: 1\n`,
+  (i) => `${i}"r10 # x": v #c#d\n`,
+];
+
 /** The generator's state: one seeded stream of choices. */
 export interface CommentedYaml {
   rnd: () => number;
@@ -217,6 +235,9 @@ export function commentedYaml(seed: number, fullLineOnly = false, tabs = false):
       first = false;
       out += `${sp(indent)}${key}:${value(indent, depth)}`;
     }
+    // Now and then one entry more whose comments sit beside an anchor, an alias, a tag, a complex
+    // key or in a multi-line quoted or plain scalar.
+    if (!fullLineOnly && rnd() < 0.15) out += pick(RARE)(sp(indent), sp(indent + 2), depth);
     return out;
   }
 
