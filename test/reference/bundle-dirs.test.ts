@@ -15,11 +15,11 @@
 // annotations file (both fail). Kept out of the generated
 // text: a CRD whose schema holds a value of another type than Kubernetes' (opm decodes the whole CRD
 // into its types and fails, `error decoding v1 CRD: json: cannot unmarshal …`; opm-ts reads only the
-// fields it uses and renders), tabs where go-yaml refuses them (yaml-comments.test.ts compares
-// those; in a manifest other than the CSV they would only meet row 4 again), and what
-// yaml-comments.test.ts leaves out.
+// fields it uses and renders), tabs where go-yaml refuses them (two cases of their own below, in the
+// CSV and the annotations file; yaml-comments.test.ts compares them at length; in another manifest
+// they meet row 4 again), and what yaml-comments.test.ts leaves out.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,6 +125,18 @@ describe('bundle directories: render as a program, byte for byte', () => {
     }
     // The fast render takes every clean plain command line, and nothing that warns or fails.
     expect(declined, what).toBe(breakage !== 'none' || formIndex >= PLAIN_FORMS);
+  });
+
+  it.each([
+    ['the CSV', 'manifests/demo.clusterserviceversion.yaml', '\t# a comment line indented with a tab\n'],
+    ['the annotations file', 'metadata/annotations.yaml', '  \t# a comment line indented with a tab\n'],
+  ])('a tab go-yaml refuses in %s: both fail, nothing on stdout', (_what, file, line) => {
+    const dir = path.join(work, `tab-${path.basename(file)}`);
+    cpSync(path.resolve('testdata/render/good/properties-and-dependencies'), dir, { recursive: true });
+    appendFileSync(path.join(dir, file), line);
+    const mine = program(bin, ['render', dir], work);
+    expect(ref(['render', dir], work)).toEqual({ code: 1, stdout: '' });
+    expect({ code: mine.code, stdout: mine.stdout }).toEqual({ code: 1, stdout: '' });
   });
 
   it('most command lines render (the comparison is of data, not of two failures)', () => {
