@@ -8,14 +8,17 @@
 // indentation of comment lines; src/yaml/go-tabs.ts): those fail in both. Left out of the generated
 // text: comment lines before a file's first `---` (an empty document: row 28 of
 // docs/compatibility.md).
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ours, ref } from './reference-opm.js';
 import { commentedCatalog } from '../yaml-comment-docs.js';
 import { splitYamlDocuments, resolveYaml11Scalar } from '../../src/yaml/yaml11.js';
 import { readBlockYaml } from '../../src/yaml/block-reader.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'opm-comments-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('YAML comments in catalog files: render byte for byte', () => {
   const seeds = Array.from({ length: 72 }, (_, i) => i + 1);
@@ -23,7 +26,7 @@ describe('YAML comments in catalog files: render byte for byte', () => {
   let documents = 0;
   let fast = 0;
   it.each(seeds)('seed %i', async (seed) => {
-    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'opm-comments-')), 'c');
+    const dir = path.join(work, `c${seed}`);
     mkdirSync(dir);
     const text = commentedCatalog(seed, `fuzz${seed}`);
     writeFileSync(path.join(dir, 'catalog.yaml'), text);
