@@ -528,7 +528,8 @@ function readMeta(obj: JsonObject): {
   for (const key of ['schema', 'package', 'name'] as const) {
     const k = byFold.get(key)?.[0];
     const v = k === undefined ? undefined : obj[k];
-    if (v === undefined || v === null) continue;
+    // A null is not a string to opm either: only a key left out is.
+    if (v === undefined) continue;
     if (typeof v !== 'string') {
       const message = `expected value for key "${key}" to be a string, got ${goJsonKind(v)}: ${JSON.stringify(v)}`;
       return { issue: { rule: 'decode.meta-type', severity: 'error', message } };
