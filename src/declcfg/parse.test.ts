@@ -21,6 +21,32 @@ function summary(text: string): unknown {
 }
 
 describe('JSON streams', () => {
+  it('reads an escaped surrogate that is not half of a pair as U+FFFD, as Go does, keys included', () => {
+    const text =
+      '{"a":"\\ud800x","\\udc00":"\\ud83d\\ude00","b":["\\ud83d\\u0041",{"\\uDBFF\\uDBFF":"\\\\ud800"}]}\n' +
+      '{"c":"\\u00e9\\ud834\\udd1e"}\n';
+    const expected = [
+      { a: '\ufffdx', '\ufffd': '\u{1f600}', b: ['\ufffdA', { '\ufffd\ufffd': '\\ud800' }] },
+      { c: '\u00e9\u{1d11e}' },
+    ];
+    expect(parseCatalogText(text).blobs.map((b) => b.value)).toStrictEqual(expected);
+    // The same from bytes, with the checks left to the caller.
+    const byteChars: ByteChars = { used: false, deferChecks: true };
+    const r = parseCatalogBytes(Buffer.from(text), 1, undefined, byteChars);
+    expect(byteChars.deferred).toBe(true);
+    expect(r.blobs.map((b) => b.value)).toStrictEqual(expected);
+  });
+
+  it('keeps the value and place a key written twice would have, when two keys become one', () => {
+    const r = parseCatalogText('{"\\ud800":1,"b":2,"\\udc00":3}');
+    expect(r.blobs.map((b) => Object.entries(b.value))).toStrictEqual([
+      [
+        ['\ufffd', 3],
+        ['b', 2],
+      ],
+    ]);
+  });
+
   it('splits concatenated and newline-separated objects, with lines', () => {
     expect(summary('  \n{"a":1}{"b":2}\n\n{\n  "c": 3\n}\n')).toStrictEqual({
       blobs: [

@@ -14,7 +14,7 @@ import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from
 import { usualAscii, type BlockFacts } from '../yaml/block-reader.js';
 import { NATIVE_STRING_LIMIT } from '../go/json-native.js';
 import { countKeysInText, scanJsonValue } from '../go/json-scan.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
+import { isJsonObject, withoutLoneSurrogates, type JsonObject, type JsonValue } from '../go/json-value.js';
 import { decodeUtf8AsGo, firstInvalidUtf8 } from '../go/utf8.js';
 import type { RuleId } from '../rules.js';
 
@@ -186,6 +186,25 @@ function lineStartEnd(text: string, from: number, last: LineEnds): number {
   last.from = from;
   last.found = found;
   return found;
+}
+
+// A `\u` escape of a UTF-16 surrogate (D800–DFFF); a `\\u` before one only makes the check run.
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/g;
+
+/**
+ * Whether the text from `from` to `to` holds an escaped surrogate. The search runs on to the end of
+ * the text and its result is kept in `last` for the values that follow (as lineStartEnd's), so a
+ * file without one is searched once, at native speed.
+ */
+function escapesSurrogate(text: string, from: number, to: number, last: LineEnds): boolean {
+  if (last.text !== text || last.from > from || (last.found !== -1 && last.found < from)) {
+    SURROGATE_ESCAPE.lastIndex = from;
+    const m = SURROGATE_ESCAPE.exec(text);
+    last.text = text;
+    last.from = from;
+    last.found = m === null ? -1 : m.index;
+  }
+  return last.found !== -1 && last.found < to;
 }
 
 function skipWs(text: string, pos: number): number {
@@ -373,6 +392,7 @@ function parseJsonStream(
   let values = 0;
   let more = parts;
   const ends: LineEnds = { text: '', from: 0, found: -1 };
+  const surrogates: LineEnds = { text: '', from: 0, found: -1 };
   const push = (b: RawBlob): void => {
     if (onBlob === undefined || values <= 1) {
       out.blobs.push(b);
@@ -425,6 +445,9 @@ function parseJsonStream(
       out.issues.push(jsonIssue);
       return out;
     }
+    // An escaped surrogate that is not half of a pair is U+FFFD to Go's decoder.
+    if (r.value !== undefined && escapesSurrogate(text, pos, r.end, surrogates))
+      r.value = withoutLoneSurrogates(r.value);
     values++;
     // Read one character per byte, a blob's keys beyond ASCII would not be compared as opm compares
     // them: the caller reads the file again as text (it does so for any issue of such a reading).
