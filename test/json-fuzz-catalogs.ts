@@ -305,9 +305,17 @@ export function fuzzJsonCatalog(seed: number): JsonFuzzCatalog {
       [xs[i], xs[j]] = [xs[j] as T, xs[i] as T];
     }
   }
-  // A typed key in another letter case, which Go's decoder matches without regard to case.
+  // A typed key in another letter case, which Go's decoder matches without regard to case, the
+  // characters beyond ASCII that fold to an ASCII letter (U+017F, U+212A) included.
   const cased = (k: string): string =>
-    chance(0.04) ? pick([k.toUpperCase(), k[0]?.toUpperCase() + k.slice(1)]) : k;
+    chance(0.06)
+      ? pick([
+          k.toUpperCase(),
+          k[0]?.toUpperCase() + k.slice(1),
+          k.replace('s', '\u017f'),
+          k.replace('k', '\u212a'),
+        ])
+      : k;
 
   const packages = int(1, 3);
   for (let p = 0; p < packages; p++) {
@@ -321,7 +329,7 @@ export function fuzzJsonCatalog(seed: number): JsonFuzzCatalog {
       [cased('name'), str(pkg)],
       [cased('defaultChannel'), str(pick(channels))],
     ];
-    if (chance(0.5)) pkgEntries.push(['description', str(text(), true)]);
+    if (chance(0.5)) pkgEntries.push([cased('description'), str(text(), true)]);
     if (chance(0.2))
       pkgEntries.push([
         'icon',
@@ -369,7 +377,7 @@ export function fuzzJsonCatalog(seed: number): JsonFuzzCatalog {
         ['name', str(b)],
         ['package', str(pkg)],
         [cased('image'), str(`quay.io/fuzz/${ascii()}:v${i}`)],
-        ['properties', { k: 'arr', items: props }],
+        [cased('properties'), { k: 'arr', items: props }],
       ];
       if (chance(0.5))
         entries.push([
