@@ -161,6 +161,53 @@ const KEYS = [
   '"',
 ];
 
+// Strings a YAML writer must quote or write in a style of its own, as keys and as values.
+const YAML_SPECIAL = [
+  'yes',
+  'No',
+  'on',
+  'OFF',
+  'y',
+  'n',
+  'true',
+  'null',
+  '~',
+  '<<',
+  '-',
+  '?',
+  ':',
+  '1e3',
+  '0x10',
+  '017',
+  '.inf',
+  '-.5',
+  '2001-12-14',
+  ' lead',
+  'trail ',
+  '#',
+  'a #b',
+  '- a',
+  'a: b',
+  '@x',
+  '`x',
+  '!tag',
+  '&a',
+  '*a',
+  '%x',
+  '|',
+  '>',
+  '{a}',
+  '[a]',
+  'a,b',
+  "'q'",
+  '"',
+  'line\nbreak',
+  'trailing\n',
+  '\n',
+  '\t',
+  '=',
+];
+
 type WsStyle = 'opm' | 'compact' | 'tabs' | 'crlf' | 'two' | 'random';
 
 /** One seeded catalog directory. */
@@ -239,6 +286,7 @@ export function fuzzJsonCatalog(seed: number): JsonFuzzCatalog {
     if (r < 0.13) return Array.from({ length: 3000 }, () => pick(words.slice(0, 14))).join(' ');
     if (r < 0.17)
       return Array.from({ length: int(1, 6) }, () => pick(['\n', '\t', '"', '\\', '\u2028'])).join('');
+    if (r < 0.27) return pick(YAML_SPECIAL);
     return Array.from({ length: int(1, 6) }, () => pick(words)).join(pick(['', ' ', '-']));
   }
 
@@ -263,9 +311,15 @@ export function fuzzJsonCatalog(seed: number): JsonFuzzCatalog {
       // No U+0085 in keys: opm's -o yaml fails on them (it reads its JSON output back as YAML, where
       // U+0085 is a line break, which an implicit key may not hold), while opm-ts writes the key
       // with a space in its place, as both write U+0085 in a value.
-      const k = chance(0.3) ? text().slice(0, 12).replaceAll('\u0085', '') : pick(KEYS);
-      entries.push([key(k), value(depth)]);
-      if (chance(0.1)) entries.push([key(k), value(depth)]);
+      const k = chance(0.3)
+        ? text().slice(0, 12).replaceAll('\u0085', '')
+        : chance(0.2)
+          ? pick(YAML_SPECIAL)
+          : pick(KEYS);
+      // Now and then with invalid bytes or a lone surrogate in it too (and so its twin).
+      const written = (str(k, chance(0.2)) as { text: Buffer }).text;
+      entries.push([written, value(depth)]);
+      if (chance(0.1)) entries.push([written, value(depth)]);
     }
     return { k: 'obj', entries };
   }
