@@ -38,13 +38,16 @@ describe('JSON streams', () => {
     expect(parseCatalogBytes(Buffer.from(text)).blobs.map((b) => b.value)).toStrictEqual(expected);
   });
 
-  it('keeps the value and place a key written twice would have, when two keys become one', () => {
-    const r = parseCatalogText('{"\\ud800":1,"b":2,"\\udc00":3}');
-    expect(r.blobs.map((b) => Object.entries(b.value))).toStrictEqual([
-      [
-        ['\ufffd', 3],
-        ['b', 2],
-      ],
+  it('takes two keys that become one for a key written twice, as Go does', () => {
+    const r = parseCatalogText('{"v":{"\\ud800":1,"b":2,"\\udc00":3}}\n{"\\uDBFF":1,"\\uDFFF":2}\n');
+    // Nested: the value and place of a key written twice, with its warning; a blob's own: an error.
+    expect(Object.entries(r.blobs[0]?.value.v ?? {})).toStrictEqual([
+      ['\ufffd', 3],
+      ['b', 2],
+    ]);
+    expect(r.issues.map((i) => [i.line, i.severity, i.message.slice(0, 17)])).toStrictEqual([
+      [1, 'warning', 'duplicate key "\ufffd"'],
+      [2, 'error', 'duplicate key "\ufffd"'],
     ]);
   });
 

@@ -25,7 +25,8 @@ export function isPlainObject(v: object): v is Record<string, unknown> {
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const HAS_LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-const wellFormed = (s: string): string =>
+/** A string with each lone surrogate replaced by U+FFFD (see withoutLoneSurrogates). */
+export const wellFormed = (s: string): string =>
   HAS_LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s;
 
 /**
