@@ -2,11 +2,11 @@
 // by the reference opm: render's output byte for byte in both formats, and the verdicts alike. The
 // constructs whose outcome docs/compatibility.md records as different are compared as recorded.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
 import { fuzzJsonCatalog, type JsonFuzzCatalog } from '../json-fuzz-catalogs.js';
 import { reference } from './reference-opm.js';
@@ -67,9 +67,14 @@ describe('generated catalogs of JSON files: render and validate as the reference
   let compared = 0;
   let rendered = 0;
   let validated = 0;
+  const roots: string[] = [];
+  afterAll(() => {
+    for (const r of roots) rmSync(r, { recursive: true, force: true });
+  });
   it.each(seeds)('seed %i', async (seed) => {
     const catalog = fuzzJsonCatalog(seed);
     const root = mkdtempSync(path.join(tmpdir(), 'opm-json-fuzz-'));
+    roots.push(root);
     const dir = writeCatalog(path.join(root, 'c'), catalog, false);
     const { features } = catalog;
     if (features.topLevelDuplicate || features.overflowingNumber) {
@@ -82,9 +87,6 @@ describe('generated catalogs of JSON files: render and validate as the reference
         expect(a.stderr).toMatch(/\.json:\d+: .*(duplicate key|float64)/);
       }
       expect((await oursBytes(['validate', dir])).code).toBe(1);
-      // opm fails too on a number beyond float64 among a blob's own keys, where the generator puts
-      // it; a key written twice it reads with the last value.
-      if (!features.topLevelDuplicate) expect(refBytes(['render', dir, '-o', 'json']).code).not.toBe(0);
       return;
     }
     // A file starting with a byte-order mark (row R8) is read as opm reads it without the mark, and
