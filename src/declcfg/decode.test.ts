@@ -3,6 +3,14 @@ import { decodeBlob } from './decode.js';
 import type { JsonObject } from '../go/json-value.js';
 
 describe('decodeBlob', () => {
+  it.each(['schema', 'package', 'name'])('refuses a null %s, as opm does', (key) => {
+    const r = decodeBlob({ schema: 'example.custom', package: 'p', [key]: null });
+    expect(r.blob).toBeUndefined();
+    expect(r.issues.map((i) => [i.rule, i.message])).toStrictEqual([
+      ['decode.meta-type', `expected value for key "${key}" to be a string, got null: null`],
+    ]);
+  });
+
   it('matches field names case-insensitively and keeps opm output', () => {
     const r = decodeBlob({
       SCHEMA: 'olm.channel',

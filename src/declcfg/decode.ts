@@ -24,7 +24,7 @@ import {
 } from './types.js';
 import { isRecord, isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
 import { type Property } from '../property/types.js';
-import { goFieldFor, goJsonKind, unmarshalFieldError } from '../go/json-decode.js';
+import { goFieldFor, goFold, goJsonKind, unmarshalFieldError } from '../go/json-decode.js';
 import { base64ErrorAt } from '../go/base64.js';
 import { compareUtf8 } from '../go/utf8.js';
 import type { RuleId } from '../rules.js';
@@ -410,7 +410,7 @@ function checkBundleObjects(b: Bundle, props: Property[], ctx: Ctx, opts: Decode
           ? 'value is missing'
           : `value is ${typeof v === 'object' ? 'array' : typeof v}, not an object`;
     } else {
-      const data: unknown = Object.entries(v).find(([k]) => k.toLowerCase() === 'data')?.[1];
+      const data: unknown = Object.entries(v).find(([k]) => goFold(k) === 'data')?.[1];
       if (data !== undefined && data !== null && typeof data !== 'string') {
         problem = `data is ${Array.isArray(data) ? 'array' : typeof data}, not a base64 string`;
       } else if (typeof data === 'string') {
@@ -437,7 +437,7 @@ function checkBundleObjects(b: Bundle, props: Property[], ctx: Ctx, opts: Decode
  * renders bundles), or undefined. Only the first bytes are decoded to tell a CSV from the rest.
  */
 function csvAnnotations(v: Record<string, unknown>): Record<string, string> | undefined {
-  const data: unknown = Object.entries(v).find(([k]) => k.toLowerCase() === 'data')?.[1];
+  const data: unknown = Object.entries(v).find(([k]) => goFold(k) === 'data')?.[1];
   if (typeof data !== 'string') return undefined;
   const head = Buffer.from(data.slice(0, 400), 'base64').toString('utf8');
   if (!head.includes('ClusterServiceVersion')) return undefined;
@@ -499,7 +499,7 @@ function readMeta(obj: JsonObject): {
   const keys = Object.keys(obj);
   // The usual blob: no two keys equal under case folding, and the three written as they are.
   const folded = new Set<string>();
-  for (const k of keys) folded.add(k.toLowerCase());
+  for (const k of keys) folded.add(goFold(k));
   if (folded.size === keys.length && 'schema' in obj && typeof obj.schema === 'string' && obj.schema !== '') {
     const { package: pkg, name } = obj;
     if (
@@ -511,7 +511,7 @@ function readMeta(obj: JsonObject): {
   }
   const byFold = new Map<string, string[]>();
   for (const k of keys) {
-    const fold = k.toLowerCase();
+    const fold = goFold(k);
     const ks = byFold.get(fold);
     if (ks) ks.push(k);
     else byFold.set(fold, [k]);
@@ -528,7 +528,8 @@ function readMeta(obj: JsonObject): {
   for (const key of ['schema', 'package', 'name'] as const) {
     const k = byFold.get(key)?.[0];
     const v = k === undefined ? undefined : obj[k];
-    if (v === undefined || v === null) continue;
+    // A null is not a string to opm either: only a key left out is.
+    if (v === undefined) continue;
     if (typeof v !== 'string') {
       const message = `expected value for key "${key}" to be a string, got ${goJsonKind(v)}: ${JSON.stringify(v)}`;
       return { issue: { rule: 'decode.meta-type', severity: 'error', message } };

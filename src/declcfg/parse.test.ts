@@ -21,6 +21,36 @@ function summary(text: string): unknown {
 }
 
 describe('JSON streams', () => {
+  it('reads an escaped surrogate that is not half of a pair as U+FFFD, as Go does, keys included', () => {
+    const text =
+      '{"a":"\\ud800x","\\udc00":"\\ud83d\\ude00","b":["\\ud83d\\u0041",{"\\uDBFF\\uDBFF":"\\\\ud800"}]}\n' +
+      '{"c":"\\u00e9\\ud834\\udd1e"}\n';
+    const expected = [
+      { a: '\ufffdx', '\ufffd': '\u{1f600}', b: ['\ufffdA', { '\ufffd\ufffd': '\\ud800' }] },
+      { c: '\u00e9\u{1d11e}' },
+    ];
+    expect(parseCatalogText(text).blobs.map((b) => b.value)).toStrictEqual(expected);
+    // Left to the caller, the checks fail for a blob with an escaped surrogate, and pass without.
+    const byteChars: ByteChars = { used: false, deferChecks: true };
+    const deferred = parseCatalogBytes(Buffer.from(text + '{"d":"\\u0041"}'), 1, undefined, byteChars);
+    expect(byteChars.deferred).toBe(true);
+    expect(deferred.blobs.map((b) => b.unchecked?.check())).toStrictEqual([false, false, true]);
+    expect(parseCatalogBytes(Buffer.from(text)).blobs.map((b) => b.value)).toStrictEqual(expected);
+  });
+
+  it('takes two keys that become one for a key written twice, as Go does', () => {
+    const r = parseCatalogText('{"v":{"\\ud800":1,"b":2,"\\udc00":3}}\n{"\\uDBFF":1,"\\uDFFF":2}\n');
+    // Nested: the value and place of a key written twice, with its warning; a blob's own: an error.
+    expect(Object.entries(r.blobs[0]?.value.v ?? {})).toStrictEqual([
+      ['\ufffd', 3],
+      ['b', 2],
+    ]);
+    expect(r.issues.map((i) => [i.line, i.severity, i.message.slice(0, 17)])).toStrictEqual([
+      [1, 'warning', 'duplicate key "\ufffd"'],
+      [2, 'error', 'duplicate key "\ufffd"'],
+    ]);
+  });
+
   it('splits concatenated and newline-separated objects, with lines', () => {
     expect(summary('  \n{"a":1}{"b":2}\n\n{\n  "c": 3\n}\n')).toStrictEqual({
       blobs: [

@@ -14,7 +14,7 @@ import { MAX_YAML_DEPTH, parseYamlDocument, splitYamlDocuments, YamlError } from
 import { usualAscii, type BlockFacts } from '../yaml/block-reader.js';
 import { NATIVE_STRING_LIMIT } from '../go/json-native.js';
 import { countKeysInText, scanJsonValue } from '../go/json-scan.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
+import { isJsonObject, withoutLoneSurrogates, type JsonObject, type JsonValue } from '../go/json-value.js';
 import { decodeUtf8AsGo, firstInvalidUtf8 } from '../go/utf8.js';
 import type { RuleId } from '../rules.js';
 
@@ -35,8 +35,9 @@ export interface RawBlob {
 }
 
 /**
- * A JSON blob whose keys, depth and numbers the parse did not check (checkParsed: duplicate keys, a
- * number too large for a float64, nesting deeper than MAX_DEPTH), at a caller's request
+ * A JSON blob whose keys, depth, numbers and escapes the parse did not check (checkParsed: duplicate
+ * keys, a number too large for a float64, nesting deeper than MAX_DEPTH; an escaped surrogate, which
+ * may need its value changed as Go reads it), at a caller's request
  * (ByteChars.deferChecks): its bytes in the file, `bytes` from `from` up to `to` (past its last `}`), and
  * `check`, which runs those checks and says whether they pass. A caller that writes the blob as
  * opm does and finds its output to be these very bytes knows they pass (the output holds each key
@@ -186,6 +187,35 @@ function lineStartEnd(text: string, from: number, last: LineEnds): number {
   last.from = from;
   last.found = found;
   return found;
+}
+
+/**
+ * Where the next `\u` escape of a UTF-16 surrogate (D800–DFFF) at or after `from` starts, or -1.
+ * Escapes are found by indexOf, at native speed. An escaped backslash before `ud800` is taken for
+ * one too, which only costs a walk of the value.
+ */
+function nextSurrogateEscape(text: string, from: number): number {
+  for (let i = text.indexOf('\\u', from); i !== -1; i = text.indexOf('\\u', i + 2)) {
+    // Lower-cased: hex digits are letters or digits.
+    const d = text.charCodeAt(i + 3) | 0x20;
+    if ((text.charCodeAt(i + 2) | 0x20) === 0x64 && (d === 0x38 || d === 0x39 || (d >= 0x61 && d <= 0x66)))
+      return i;
+  }
+  return -1;
+}
+
+/**
+ * Whether the text from `from` to `to` holds an escaped surrogate. The search runs on to the end of
+ * the text and its result is kept in `last` for the values that follow (as lineStartEnd's), so a
+ * file without one is searched once.
+ */
+function escapesSurrogate(text: string, from: number, to: number, last: LineEnds): boolean {
+  if (last.text !== text || last.from > from || (last.found !== -1 && last.found < from)) {
+    last.text = text;
+    last.from = from;
+    last.found = nextSurrogateEscape(text, from);
+  }
+  return last.found !== -1 && last.found < to;
 }
 
 function skipWs(text: string, pos: number): number {
@@ -373,6 +403,7 @@ function parseJsonStream(
   let values = 0;
   let more = parts;
   const ends: LineEnds = { text: '', from: 0, found: -1 };
+  const surrogates: LineEnds = { text: '', from: 0, found: -1 };
   const push = (b: RawBlob): void => {
     if (onBlob === undefined || values <= 1) {
       out.blobs.push(b);
@@ -442,12 +473,20 @@ function parseJsonStream(
         bytes: deferred,
         from: textAt + from,
         to: textAt + to,
-        check: () => checkParsed(blobText, from, to, value) === undefined,
+        // An escaped surrogate fails too: the file is then read with the value made as Go makes it
+        // (below). Its output cannot be its bytes, whose escape opm's writer never writes, so the
+        // search is made only for a blob whose output differs.
+        check: () =>
+          !escapesSurrogate(blobText, from, to, surrogates) &&
+          checkParsed(blobText, from, to, value) === undefined,
       };
       push({ value, line, unchecked });
       pos = skipWs(text, r.end);
       continue;
     }
+    // An escaped surrogate that is not half of a pair is U+FFFD to Go's decoder.
+    if (r.value !== undefined && escapesSurrogate(text, pos, r.end, surrogates))
+      r.value = withoutLoneSurrogates(r.value);
     const problem = r.value === undefined ? undefined : checkParsed(text, pos, r.end, r.value);
     if (problem?.duplicate !== undefined)
       out.issues.push(duplicateKey(lines.at(problem.at), problem.duplicate, problem.topLevel === true));

@@ -25,11 +25,22 @@ export function unmarshalValueError(v: unknown, goType: string): string {
   return `json: cannot unmarshal ${goJsonKind(v)} into Go value of type ${goType}`;
 }
 
+/**
+ * A key as Go's decoder compares it with a field's name ignoring case (Unicode's simple case
+ * folding): lower case, with the two characters beyond ASCII that fold to an ASCII letter taken as
+ * that letter, U+212A (Kelvin sign, which lower-cases to `k`) and U+017F (long s, which folds to
+ * `s` but is its own lower case).
+ */
+export function goFold(key: string): string {
+  const lower = key.toLowerCase();
+  return lower.includes('\u017f') ? lower.replaceAll('\u017f', 's') : lower;
+}
+
 /** The struct field (of `names`) that a JSON key fills: its exact name, else one equal ignoring case. */
 export function goFieldFor<K extends string>(key: string, names: readonly K[]): K | undefined {
   if (names.includes(key as K)) return key as K;
-  const lower = key.toLowerCase();
-  return names.find((f) => f.toLowerCase() === lower);
+  const folded = goFold(key);
+  return names.find((f) => f.toLowerCase() === folded);
 }
 
 /**
@@ -65,7 +76,7 @@ function mismatch(v: unknown, where: string, goType: string): never {
 export function field(o: Obj, name: string): unknown {
   const lower = name.toLowerCase();
   let found: unknown = undefined;
-  for (const k of Object.keys(o)) if (k === name || k.toLowerCase() === lower) found = o[k];
+  for (const k of Object.keys(o)) if (k === name || goFold(k) === lower) found = o[k];
   return found;
 }
 

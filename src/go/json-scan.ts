@@ -9,6 +9,7 @@
  * ({@link scanJsonValue}), and Go encoding/json's, as opm reports a bundle's JSON files
  * ({@link scanJson}, {@link scanJsonDocument}).
  */
+import { wellFormed } from './json-value.js';
 
 export type JsonScan =
   | { ok: true; end: number }
@@ -144,13 +145,15 @@ function scan(
       tree?.key(name);
       const seen = keys[keys.length - 1];
       if (duplicates && seen) {
-        if (seen.has(name)) {
-          const found = { kind: 'duplicate' as const, at: start, key: JSON.stringify(name) };
+        // Compared as Go decodes them: `\ud800` and `\udc00` are the same key, U+FFFD.
+        const goName = wellFormed(name);
+        if (seen.has(goName)) {
+          const found = { kind: 'duplicate' as const, at: start, key: JSON.stringify(goName) };
           // A duplicate in the value's own keys matters most; a nested one is kept while looking on.
           if (keys.length === 1) return { ...found, topLevel: true };
           nestedDuplicate ??= { ...found, topLevel: false };
         }
-        seen.add(name);
+        seen.add(goName);
       }
     }
     skipWs();

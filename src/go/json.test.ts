@@ -5,6 +5,7 @@ import { marshal, marshalIndent } from './json-encode.js';
 import { formatGoFloatG, formatGoJsonNumber } from './json-number.js';
 import { quoteGoString } from './json-quote.js';
 import { compareUtf8 } from './utf8.js';
+import { field, goFieldFor, goFold } from './json-decode.js';
 
 describe('quoteGoString', () => {
   it('escapes quote, backslash and the short control escapes', () => {
@@ -128,5 +129,17 @@ describe('marshal / marshalIndent', () => {
 
   it('escapes HTML in keys and values by default, like json.Marshal', () => {
     expect(marshal({ '<k>': '&' })).toBe('{"\\u003ck\\u003e":"\\u0026"}');
+  });
+});
+
+describe('matching keys to fields as Go does, ignoring case', () => {
+  it('folds U+017F to s and U+212A to k, and nothing else beyond ASCII to ASCII', () => {
+    const names = ['description', 'package', 'image'] as const;
+    expect(goFieldFor('de\u017fcription', names)).toBe('description');
+    expect(goFieldFor('PAC\u212aAGE', names)).toBe('package');
+    expect(goFieldFor('\u0131mage', names)).toBeUndefined();
+    expect(goFieldFor('\u0130mage', names)).toBeUndefined();
+    expect(goFold('\u017fS\u212aK')).toBe('sskk');
+    expect(field({ Verſion: '1', other: '2' }, 'version')).toBe('1');
   });
 });

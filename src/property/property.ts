@@ -7,7 +7,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../go/json-value.js';
 import type { Property } from './types.js';
 import { RawJson } from '../go/raw-json.js';
-import { goFieldKeys, unmarshalFieldError, unmarshalValueError } from '../go/json-decode.js';
+import { goFieldKeys, goFold, unmarshalFieldError, unmarshalValueError } from '../go/json-decode.js';
 import { base64ErrorAt } from '../go/base64.js';
 import { compareUtf8 } from '../go/utf8.js';
 
@@ -172,7 +172,7 @@ function quickFields(value: JsonObject, spec: StructSpec): Map<string, string> |
   for (const key in value) {
     const field = byName.get(key);
     if (field === undefined) {
-      if (lower.has(key.toLowerCase())) return undefined;
+      if (lower.has(goFold(key))) return undefined;
       continue;
     }
     const v = value[key];

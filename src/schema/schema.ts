@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { DeclarativeConfig, Location } from '../declcfg/types.js';
 import { isRecord, isJsonObject, type JsonObject } from '../go/json-value.js';
+import { goFold } from '../go/json-decode.js';
 import type { Property } from '../property/types.js';
 import type { Finding } from '../findings.js';
 import type { RuleId } from '../rules.js';
@@ -70,7 +71,7 @@ export function composeCatalogErrors(value: unknown): ErrorObject[] {
 /** Whether some key of `value` fills a field under another spelling (so the keys must be renamed). */
 function needsRename(value: JsonObject, fields: readonly string[], lower: ReadonlySet<string>): boolean {
   for (const k in value) {
-    if (!fields.includes(k) && lower.has(k.toLowerCase())) return true;
+    if (!fields.includes(k) && lower.has(goFold(k))) return true;
   }
   return false;
 }

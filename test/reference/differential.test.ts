@@ -96,6 +96,8 @@ describe('catalog views: byte for byte', () => {
     ['render', 'testdata/render/json-beyond-ascii/catalog', '-o', 'json'],
     ['render', 'testdata/render/json-beyond-ascii/catalog', '-o', 'yaml'],
     ['render', 'testdata/render/json-checks/clean', '-o', 'json'],
+    ['render', 'testdata/render/json-lone-surrogates/catalog', '-o', 'json'],
+    ['render', 'testdata/render/json-lone-surrogates/catalog', '-o', 'yaml'],
     ['alpha', 'list', 'packages', catalog],
     ['alpha', 'list', 'channels', catalog],
     ['alpha', 'list', 'bundles', catalog],

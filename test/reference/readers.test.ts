@@ -13,6 +13,7 @@ describe('what opm reads in its own way: same output', () => {
   it.each([
     ['a bundle whose manifests write keys twice', ['render', 'testdata/render/good/duplicate-keys']],
     ['invalid UTF-8 in a JSON catalog file', ['render', 'testdata/load/invalid-utf8-json/catalog']],
+    ['keys that fold to a field name (U+017F, U+212A)', ['render', 'testdata/load/folded-keys/catalog']],
     ['YAML 1.1 standard, local and verbatim tags', ['render', 'testdata/load/yaml11-tags/catalog']],
     ['two separators in a row inside a file', ['render', 'testdata/load/doubled-separator/catalog']],
     ['tabs where go-yaml reads them', ['render', 'testdata/load/tabs-go-yaml-reads/catalog']],
@@ -32,6 +33,7 @@ describe('what opm reads in its own way: same output', () => {
 
   it.each([
     'testdata/load/invalid-utf8-json/catalog',
+    'testdata/load/folded-keys/catalog',
     'testdata/load/yaml11-tags/catalog',
     'testdata/load/doubled-separator/catalog',
   ])('validate %s: both pass', async (dir) => {
