@@ -68,4 +68,13 @@ describe('parseYamlDocument and tabs', () => {
     // A comment line indented with spaces only is still skipped.
     expect(splitYamlDocuments('---\n  # c\nschema: olm.package\n')[0]).toMatchObject({ line: 3 });
   });
+
+  it('skips a document of white space and comments, tabs among them, as every empty document (row 28)', () => {
+    expect(splitYamlDocuments('\t')).toStrictEqual([]);
+    expect(splitYamlDocuments(' \t \n\t\n')).toStrictEqual([]);
+    expect(splitYamlDocuments('---\n\t# c\n \t\n---\nschema: olm.package\n')).toStrictEqual([
+      { text: 'schema: olm.package\n', line: 5, index: 1 },
+    ]);
+    expect(splitYamlDocuments('schema: olm.package\n---\n\t# only a comment')).toHaveLength(1);
+  });
 });

@@ -472,10 +472,12 @@ export function parseYamlDocument(
   needsExactPass = false as boolean;
   suspectKeys.clear();
   const v = loadOne(text, firstLine, opts);
+  // An empty document (white space and comments, tabs among them) is skipped, as every empty
+  // document is (docs/compatibility.md, row 28).
+  if (v === undefined) return undefined;
   // Tabs js-yaml reads as white space where go-yaml's scanner refuses them (go-tabs.ts).
   const tab = goYamlTabProblem(text);
   if (tab !== undefined) throw new YamlError(tab.message, firstLine + tab.line, tab.column + 1);
-  if (v === undefined) return undefined;
   if (text.includes('*') && excessiveAliasing(v)) {
     throw new YamlError('document contains excessive aliasing', firstLine);
   }
@@ -530,9 +532,14 @@ export interface YamlDocumentText {
   index: number;
 }
 
-// A blank or comment line before a document's content. A line whose indentation holds a tab is
-// content: go-yaml refuses the tab (go-tabs.ts), so it is left to the document's reader to say so.
-const CONTENT_LINE = / *(?:#[^\n]*)?\r?\n/y;
+// A blank or comment line cut before a document's content. A comment or blank line whose
+// indentation holds a tab is kept with the content: go-yaml refuses the tab there (go-tabs.ts), so
+// the document's reader says so.
+const SKIPPED_LINE = / *(?:#[^\n]*)?\r?\n/y;
+// A line of white space or a comment, tabs included: a document of nothing else is empty, and empty
+// documents are skipped (docs/compatibility.md, row 28).
+const EMPTY_LINE = /[ \t]*(?:#[^\n]*)?\r?\n/y;
+const EMPTY_LAST_LINE = /^[ \t]*(?:#.*)?\r?$/;
 
 /**
  * Split a YAML stream at lines beginning with `---`, as opm's stream decoder does: only spaces or a
@@ -587,7 +594,10 @@ function countNewlines(text: string, from: number, to: number): number {
   return n;
 }
 
-/** Position and line of the first line in [from, to) that is neither blank nor a comment. */
+/**
+ * Position and line of the first line in [from, to) that is neither blank nor a comment (one
+ * indented with a tab counts as content); undefined when the document holds nothing else.
+ */
 function firstContent(
   text: string,
   from: number,
@@ -597,14 +607,24 @@ function firstContent(
   let pos = from;
   if (pos === 0 && text.charCodeAt(0) === 0xfeff) pos = 1;
   while (pos < to) {
-    CONTENT_LINE.lastIndex = pos;
-    if (!CONTENT_LINE.test(text) || CONTENT_LINE.lastIndex > to) break;
-    pos = CONTENT_LINE.lastIndex;
+    SKIPPED_LINE.lastIndex = pos;
+    if (!SKIPPED_LINE.test(text) || SKIPPED_LINE.lastIndex > to) break;
+    pos = SKIPPED_LINE.lastIndex;
     line++;
   }
-  if (pos >= to) return undefined;
-  const nl = text.indexOf('\n', pos);
+  return pos >= to || isEmpty(text, pos, to) ? undefined : { pos, line };
+}
+
+/** Whether [from, to) holds only blank and comment lines, tabs included. */
+function isEmpty(text: string, from: number, to: number): boolean {
+  let pos = from;
+  while (pos < to) {
+    EMPTY_LINE.lastIndex = pos;
+    if (!EMPTY_LINE.test(text) || EMPTY_LINE.lastIndex > to) break;
+    pos = EMPTY_LINE.lastIndex;
+  }
+  if (pos >= to) return true;
   // A last line without a newline may still be blank or a comment.
-  if ((nl === -1 || nl >= to) && /^ *(?:#.*)?\r?$/.test(text.slice(pos, to))) return undefined;
-  return { pos, line };
+  const nl = text.indexOf('\n', pos);
+  return (nl === -1 || nl >= to) && EMPTY_LAST_LINE.test(text.slice(pos, to));
 }
