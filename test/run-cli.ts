@@ -20,22 +20,35 @@ export function quietIO(env: NodeJS.ProcessEnv = {}): CliIO {
   };
 }
 
+/** Options of runOpm and runOpmBytes. */
+export interface RunOpmOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  stdin?: string;
+  configRoot?: string;
+  /** Stands for the process's signals (main.ts aborts the running command with ExitCode). */
+  signal?: AbortSignal;
+  /** Show progress lines on stderr (off by default: they depend on how long the work takes). */
+  progress?: boolean;
+  /** The command line to run: src/cli/main.ts's by default, or a built bundle's exports. */
+  cli?: { runCli: typeof runCli };
+}
+
+/** What runOpmBytes captures: stdout as the bytes written, which a decoded string may not tell apart. */
+export interface CliBytesResult {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
 /** Run the CLI in-process, capturing stdout and stderr. */
-export async function runOpm(
-  args: string[],
-  options: {
-    cwd?: string;
-    env?: NodeJS.ProcessEnv;
-    stdin?: string;
-    configRoot?: string;
-    /** Stands for the process's signals (main.ts aborts the running command with ExitCode). */
-    signal?: AbortSignal;
-    /** Show progress lines on stderr (off by default: they depend on how long the work takes). */
-    progress?: boolean;
-    /** The command line to run: src/cli/main.ts's by default, or a built bundle's exports. */
-    cli?: { runCli: typeof runCli };
-  } = {},
-): Promise<CliResult> {
+export async function runOpm(args: string[], options: RunOpmOptions = {}): Promise<CliResult> {
+  const r = await runOpmBytes(args, options);
+  return { code: r.code, stdout: r.stdout.toString('utf8'), stderr: r.stderr };
+}
+
+/** runOpm with stdout kept as bytes. */
+export async function runOpmBytes(args: string[], options: RunOpmOptions = {}): Promise<CliBytesResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: Buffer[] = [];
@@ -56,5 +69,5 @@ export async function runOpm(
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   };
   const code = await (options.cli ?? { runCli }).runCli(args, io);
-  return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+  return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') };
 }

@@ -5,17 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/main.js';
+import { runOpmBytes, type CliBytesResult as Bytes } from '../run-cli.js';
 import { fuzzJsonCatalog, type JsonFuzzCatalog } from '../json-fuzz-catalogs.js';
 import { reference } from './reference-opm.js';
-
-interface Bytes {
-  code: number;
-  stdout: Buffer;
-  stderr: string;
-}
 
 // Output compared as bytes: a string decoded from it would hide one invalid byte behind another.
 function refBytes(args: string[]): Bytes {
@@ -23,25 +16,8 @@ function refBytes(args: string[]): Bytes {
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
 }
 
-async function oursBytes(args: string[]): Promise<Bytes> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (b: Buffer) => out.push(b));
-  stderr.on('data', (b: Buffer) => err.push(b));
-  const stdin = new PassThrough();
-  stdin.end();
-  const code = await runCli(args, {
-    stdout,
-    stderr,
-    stdin,
-    env: { NO_COLOR: '1' },
-    cwd: process.cwd(),
-    stderrIsTTY: false,
-  });
-  return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') };
-}
+/** opm-ts in-process, stdout as bytes (test/run-cli.ts). */
+const oursBytes = (args: string[]): Promise<Bytes> => runOpmBytes(args);
 
 /** The catalog's files as opm-ts reads them, or as the reference is to read them (JsonFuzzFile). */
 function writeCatalog(root: string, catalog: JsonFuzzCatalog, forReference: boolean): string {
