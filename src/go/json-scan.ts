@@ -9,7 +9,6 @@
  * ({@link scanJsonValue}), and Go encoding/json's, as opm reports a bundle's JSON files
  * ({@link scanJson}, {@link scanJsonDocument}).
  */
-import { wellFormed } from './json-value.js';
 
 export type JsonScan =
   | { ok: true; end: number }
@@ -146,7 +145,7 @@ function scan(
       const seen = keys[keys.length - 1];
       if (duplicates && seen) {
         // Compared as Go decodes them: `\ud800` and `\udc00` are the same key, U+FFFD.
-        const goName = wellFormed(name);
+        const goName = name.toWellFormed();
         if (seen.has(goName)) {
           const found = { kind: 'duplicate' as const, at: start, key: JSON.stringify(goName) };
           // A duplicate in the value's own keys matters most; a nested one is kept while looking on.

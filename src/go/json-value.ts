@@ -21,14 +21,6 @@ export function isPlainObject(v: object): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-// A UTF-16 surrogate that is not half of a pair.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const HAS_LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** A string with each lone surrogate replaced by U+FFFD (see withoutLoneSurrogates). */
-export const wellFormed = (s: string): string =>
-  HAS_LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s;
-
 /**
  * A parsed JSON value with each lone surrogate in its strings and keys replaced by U+FFFD, as Go's
  * decoder reads a `\u` escape of a surrogate that is not half of a pair (JSON.parse keeps it as a
@@ -38,23 +30,23 @@ export const wellFormed = (s: string): string =>
  * own, as the value may nest deeply.
  */
 export function withoutLoneSurrogates(value: JsonValue): JsonValue {
-  if (typeof value === 'string') return wellFormed(value);
+  if (typeof value === 'string') return value.toWellFormed();
   if (typeof value !== 'object' || value === null) return value;
   const todo: Array<JsonValue[] | JsonObject> = [value];
   for (let v = todo.pop(); v !== undefined; v = todo.pop()) {
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         const x = v[i] as JsonValue;
-        if (typeof x === 'string') v[i] = wellFormed(x);
+        if (typeof x === 'string') v[i] = x.toWellFormed();
         else if (typeof x === 'object' && x !== null) todo.push(x);
       }
       continue;
     }
     let rebuild = false;
     for (const k in v) {
-      if (HAS_LONE_SURROGATE.test(k)) rebuild = true;
+      if (!k.isWellFormed()) rebuild = true;
       const x = v[k] as JsonValue;
-      if (typeof x === 'string') v[k] = wellFormed(x);
+      if (typeof x === 'string') v[k] = x.toWellFormed();
       else if (typeof x === 'object' && x !== null) todo.push(x);
     }
     if (rebuild) {
@@ -63,7 +55,7 @@ export function withoutLoneSurrogates(value: JsonValue): JsonValue {
       for (const [k, x] of entries) {
         // Defined, not assigned: a `__proto__` key stays a key. Two keys that become one keep the
         // place of the first and the value of the last, as JSON.parse keeps a key written twice.
-        Object.defineProperty(v, wellFormed(k), {
+        Object.defineProperty(v, k.toWellFormed(), {
           value: x,
           writable: true,
           enumerable: true,

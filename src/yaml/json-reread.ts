@@ -53,8 +53,6 @@ function controlCharacterError(): OpmError {
 
 // Characters Go's JSON encoder writes raw that the YAML reader refuses.
 const REFUSED = /[\u007f-\u0084\u0086-\u009f\ufffe\uffff]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const LONE_SURROGATE_G = new RegExp(LONE_SURROGATE.source, 'g');
 const NEEDS_CARE = /[\u007f-\u009f\ufffe\uffff\ud800-\udfff]/;
 
 /**
@@ -65,7 +63,7 @@ const NEEDS_CARE = /[\u007f-\u009f\ufffe\uffff\ud800-\udfff]/;
  */
 export function rereadTypedString(s: string): string {
   if (!NEEDS_CARE.test(s)) return s;
-  const t = LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATE_G, '\ufffd') : s;
+  const t = s.toWellFormed();
   if (REFUSED.test(t)) throw controlCharacterError();
   return t.includes('\u0085') ? foldFlowBreaks(t, false) : t;
 }
