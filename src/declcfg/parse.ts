@@ -160,11 +160,32 @@ function closeAfter(text: string, i: number): number {
   return -1;
 }
 
-/** The last search of {@link lineStartEnd} in a stream: its text, where it started and what it found. */
-interface LineEnds {
+/**
+ * The last result of a forward search in a stream's text (lineStartEnd's, escapesSurrogate's): its
+ * text, where it started and what it found (-1: nothing to the end).
+ */
+interface KeptSearch {
   text: string;
   from: number;
   found: number;
+}
+
+/**
+ * `search(text, from)`, or the result kept in `last` when it still holds for `from` (found at or after
+ * it, or nothing found from an earlier start): a stream's values are searched one after another, and
+ * a far result serves every value before it.
+ */
+function keptSearch(
+  text: string,
+  from: number,
+  last: KeptSearch,
+  search: (text: string, from: number) => number,
+): number {
+  if (last.text === text && last.from <= from && (last.found === -1 || last.found >= from)) return last.found;
+  last.text = text;
+  last.from = from;
+  last.found = search(text, from);
+  return last.found;
 }
 
 /**
@@ -173,20 +194,14 @@ interface LineEnds {
  * indent) ends a top-level object: the closing braces of the objects inside it are followed by a
  * comma or another line's indent, and a raw line break is never inside a string, so a blob of many
  * objects is cut at the first try, found by one native search. A found brace is kept for the calls
- * that follow on the same text (`last`), so that a file of short blobs on one line each, with such
- * a brace far on, is searched once and not once per blob.
+ * that follow on the same text (keptSearch), so that a file of short blobs on one line each, with
+ * such a brace far on, is searched once and not once per blob.
  */
-function lineStartEnd(text: string, from: number, last: LineEnds): number {
-  if (last.text === text && last.from <= from && (last.found === -1 || last.found >= from)) return last.found;
-  let found = text.indexOf('}\n{', from);
-  if (found === -1) {
-    const end = text.lastIndexOf('}');
-    found = end >= from && closeAfter(text, end) === end ? end : -1;
-  }
-  last.text = text;
-  last.from = from;
-  last.found = found;
-  return found;
+function lineStartEnd(text: string, from: number): number {
+  const found = text.indexOf('}\n{', from);
+  if (found !== -1) return found;
+  const end = text.lastIndexOf('}');
+  return end >= from && closeAfter(text, end) === end ? end : -1;
 }
 
 /**
@@ -206,16 +221,12 @@ function nextSurrogateEscape(text: string, from: number): number {
 
 /**
  * Whether the text from `from` to `to` holds an escaped surrogate. The search runs on to the end of
- * the text and its result is kept in `last` for the values that follow (as lineStartEnd's), so a
- * file without one is searched once.
+ * the text and its result is kept in `last` for the values that follow, so a file without one is
+ * searched once.
  */
-function escapesSurrogate(text: string, from: number, to: number, last: LineEnds): boolean {
-  if (last.text !== text || last.from > from || (last.found !== -1 && last.found < from)) {
-    last.text = text;
-    last.from = from;
-    last.found = nextSurrogateEscape(text, from);
-  }
-  return last.found !== -1 && last.found < to;
+function escapesSurrogate(text: string, from: number, to: number, last: KeptSearch): boolean {
+  const found = keptSearch(text, from, last, nextSurrogateEscape);
+  return found !== -1 && found < to;
 }
 
 function skipWs(text: string, pos: number): number {
@@ -402,8 +413,8 @@ function parseJsonStream(
   let pos = start;
   let values = 0;
   let more = parts;
-  const ends: LineEnds = { text: '', from: 0, found: -1 };
-  const surrogates: LineEnds = { text: '', from: 0, found: -1 };
+  const ends: KeptSearch = { text: '', from: 0, found: -1 };
+  const surrogates: KeptSearch = { text: '', from: 0, found: -1 };
   const push = (b: RawBlob): void => {
     if (onBlob === undefined || values <= 1) {
       out.blobs.push(b);
@@ -603,9 +614,9 @@ function tryParse(text: string): { ok: true; value: JsonValue } | { ok: false } 
  * text) and confirmed by JSON.parse, which is fast on large payloads; the exact scanner decides only
  * when those cuts fail.
  */
-function nextJsonValue(text: string, pos: number, ends: LineEnds): NextValue {
+function nextJsonValue(text: string, pos: number, ends: KeptSearch): NextValue {
   if (text.charCodeAt(pos) === 0x7b) {
-    const lineEnd = lineStartEnd(text, pos, ends);
+    const lineEnd = keptSearch(text, pos, ends, lineStartEnd);
     if (lineEnd !== -1) {
       const r = tryParse(text.slice(pos, lineEnd + 1));
       if (r.ok) return { ok: true, value: r.value, end: lineEnd + 1 };
