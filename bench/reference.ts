@@ -344,16 +344,29 @@ function wallRow(
   };
 }
 
+/** What concurrencySpeedup measures. */
+export interface ConcurrencySpeedup {
+  /** Best wall times of one job alone and of one job per core at once. */
+  one: number;
+  all: number;
+  /** The speed-up of those best times. */
+  speedup: number;
+  /** The median of each round's speed-up (one alone, then one per core, in turn). */
+  pairedSpeedup: number;
+}
+
 /**
- * Wall times of one job alone and of one job per core started at once, best of `runs` each, with the
- * speed-up they give (n jobs on n cores take as long as one alone when nothing is shared). `start`
- * is a script statement that starts one job and calls `done()` when it ends; `setup` runs before.
+ * Wall times of one job alone and of one job per core started at once, `runs` rounds of each in
+ * turn, with the speed-up they give (n jobs on n cores take as long as one alone when nothing is
+ * shared). `start` is a script statement that starts one job and calls `done()` when it ends;
+ * `setup` runs before; `env` is the script's environment (default: this process's).
  */
 function concurrencySpeedup(
   setup: string,
   start: string,
   runs: number,
-): { one: number; all: number; speedup: number } {
+  env?: NodeJS.ProcessEnv,
+): ConcurrencySpeedup {
   const run = (n: number): number => {
     const script = `
       ${setup}
@@ -363,16 +376,21 @@ function concurrencySpeedup(
         if (--left === 0) console.log(Number(process.hrtime.bigint() - t0) / 1e6);
       };
       for (let i = 0; i < ${n}; i++) ${start};`;
-    return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim());
+    return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env }).trim());
   };
   const n = availableParallelism();
   let one = Infinity;
   let all = Infinity;
+  const rounds: number[] = [];
   for (let i = 0; i < runs; i++) {
-    one = Math.min(one, run(1));
-    all = Math.min(all, run(n));
+    const alone = run(1);
+    const atOnce = run(n);
+    one = Math.min(one, alone);
+    all = Math.min(all, atOnce);
+    rounds.push((alone * n) / atOnce);
   }
-  return { one, all, speedup: (one * n) / all };
+  const speedup = (one * n) / all;
+  return { one, all, speedup, pairedSpeedup: median(rounds) ?? speedup };
 }
 
 /**
@@ -390,14 +408,16 @@ export function machineSpeedup(runs: number): number {
 }
 
 /**
- * How much faster `n` copies of `argv` (one loading thread each, OPM_THREADS=1) finish when started
- * at once than one copy alone, times n, best of `runs`; `one` and `all` are the wall times.
+ * How much faster `n` copies of `argv` (one loading thread each, OPM_THREADS=1), one per core,
+ * finish when started at once than one copy alone, times n, over `runs` rounds; `one` and `all` are
+ * the wall times. `env`: the copies' environment (default: this process's), OPM_THREADS aside.
  */
-export function workloadSpeedup(argv: string[], runs: number): { one: number; all: number; speedup: number } {
+export function workloadSpeedup(argv: string[], runs: number, env?: NodeJS.ProcessEnv): ConcurrencySpeedup {
   return concurrencySpeedup(
     `const { spawn } = require('node:child_process'); const argv = ${JSON.stringify(argv)};`,
     "spawn(argv[0], argv.slice(1), { stdio: 'ignore', env: { ...process.env, OPM_THREADS: '1' } }).on('exit', done)",
     runs,
+    env,
   );
 }
 

@@ -16,7 +16,10 @@ export interface GainInputs {
   refAll: number;
   /** opm-ts's fixed part at one core: the same command on a catalog of one small package. */
   fixedMs: number;
-  /** Two copies of opm-ts's command at once against one alone, times two (1 to 2). */
+  /**
+   * Copies of opm-ts's command at once, one per core, against one alone, times their number (two on
+   * a machine of two cores; 1 to 2 there).
+   */
   twoCopies: number;
 }
 

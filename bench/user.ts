@@ -32,6 +32,7 @@ import path from 'node:path';
 import { generateShape, type Shape } from './generate-shapes.js';
 import { median, pairedRatios } from './stats.js';
 import { gainOf, type Gain, type GainInputs } from './user-gains.js';
+import { workloadSpeedup } from './reference.js';
 
 const GNU_TIME = '/usr/bin/time';
 /** Bumped when the generator's output changes, so that catalogs made before are made again. */
@@ -260,20 +261,6 @@ function bundleDirs(corpus: string): string[][] {
     .filter((ds) => ds.length > 0);
 }
 
-/**
- * Wall milliseconds of `copies` copies of `argv` started at once from one shell (which waits for
- * them all), output to /dev/null, on any core.
- */
-function copiesAtOnce(argv: string[], copies: number, env: NodeJS.ProcessEnv): number {
-  const one = '"$@" >/dev/null 2>&1 &';
-  const t0 = process.hrtime.bigint();
-  spawnSync('sh', ['-c', `${Array.from({ length: copies }, () => one).join(' ')} wait`, 'sh', ...argv], {
-    env,
-    stdio: 'ignore',
-  });
-  return Number(process.hrtime.bigint() - t0) / 1e6;
-}
-
 const MB = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
 export function userBench(opts: {
@@ -376,13 +363,11 @@ export function userBench(opts: {
   // The gains need both core settings, and a machine with more than one core.
   const gains: GainRow[] = [];
   if (coreSettings.length === 2 && availableParallelism() > 1) {
-    const commands: [string, (dir: string) => string[]][] = [
-      ['validate', (d) => ['validate', d]],
-      ['render -o json', (d) => ['render', d, '-o', 'json']],
-      ['render -o yaml', (d) => ['render', d, '-o', 'yaml']],
+    const commands: [string, 'validate' | 'json' | 'yaml', (dir: string) => string[]][] = [
+      ['validate', 'validate', (d) => ['validate', d]],
+      ['render -o json', 'json', (d) => ['render', d, '-o', 'json']],
+      ['render -o yaml', 'yaml', (d) => ['render', d, '-o', 'yaml']],
     ];
-    // One loading thread per copy, as the figures at one core have.
-    const copiesEnv = { ...base, OPM_THREADS: '1' };
     // The fixed part: the same command on a catalog of one small package, shipped with the project.
     const small = path.join(opts.root, 'testdata', 'examples', 'catalog');
     for (const c of selected) {
@@ -390,25 +375,21 @@ export function userBench(opts: {
       const all = rows.find((r) => r.catalog === c.label && r.cores !== '1');
       if (one === undefined || all === undefined) continue;
       process.stderr.write(`  ${c.label}: fixed part and two copies at once ...\n`);
-      for (const [command, args] of commands) {
-        const key = command === 'validate' ? 'validate' : command.endsWith('json') ? 'json' : 'yaml';
+      for (const [command, key, args] of commands) {
         const [cellOne, cellAll] = [one[key], all[key]];
         if (cellOne === undefined || cellAll === undefined || cellOne.failed || cellAll.failed) continue;
-        const fixed: number[] = [];
-        const twoCopies: number[] = [];
-        for (let i = 0; i < runs; i++) {
-          fixed.push(runProcess([...opm, ...args(small)], true, envFor(true), false, bash5).ms);
-          const argv = [...opm, ...args(c.dir)];
-          const alone = copiesAtOnce(argv, 1, copiesEnv);
-          twoCopies.push((2 * alone) / copiesAtOnce(argv, 2, copiesEnv));
-        }
+        const fixed = Array.from(
+          { length: runs },
+          () => runProcess([...opm, ...args(small)], true, envFor(true), false, bash5).ms,
+        );
         const inputs: GainInputs = {
           oursOne: cellOne.oursMs,
           oursAll: cellAll.oursMs,
           refOne: cellOne.refMs,
           refAll: cellAll.refMs,
           fixedMs: median(fixed),
-          twoCopies: median(twoCopies),
+          // One copy per core, one loading thread each, as the figures at one core have.
+          twoCopies: workloadSpeedup([...opm, ...args(c.dir)], runs, base).pairedSpeedup,
         };
         gains.push({ catalog: c.label, command, inputs, gain: gainOf(inputs) });
       }
