@@ -449,31 +449,20 @@ export function fuzzJsonCatalog(seed: number): JsonFuzzCatalog {
       own.push(blob(entries));
     });
     if (chance(0.5)) {
-      const entries: Node[] = [
+      // A deprecation of the bundle or channel `name`, its message with noise.
+      const deprecated = (schema: string, name: string): Node =>
         obj([
           [
             'reference',
             obj([
-              ['schema', str('olm.bundle')],
-              ['name', str(bundles[0] as string)],
+              ['schema', str(schema)],
+              ['name', str(name)],
             ]),
           ],
           ['message', str(text(), true)],
-        ]),
-      ];
-      if (chance(0.5))
-        entries.push(
-          obj([
-            [
-              'reference',
-              obj([
-                ['schema', str('olm.channel')],
-                ['name', str(channels[0] as string)],
-              ]),
-            ],
-            ['message', str(text(), true)],
-          ]),
-        );
+        ]);
+      const entries: Node[] = [deprecated('olm.bundle', bundles[0] as string)];
+      if (chance(0.5)) entries.push(deprecated('olm.channel', channels[0] as string));
       if (chance(0.3))
         entries.push(
           obj([
