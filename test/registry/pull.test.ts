@@ -1,6 +1,6 @@
 // needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
 // needs-registry: real registry servers on 127.0.0.1 (docker-registry).
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from './fixture.js';
@@ -255,6 +255,33 @@ describe('insecure mode', () => {
     expect(pulled.digest).toBe(img.top.digest);
     await pulled.release();
     await client.close();
+  });
+
+  it('falls back to plain HTTP for every one of several pulls started at once from a registries.conf insecure host', async () => {
+    const img = await buildImage({
+      layers: [{ dir: testdata('baz-bundle-v1.0.1') }],
+      labels: BUNDLE_LABELS('baz'),
+    });
+    const tags = ['c1', 'c2', 'c3', 'c4'];
+    for (const tag of tags) await pushImage(img, { url: fx.plain.url, repo: 'ns/concurrent', tag });
+    const conf = path.join(tmp.dir, 'concurrent-insecure.conf');
+    writeFileSync(conf, `[[registry]]\nlocation = "${fx.plain.host}"\ninsecure = true\n`);
+    const warnings: string[] = [];
+    const { client } = testClient(tmp.dir, {
+      env: { CONTAINERS_REGISTRIES_CONF: conf },
+      warn: (line) => warnings.push(line),
+    });
+    try {
+      const pulled = await Promise.all(
+        tags.map((tag) => client.pull(`${fx.plain.host}/ns/concurrent:${tag}`)),
+      );
+      expect(pulled.map((p) => p.digest)).toEqual(tags.map(() => img.top.digest));
+      await Promise.all(pulled.map((p) => p.release()));
+    } finally {
+      await client.close();
+    }
+    // One decision for the host, said once.
+    expect(warnings.filter((w) => w.includes('does not speak TLS'))).toHaveLength(1);
   });
 
   it('does not fall back to plain HTTP without an insecure flag', async () => {

@@ -65,6 +65,23 @@ export async function registryError(
   return { code: '', message: '', detail: '' };
 }
 
+/** Wait for `done` (which never rejects), or until the signal stops the wait, with its reason. */
+function untilDone(done: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return done;
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void done.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
 /** One request of `RegistrySession.request`: a path on the registry, or an absolute URL it gave. */
 export interface SessionRequest {
   method?: HttpRequest['method'];
@@ -96,6 +113,8 @@ export class RegistrySession {
    * cannot be reached is dialled once however many pulls want it at the same time.
    */
   private firstContact: Promise<void> | undefined;
+  /** While the scheme is not settled: the request finding it out (see `raw`). */
+  private schemeProbe: Promise<void> | undefined;
   /** For a mirror: why it could not be reached, once that is known. */
   private unreachable: OpmError | undefined;
 
@@ -142,7 +161,9 @@ export class RegistrySession {
 
   /**
    * Send, falling back from HTTPS to plain HTTP once when insecure mode is on and the host does not
-   * speak TLS (opm's insecure switch allows both).
+   * speak TLS (opm's insecure switch allows both). Until that is settled one request probes and
+   * those made meanwhile wait for it: had they all gone out over HTTPS, the ones failing after the
+   * first had switched the scheme would be taken for a TLS failure of plain HTTP.
    */
   private async raw(
     path: string | URL,
@@ -152,17 +173,27 @@ export class RegistrySession {
   ): Promise<HttpResponse> {
     const stop = signal !== undefined ? { signal } : {};
     const target = (): URL => (typeof path === 'string' ? this.url(path) : path);
+    while (!this.schemeSettled && this.schemeProbe !== undefined && typeof path === 'string')
+      await untilDone(this.schemeProbe, signal);
+    if (this.schemeSettled || typeof path !== 'string')
+      return this.send({ url: target(), headers, ...exchange, ...stop });
+    let probed = (): void => undefined;
+    this.schemeProbe = new Promise<void>((resolve) => (probed = resolve));
     try {
       const res = await this.send({ url: target(), headers, ...exchange, ...stop });
       this.schemeSettled = true;
       return res;
     } catch (err) {
       const tls = (err instanceof OpmError && err.code === 'E_REGISTRY_TLS') || isTlsFailure(err);
-      if (this.schemeSettled || !tls || typeof path !== 'string') throw err;
+      if (!tls) throw err;
       this.o.warn(`${this.o.host} does not speak TLS; using plain HTTP (insecure mode)`);
       this.scheme = 'http';
       this.schemeSettled = true;
-      return this.send({ url: target(), headers, ...exchange, ...stop });
+      return await this.send({ url: target(), headers, ...exchange, ...stop });
+    } finally {
+      // Settled, or not (the host could not be reached): either way the next request decides.
+      this.schemeProbe = undefined;
+      probed();
     }
   }
 
