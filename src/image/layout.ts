@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readlink, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -36,6 +36,29 @@ async function writeBlob(blobsDir: string, b: BlobSource, signal: AbortSignal | 
     throw new OpmError(`blob ${b.digest}: read ${n} bytes hashing to ${got}`, { code: 'E_DIGEST_MISMATCH' });
 }
 
+/** Links followed before giving up, as Linux does (ELOOP). */
+const MAX_LINKS = 40;
+
+/**
+ * The path the layout is renamed to: `dir`, or what the symbolic link `dir` leads to (through any
+ * chain, to a folder or to nothing yet). A link to an empty folder is that empty folder: the rename
+ * must replace the folder, not the link, which it could not (ENOTDIR). A loop is left to readdir.
+ */
+async function followLinks(dir: string): Promise<string> {
+  let at = path.resolve(dir);
+  for (let n = 0; n < MAX_LINKS; n++) {
+    let link: boolean;
+    try {
+      link = (await lstat(at)).isSymbolicLink();
+    } catch {
+      return at;
+    }
+    if (!link) return at;
+    at = path.resolve(path.dirname(at), await readlink(at));
+  }
+  return dir;
+}
+
 /** Where the layout would go: a folder that does not exist yet, or an empty one. */
 async function checkTarget(dir: string): Promise<'absent' | 'empty'> {
   let names: string[];
@@ -60,9 +83,14 @@ export async function writeOciLayout(
   signal?: AbortSignal,
 ): Promise<void> {
   const state = await checkTarget(dir);
-  const parent = path.dirname(path.resolve(dir));
-  await mkdir(parent, { recursive: true });
-  const staging = path.join(parent, `.${path.basename(dir)}.partial-${randomHex(6)}`);
+  const target = await followLinks(dir);
+  const parent = path.dirname(target);
+  try {
+    await mkdir(parent, { recursive: true });
+  } catch (err) {
+    throw new OpmError(`--oci-layout ${dir}: cannot create the folder ${parent}`, { cause: err });
+  }
+  const staging = path.join(parent, `.${path.basename(target)}.partial-${randomHex(6)}`);
   try {
     const blobsDir = path.join(staging, 'blobs', 'sha256');
     await mkdir(blobsDir, { recursive: true });
@@ -97,8 +125,8 @@ export async function writeOciLayout(
         ],
       }),
     );
-    if (state === 'empty') await rmdir(dir);
-    await rename(staging, dir);
+    if (state === 'empty') await rmdir(target);
+    await rename(staging, target);
   } catch (err) {
     await rm(staging, { recursive: true, force: true });
     throw err;

@@ -6,7 +6,7 @@
  * same digest; the one-line refusals come before anything is written.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,6 +114,30 @@ describe('alpha bundle build -b none', { timeout: 120_000 }, () => {
     const layout = await inspect(`oci:${path.join(a.cwd, 'layout')}:v1`);
     expect(layout.Digest).toBe(a.stdout.trim());
     expect(layout.Labels).toEqual(LABELS);
+  });
+
+  it('--oci-layout through a symbolic link to an empty folder, or a dangling one: written where it leads', async () => {
+    const args = ['-d', 'etcd/0.9.2', '-u', 'out', '-t', 'quay.io/me/etcd:v1', '-b', 'none', '--oci-layout'];
+    const cwd = path.join(tmp.dir, `links-${++runs}`);
+    mkdirSync(path.join(cwd, 'empty'), { recursive: true });
+    cpSync(PACKAGE, path.join(cwd, 'etcd'), { recursive: true });
+    symlinkSync('empty', path.join(cwd, 'link'));
+    symlinkSync('nowhere/yet', path.join(cwd, 'dangling'));
+    for (const [link, real] of [
+      ['link', 'empty'],
+      ['dangling', 'nowhere/yet'],
+    ] as const) {
+      const r = await runOpm(['alpha', 'bundle', 'build', ...args, link], {
+        cwd,
+        env: { HOME: cwd, PATH: process.env.PATH },
+        configRoot: cwd,
+      });
+      expect(r.stderr).not.toMatch(/^error/m);
+      expect(r.code).toBe(0);
+      expect(lstatSync(path.join(cwd, link)).isSymbolicLink()).toBe(true);
+      const layout = await inspect(`oci:${path.join(cwd, real)}:v1`);
+      expect(layout.Digest).toBe(r.stdout.trim());
+    }
   });
 
   it('a plain bundle: its folders copied as they are, the annotations as labels', async () => {
