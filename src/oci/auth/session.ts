@@ -1,6 +1,12 @@
 import { OpmError } from '../../errors.js';
 import { isTlsFailure, isUnreachableHost } from '../http/network-errors.js';
-import { readBounded, type HttpRequest, type HttpResponse, type RequestBody } from '../http/types.js';
+import {
+  bufferBody,
+  readBounded,
+  type HttpRequest,
+  type HttpResponse,
+  type RequestBody,
+} from '../http/types.js';
 import type { Transport } from '../transport.js';
 import { parseChallenges, type Challenge } from './challenge.js';
 import { findCredentials, type Credential } from './credentials.js';
@@ -139,8 +145,36 @@ export class RegistrySession {
     return p;
   }
 
+  /**
+   * Plain HTTP sent to a port that speaks HTTPS: Go's servers (distribution, Harbor, Quay) and nginx
+   * answer 400 saying so, which is worth one line of its own rather than "unexpected HTTP 400".
+   */
+  private async refuseHttpsPort(res: HttpResponse): Promise<HttpResponse> {
+    if (res.status !== 400 || res.url.protocol !== 'http:') return res;
+    let text: Buffer;
+    try {
+      text = await readBounded(res.body, ERROR_BODY_LIMIT, 'error response');
+    } catch {
+      text = Buffer.alloc(0);
+    }
+    if (
+      /HTTP request to an HTTPS server|plain HTTP request was sent to HTTPS port/i.test(text.toString('utf8'))
+    )
+      throw new OpmError(`${res.url.host}: the registry speaks HTTPS, not plain HTTP (HTTP 400)`, {
+        code: 'E_REGISTRY_HTTP',
+        ...(this.o.useHttp
+          ? { hint: 'leave out --use-http; add --skip-tls-verify only if its certificate cannot be trusted' }
+          : {}),
+      });
+    return { ...res, body: bufferBody(text) };
+  }
+
   /** Every request of this session, the token service's included, checks certificates alike. */
   private async send(req: HttpRequest): Promise<HttpResponse> {
+    return this.refuseHttpsPort(await this.sendOnce(req));
+  }
+
+  private async sendOnce(req: HttpRequest): Promise<HttpResponse> {
     if (this.o.dialOnce !== true)
       return this.o.transport.send({ ...req, skipTlsVerify: this.o.skipTlsVerify });
     if (this.firstContact !== undefined) await this.firstContact;

@@ -110,6 +110,28 @@ function clientCertificateRefused(code: string): boolean {
   );
 }
 
+/**
+ * Every way to trust a registry's CA, for a certificate that could not be verified: the certs.d
+ * folders, SSL_CERT_FILE / SSL_CERT_DIR (as Go reads them), NODE_EXTRA_CA_CERTS, or not checking.
+ */
+export function trustHint(host: string): string {
+  return (
+    `trust its CA: save it as /etc/containers/certs.d/${host}/ca.crt ` +
+    `(or under /etc/docker/certs.d/${host}/ or ~/.config/containers/certs.d/${host}/), ` +
+    'or name it with SSL_CERT_FILE, SSL_CERT_DIR or NODE_EXTRA_CA_CERTS; ' +
+    'or, if the registry is trusted, use --skip-tls-verify or set insecure = true for it in registries.conf'
+  );
+}
+
+/** A TLS handshake that met a plain HTTP answer (OpenSSL's "wrong version number"). */
+function plainHttpAnswer(err: unknown): boolean {
+  const code = networkCode(err);
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') return true;
+  for (let e: unknown = err, depth = 0; depth < 4 && e instanceof Error; depth++, e = e.cause)
+    if (e.message.includes('wrong version number')) return true;
+  return false;
+}
+
 /** Turn a network failure into a one-line user error naming the host. */
 export function describeNetworkError(err: unknown, host: string): OpmError {
   if (err instanceof OpmError) return err;
@@ -119,7 +141,9 @@ export function describeNetworkError(err: unknown, host: string): OpmError {
       code: 'E_REGISTRY_TLS',
       hint: clientCertificateRefused(code)
         ? `put the client certificate and its key as /etc/containers/certs.d/${host}/client.cert and client.key`
-        : `add the registry's CA as /etc/containers/certs.d/${host}/ca.crt, or use --skip-tls-verify / --use-http if the registry is trusted`,
+        : plainHttpAnswer(err)
+          ? 'the registry may serve plain HTTP: pass --use-http, or set insecure = true for it in registries.conf'
+          : trustHint(host),
       cause: err,
     });
   }

@@ -1,5 +1,6 @@
 /**
- * Whom a TLS connection trusts and what it presents: Node's own store, plus the certificates of
+ * Whom a TLS connection trusts and what it presents: Node's own store (or, when SSL_CERT_FILE or
+ * SSL_CERT_DIR is set, the roots Go would find with them: env-roots.ts), plus the certificates of
  * NODE_EXTRA_CA_CERTS and of the certs.d folders (`<root>/<host[:port]>/*.crt` CAs, `*.cert` +
  * `*.key` client certificates), one TLS context per host.
  */
@@ -8,6 +9,7 @@ import path from 'node:path';
 import type { SecureContext } from 'node:tls';
 import { errnoText } from '../../go/errno.js';
 import { compareUtf8 } from '../../go/utf8.js';
+import { envRoots } from './env-roots.js';
 
 export interface TlsOptions {
   rejectUnauthorized: boolean;
@@ -20,6 +22,8 @@ export class TlsTrust {
   private readonly warn: (line: string) => void;
   /** The certificates named by NODE_EXTRA_CA_CERTS, once read ('' when unset or unreadable). */
   private extraCa: string | undefined;
+  /** The roots of SSL_CERT_FILE / SSL_CERT_DIR, once read (null: neither is set). */
+  private roots: string[] | null | undefined;
   /** TLS contexts by host (see secureContext). */
   private readonly contexts = new Map<string, SecureContext | undefined>();
 
@@ -86,19 +90,31 @@ export class TlsTrust {
     return this.extraCa;
   }
 
+  /** The roots that replace Node's store, when SSL_CERT_FILE or SSL_CERT_DIR is set. */
+  private replacedRoots(): string[] | undefined {
+    if (this.roots === undefined) this.roots = envRoots(this.env, this.warn) ?? null;
+    return this.roots ?? undefined;
+  }
+
   /**
-   * The TLS context for a host, when it trusts more than Node's store (NODE_EXTRA_CA_CERTS, a
-   * certs.d CA) or presents a client certificate; undefined otherwise. Built once per host: Node
-   * would otherwise build one per connection, parsing every certificate each time.
+   * The TLS context for a host, when it trusts other than Node's store (SSL_CERT_FILE or
+   * SSL_CERT_DIR, NODE_EXTRA_CA_CERTS, a certs.d CA) or presents a client certificate; undefined
+   * otherwise. Built once per host: Node would otherwise build one per connection, parsing every
+   * certificate each time.
    */
   secureContext(host: string): SecureContext | undefined {
     if (this.contexts.has(host)) return this.contexts.get(host);
     const files = this.tlsFiles(host);
+    const roots = this.replacedRoots();
     const cas = [this.nodeExtraCa(), this.rootCaPem, ...files.ca].filter((pem) => pem !== '');
     let context: SecureContext | undefined;
-    if (cas.length > 0 || files.cert !== undefined) {
+    if (roots !== undefined || cas.length > 0 || files.cert !== undefined) {
       const tls = process.getBuiltinModule('node:tls');
-      context = tls.createSecureContext(files.cert !== undefined ? { cert: files.cert, key: files.key } : {});
+      context = tls.createSecureContext({
+        // `ca` replaces Node's store: SSL_CERT_FILE and SSL_CERT_DIR stand for the system's roots.
+        ...(roots !== undefined ? { ca: roots } : {}),
+        ...(files.cert !== undefined ? { cert: files.cert, key: files.key } : {}),
+      });
       // Added to a copy of Node's own store (its bundled roots, or the system's with
       // --use-openssl-ca), which a `ca` option would replace instead; other contexts keep theirs.
       // `context` is the native handle Node's own TLS code adds certificates through; it is not

@@ -138,6 +138,26 @@ export async function readBounded(body: Body, limit: number, what: string): Prom
   return Buffer.concat(chunks);
 }
 
+/** A body already read, to hand on as if it had not been. */
+export function bufferBody(bytes: Buffer): Body {
+  let done = false;
+  return {
+    // eslint-disable-next-line @typescript-eslint/require-await -- an async generator of one chunk
+    [Symbol.asyncIterator]: async function* () {
+      if (done) return;
+      done = true;
+      if (bytes.length > 0) yield bytes;
+    },
+    dump: () => {
+      done = true;
+      return Promise.resolve();
+    },
+    destroy: () => {
+      done = true;
+    },
+  };
+}
+
 /** Wait `ms`, or less when the signal stops it: then reject with the signal's reason. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
