@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { PATIENCE_MS } from './test/patience.js';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 
@@ -70,10 +71,16 @@ for (const { files, what } of absent) {
 const leftOut = ['**/node_modules/**', ...absent.flatMap((a) => a.files)];
 const reference = ['test/reference/**'];
 
+// Time-outs are there to end a test that hangs, not to judge speed: on two cores at a load
+// average of 20 a test gets a tenth of a core and takes ten times its idle time, and the heaviest
+// (a 100,000-bundle graph drawn twice, the layer check over every source file, a registry fixture
+// of seven servers) do 10-20 s of CPU work. No test sets a shorter one; a test of the product's
+// own time-outs gives the product short ones instead.
+
 export default defineConfig({
   test: {
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    testTimeout: PATIENCE_MS,
+    hookTimeout: PATIENCE_MS,
     env: { FORCE_COLOR: '0', NO_COLOR: '1' },
     projects: [
       {

@@ -11,6 +11,7 @@ import { templateCases, writeBundleDirMap } from '../../test/template-corpus.js'
 import { readBundleDirMap } from '../template/bundle-dirs.js';
 import type { ImageSource } from '../oci/image-source.js';
 import { renderTemplate, type RenderTemplateOptions } from './render-template.js';
+import { PATIENCE_MS } from '../../test/patience.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'opm-template-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -169,8 +170,9 @@ describe('renderTemplate pulls', () => {
         active++;
         maxActive = Math.max(maxActive, active);
         if (active === 2) bothStarted();
-        // hold each pull until the other one has started (or give up, and the assertion below fails)
-        await Promise.race([overlap, new Promise((r) => setTimeout(r, 2000))]);
+        // hold each pull until the other one has started (or give up, and the assertion below fails);
+        // however busy the machine, the other starts long before that
+        await Promise.race([overlap, new Promise((r) => setTimeout(r, PATIENCE_MS).unref())]);
         active--;
         const v = ref.slice(ref.lastIndexOf(':') + 1);
         const root = dirs.find((d) => d.endsWith(`foo-v${v}`)) ?? '';

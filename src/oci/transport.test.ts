@@ -63,11 +63,12 @@ describe('Transport on node:http', () => {
     const base = await listen(
       http.createServer((_req, res) => {
         res.writeHead(200, { 'content-length': '1000' });
-        // A byte every 20 ms: never idle for the 150 ms pause limit, never done either.
+        // A byte every 20 ms: never idle for the pause limit, never done either. The pause limit is
+        // far above the interval, so that a busy machine that delays a write is not a pause.
         timers.push(setInterval(() => res.write('x'), 20));
       }),
     );
-    const t = transport({ bodyMs: 150, bodyDeadlineMs: 400 });
+    const t = transport({ bodyMs: 60_000, bodyDeadlineMs: 400 });
     const res = await t.send({ url: new URL(`${base}/blob`) });
     const err = await readBounded(res.body, 2000, 'blob').catch((e: unknown) => e);
     expect(networkCode(err)).toBe('UND_ERR_BODY_TIMEOUT');

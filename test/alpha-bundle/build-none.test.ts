@@ -25,7 +25,7 @@ beforeAll(async () => {
   requireTools('skopeo', 'docker-registry');
   tmp = tempDir('opm-bundle-none-');
   registry = await startPlainRegistry(tmp.dir, 'bundles');
-}, 60_000);
+});
 
 afterAll(async () => {
   await registry.stop();
@@ -59,7 +59,7 @@ const LABELS = {
   'operators.operatorframework.io.bundle.channel.default.v1': 'stable',
 };
 
-describe('alpha bundle build -b none', { timeout: 120_000 }, () => {
+describe('alpha bundle build -b none', () => {
   it('--push: the files generate writes, then the image pushed, its digest on stdout', async () => {
     const ref = `${registry.host}/bundles/etcd:v0.9.2`;
     const r = await build(['-d', 'etcd/0.9.2', '-u', 'out', '-t', ref, '-b', 'none', '--push']);

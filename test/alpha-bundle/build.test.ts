@@ -18,6 +18,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
 import { buildBundle, buildCommand } from '../../src/action/alpha-bundle/build.js';
+import { eventually } from '../patience.js';
 
 const fixtures = path.resolve('testdata/alpha-bundle');
 let tmp: string;
@@ -235,19 +236,19 @@ describe('buildBundle stopped by its signal', () => {
       signal: stop.signal,
     });
     // Stopped once the tool is running.
-    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 25));
+    await eventually(() => existsSync(pidFile), 25);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     stop.abort(reason);
     await expect(built).rejects.toBe(reason);
-    let alive = true;
-    for (let i = 0; i < 200 && alive; i++) {
+    const gone = (): boolean => {
       try {
         process.kill(pid, 0);
-        await new Promise((r) => setTimeout(r, 25));
+        return false;
       } catch {
-        alive = false;
+        return true;
       }
-    }
+    };
+    const alive = !(await eventually(gone, 25));
     expect(alive).toBe(false);
   });
 });

@@ -35,7 +35,7 @@ beforeAll(async () => {
     STORAGE_DRIVER: 'vfs',
     BUILDAH_ISOLATION: 'chroot',
   };
-}, 120_000);
+});
 afterAll(async () => {
   if (!present) return;
   await registry.stop();
@@ -99,5 +99,5 @@ describe.runIf(present)('alpha bundle build -b buildah', () => {
     expect(rendered.code).toBe(0);
     expect(rendered.stdout).toContain('name: etcdoperator.v0.9.0\n');
     expect(rendered.stdout).toContain('package: etcd\n');
-  }, 300_000);
+  });
 });

@@ -48,7 +48,7 @@ beforeAll(async () => {
     }),
   );
   env = { HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache'), REGISTRY_AUTH_FILE: auth };
-}, 120_000);
+});
 afterAll(async () => {
   await fx.stop();
   rmSync(tmp, { recursive: true, force: true });

@@ -19,7 +19,7 @@ let registry: RegistryProcess;
 beforeAll(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), 'opm-bundle-validate-'));
   registry = await startPlainRegistry(tmp, 'bundles');
-}, 120_000);
+});
 afterAll(async () => {
   await registry.stop();
   rmSync(tmp, { recursive: true, force: true });

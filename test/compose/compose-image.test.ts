@@ -32,7 +32,7 @@ beforeAll(async () => {
   const base = await buildOpmStandIn({ format: 'oci', tmp: true });
   await pushImage(base, { url: registry.url, repo: 'base/opm', tag: 'v1' });
   baseRef = `${registry.host}/base/opm:v1`;
-}, 60_000);
+});
 
 afterAll(async () => {
   await registry.stop();
@@ -73,7 +73,7 @@ async function inspect(
   return JSON.parse(stdout) as { Digest: string; Labels: Record<string, string>; Layers: string[] };
 }
 
-describe('opm compose --push / --oci-layout', { timeout: 180_000 }, () => {
+describe('opm compose --push / --oci-layout', () => {
   it('composes, then pushes the catalog image to repo:tag and prints its digest', async () => {
     const repo = `${registry.host}/catalogs/example`;
     const r = await composeIn({ repo, tag: 'v1' }, ['--push', '-l', 'team=x']);

@@ -21,7 +21,7 @@ beforeAll(async () => {
   const img = await buildImage({ layers: [{ dir, prefix: 'configs' }], labels: CATALOG_LABELS });
   await pushImage(img, { url: fx.plain.url, repo: 'community/catalog', tag: 'v4.21' });
   ref = `${fx.plain.host}/community/catalog:v4.21`;
-}, 180_000);
+});
 
 afterAll(async () => {
   // Unassigned when beforeAll failed before reaching them.

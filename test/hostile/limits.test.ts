@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PATIENCE_MS } from '../patience.js';
 
 const bin = path.resolve('bin/opm.js');
 const tmp = mkdtempSync(path.join(tmpdir(), 'opm-limits-'));
@@ -29,7 +30,7 @@ function opm(args: string[], env: NodeJS.ProcessEnv = {}): Run {
     env: { PATH: process.env.PATH, HOME: tmp, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     maxBuffer: 1 << 24,
-    timeout: 120_000,
+    timeout: PATIENCE_MS,
   });
   const rss = Number(r.output[3]);
   expect(rss, `no peak memory reported; stderr: ${r.stderr}`).toBeGreaterThan(0);

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from '../registry/fixture.js';
 import { BUNDLE_LABELS, buildImage, pushImage } from '../registry/image-builder.js';
+import { PATIENCE_MS } from '../patience.js';
 
 const bin = path.resolve('bin/opm.js');
 const example = path.resolve('testdata/examples/catalog');
@@ -44,7 +45,7 @@ function opm(
     cwd: opts.cwd ?? process.cwd(),
     env: { PATH: process.env.PATH, HOME: tmp, NO_COLOR: '1', ...opts.env },
     maxBuffer: 1 << 26,
-    timeout: 120_000,
+    timeout: PATIENCE_MS,
   });
 }
 
@@ -225,7 +226,7 @@ describe('signals during an image pull', () => {
     });
     await pushImage(image, { url: fx.plain.url, repo: 'example/demo', tag: 'v1' });
     ref = `${fx.proxy.host}/example/demo:v1`;
-  }, 120_000);
+  });
   afterAll(async () => fx.stop());
 
   it('SIGINT removes the temporary tree, and a later run removes what a killed run left', async () => {
@@ -241,7 +242,7 @@ describe('signals during an image pull', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     // Wait until the pull has made its scratch folder and the blob is trickling in.
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + PATIENCE_MS;
     while (!readdirSync(work).some((n) => n.startsWith(`opm-blobs-${child.pid}-`)) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
     }

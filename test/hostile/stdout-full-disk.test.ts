@@ -19,6 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PATIENCE_MS } from '../patience.js';
 
 const bin = path.resolve('bin/opm.js');
 const tmp = mkdtempSync(path.join(tmpdir(), 'opm-stdout-'));
@@ -111,7 +112,7 @@ function runIntoDisk(args: string[]): { status: number | null; stderr: string; w
       encoding: 'utf8',
       env,
       stdio: ['ignore', fd, 'pipe'],
-      timeout: 120_000,
+      timeout: PATIENCE_MS,
     });
     return { status: r.status, stderr: r.stderr, written: statSync(out).size };
   } finally {
@@ -121,7 +122,11 @@ function runIntoDisk(args: string[]): { status: number | null; stderr: string; w
 
 /** Run opm with stdout a pipe read to its end: the whole output. */
 function runWhole(args: string[]): { status: number | null; stdout: Buffer; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, QUIET, ...args], { env, maxBuffer: 1 << 26, timeout: 120_000 });
+  const r = spawnSync(process.execPath, [bin, QUIET, ...args], {
+    env,
+    maxBuffer: 1 << 26,
+    timeout: PATIENCE_MS,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
 }
 
@@ -230,7 +235,7 @@ describe('folders written on a disk that fills up', () => {
     const r = spawnSync(process.execPath, [bin, QUIET, ...args(out)], {
       encoding: 'utf8',
       env,
-      timeout: 120_000,
+      timeout: PATIENCE_MS,
     });
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(

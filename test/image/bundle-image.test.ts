@@ -27,14 +27,14 @@ beforeAll(async () => {
   requireTools('skopeo');
   tmp = tempDir('opm-bundle-image-');
   fx = await startFixture();
-}, 60_000);
+});
 
 afterAll(async () => {
   await fx.stop();
   tmp.remove();
 });
 
-describe('buildBundleImage', { timeout: 120_000 }, () => {
+describe('buildBundleImage', () => {
   it('builds what bundle.Dockerfile builds, the same each time; opm renders it as the folder', async () => {
     const dir = bundleDir('kube-green', '0.7.1');
     const work = (n: string): string => {

@@ -57,14 +57,14 @@ beforeAll(async () => {
     ],
   });
   await pushImage(base, { url: fx.plain.url, repo: 'base/opm', tag: 'v1' });
-}, 60_000);
+});
 
 afterAll(async () => {
   await fx.stop();
   tmp.remove();
 });
 
-describe('opm image build', { timeout: 120_000 }, () => {
+describe('opm image build', () => {
   it('pushes the catalog image on every platform of the base; skopeo reads it back', async () => {
     fx.proxy.reset();
     const ref = `${fx.proxy.host}/catalogs/example:v1`;

@@ -139,7 +139,7 @@ beforeAll(async () => {
     );
   }
   cpSync(CATALOG, path.join(consumer, 'catalog'), { recursive: true });
-}, 240_000);
+});
 
 afterAll(() => {
   // Unassigned when beforeAll failed before reaching it.
@@ -272,7 +272,7 @@ describe("the README's library examples", () => {
     registry = await startPlainRegistry(tmp, 'readme');
     const image = await buildImage({ layers: [{ dir: CATALOG, prefix: 'configs' }], labels: CATALOG_LABELS });
     await pushImage(image, { url: registry.url, repo: 'example/catalog', tag: 'v1' });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     // Unassigned when beforeAll failed before reaching it.

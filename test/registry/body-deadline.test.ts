@@ -26,7 +26,7 @@ beforeAll(async () => {
   img = await buildImage({ layers: [{ dir: testdata('foo-bundle-v0.3.0') }], labels: BUNDLE_LABELS('foo') });
   await pushImage(img, { url: registry.url, repo: 'ns/foo', tag: 'v1' });
   ref = `${proxy.host}/ns/foo:v1`;
-}, 120_000);
+});
 
 beforeEach(() => proxy.reset());
 
@@ -56,7 +56,7 @@ describe('OPM_REGISTRY_BODY_DEADLINE', () => {
     expect(proxy.counts.blob).toBe(blobCount());
     expect(leftovers(workDir)).toEqual([]);
     expect(leftovers(path.join(cacheDir, 'tmp'))).toEqual([]);
-  }, 30_000);
+  });
 
   it('counts the time of an attempt cut short against the next one', async () => {
     // The first blob request is cut half-way, and is tried again: that attempt trickles.
@@ -71,7 +71,7 @@ describe('OPM_REGISTRY_BODY_DEADLINE', () => {
     expect(logs.filter((l) => l.includes('download interrupted, retrying'))).toHaveLength(1);
     // With a deadline per attempt, the retried blob would have been asked for a third time.
     expect(proxy.counts.blob).toBe(blobCount() + 1);
-  }, 30_000);
+  });
 
   it('lets a blob that arrives in time through', async () => {
     const { client } = testClient(tmp.dir, { useHttp: true, env: { OPM_REGISTRY_BODY_DEADLINE: '30' } });

@@ -11,6 +11,7 @@ import { BUNDLE_LABELS, buildImage, pushImage, type BuiltImage } from './image-b
 import { leftovers, tempDir, testClient, testdata } from './helpers.js';
 import { startFaultProxy, type FaultProxy } from './servers.js';
 import { freePort } from './tools.js';
+import { eventually } from '../patience.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let registry: RegistryProcess;
@@ -25,11 +26,7 @@ const blobCount = (img: BuiltImage): number => img.blobs.size - 1;
 
 /** Wait until `cond` holds, polling; fails naming `what` if it never does. */
 async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1500; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`never happened: ${what}`);
+  if (!(await eventually(cond))) throw new Error(`never happened: ${what}`);
 }
 
 /** Files under `dir` (recursively), as relative paths. */
@@ -73,7 +70,7 @@ beforeAll(async () => {
   await pushImage(large, { url: registry.url, repo: 'ns/large', tag: 'v1' });
   smallRef = `${proxy.host}/ns/small:v1`;
   largeRef = `${proxy.host}/ns/large:v1`;
-}, 120_000);
+});
 
 beforeEach(() => proxy.reset());
 
@@ -102,7 +99,7 @@ describe('a pull stopped by its signal', () => {
       // Only what was complete and verified before the stop: the manifest, when there is a cache.
       expect(cachedBlobs(cacheDir)).toEqual(noCache ? [] : [small.top.digest]);
       await client.close();
-    }, 30_000);
+    });
   }
 
   it('removes the partial file of a large blob it stops in the middle of', async () => {
@@ -124,7 +121,7 @@ describe('a pull stopped by its signal', () => {
     expect(leftovers(workDir)).toEqual([]);
     await until(() => proxy.open === 0, 'every connection closed by the client');
     await client.close();
-  }, 60_000);
+  });
 
   it('stops during a back-off wait of 30 s (Retry-After)', async () => {
     proxy.faults.push({ kind: 'status-429', on: 'manifest', times: 100, retryAfter: '30' });
@@ -138,7 +135,7 @@ describe('a pull stopped by its signal', () => {
     expect(proxy.counts.manifest).toBe(1);
     expect(leftovers(workDir)).toEqual([]);
     await client.close();
-  }, 20_000);
+  });
 
   it('sends nothing when the signal is already aborted', async () => {
     const { client, workDir } = testClient(tmp.dir, { useHttp: true });
@@ -170,5 +167,5 @@ describe('a pull stopped by its signal', () => {
     expect(leftovers(workDir)).toEqual([]);
     expect(leftovers(path.join(cacheDir, 'tmp'))).toEqual([]);
     await client.close();
-  }, 30_000);
+  });
 });

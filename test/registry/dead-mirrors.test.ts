@@ -69,7 +69,7 @@ beforeAll(async () => {
   });
   await pushImage(img, { url: source.url, repo: 'ns/foo', tag: 'v1' });
   await pushImage(other, { url: source.url, repo: 'ns/foo', tag: 'v2' });
-}, 120_000);
+});
 
 beforeEach(() => src.reset());
 
@@ -105,7 +105,7 @@ describe('mirrors that cannot be reached', () => {
       `${MIRRORS} mirror(s) not tried: unreachable earlier in this run (ECONNREFUSED)`,
     );
     expect(src.counts.manifest).toBe(2);
-  }, 180_000);
+  });
 
   it('gives up on a mirror that resets every connection after one, for the rest of the run', async () => {
     const resetting = await Promise.all([resettingServer(), resettingServer()]);

@@ -53,7 +53,7 @@ beforeAll(async () => {
     ].join('\n'),
   );
   chmodSync(helper, 0o755);
-}, 180_000);
+});
 
 afterAll(async () => {
   // Unassigned when beforeAll failed before reaching them.

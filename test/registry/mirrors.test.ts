@@ -68,7 +68,7 @@ beforeAll(async () => {
   await pushImage(img, { url: source.url, repo: REPO, tag: TAG });
   await pushImage(img, { url: mirror.url, repo: `mirror/${REPO}`, tag: TAG });
   await pushImage(img, { url: mirror.url, repo: 'relocated/foo-bundle', tag: TAG });
-}, 120_000);
+});
 
 afterAll(async () => {
   // Unassigned when beforeAll failed before reaching them.

@@ -50,7 +50,7 @@ beforeAll(async () => {
     readFileSync(path.join(scenario, 'template.yaml'), 'utf8').replaceAll('REGISTRY', proxy.host),
   );
   expected = readFileSync(path.join(scenario, 'expected.yaml'), 'utf8').replaceAll('REGISTRY', proxy.host);
-}, 120_000);
+});
 
 afterAll(async () => {
   // Unassigned when beforeAll failed before reaching them.

@@ -110,14 +110,14 @@ beforeAll(async () => {
       { os: 'linux', architecture: 'arm64', variant: 'v8' },
     ],
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await fx.stop();
   tmp.remove();
 });
 
-describe('push', { timeout: 60_000 }, () => {
+describe('push', () => {
   it('pushes to a plain registry; a second push sends no blob again', async () => {
     const { p } = pusher();
     fx.proxy.reset();
@@ -223,7 +223,7 @@ describe('push', { timeout: 60_000 }, () => {
   });
 });
 
-describe('hostile registries', { timeout: 60_000 }, () => {
+describe('hostile registries', () => {
   it('uploads again a blob the registry claimed to have but did not', async () => {
     const { p, logs } = pusher();
     fx.proxy.reset();

@@ -98,7 +98,7 @@ beforeAll(async () => {
       authorization: await bearerToken(fx.tokenRealm, repo, USER, PASSWORD),
     });
   }
-}, 180_000);
+});
 
 afterAll(async () => {
   // Unassigned when beforeAll failed before reaching them.

@@ -42,7 +42,7 @@ beforeAll(async () => {
   );
   otherCa = path.join(tmp.dir, 'other-ca.crt');
   selfSignedCertificate('/CN=unrelated test CA', path.join(tmp.dir, 'other-ca.key'), otherCa);
-}, 180_000);
+});
 
 afterAll(async () => {
   // Unassigned when beforeAll failed before reaching them.

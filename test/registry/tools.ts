@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import net from 'node:net';
+import { PATIENCE_MS } from '../patience.js';
 
 /** True when `name` is on PATH. */
 export function have(name: string): boolean {
@@ -34,7 +35,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Wait until something accepts TCP connections on the port; bounded. */
-export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
+export async function waitForPort(port: number, timeoutMs = PATIENCE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ok = await new Promise<boolean>((resolve) => {

@@ -21,7 +21,7 @@ beforeAll(async () => {
     labels: CATALOG_LABELS,
   });
   await pushImage(img, { url: fx.plain.url, repo: 'deps/bar-catalog', tag: 'v1' });
-}, 180_000);
+});
 
 afterAll(async () => {
   // Unassigned when beforeAll failed before reaching them.

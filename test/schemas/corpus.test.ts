@@ -41,7 +41,7 @@ describe.runIf(haveCorpus())('the editor schemas over the corpus', () => {
     }
     // The catalogs hold hundreds of blobs: the check above did run over them.
     expect(total).toBeGreaterThan(800);
-  }, 300_000);
+  });
 
   it('every corpus catalog template matches its template schema', () => {
     const root = corpusPath('community-bundles');

@@ -25,7 +25,7 @@ beforeAll(async () => {
       './schemas/olm.semver.json': ['testdata/schemas/editor/semver-*.yaml'],
     },
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await server.stop();

@@ -2,7 +2,7 @@
 // (no gRPC library in between), and what the tests read of the server process while it is under
 // attack (/proc/<pid>): test/serve/hostile.test.ts runs them against opm-ts,
 // test/reference/serve-hostile.test.ts against both servers side by side.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import net from 'node:net';
 import path from 'node:path';
@@ -23,8 +23,30 @@ function cpuTicks(pid: number): number {
 }
 
 /**
- * Resolves once the process has used no CPU for `quietMs` in a row: whatever it was making, it
- * has stopped (blocked on a client that does not read, or done).
+ * Whether a thread of the process is running or waiting for a CPU (state R): on a loaded machine a
+ * process can wait its turn for a while, using no CPU time and yet not idle.
+ */
+function runnable(pid: number): boolean {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  return tasks.some((tid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'R';
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Resolves once the process has used no CPU for `quietMs` in a row and none of its threads waits
+ * for a CPU: whatever it was making, it has stopped (blocked on a client that does not read, or
+ * done), and not merely been kept off the CPU by a busy machine.
  */
 export async function untilIdle(pid: number, quietMs = 1000): Promise<void> {
   let last = cpuTicks(pid);
@@ -32,7 +54,7 @@ export async function untilIdle(pid: number, quietMs = 1000): Promise<void> {
   for (;;) {
     await sleep(100);
     const now = cpuTicks(pid);
-    if (now !== last) {
+    if (now !== last || runnable(pid)) {
       last = now;
       quietSince = Date.now();
     } else if (Date.now() - quietSince >= quietMs) return;

@@ -10,6 +10,7 @@ import http2 from 'node:http2';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PATIENCE_MS } from '../patience.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const PROTO = path.join(root, 'src/api/registry.proto');
@@ -34,7 +35,7 @@ export async function freePort(): Promise<number> {
  * SIGTERM in between, fails with "grpc: the server has been stopped", so tests that stop a server
  * as soon as it serves wait for this first.
  */
-export async function answering(port: number, timeoutMs = 30_000): Promise<void> {
+export async function answering(port: number, timeoutMs = PATIENCE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
@@ -82,7 +83,7 @@ export async function startServe(
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`no "serving registry" in time:\n${err}`)),
-      opts.timeoutMs ?? 60_000,
+      opts.timeoutMs ?? PATIENCE_MS,
     );
     child.stderr.on('data', (d: string) => {
       err += d;

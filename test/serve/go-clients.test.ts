@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../corpus.js';
 import { startServe, type Served } from './client.js';
+import { PATIENCE_MS } from '../patience.js';
 
 function tool(env: string, names: string[]): string | undefined {
   const given = process.env[env];
@@ -51,7 +52,7 @@ describe.runIf(probe !== undefined)('grpc_health_probe', () => {
 
 describe.runIf(grpcurl !== undefined)('grpcurl through reflection', () => {
   const call = (...args: string[]) =>
-    spawnSync(grpcurl as string, ['-plaintext', ...args], { encoding: 'utf8', timeout: 30_000 });
+    spawnSync(grpcurl as string, ['-plaintext', ...args], { encoding: 'utf8', timeout: PATIENCE_MS });
   const addr = () => `127.0.0.1:${served.port}`;
 
   it('lists the services', () => {

@@ -11,6 +11,7 @@ import { loadCatalogDirOrThrow } from '../../src/declcfg/load.js';
 import type { DeclarativeConfig } from '../../src/declcfg/types.js';
 import type { Property } from '../../src/property/types.js';
 import { projectRoot } from '../corpus.js';
+import { PATIENCE_MS } from '../patience.js';
 
 const root = projectRoot();
 const toolDir = path.join(root, '.tools/bin');
@@ -33,7 +34,7 @@ export function missingTools(): string[] {
 export function oursServes(): boolean {
   const r = spawnSync(process.execPath, [path.join(root, 'bin/opm.js'), 'serve', '--help'], {
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: PATIENCE_MS,
   });
   return r.status === 0 && !/not provided/i.test(`${r.stdout}${r.stderr}`);
 }

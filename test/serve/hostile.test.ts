@@ -31,6 +31,7 @@ import {
   writeHeavyCatalog,
 } from './attacks.js';
 import { registryClient, stalledRawListBundles, startServe, type Served } from './client.js';
+import { PATIENCE_MS } from '../patience.js';
 
 const grpcurl = process.env.GRPCURL ?? path.join(projectRoot(), '.tools/bin/grpcurl');
 const curl = ['/usr/bin/curl', '/bin/curl'].find((c) => existsSync(c));
@@ -205,7 +206,7 @@ describe('opm serve against hostile clients (testdata/serve/mixed)', () => {
             `127.0.0.1:${s.port}`,
             method,
           ],
-          { encoding: 'utf8', timeout: 30_000 },
+          { encoding: 'utf8', timeout: PATIENCE_MS },
         );
       const method = call('api.Registry/Nope');
       // grpcurl exits 64 + the status code.

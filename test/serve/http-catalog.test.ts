@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort, OPM, registryClient, startServe } from './client.js';
+import { PATIENCE_MS } from '../patience.js';
 
 const fixture = 'testdata/serve-http/yaml-and-json';
 const catalog = path.join(fixture, 'catalog');
@@ -27,7 +28,7 @@ const haveJq = tool('jq');
 if (!haveCurl || !haveJq) console.warn('curl or jq is not installed: the curl | jq checks are skipped');
 
 function curl(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('curl', ['-sS', ...args], { encoding: 'utf8', input, timeout: 30_000 });
+  const r = spawnSync('curl', ['-sS', ...args], { encoding: 'utf8', input, timeout: PATIENCE_MS });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -165,7 +166,7 @@ describe('opm serve --http-addr: the catalog API beside gRPC', () => {
           '--http-addr',
           `127.0.0.1:${httpPort}`,
         ],
-        { encoding: 'utf8', timeout: 60_000 },
+        { encoding: 'utf8', timeout: PATIENCE_MS },
       );
       expect(only.status).toBe(0);
       expect(only.stderr).not.toContain('serving catalog API');
@@ -195,7 +196,7 @@ describe('opm serve --http-addr: refused', () => {
   function run(args: string[]): { status: number | null; stderr: string; pid: number } {
     const r = spawnSync(process.execPath, [OPM, 'serve', catalog, '-t', '/dev/null', ...args], {
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: PATIENCE_MS,
     });
     return { status: r.status, stderr: r.stderr, pid: r.pid };
   }

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, OPM, registryClient, startServe } from './client.js';
 import { probe } from './probe.js';
+import { PATIENCE_MS } from '../patience.js';
 
 const fixture = 'testdata/serve/mixed';
 const customSchemas = [
@@ -110,7 +111,7 @@ describe('opm serve: the process', () => {
   });
 
   const run = (args: string[]) =>
-    spawnSync(process.execPath, [OPM, 'serve', ...args], { encoding: 'utf8', timeout: 60_000 });
+    spawnSync(process.execPath, [OPM, 'serve', ...args], { encoding: 'utf8', timeout: PATIENCE_MS });
 
   it('a port in use: one fatal line, exit 1, also in the termination log', async () => {
     const port = await freePort();
@@ -167,7 +168,7 @@ describe('opm serve: the process', () => {
           '--http-addr',
           'a:b:c',
         ],
-        { encoding: 'utf8', timeout: 60_000 },
+        { encoding: 'utf8', timeout: PATIENCE_MS },
       );
       expect(r.status).toBe(1);
       // The bad address is refused before the catalog loads; with --debug the stack follows the line.
@@ -209,7 +210,7 @@ describe('opm serve --cache-dir', () => {
   const run = (args: string[]) =>
     spawnSync(process.execPath, [OPM, 'serve', ...args, '-t', '/dev/null'], {
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: PATIENCE_MS,
     });
   const mode = (f: string): string => (statSync(f).mode & 0o777).toString(8);
 
