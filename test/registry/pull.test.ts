@@ -1,6 +1,6 @@
 // needs-corpus: builds on ../shared/corpus; without it this file is left out, loudly (vitest.config.ts).
 // needs-registry: real registry servers on 127.0.0.1 (docker-registry).
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from './fixture.js';
@@ -8,6 +8,7 @@ import { BUNDLE_LABELS, CATALOG_LABELS, buildImage, pushImage, writeOciLayout } 
 import { bundleDir, pullError, tempDir, testClient, testdata } from './helpers.js';
 import { startConnectProxy } from './servers.js';
 import { freePort, requireTools, run } from './tools.js';
+import { runOpm } from '../run-cli.js';
 
 let fx: Fixture;
 let tmp: ReturnType<typeof tempDir>;
@@ -282,6 +283,42 @@ describe('insecure mode', () => {
     }
     // One decision for the host, said once.
     expect(warnings.filter((w) => w.includes('does not speak TLS'))).toHaveLength(1);
+  });
+
+  it('renders several images of a registries.conf insecure host in one command, as one alone', async () => {
+    const img = await buildImage({
+      layers: [{ dir: testdata('baz-bundle-v1.0.1') }],
+      labels: BUNDLE_LABELS('baz'),
+    });
+    const refs = ['r1', 'r2', 'r3'].map((tag) => `${fx.plain.host}/ns/render-insecure:${tag}`);
+    for (const ref of refs)
+      await pushImage(img, {
+        url: fx.plain.url,
+        repo: 'ns/render-insecure',
+        tag: ref.split(':').pop() ?? '',
+      });
+    const root = path.join(tmp.dir, 'render-insecure');
+    mkdirSync(path.join(root, 'home'), { recursive: true });
+    const conf = path.join(root, 'registries.conf');
+    writeFileSync(conf, `[[registry]]\nlocation = "${fx.plain.host}"\ninsecure = true\n`);
+    const env = {
+      HOME: path.join(root, 'home'),
+      PATH: process.env.PATH,
+      OLM_CACHE_DIR: path.join(root, 'cache'),
+      CONTAINERS_REGISTRIES_CONF: conf,
+    };
+    const all = await runOpm(['render', ...refs, '-o', 'json'], { env, configRoot: root });
+    expect(all.stderr).toBe(
+      `warning: ${fx.plain.host} does not speak TLS; using plain HTTP (insecure mode)\n`,
+    );
+    expect(all.code).toBe(0);
+    const alone: string[] = [];
+    for (const ref of refs) {
+      const one = await runOpm(['--no-cache', 'render', ref, '-o', 'json'], { env, configRoot: root });
+      expect(one.code).toBe(0);
+      alone.push(one.stdout);
+    }
+    expect(all.stdout).toBe(alone.join(''));
   });
 
   it('does not fall back to plain HTTP without an insecure flag', async () => {
