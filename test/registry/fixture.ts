@@ -80,7 +80,13 @@ async function startRegistry(
   child.on('exit', () => {
     exited = true;
   });
-  await waitForPort(port);
+  try {
+    await waitForPort(port, undefined, () => !exited);
+  } catch (err) {
+    throw new Error(`docker-registry ${name} did not start (see ${path.join(dir, `${name}.log`)})`, {
+      cause: err,
+    });
+  }
   return {
     name,
     port,

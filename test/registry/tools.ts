@@ -34,10 +34,18 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Wait until something accepts TCP connections on the port; bounded. */
-export async function waitForPort(port: number, timeoutMs = PATIENCE_MS): Promise<void> {
+/**
+ * Wait until something accepts TCP connections on the port, or the process meant to listen there
+ * has gone (`alive` says false: no use waiting longer); bounded by PATIENCE_MS.
+ */
+export async function waitForPort(
+  port: number,
+  timeoutMs = PATIENCE_MS,
+  alive: () => boolean = () => true,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    if (!alive()) throw new Error(`the process meant to listen on 127.0.0.1:${port} exited`);
     const ok = await new Promise<boolean>((resolve) => {
       const sock = net.connect(port, '127.0.0.1');
       sock.once('connect', () => {

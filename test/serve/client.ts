@@ -98,8 +98,12 @@ export async function startServe(
     });
   });
   await ready;
-  await answering(port);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // A server that exits instead of answering is not waited for.
+  await Promise.race([
+    answering(port),
+    exited.then((code) => Promise.reject(new Error(`exited ${code}:\n${err}`))),
+  ]);
   return {
     port,
     child,
