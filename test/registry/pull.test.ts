@@ -325,6 +325,10 @@ describe('insecure mode', () => {
     const { client } = testClient(tmp.dir);
     const err = await pullError(client.pull(`${fx.plain.host}/ns/baz:v1.0.1`));
     expect(err.code).toBe('E_REGISTRY_TLS');
+    // The host answered in plain HTTP: the hint is how to speak that, not how to trust a CA.
+    expect(err.hint).toBe(
+      'the registry may serve plain HTTP: pass --use-http, or set insecure = true for it in registries.conf',
+    );
     await client.close();
   });
 });
