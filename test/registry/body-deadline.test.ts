@@ -74,7 +74,7 @@ describe('OPM_REGISTRY_BODY_DEADLINE', () => {
   });
 
   it('lets a blob that arrives in time through', async () => {
-    const { client } = testClient(tmp.dir, { useHttp: true, env: { OPM_REGISTRY_BODY_DEADLINE: '30' } });
+    const { client } = testClient(tmp.dir, { useHttp: true, env: { OPM_REGISTRY_BODY_DEADLINE: '300' } });
     const pulled = await client.pull(ref);
     expect(pulled.digest).toBe(img.top.digest);
     await pulled.release();
