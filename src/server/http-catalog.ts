@@ -13,7 +13,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { open } from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
+import { Readable, Transform, type Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { CatalogLines, MetaQuery, Section } from './catalog-lines.js';
@@ -53,6 +53,43 @@ const STATUS_TEXT: Record<number, string> = {
   416: 'Requested Range Not Satisfiable',
   500: 'Internal Server Error',
 };
+
+/**
+ * The most a request's line and headers may hold: Go's http.Server reads up to MaxHeaderBytes
+ * (1 MiB by default) plus 4,096 bytes of slack, and catalogd keeps the default.
+ */
+const MAX_HEADER_BYTES = (1 << 20) + 4096;
+/** How long a refused connection's remaining input is read before it is closed (Go waits 500 ms). */
+const REFUSED_LINGER_MS = 500;
+
+/**
+ * A request that cannot be read, answered as Go's server answers it: 431 for a line or headers over
+ * MAX_HEADER_BYTES, else 400 with the reason. The answer is sent and the rest of what the client
+ * sends is read and dropped for a moment before the connection is closed: closing with input unread
+ * would reset the connection, and the client would never see the status.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || refused.has(socket)) {
+    socket.destroy();
+    return;
+  }
+  refused.add(socket);
+  const text =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADER_TIMEOUT'
+        ? '408 Request Timeout'
+        : `400 Bad Request: ${(err as { reason?: string }).reason ?? 'malformed HTTP request'}`;
+  const status = text.slice(0, text.indexOf(':') < 0 ? undefined : text.indexOf(':'));
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${text}`,
+  );
+  socket.on('data', () => undefined);
+  socket.resume();
+  const close = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
+  socket.once('close', () => clearTimeout(close));
+}
+const refused = new WeakSet<Duplex>();
 
 /** A failure to listen, in Go's words where the cause is known. */
 export class HttpListenError extends Error {
@@ -200,6 +237,13 @@ function sendNotModified(res: ServerResponse): void {
   res.end();
 }
 
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** Go's strconv.ParseInt(s, 10, 64) of an unsigned decimal: undefined past int64, as Go's range error. */
+function int64(digits: string): number | undefined {
+  return BigInt(digits) > INT64_MAX ? undefined : Number(digits);
+}
+
 export type RangeAnswer =
   { kind: 'whole' } | { kind: 'one'; section: Section } | { kind: 'invalid'; text: string };
 
@@ -212,7 +256,7 @@ export function parseRange(header: string | undefined, size: number): RangeAnswe
   if (header === undefined || header === '') return { kind: 'whole' };
   const invalid: RangeAnswer = { kind: 'invalid', text: 'invalid range' };
   if (!header.startsWith('bytes=')) return invalid;
-  const int = (s: string): number | undefined => (/^\+?\d+$/.test(s) ? Number(s) : undefined);
+  const int = (s: string): number | undefined => (/^\+?\d+$/.test(s) ? int64(s) : undefined);
   const ranges: Section[] = [];
   let noOverlap = false;
   for (const raw of header.slice(6).split(',')) {
@@ -390,6 +434,44 @@ async function serveMetas(x: Exchange, lines: CatalogLines, q: MetaQuery): Promi
   return sendSections(x, lines, sections, gzip);
 }
 
+/** Go's url.QueryUnescape: `+` is a space, `%XX` a byte; undefined when an escape is malformed. */
+function queryUnescape(text: string): string | undefined {
+  if (!text.includes('%') && !text.includes('+')) return text;
+  const bytes: number[] = [];
+  const raw = Buffer.from(text, 'utf8');
+  for (let i = 0; i < raw.length; i++) {
+    const b = raw[i]!;
+    if (b === 0x2b) bytes.push(0x20);
+    else if (b === 0x25) {
+      const hex = raw.subarray(i + 1, i + 3).toString('latin1');
+      if (!/^[0-9a-fA-F]{2}$/.test(hex)) return undefined;
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else bytes.push(b);
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/**
+ * A query string read as Go's url.ParseQuery reads it (what catalogd's handlers see through
+ * r.URL.Query()): pairs split at `&`; a pair holding `;` or a malformed escape is dropped, not
+ * taken literally; the first value of a key is the one used.
+ */
+export function goQuery(raw: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const pair of raw.split('&')) {
+    if (pair === '' || pair.includes(';')) continue;
+    const eq = pair.indexOf('=');
+    const key = queryUnescape(eq < 0 ? pair : pair.slice(0, eq));
+    const value = queryUnescape(eq < 0 ? '' : pair.slice(eq + 1));
+    if (key === undefined || value === undefined) continue;
+    const values = out.get(key);
+    if (values === undefined) out.set(key, [value]);
+    else values.push(value);
+  }
+  return out;
+}
+
 /** The decoded segments of a path, or undefined when an escape is malformed. */
 function segments(pathname: string): string[] | undefined {
   try {
@@ -404,15 +486,18 @@ async function route(x: Exchange, opts: HttpCatalogOptions): Promise<void> {
   res.setHeader('Vary', 'Accept-Encoding');
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Method Not Allowed');
   let url: URL;
+  const target = req.url ?? '/';
   try {
     // A path is read as a path even when it starts with `//` (which a base URL would take for a host).
-    const target = req.url ?? '/';
     url = target.startsWith('/') ? new URL(`http://catalog${target}`) : new URL(target);
   } catch {
-    return sendError(res, 400, 'Bad Request');
+    return sendError(res, 400, `400 Bad Request: malformed request target ${JSON.stringify(target)}`);
   }
   const parts = segments(url.pathname);
-  if (parts === undefined) return sendError(res, 400, 'Bad Request');
+  if (parts === undefined) {
+    const bad = /%(?![0-9a-fA-F]{2})[^/]{0,2}/.exec(url.pathname)?.[0] ?? '%';
+    return sendError(res, 400, `400 Bad Request: invalid URL escape ${JSON.stringify(bad)}`);
+  }
   const [empty, catalogs, name, api, v1, endpoint, ...more] = parts;
   const known =
     empty === '' &&
@@ -424,8 +509,17 @@ async function route(x: Exchange, opts: HttpCatalogOptions): Promise<void> {
     (endpoint === 'all' || endpoint === 'metas') &&
     more.length === 0;
   if (!known) return sendError(res, 404, '404 page not found');
+  // The query as sent (the URL parser would re-encode it), up to the end of the target as in Go.
+  const q = target.indexOf('?');
+  const query = goQuery(q < 0 ? '' : target.slice(q + 1));
   if (endpoint === 'metas') {
-    for (const key of url.searchParams.keys()) if (!META_PARAMS.has(key)) return sendStatus(res, 400);
+    for (const key of query.keys())
+      if (!META_PARAMS.has(key))
+        return sendError(
+          res,
+          400,
+          `400 Bad Request: unknown query parameter ${JSON.stringify(key)} (metas takes schema, package and name)`,
+        );
   }
   if (name !== opts.name) return sendStatus(res, 404);
   let lines: CatalogLines;
@@ -435,12 +529,8 @@ async function route(x: Exchange, opts: HttpCatalogOptions): Promise<void> {
     return sendStatus(res, 500);
   }
   if (endpoint === 'all') return serveAll(x, lines);
-  const q = url.searchParams;
-  return serveMetas(x, lines, {
-    schema: q.get('schema') ?? '',
-    package: q.get('package') ?? '',
-    name: q.get('name') ?? '',
-  });
+  const first = (key: string): string => query.get(key)?.[0] ?? '';
+  return serveMetas(x, lines, { schema: first('schema'), package: first('package'), name: first('name') });
 }
 
 function listenError(addr: string, err: NodeJS.ErrnoException): HttpListenError {
@@ -460,7 +550,7 @@ function listenError(addr: string, err: NodeJS.ErrnoException): HttpListenError 
 
 /** Listen on `host:port` and answer the catalog API. Rejects with HttpListenError when the address cannot be had. */
 export async function startHttpCatalog(opts: HttpCatalogOptions): Promise<RunningHttpCatalog> {
-  const server = createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     const start = performance.now();
     const x: Exchange = { req, res, sent: 0 };
     // Read now: a socket the client has closed no longer knows its peer.
@@ -490,6 +580,7 @@ export async function startHttpCatalog(opts: HttpCatalogOptions): Promise<Runnin
       else res.destroy();
     });
   });
+  server.on('clientError', answerClientError);
   // catalogd's server reads a request for at most 5 s.
   server.headersTimeout = 5_000;
   server.requestTimeout = 5_000;
