@@ -14,14 +14,8 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walkMetaBlobs } from '../serve-cache/digest.js';
 import { metaFields, writeCatalogLines, type CatalogLines } from './catalog-lines.js';
-import {
-  acceptsGzip,
-  parseHttpDate,
-  parseRange,
-  preconditions,
-  startHttpCatalog,
-  type RunningHttpCatalog,
-} from './http-catalog.js';
+import { startHttpCatalog, type RunningHttpCatalog } from './http-catalog.js';
+import { acceptsGzip, parseHttpDate, parseRange, preconditions } from './http-request.js';
 import type { LogFields } from './server.js';
 
 const fixture = 'testdata/serve-http/yaml-and-json';
