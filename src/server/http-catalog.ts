@@ -15,8 +15,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { open } from 'node:fs/promises';
 import { Readable, Transform, type Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import type { CatalogLines, MetaQuery, Section } from './catalog-lines.js';
+import { gzipBounded, wholeGzip } from './http-gzip.js';
 import { acceptsGzip, goQuery, ifRangeHolds, parseRange, preconditions } from './http-request.js';
 import type { ServerLog } from './server.js';
 
@@ -172,14 +172,29 @@ async function sendSections(
       done(null, chunk);
     },
   });
-  const source = Readable.from(readSections(lines.file, sections), { objectMode: false });
   try {
-    if (gzip) await pipeline(source, createGzip(), count, res);
-    else await pipeline(source, count, res);
+    await pipeline(Readable.from(await body(lines, sections, gzip), { objectMode: false }), count, res);
   } catch {
     // The client went away (or the file could not be read, which the log line's size shows):
     // pipeline has closed the response and released the file.
   }
+}
+
+/**
+ * The bytes of an answer: the sections of the lines, gzipped when asked. The whole catalog's gzip
+ * is read from the file it was compressed into once; other bodies are compressed as they are read,
+ * within the server's bound on compressing (http-gzip.ts).
+ */
+async function body(
+  lines: CatalogLines,
+  sections: readonly Section[],
+  gzip: boolean,
+): Promise<AsyncIterable<Buffer>> {
+  if (!gzip) return readSections(lines.file, sections);
+  const whole = sections.length === 1 && sections[0]?.offset === 0 && sections[0].length === lines.size;
+  const gz = whole ? await wholeGzip(lines) : undefined;
+  if (gz === undefined) return gzipBounded(readSections(lines.file, sections));
+  return readSections(gz.file, [{ offset: 0, length: gz.size }]);
 }
 
 function totalLength(sections: readonly Section[]): number {
