@@ -437,9 +437,12 @@ describe('everything else', () => {
     }
   });
 
-  it('says why a request is bad: a malformed escape in the path', async () => {
+  it('says why a request is bad: a malformed escape in the path, a request that does not parse', async () => {
     const a = await call(server.port, '/catalogs/%zz/api/v1/all');
     expect([a.status, a.body.toString()]).toEqual([400, '400 Bad Request: invalid URL escape "%zz"\n']);
+    const garbled = await exchange(server.port, 'BLAH\r\n\r\n');
+    expect(garbled.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(garbled).toMatch(/\r\n\r\n400 Bad Request: invalid method encountered$/);
   });
 
   it("takes a request line and headers up to Go's 1 MiB, and answers 431 past it instead of a reset", async () => {

@@ -80,7 +80,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
       ? '431 Request Header Fields Too Large'
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADER_TIMEOUT'
         ? '408 Request Timeout'
-        : `400 Bad Request: ${(err as { reason?: string }).reason ?? 'malformed HTTP request'}`;
+        : `400 Bad Request: ${lowerFirst((err as { reason?: string }).reason ?? 'malformed HTTP request')}`;
   const status = text.slice(0, text.indexOf(':') < 0 ? undefined : text.indexOf(':'));
   socket.end(
     `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${text}`,
@@ -91,6 +91,8 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   socket.once('close', () => clearTimeout(close));
 }
 const refused = new WeakSet<Duplex>();
+/** The parser's reasons (`Invalid method encountered`) worded as Go's errors are, in lower case. */
+const lowerFirst = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);
 
 /** A failure to listen, in Go's words where the cause is known. */
 export class HttpListenError extends Error {
