@@ -12,7 +12,12 @@ export { toYaml, type WriteOptions, type DroppedBlob } from './declcfg/write.js'
 export { writeJson, writeYaml, jsonChunks, yamlChunks, type WritableLike } from './declcfg/write-stream.js';
 export { writeCatalogDir } from './declcfg/write-fs.js';
 export { writeMermaid } from './graph/mermaid.js';
-export { validateCatalog, type ValidateOptions, type ValidateResult } from './action/validate/validate.js';
+export {
+  validateCatalog,
+  type Severities,
+  type ValidateOptions,
+  type ValidateResult,
+} from './action/validate/validate.js';
 export { render, type RenderOptions } from './action/render/render.js';
 export { migrate } from './action/migrate.js';
 export { initPackage, type InitOptions } from './action/init.js';

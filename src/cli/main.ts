@@ -30,6 +30,17 @@ function isBrokenPipe(err: unknown): boolean {
   return errnoCode(err) === 'EPIPE';
 }
 
+/**
+ * A command-line parser's message as one line: its suggestion (`(Did you mean --push?)` on a line
+ * of its own) written as the rest of our hints are, else a pointer to the help.
+ */
+export function usageText(message: string): string {
+  const text = message.replace(/^error: /, '');
+  const meant = /\n\(Did you mean (.+)\?\)$/.exec(text);
+  if (meant !== null) return `${text.slice(0, meant.index).replace(/\n/g, ' ')} (did you mean ${meant[1]}?)`;
+  return `${text.replace(/\n/g, ' ')} (see 'opm --help')`;
+}
+
 async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<number> {
   // The reader went away (`opm render … | head`): nothing to report, stop quietly.
   if (isBrokenPipe(err)) return BROKEN_PIPE_STATUS;
@@ -48,8 +59,7 @@ async function reportError(err: unknown, io: CliIO, debug: boolean): Promise<num
   const { stderrColors } = await import('./colors.js');
   const c = stderrColors(io);
   if (err instanceof CommanderError) {
-    const message = escapeLine(err.message.replace(/^error: /, '').replace(/\n/g, ' '));
-    io.stderr.write(`${c.red('error:')} ${message} (see 'opm --help')\n`);
+    io.stderr.write(`${c.red('error:')} ${escapeLine(usageText(err.message))}\n`);
     return 2;
   }
   if (err instanceof RangeError && /Invalid string length|allocation failed/.test(err.message)) {

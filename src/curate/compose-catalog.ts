@@ -11,6 +11,7 @@ import type { ErrorObject } from 'ajv';
 import { OpmError } from '../errors.js';
 import { parseConfigDocument } from '../yaml/config-text.js';
 import { composeCatalogErrors } from '../schema/schema.js';
+import { editDistance } from '../lint/metadata.js';
 
 export interface ComposeReference {
   /** The folder under the catalog's directory (one safe path segment). */
@@ -103,9 +104,15 @@ function schemaError(
   file: string,
   errors: readonly ErrorObject[],
 ): OpmError {
+  // A key missing beside an unknown one is most likely that key misspelt (`refrences:`): the unknown
+  // key is the error to name, with the known key it was probably meant as.
+  const unknownIn = new Set(
+    errors.filter((e) => e.keyword === 'additionalProperties').map((e) => e.instancePath),
+  );
   const placed = errors
     // `not`, `anyOf` and friends say again what a more precise error beside them says.
     .filter((e) => e.keyword !== 'if')
+    .filter((e) => !(unknownIn.has(e.instancePath) && MISSING_KEYWORDS.has(e.keyword)))
     .map((e) => ({ e, node: nodeOf(doc, e) }))
     .map((x) => ({ ...x, offset: x.node?.range?.[0] ?? 0 }));
   placed.sort((a, b) => a.offset - b.offset || rank(a.e) - rank(b.e));
@@ -113,11 +120,34 @@ function schemaError(
   if (first === undefined)
     return new OpmError('the catalog file does not match its schema', { at: { file } });
   const shown = first.node !== undefined && isScalar(first.node) ? String(first.node.value) : '';
-  const { message, hint } = describe(first.e, shown);
+  const { message, hint } = describe(first.e, shown, presentKeys(doc, first.e));
   return new OpmError(message, {
     at: { file, line: counter.linePos(first.offset).line },
     ...(hint === undefined ? {} : { hint }),
   });
+}
+
+/** The errors that say a key is missing (directly, or as no branch of `oneOf` being met). */
+const MISSING_KEYWORDS: ReadonlySet<string> = new Set(['required', 'oneOf', 'not']);
+
+/** The keys of the mapping an error is about. */
+function presentKeys(doc: Document.Parsed, e: ErrorObject): string[] {
+  const p = pathOf(e);
+  const node = (p.length === 0 ? doc.contents : doc.getIn(p, true)) as YamlNode | null | undefined;
+  if (node === null || node === undefined || !isMap(node)) return [];
+  return node.items.map((it) => String((it.key as { value?: unknown } | null)?.value));
+}
+
+/** The known key an unknown one was probably meant as: not written already, at most two edits away. */
+function meantKey(key: string, known: readonly string[], present: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  let best: { key: string; d: number } | undefined;
+  for (const k of known) {
+    if (present.includes(k)) continue;
+    const d = editDistance(lower, k, 2);
+    if (d <= 2 && (best === undefined || d < best.d)) best = { key: k, d };
+  }
+  return best?.key;
 }
 
 /** Which of two errors at one place to report: the more telling first. */
@@ -163,7 +193,11 @@ function placeOf(p: ReadonlyArray<string | number>): string {
   return typeof p[1] === 'number' ? `reference ${p[1] + 1}` : 'the catalog file';
 }
 
-function describe(e: ErrorObject, shown: string): { message: string; hint?: string } {
+function describe(
+  e: ErrorObject,
+  shown: string,
+  present: readonly string[],
+): { message: string; hint?: string } {
   const p = pathOf(e);
   const inReference = p[0] === 'references' && typeof p[1] === 'number';
   const field = typeof p[p.length - 1] === 'string' ? String(p[p.length - 1]) : undefined;
@@ -171,8 +205,9 @@ function describe(e: ErrorObject, shown: string): { message: string; hint?: stri
   switch (e.keyword) {
     case 'additionalProperties': {
       const key = String((e.params as { additionalProperty?: unknown }).additionalProperty);
+      const meant = meantKey(key, keys, present);
       return {
-        message: `unknown key "${key}" in ${placeOf(p)}`,
+        message: `unknown key "${key}" in ${placeOf(p)}${meant === undefined ? '' : `: did you mean "${meant}"?`}`,
         hint: `${inReference ? 'a reference' : 'the catalog file'} takes ${keys.join(', ')}`,
       };
     }

@@ -7,20 +7,15 @@
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walkMetaBlobs } from '../serve-cache/digest.js';
 import { metaFields, writeCatalogLines, type CatalogLines } from './catalog-lines.js';
-import {
-  acceptsGzip,
-  parseHttpDate,
-  parseRange,
-  preconditions,
-  startHttpCatalog,
-  type RunningHttpCatalog,
-} from './http-catalog.js';
+import { startHttpCatalog, type RunningHttpCatalog } from './http-catalog.js';
+import { acceptsGzip, parseHttpDate, parseRange, preconditions } from './http-request.js';
 import type { LogFields } from './server.js';
 
 const fixture = 'testdata/serve-http/yaml-and-json';
@@ -59,6 +54,21 @@ function call(
     );
     req.on('error', reject);
     req.end();
+  });
+}
+
+/**
+ * A request written as raw bytes, and every byte of the answer until the server closes. A reset after
+ * the answer (the server going away while the request is still being written) is not an error here:
+ * what was received is what counts.
+ */
+function exchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
   });
 }
 
@@ -229,6 +239,8 @@ describe('GET /catalogs/<name>/api/v1/all', () => {
     expect(past.status).toBe(416);
     expect(past.headers['content-range']).toBe(`bytes */${lines.size}`);
     expect(past.body.toString()).toBe('invalid range: failed to overlap\n');
+    const huge = await call(server.port, `${base}/all`, { headers: { range: `bytes=0-${'9'.repeat(26)}` } });
+    expect([huge.status, huge.body.toString()]).toEqual([416, 'invalid range\n']);
     const stale = new Date(lines.modified.getTime() - 60_000).toUTCString();
     const ifRange = await call(server.port, `${base}/all`, {
       headers: { range: 'bytes=0-1', 'if-range': stale },
@@ -281,9 +293,22 @@ describe('GET /catalogs/<name>/api/v1/metas', () => {
     ]) {
       const a = await call(server.port, target);
       expect(a.status).toBe(400);
-      expect(a.body.toString()).toBe('400 Bad Request\n');
+      expect(a.body.toString()).toMatch(
+        /^400 Bad Request: unknown query parameter "(bogus|Schema)" \(metas takes schema, package and name\)\n$/,
+      );
       expect(a.headers['content-type']).toBe('text/plain; charset=utf-8');
     }
+  });
+
+  it("drops a pair with a malformed escape or a `;`, as Go's url.ParseQuery does", async () => {
+    for (const q of ['schema=%zz', 'schema=%zz&package=', 'bogus%zz=1', 'name=a;b', '&&schema=%2']) {
+      const a = await call(server.port, `${base}/metas?${q}`);
+      expect([q, a.status, a.body.toString()]).toEqual([q, 200, expected]);
+    }
+    const some = await call(server.port, `${base}/metas?schema=%zz&package=gamma-op`);
+    expect(some.body.toString()).toBe(filtered({ package: 'gamma-op' }));
+    const plus = await call(server.port, `${base}/metas?package=gamma%2dop&name=no+such`);
+    expect([plus.status, plus.body.length]).toEqual([200, 0]);
   });
 
   it('HEAD, 304 and gzip as for /all', async () => {
@@ -412,6 +437,40 @@ describe('everything else', () => {
     }
   });
 
+  it('says why a request is bad: a malformed escape in the path, a request that does not parse', async () => {
+    const a = await call(server.port, '/catalogs/%zz/api/v1/all');
+    expect([a.status, a.body.toString()]).toEqual([400, '400 Bad Request: invalid URL escape "%zz"\n']);
+    const garbled = await exchange(server.port, 'BLAH\r\n\r\n');
+    expect(garbled.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(garbled).toMatch(/\r\n\r\n400 Bad Request: invalid method encountered$/);
+  });
+
+  it("takes a request line and headers up to Go's 1 MiB, and answers 431 past it instead of a reset", async () => {
+    // 100 KB of query is read as Go reads it (a name nothing has).
+    const long = await call(server.port, `${base}/metas?name=${'x'.repeat(100_000)}`);
+    expect([long.status, long.body.length]).toEqual([200, 0]);
+    // A 1 MiB path is still read (another catalog's name: 404); 2 MiB is past the limit.
+    const path1m = await exchange(
+      server.port,
+      `GET /catalogs/${'x'.repeat(1 << 20)}/api/v1/all HTTP/1.1\r\nHost: a\r\n\r\n`,
+    );
+    expect(path1m.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
+    const path2m = await exchange(
+      server.port,
+      `GET /catalogs/${'x'.repeat(2 << 20)}/api/v1/all HTTP/1.1\r\nHost: a\r\n\r\n`,
+    );
+    const header10m = await exchange(
+      server.port,
+      `GET ${base}/all HTTP/1.1\r\nHost: a\r\nX-Big: ${'y'.repeat(10 << 20)}\r\n\r\n`,
+    );
+    for (const answer of [path2m, header10m]) {
+      expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+      expect(answer).toMatch(/\r\n\r\n431 Request Header Fields Too Large$/);
+    }
+    // The server goes on serving.
+    expect((await call(server.port, `${base}/all`)).body.toString()).toBe(expected);
+  });
+
   it('refuses an address in use with Go-like words, and stops listening when stopped', async () => {
     await expect(
       startHttpCatalog({
@@ -450,6 +509,16 @@ describe('header parsing', () => {
     expect(parseRange('bytes=5-1', 100)).toEqual({ kind: 'invalid', text: 'invalid range' });
     expect(parseRange('items=1-2', 100)).toEqual({ kind: 'invalid', text: 'invalid range' });
     expect(parseRange('bytes=0-80,10-90', 100)).toEqual({ kind: 'whole' });
+    // Numbers past int64 are strconv.ParseInt's range error: a malformed range, 416.
+    const invalid = { kind: 'invalid', text: 'invalid range' };
+    expect(parseRange(`bytes=0-${'9'.repeat(26)}`, 100)).toEqual(invalid);
+    expect(parseRange('bytes=0-9223372036854775808', 100)).toEqual(invalid);
+    expect(parseRange(`bytes=-${'9'.repeat(26)}`, 100)).toEqual(invalid);
+    expect(parseRange(`bytes=${'9'.repeat(26)}-`, 100)).toEqual(invalid);
+    expect(parseRange('bytes=0-9223372036854775807', 100)).toEqual({
+      kind: 'one',
+      section: { offset: 0, length: 100 },
+    });
   });
 
   it('takes gzip only with a q above 0', () => {

@@ -13,10 +13,11 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { open } from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
+import { Readable, Transform, type Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import type { CatalogLines, MetaQuery, Section } from './catalog-lines.js';
+import { gzipBounded, wholeGzip } from './http-gzip.js';
+import { acceptsGzip, goQuery, ifRangeHolds, parseRange, preconditions } from './http-request.js';
 import type { ServerLog } from './server.js';
 
 export interface HttpCatalogOptions {
@@ -54,6 +55,45 @@ const STATUS_TEXT: Record<number, string> = {
   500: 'Internal Server Error',
 };
 
+/**
+ * The most a request's line and headers may hold: Go's http.Server reads up to MaxHeaderBytes
+ * (1 MiB by default) plus 4,096 bytes of slack, and catalogd keeps the default.
+ */
+const MAX_HEADER_BYTES = (1 << 20) + 4096;
+/** How long a refused connection's remaining input is read before it is closed (Go waits 500 ms). */
+const REFUSED_LINGER_MS = 500;
+
+/**
+ * A request that cannot be read, answered as Go's server answers it: 431 for a line or headers over
+ * MAX_HEADER_BYTES, else 400 with the reason. The answer is sent and the rest of what the client
+ * sends is read and dropped for a moment before the connection is closed: closing with input unread
+ * would reset the connection, and the client would never see the status.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || refused.has(socket)) {
+    socket.destroy();
+    return;
+  }
+  refused.add(socket);
+  const text =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADER_TIMEOUT'
+        ? '408 Request Timeout'
+        : `400 Bad Request: ${lowerFirst((err as { reason?: string }).reason ?? 'malformed HTTP request')}`;
+  const status = text.slice(0, text.indexOf(':') < 0 ? undefined : text.indexOf(':'));
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${text}`,
+  );
+  socket.on('data', () => undefined);
+  socket.resume();
+  const close = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
+  socket.once('close', () => clearTimeout(close));
+}
+const refused = new WeakSet<Duplex>();
+/** The parser's reasons (`Invalid method encountered`) worded as Go's errors are, in lower case. */
+const lowerFirst = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1);
+
 /** A failure to listen, in Go's words where the cause is known. */
 export class HttpListenError extends Error {
   constructor(message: string) {
@@ -77,120 +117,6 @@ function sendStatus(res: ServerResponse, status: number): void {
   sendError(res, status, `${status} ${STATUS_TEXT[status] ?? ''}`);
 }
 
-/** Whether Accept-Encoding takes gzip, read as gzhttp reads it (gzip with a q above 0). */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  for (const part of header.split(',')) {
-    const [coding = '', ...params] = part.split(';');
-    if (coding.trim().toLowerCase() !== 'gzip') continue;
-    let q = 1;
-    for (const p of params) {
-      const t = p.trim();
-      if (t.startsWith('q=')) q = Math.min(1, Math.max(0, Number.parseFloat(t.slice(2)) || 0));
-    }
-    return q > 0;
-  }
-  return false;
-}
-
-const DAYS = '(Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
-const LONG_DAYS = '(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const MON = `(${MONTHS.join('|')})`;
-const IMF = new RegExp(`^${DAYS}, (\\d{2}) ${MON} (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`);
-const RFC850 = new RegExp(`^${LONG_DAYS}, (\\d{2})-${MON}-(\\d{2}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`);
-const ANSIC = new RegExp(`^${DAYS} ${MON} ([ \\d]\\d) (\\d{2}):(\\d{2}):(\\d{2}) (\\d{4})$`);
-
-function utc(y: number, mon: string, d: number, h: number, m: number, s: number): number | undefined {
-  const month = MONTHS.indexOf(mon);
-  if (d < 1 || d > 31 || h > 23 || m > 59 || s > 59) return undefined;
-  const t = Date.UTC(y, month, d, h, m, s);
-  // 31 Feb and the like roll over in Date.UTC; Go refuses them.
-  return new Date(t).getUTCDate() === d ? t : undefined;
-}
-
-/** An HTTP date in any of the three forms Go's http.ParseTime takes, as milliseconds; undefined when it is none. */
-export function parseHttpDate(text: string): number | undefined {
-  let m = IMF.exec(text);
-  if (m !== null) return utc(Number(m[4]), m[3]!, Number(m[2]), Number(m[5]), Number(m[6]), Number(m[7]));
-  m = RFC850.exec(text);
-  if (m !== null) {
-    // Go reads a two-digit year as 1969–2068.
-    const yy = Number(m[4]);
-    return utc(
-      yy >= 69 ? 1900 + yy : 2000 + yy,
-      m[3]!,
-      Number(m[2]),
-      Number(m[5]),
-      Number(m[6]),
-      Number(m[7]),
-    );
-  }
-  m = ANSIC.exec(text);
-  if (m !== null)
-    return utc(Number(m[7]), m[2]!, Number(m[3]!.trim()), Number(m[4]), Number(m[5]), Number(m[6]));
-  return undefined;
-}
-
-/** Go's scanETag: the entity tag at the start of `s` and what follows it, or undefined. */
-function scanEtag(s: string): { rest: string } | undefined {
-  const start = s.startsWith('W/') ? 2 : 0;
-  if (s.length - start < 2 || s[start] !== '"') return undefined;
-  for (let i = start + 1; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x22) return { rest: s.slice(i + 1) };
-    if (!(c === 0x21 || (c >= 0x23 && c <= 0x7e) || c >= 0x80)) return undefined;
-  }
-  return undefined;
-}
-
-/**
- * Whether a list of entity tags holds `*` (the only tag that can match: these answers have no ETag).
- * Go stops reading at the first malformed tag.
- */
-function listHasStar(header: string): boolean {
-  let s = header;
-  for (;;) {
-    s = s.trim();
-    if (s === '') return false;
-    if (s.startsWith(',')) {
-      s = s.slice(1);
-      continue;
-    }
-    if (s.startsWith('*')) return true;
-    const tag = scanEtag(s);
-    if (tag === undefined) return false;
-    s = tag.rest;
-  }
-}
-
-/** Seconds are all an HTTP date holds, so comparisons drop the milliseconds (as Go does). */
-const truncSeconds = (ms: number): number => Math.floor(ms / 1000) * 1000;
-
-/**
- * RFC 7232's preconditions as Go's ServeContent evaluates them for an answer without an ETag:
- * 412 when If-Match or If-Unmodified-Since fails, 304 when If-None-Match is `*` or nothing changed
- * since If-Modified-Since, undefined to answer in full. A date that does not parse is ignored.
- */
-export function preconditions(headers: IncomingMessage['headers'], modified: Date): 304 | 412 | undefined {
-  const mod = truncSeconds(modified.getTime());
-  const ifMatch = headers['if-match'];
-  let ok: boolean | undefined;
-  if (ifMatch !== undefined && ifMatch !== '') ok = listHasStar(ifMatch);
-  else {
-    const ius = headers['if-unmodified-since'];
-    const t = ius === undefined || ius === '' ? undefined : parseHttpDate(ius);
-    if (t !== undefined) ok = mod <= t;
-  }
-  if (ok === false) return 412;
-  const inm = headers['if-none-match'];
-  if (inm !== undefined && inm !== '') return listHasStar(inm) ? 304 : undefined;
-  const ims = headers['if-modified-since'];
-  const t = ims === undefined || ims === '' ? undefined : parseHttpDate(ims);
-  if (t !== undefined && mod <= t) return 304;
-  return undefined;
-}
-
 /** RFC 7232 4.1: a 304 carries no representation headers. */
 function sendNotModified(res: ServerResponse): void {
   res.removeHeader('Content-Type');
@@ -198,68 +124,6 @@ function sendNotModified(res: ServerResponse): void {
   res.removeHeader('Content-Encoding');
   res.statusCode = 304;
   res.end();
-}
-
-export type RangeAnswer =
-  { kind: 'whole' } | { kind: 'one'; section: Section } | { kind: 'invalid'; text: string };
-
-/**
- * A Range header read as Go's ServeContent reads it: one satisfiable range is answered with 206;
- * several, or ranges that add up to more than the body, with the whole body; a malformed header or
- * one whose ranges all start past the end with 416.
- */
-export function parseRange(header: string | undefined, size: number): RangeAnswer {
-  if (header === undefined || header === '') return { kind: 'whole' };
-  const invalid: RangeAnswer = { kind: 'invalid', text: 'invalid range' };
-  if (!header.startsWith('bytes=')) return invalid;
-  const int = (s: string): number | undefined => (/^\+?\d+$/.test(s) ? Number(s) : undefined);
-  const ranges: Section[] = [];
-  let noOverlap = false;
-  for (const raw of header.slice(6).split(',')) {
-    const ra = raw.trim();
-    if (ra === '') continue;
-    const dash = ra.indexOf('-');
-    if (dash < 0) return invalid;
-    const first = ra.slice(0, dash).trim();
-    const last = ra.slice(dash + 1).trim();
-    if (first === '') {
-      if (last === '' || last.startsWith('-')) return invalid;
-      let n = int(last);
-      if (n === undefined) return invalid;
-      if (n > size) n = size;
-      ranges.push({ offset: size - n, length: n });
-      continue;
-    }
-    const start = int(first);
-    if (start === undefined) return invalid;
-    if (start >= size) {
-      noOverlap = true;
-      continue;
-    }
-    if (last === '') {
-      ranges.push({ offset: start, length: size - start });
-      continue;
-    }
-    let end = int(last);
-    if (end === undefined || start > end) return invalid;
-    if (end >= size) end = size - 1;
-    ranges.push({ offset: start, length: end - start + 1 });
-  }
-  if (noOverlap && ranges.length === 0) return { kind: 'invalid', text: 'invalid range: failed to overlap' };
-  const sum = ranges.reduce((n, r) => n + r.length, 0);
-  const only = ranges[0];
-  if (ranges.length !== 1 || only === undefined || sum > size) return { kind: 'whole' };
-  return { kind: 'one', section: only };
-}
-
-/** If-Range: a range is served only when the header names the answer's date (there is no ETag to name). */
-function ifRangeHolds(headers: IncomingMessage['headers'], modified: Date): boolean {
-  const raw = headers['if-range'];
-  const v = Array.isArray(raw) ? raw.join(', ') : raw;
-  if (v === undefined || v === '') return true;
-  if (v.startsWith('"') || v.startsWith('W/')) return false;
-  const t = parseHttpDate(v);
-  return t !== undefined && t === truncSeconds(modified.getTime());
 }
 
 /** The bytes of `sections` of `file`, read a chunk at a time as the client takes them. */
@@ -310,14 +174,29 @@ async function sendSections(
       done(null, chunk);
     },
   });
-  const source = Readable.from(readSections(lines.file, sections), { objectMode: false });
   try {
-    if (gzip) await pipeline(source, createGzip(), count, res);
-    else await pipeline(source, count, res);
+    await pipeline(Readable.from(await body(lines, sections, gzip), { objectMode: false }), count, res);
   } catch {
     // The client went away (or the file could not be read, which the log line's size shows):
     // pipeline has closed the response and released the file.
   }
+}
+
+/**
+ * The bytes of an answer: the sections of the lines, gzipped when asked. The whole catalog's gzip
+ * is read from the file it was compressed into once; other bodies are compressed as they are read,
+ * within the server's bound on compressing (http-gzip.ts).
+ */
+async function body(
+  lines: CatalogLines,
+  sections: readonly Section[],
+  gzip: boolean,
+): Promise<AsyncIterable<Buffer>> {
+  if (!gzip) return readSections(lines.file, sections);
+  const whole = sections.length === 1 && sections[0]?.offset === 0 && sections[0].length === lines.size;
+  const gz = whole ? await wholeGzip(lines) : undefined;
+  if (gz === undefined) return gzipBounded(readSections(lines.file, sections));
+  return readSections(gz.file, [{ offset: 0, length: gz.size }]);
 }
 
 function totalLength(sections: readonly Section[]): number {
@@ -404,15 +283,18 @@ async function route(x: Exchange, opts: HttpCatalogOptions): Promise<void> {
   res.setHeader('Vary', 'Accept-Encoding');
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Method Not Allowed');
   let url: URL;
+  const target = req.url ?? '/';
   try {
     // A path is read as a path even when it starts with `//` (which a base URL would take for a host).
-    const target = req.url ?? '/';
     url = target.startsWith('/') ? new URL(`http://catalog${target}`) : new URL(target);
   } catch {
-    return sendError(res, 400, 'Bad Request');
+    return sendError(res, 400, `400 Bad Request: malformed request target ${JSON.stringify(target)}`);
   }
   const parts = segments(url.pathname);
-  if (parts === undefined) return sendError(res, 400, 'Bad Request');
+  if (parts === undefined) {
+    const bad = /%(?![0-9a-fA-F]{2})[^/]{0,2}/.exec(url.pathname)?.[0] ?? '%';
+    return sendError(res, 400, `400 Bad Request: invalid URL escape ${JSON.stringify(bad)}`);
+  }
   const [empty, catalogs, name, api, v1, endpoint, ...more] = parts;
   const known =
     empty === '' &&
@@ -424,8 +306,17 @@ async function route(x: Exchange, opts: HttpCatalogOptions): Promise<void> {
     (endpoint === 'all' || endpoint === 'metas') &&
     more.length === 0;
   if (!known) return sendError(res, 404, '404 page not found');
+  // The query as sent (the URL parser would re-encode it), up to the end of the target as in Go.
+  const q = target.indexOf('?');
+  const query = goQuery(q < 0 ? '' : target.slice(q + 1));
   if (endpoint === 'metas') {
-    for (const key of url.searchParams.keys()) if (!META_PARAMS.has(key)) return sendStatus(res, 400);
+    for (const key of query.keys())
+      if (!META_PARAMS.has(key))
+        return sendError(
+          res,
+          400,
+          `400 Bad Request: unknown query parameter ${JSON.stringify(key)} (metas takes schema, package and name)`,
+        );
   }
   if (name !== opts.name) return sendStatus(res, 404);
   let lines: CatalogLines;
@@ -435,12 +326,8 @@ async function route(x: Exchange, opts: HttpCatalogOptions): Promise<void> {
     return sendStatus(res, 500);
   }
   if (endpoint === 'all') return serveAll(x, lines);
-  const q = url.searchParams;
-  return serveMetas(x, lines, {
-    schema: q.get('schema') ?? '',
-    package: q.get('package') ?? '',
-    name: q.get('name') ?? '',
-  });
+  const first = (key: string): string => query.get(key)?.[0] ?? '';
+  return serveMetas(x, lines, { schema: first('schema'), package: first('package'), name: first('name') });
 }
 
 function listenError(addr: string, err: NodeJS.ErrnoException): HttpListenError {
@@ -460,7 +347,7 @@ function listenError(addr: string, err: NodeJS.ErrnoException): HttpListenError 
 
 /** Listen on `host:port` and answer the catalog API. Rejects with HttpListenError when the address cannot be had. */
 export async function startHttpCatalog(opts: HttpCatalogOptions): Promise<RunningHttpCatalog> {
-  const server = createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     const start = performance.now();
     const x: Exchange = { req, res, sent: 0 };
     // Read now: a socket the client has closed no longer knows its peer.
@@ -490,6 +377,7 @@ export async function startHttpCatalog(opts: HttpCatalogOptions): Promise<Runnin
       else res.destroy();
     });
   });
+  server.on('clientError', answerClientError);
   // catalogd's server reads a request for at most 5 s.
   server.headersTimeout = 5_000;
   server.requestTimeout = 5_000;

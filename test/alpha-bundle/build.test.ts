@@ -193,6 +193,79 @@ describe('alpha bundle build', () => {
   });
 });
 
+describe('alpha bundle build: what the user is told', () => {
+  it.each(['docker', 'none'])(
+    '-d naming the bundle folder (-b %s) says to name its manifests folder, and writes nothing',
+    async (tool) => {
+      const w = work();
+      const args = ARGS.map((a) => (a === 'plain/manifests' ? 'plain' : a));
+      const r = await runOpm([...args, '-b', tool, ...(tool === 'none' ? ['--oci-layout', 'out'] : [])], {
+        cwd: w,
+        env: env(w),
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        'error: -d plain is a bundle folder (it holds manifests/); -d names the manifests folder itself: use -d plain/manifests\n',
+      );
+      expect(existsSync(path.join(w, 'bundle.Dockerfile'))).toBe(false);
+      expect(existsSync(path.join(w, 'plain/metadata'))).toBe(false);
+      expect(existsSync(path.join(w, 'out'))).toBe(false);
+      expect(existsSync(path.join(w, 'record.txt'))).toBe(false);
+    },
+  );
+
+  it("a bundle.Dockerfile kept from another bundle's build is named as what the tool builds from", async () => {
+    const w = work();
+    cpSync(path.join(w, 'plain'), path.join(w, 'other'), { recursive: true });
+    const other = ARGS.map((a) => (a === 'plain/manifests' ? 'other/manifests' : a));
+    expect((await runOpm(other, { cwd: w, env: env(w) })).code).toBe(0);
+    const left = readFileSync(path.join(w, 'bundle.Dockerfile'), 'utf8');
+    const r = await runOpm(ARGS, { cwd: w, env: env(w) });
+    expect(r.code).toBe(0);
+    const file = path.join(w, 'bundle.Dockerfile');
+    expect(r.stderr).toContain(
+      `level=warning msg="docker builds from ${file}, which was kept as it was and is not the one these flags give (pass --overwrite to refresh it)"\n`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe(left);
+    // Built again for the same bundle, the kept file is the flags' own: nothing to warn about.
+    const again = await runOpm(other, { cwd: w, env: env(w) });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('msg="A bundle.Dockerfile already exists');
+    expect(again.stderr).not.toContain('level=warning');
+  });
+
+  it('with -b none, a kept bundle.Dockerfile of another bundle is said not to be what the image is built from', async () => {
+    const w = work();
+    writeFileSync(path.join(w, 'bundle.Dockerfile'), 'FROM scratch\nCOPY other/manifests /manifests/\n');
+    const r = await runOpm([...ARGS, '-b', 'none', '--oci-layout', 'out'], { cwd: w, env: env(w) });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      `level=warning msg="the image is built from the flags, not from ${path.join(w, 'bundle.Dockerfile')}, which was kept as it was and describes another bundle (pass --overwrite to refresh it)"\n`,
+    );
+    expect(existsSync(path.join(w, 'out/index.json'))).toBe(true);
+  });
+
+  it('--quiet leaves out the info lines; the tool output and warnings stay', async () => {
+    const w = work();
+    writeFileSync(path.join(w, 'bundle.Dockerfile'), 'FROM other\n');
+    const r = await runOpm(['--quiet', ...ARGS], { cwd: w, env: env(w) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('building with docker\n');
+    expect(r.stderr).not.toContain('level=info');
+    expect(r.stderr).toContain('progress on stderr\n');
+    expect(r.stderr).toMatch(/level=warning msg="docker builds from /);
+    const generate = await runOpm(
+      ['--quiet', 'alpha', 'bundle', 'generate', '-d', 'plain/manifests', '-p', 'plain', '-c', 'stable'],
+      {
+        cwd: w,
+        env: env(w),
+      },
+    );
+    expect(generate.code).toBe(0);
+    expect(generate.stderr).toBe('');
+  });
+});
+
 describe('alpha bundle extract', () => {
   it('accepts its flags and says in one line that it needs a cluster', async () => {
     const r = await runOpm([

@@ -46,6 +46,20 @@ describe('opm command line', () => {
     expect(r.stdout).toBe('');
   });
 
+  it.each([
+    [
+      ['alpha', 'bundle', 'build', '-d', 'm', '-t', 'a/b:1', '--puhs'],
+      `error: unknown option '--puhs' (did you mean --push?)\n`,
+    ],
+    [['render', 'x', '--outptu', 'json'], `error: unknown option '--outptu' (did you mean --output?)\n`],
+    [['render', 'x', '--zzz'], `error: unknown option '--zzz' (see 'opm --help')\n`],
+  ])('an unknown option %j: one line, its suggestion written as our other hints', async (args, line) => {
+    const r = await runOpm(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(line);
+    expect(r.stdout).toBe('');
+  });
+
   it.each([[['help', 'render']], [['help']], [['alpha', 'help', 'list']]])(
     'help %j prints that help',
     async (args) => {

@@ -74,6 +74,14 @@ describe('opm compose: local references', () => {
     );
   });
 
+  it('--quiet leaves out the line of each reference and of the Dockerfile', async () => {
+    const r = await runOpm(['--quiet', 'compose', catalogFile('local')], { cwd: out });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('');
+    expect(tree(out)).toEqual(tree(path.join(scenarios, 'local', 'expected')));
+  });
+
   it('-o yaml writes YAML into the same index.yaml files', async () => {
     const r = await compose$('local', '-o', 'yaml', '--no-dockerfile', '--no-validate');
     expect(r.code).toBe(0);
@@ -150,6 +158,37 @@ describe('opm compose: refusals', () => {
     );
     expect(readdirSync(out)).toEqual([]);
   });
+
+  it.each([
+    [
+      'name: c\nrefrences:\n- name: a\n  image: x\n',
+      2,
+      'unknown key "refrences" in the catalog file: did you mean "references"?',
+      'the catalog file takes name, repo, tag, references',
+    ],
+    [
+      'name: c\nreferences:\n- name: a\n  imag: x\n',
+      4,
+      'unknown key "imag" in reference 1: did you mean "image"?',
+      'a reference takes name, image, template',
+    ],
+    [
+      'name: c\nreferences:\n- name: a\n  Template: x\n',
+      4,
+      'unknown key "Template" in reference 1: did you mean "template"?',
+      'a reference takes name, image, template',
+    ],
+  ])(
+    'a misspelt key %j is named, with the key meant, not reported as a missing one',
+    async (text, line, message, hint) => {
+      const file = path.join(out, 'misspelt.yaml');
+      writeFileSync(file, text);
+      const r = await runOpm(['compose', file, '--output-root', out], { cwd: out });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`error: ${file}:${line}: ${message} (${hint})\n`);
+      expect(readdirSync(out)).toEqual(['misspelt.yaml']);
+    },
+  );
 
   it('references that fail: every one reported in the file order, nothing written, the previous tree kept', async () => {
     const previous = path.join(out, 'example-catalog', 'old');

@@ -101,7 +101,9 @@ describe('opm serve --http-addr: the catalog API beside gRPC', () => {
         ]);
         expect(again.stdout).toBe('304');
         const bad = curl(['-s', '-w', '\n%{http_code}', `${base}/metas?schema=olm.package&version=1`]);
-        expect(bad.stdout).toBe('400 Bad Request\n\n400');
+        expect(bad.stdout).toBe(
+          '400 Bad Request: unknown query parameter "version" (metas takes schema, package and name)\n\n400',
+        );
         // The gRPC server answers at the same time.
         const c = registryClient(s.port);
         try {

@@ -33,6 +33,16 @@ describe('opm validate (CLI)', () => {
     if (line !== '') expect(shown.stderr).toContain('warning: ');
   });
 
+  it('shows a misspelt schema with the errors it explains, without --warnings; other warnings stay counted', async () => {
+    const scenario = path.join(fixtures, 'schema-misspelt-explains-errors');
+    const r = await runOpm(['validate', 'catalog'], { cwd: scenario });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(await readFile(path.join(scenario, 'expected-stderr.txt'), 'utf8'));
+    expect(r.stderr).toContain('did you mean "olm.channel"?');
+    expect(r.stderr).not.toContain('descripton');
+  });
+
   it('counts one warning as one', async () => {
     const dir = path.join(fixtures, 'lint-blob-schema-misspelt/catalog');
     const r = await runOpm([

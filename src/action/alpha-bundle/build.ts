@@ -17,6 +17,7 @@ import { writeOciLayout } from '../../image/layout.js';
 import { parseReference } from '../../oci/reference.js';
 import { makeOwnedDir, releaseOwned } from '../../util/owned-temp.js';
 import {
+  bundleFolderGiven,
   checkGenerateOptions,
   generateBundle,
   type GenerateBundleOptions,
@@ -139,8 +140,12 @@ export async function buildBundle(o: BuildBundleOptions): Promise<BuiltBundle> {
   const builder = o.imageBuilder ?? 'docker';
   // Checked first, so that an unknown tool or a missing destination leaves no files behind.
   if (builder === NO_BUILDER) {
-    const bundleDir = checkNoBuilder(o);
+    const bundleDir = await checkNoBuilder(o);
     const generated = await generateBundle({ ...o, overwrite: o.overwrite ?? false });
+    if (generated.keptOtherDockerfile)
+      o.warn?.(
+        `the image is built from the flags, not from ${generated.dockerfile}, which was kept as it was and describes another bundle (pass --overwrite to refresh it)`,
+      );
     o.log?.('Building bundle image');
     const image = await buildWithoutEngine(o, bundleDir, generated);
     return { ...generated, argv: [], exitCode: 0, image };
@@ -152,6 +157,10 @@ export async function buildBundle(o: BuildBundleOptions): Promise<BuiltBundle> {
       { hint: `push with \`${builder} push ${o.tag}\` afterwards, or build with -b ${NO_BUILDER}` },
     );
   const generated = await generateBundle({ ...o, overwrite: o.overwrite ?? false });
+  if (generated.keptOtherDockerfile)
+    o.warn?.(
+      `${builder} builds from ${generated.dockerfile}, which was kept as it was and is not the one these flags give (pass --overwrite to refresh it)`,
+    );
   o.log?.('Building bundle image');
   const exitCode = await runTool(argv, o, path.resolve(o.cwd ?? '.'));
   return { ...generated, argv, exitCode };
@@ -162,7 +171,7 @@ export async function buildBundle(o: BuildBundleOptions): Promise<BuiltBundle> {
  * the scratch base, and the nested bundle format (`manifests/` beside `metadata/`, which -u makes
  * of any folder). The bundle folder the image is built from.
  */
-function checkNoBuilder(o: BuildBundleOptions): string {
+async function checkNoBuilder(o: BuildBundleOptions): Promise<string> {
   if (o.push !== true && o.ociLayout === undefined)
     throw new UsageError(
       `--image-builder ${NO_BUILDER} builds the image without a container engine: say where it goes`,
@@ -182,6 +191,8 @@ function checkNoBuilder(o: BuildBundleOptions): string {
   const cwd = path.resolve(o.cwd ?? '.');
   if (o.outputDir !== undefined && o.outputDir !== '') return path.resolve(cwd, o.outputDir);
   const dir = path.resolve(cwd, o.directory);
+  const bundleFolder = await bundleFolderGiven(dir, o.directory);
+  if (bundleFolder !== undefined) throw bundleFolder;
   if (path.basename(dir) !== 'manifests')
     throw new UsageError(
       `--image-builder ${NO_BUILDER} builds a bundle in the nested format (<bundle>/manifests and <bundle>/metadata); ${o.directory} is not a manifests folder`,

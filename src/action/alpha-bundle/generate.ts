@@ -53,6 +53,8 @@ export interface GenerateBundleOptions {
   cwd?: string;
   /** opm's info log lines, in order (the command line writes them to stderr). */
   log?: (line: string) => void;
+  /** Warnings of ours: what was kept on disk and does not describe the bundle being built. */
+  warn?: (line: string) => void;
   signal?: AbortSignal;
 }
 
@@ -64,6 +66,25 @@ export interface GeneratedBundle {
   /** Whether each was written (false: one was there and was kept). */
   wroteAnnotations: boolean;
   wroteDockerfile: boolean;
+  /** A bundle.Dockerfile was kept that is not the one the options give (left by another build). */
+  keptOtherDockerfile: boolean;
+}
+
+/**
+ * When `-d` names a bundle folder (the one holding `manifests/`) rather than its manifests folder:
+ * the error that says which folder to name instead. Undefined when `dir` is not such a folder.
+ */
+export async function bundleFolderGiven(dir: string, shown: string): Promise<OpmError | undefined> {
+  if (path.basename(dir) === 'manifests') return undefined;
+  try {
+    if (!(await stat(path.join(dir, 'manifests'))).isDirectory()) return undefined;
+  } catch {
+    return undefined;
+  }
+  const manifests = `${shown.replace(/\/+$/, '')}/manifests`;
+  return new OpmError(
+    `-d ${shown} is a bundle folder (it holds manifests/); -d names the manifests folder itself: use -d ${manifests}`,
+  );
 }
 
 /** Go's filepath.Rel for two absolute paths: `.` for the same folder. */
@@ -123,6 +144,14 @@ async function copyManifests(
   }
 }
 
+async function readDockerfile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    throw new OpmError(`open ${file}: ${errnoText(err)}`);
+  }
+}
+
 /** The annotations the flags and, where they are missing, the package layout give. */
 async function annotationsFor(
   dir: string,
@@ -179,6 +208,7 @@ export function checkGenerateOptions(o: unknown, fn: string): void {
     expectOptionalString(opts[k], `${fn}(options).${k}`);
   expectOptionalBoolean(opts.overwrite, `${fn}(options).overwrite`);
   expectOptionalFunction(opts.log, `${fn}(options).log`);
+  expectOptionalFunction(opts.warn, `${fn}(options).warn`);
 }
 
 /**
@@ -201,7 +231,12 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<Generate
   throwIfAborted(o.signal);
   if (!(await exists(dir))) throw new OpmError(`stat ${dir}: no such file or directory`);
 
-  const annotations = await annotationsFor(dir, o, log);
+  let annotations;
+  try {
+    annotations = await annotationsFor(dir, o, log);
+  } catch (err) {
+    throw (await bundleFolderGiven(dir, o.directory)) ?? err;
+  }
   log('Building annotations.yaml');
   const yaml = annotationsYaml(annotations);
 
@@ -253,12 +288,14 @@ export async function generateBundle(o: GenerateBundleOptions): Promise<Generate
   });
   const dockerfile = path.join(cwd, DOCKERFILE);
   let wroteDockerfile = false;
+  let keptOtherDockerfile = false;
   if (overwrite || !(await exists(dockerfile))) {
     log(`Writing ${DOCKERFILE} in ${cwd}`);
     await writeFileAtomic(dockerfile, text);
     wroteDockerfile = true;
   } else {
     log(`A bundle.Dockerfile already exists in current working directory: ${cwd}`);
+    keptOtherDockerfile = (await readDockerfile(dockerfile)) !== text;
   }
-  return { annotations, annotationsFile, dockerfile, wroteAnnotations, wroteDockerfile };
+  return { annotations, annotationsFile, dockerfile, wroteAnnotations, wroteDockerfile, keptOtherDockerfile };
 }

@@ -34,8 +34,16 @@ import { groupFiles, SHARD_MIN_BYTES, VALIDATE_WORKER, validateShards } from './
 import { canStartWorker } from '../../util/worker-pool.js';
 import { throwIfAborted } from '../../util/abort.js';
 
+/**
+ * Severity per rule: a Map, or a plain object such as `{ 'decode.unknown-field': 'error' }` (the
+ * shape of JSON settings and of the README's example).
+ */
+export type Severities = ReadonlyMap<RuleId, RuleLevel> | Readonly<Partial<Record<RuleId, RuleLevel>>>;
+
 /** The checks to run (CheckOptions: schemas, lint, severities, policies), and how. */
-export interface ValidateOptions extends CheckOptions {
+export interface ValidateOptions extends Omit<CheckOptions, 'severities'> {
+  /** Severity per rule: a group of rules that are all off is not run. */
+  severities?: Severities;
   /** How to read the directory; the FBC loader by default. */
   load?: CatalogDirLoader;
   /** How to name the directory in errors (the path as the user wrote it); `dir` by default. */
@@ -114,17 +122,20 @@ function severitiesOf(value: unknown): ReadonlyMap<RuleId, RuleLevel> | undefine
   return out;
 }
 
+/** The options once checked: the severities as a Map. */
+type CheckedOptions = Omit<ValidateOptions, 'severities'> & Pick<CheckOptions, 'severities'>;
+
 /** The arguments of validateCatalog checked, for callers no compiler checks. */
-function checkedOptions(dir: unknown, opts: unknown): ValidateOptions {
+function checkedOptions(dir: unknown, opts: unknown): CheckedOptions {
   expectString(dir, 'validateCatalog(dir)', 'the catalog directory');
   expectOptions(opts, 'validateCatalog(dir, options)');
-  const o = (opts ?? {}) as ValidateOptions;
+  const { severities: given, ...o } = (opts ?? {}) as ValidateOptions;
   for (const key of ['schemas', 'lint', 'strict'] as const) {
     expectOptionalBoolean(o[key], `validateCatalog(dir, options).${key}`);
   }
   if (o.with !== undefined)
     expectStringArray(o.with, 'validateCatalog(dir, options).with', 'catalog or bundle references');
-  const severities = severitiesOf(o.severities);
+  const severities = severitiesOf(given);
   return severities === undefined ? o : { ...o, severities };
 }
 
@@ -136,7 +147,7 @@ function directoryError(err: CatalogDirError, shown: string): OpmError {
 }
 
 /** Load the `--with` catalogs as render does (errors name the reference). */
-async function loadOthers(opts: ValidateOptions): Promise<DeclarativeConfig[]> {
+async function loadOthers(opts: CheckedOptions): Promise<DeclarativeConfig[]> {
   const out = [...(opts.others ?? [])];
   if (opts.with !== undefined && opts.with.length > 0) {
     const { render } = await import('../render/render.js');
@@ -164,7 +175,7 @@ type Prepared = { sharded: { loadFindings: Finding[]; findings: Finding[] } } | 
  * custom loader or other catalogs to resolve against, or shards whose findings may not be the
  * catalog's. The directory is walked once either way.
  */
-async function shardOrLoad(dir: string, opts: ValidateOptions): Promise<Prepared> {
+async function shardOrLoad(dir: string, opts: CheckedOptions): Promise<Prepared> {
   const signal = opts.signal;
   if (opts.load !== undefined) return { loaded: await opts.load(dir) };
   const walked = await walkCatalog(dir, signal);
@@ -195,7 +206,7 @@ async function shardOrLoad(dir: string, opts: ValidateOptions): Promise<Prepared
 }
 
 /** The checks alone, for a worker thread (the loader, a function, cannot cross threads). */
-function checkOptions(opts: ValidateOptions): CheckOptions {
+function checkOptions(opts: CheckedOptions): CheckOptions {
   return {
     ...(opts.schemas === undefined ? {} : { schemas: opts.schemas }),
     ...(opts.lint === undefined ? {} : { lint: opts.lint }),
@@ -219,7 +230,7 @@ export async function validateCatalog(dir: string, options: ValidateOptions = {}
   return await phase(opts.onProgress, `validating ${opts.displayDir ?? dir}`, () => validateNow(dir, opts));
 }
 
-async function validateNow(dir: string, opts: ValidateOptions): Promise<ValidateResult> {
+async function validateNow(dir: string, opts: CheckedOptions): Promise<ValidateResult> {
   throwIfAborted(opts.signal);
   let prepared;
   try {

@@ -17,6 +17,7 @@ import { validationErrorsText } from '../../authoring/bundle-format.js';
 import { FailureExitCode } from '../exit-code.js';
 import { runOptions, type CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
+import { quietFlag } from '../progress.js';
 import { withImageSource } from '../registry.js';
 import type { ImageSource } from '../../oci/image-source.js';
 import { registryFlags, registryFlagsOf, type RegistryFlags } from '../global-options.js';
@@ -61,7 +62,11 @@ function infoLog(io: CliIO, fields: Record<string, string> = {}): (line: string)
   return (line) => void io.stderr.write(logrusLine('info', line, fields));
 }
 
-function generateOptions(io: CliIO, flags: GenerateFlags): GenerateBundleOptions {
+/**
+ * The options generate and build share. opm's info lines are left out with `--quiet`; warnings
+ * (a kept bundle.Dockerfile that describes another bundle) are always shown.
+ */
+function generateOptions(io: CliIO, flags: GenerateFlags, cmd: Command): GenerateBundleOptions {
   return {
     directory: flags.directory,
     outputDir: flags.outputDir,
@@ -70,14 +75,15 @@ function generateOptions(io: CliIO, flags: GenerateFlags): GenerateBundleOptions
     defaultChannel: flags.default,
     baseImage: flags.baseImage,
     cwd: io.cwd,
-    log: infoLog(io),
+    log: quietFlag(cmd) ? () => undefined : infoLog(io),
+    warn: (line) => void io.stderr.write(logrusLine('warning', line, {})),
     ...runOptions(io),
   };
 }
 
 /** `opm alpha bundle generate`: always overwrites, as opm does. */
-export async function runBundleGenerate(io: CliIO, flags: GenerateFlags): Promise<void> {
-  await generateBundle({ ...generateOptions(io, flags), overwrite: true });
+export async function runBundleGenerate(io: CliIO, flags: GenerateFlags, cmd: Command): Promise<void> {
+  await generateBundle({ ...generateOptions(io, flags, cmd), overwrite: true });
 }
 
 /**
@@ -90,7 +96,7 @@ export async function runBundleBuild(io: CliIO, flags: BuildFlags, cmd: Command)
   let built;
   try {
     built = await buildBundle({
-      ...generateOptions(io, flags),
+      ...generateOptions(io, flags, cmd),
       overwrite: flags.overwrite,
       tag: flags.tag,
       imageBuilder: flags.imageBuilder,
@@ -105,7 +111,7 @@ export async function runBundleBuild(io: CliIO, flags: BuildFlags, cmd: Command)
     await pusher?.close();
   }
   if (built.image !== undefined) {
-    const say = infoLog(io);
+    const say = quietFlag(cmd) ? (): void => undefined : infoLog(io);
     if (built.image.ociLayout !== undefined) say(`Wrote OCI layout ${built.image.ociLayout.dir}`);
     if (built.image.pushed !== undefined)
       say(`Pushed ${built.image.pushed.ref}@${built.image.pushed.digest}`);

@@ -38,9 +38,9 @@ export function registerAlphaBundle(alpha: Command, io: CliIO): Command {
         'Generate operator bundle metadata (metadata/annotations.yaml) and bundle.Dockerfile; both are always overwritten',
       ),
     'The directory where bundle manifests for a specific version are located.',
-  ).action(async (flags: GenerateFlags) => {
+  ).action(async (flags: GenerateFlags, cmd: Command) => {
     const { runBundleGenerate } = await import('./alpha-bundle-run.js');
-    await runBundleGenerate(io, flags);
+    await runBundleGenerate(io, flags, cmd);
   });
 
   generateFlags(
@@ -49,7 +49,7 @@ export function registerAlphaBundle(alpha: Command, io: CliIO): Command {
       .description(
         'Generate operator bundle metadata if needed and build the bundle image with a container tool',
       ),
-    'The directory where bundle manifests and metadata for a specific version are located',
+    'The directory where bundle manifests and metadata for a specific version are located (the manifests folder: <bundle>/manifests)',
   )
     .requiredOption('-t, --tag <string>', 'The image tag applied to the bundle image')
     .option(

@@ -17,6 +17,7 @@ import { withImageSource } from '../registry.js';
 import { stderrColors } from '../colors.js';
 import { ExitCode } from '../exit-code.js';
 import { writeAll } from '../output.js';
+import { quietFlag } from '../progress.js';
 import { humanReport } from './validate-run.js';
 import { readBundleDirMap } from '../../template/bundle-dirs.js';
 
@@ -120,10 +121,12 @@ export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, c
     const d = shown(path.basename(result.dockerfile.file));
     report += escapeLine(result.dockerfile.kept ? `${d} is already there, unchanged` : `wrote ${d}`) + '\n';
   }
-  await writeAll(io.stderr, report);
+  // --quiet: what was written goes unsaid; warnings, errors and the validation's verdict stay.
+  const quiet = quietFlag(cmd);
+  if (!quiet) await writeAll(io.stderr, report);
   const v = result.validation;
   if (v === undefined) {
-    if (result.image !== undefined) await reportImage(io, result.image);
+    if (result.image !== undefined) await reportImage(io, result.image, quiet);
     return;
   }
   await writeAll(io.stderr, humanReport(v, io, flags.warnings, { dir: result.dir, display: shownDir }));
@@ -131,11 +134,12 @@ export async function runCompose(io: CliIO, file: string, flags: ComposeFlags, c
     await writeAll(io.stderr, `${escapeLine(shownDir)} is written as composed; it does not validate\n`);
     throw new ExitCode(1);
   }
-  if (result.image !== undefined) await reportImage(io, result.image);
+  if (result.image !== undefined) await reportImage(io, result.image, quiet);
 }
 
-/** The catalog image's outcome: what was pushed and written on stderr, its digest on stdout. */
-async function reportImage(io: CliIO, image: ComposedImage): Promise<void> {
+/** The catalog image's outcome: what was pushed and written on stderr (unless quiet), its digest on stdout. */
+async function reportImage(io: CliIO, image: ComposedImage, quiet: boolean): Promise<void> {
+  if (quiet) return writeAll(io.stdout, `${image.digest}\n`);
   let report = '';
   for (const p of image.pushed)
     report += `${escapeLine(`pushed ${p.ref}@${p.digest} (${p.uploaded} blob${p.uploaded === 1 ? '' : 's'} uploaded, ${p.reused} already there or mounted)`)}\n`;

@@ -84,6 +84,13 @@ function yamlDocument(v: unknown): string {
 }
 
 /**
+ * Warnings shown with the errors even without --warnings: a misspelt schema (`olm.chanel`) is a blob
+ * opm ignores, and its consequences (a default channel without its blob, bundles in no channel)
+ * are errors that do not say why.
+ */
+const EXPLAINS_ERRORS: ReadonlySet<string> = new Set(['blob.schema-misspelt']);
+
+/**
  * Human output: findings grouped per package, tree-shaped like opm's, each with its location under
  * the catalog directory as the user named it (`display`), as are the files messages mention.
  */
@@ -94,7 +101,11 @@ export function humanReport(
   catalog: { dir: string; display: string },
 ): string {
   const c = stderrColors(io);
-  const shown = showWarnings ? r.findings : r.findings.filter((f) => f.severity === 'error');
+  // Without --warnings, a failing catalog still shows the warnings that explain its errors.
+  const failing = r.findings.some((f) => f.severity === 'error');
+  const shown = showWarnings
+    ? r.findings
+    : r.findings.filter((f) => f.severity === 'error' || (failing && EXPLAINS_ERRORS.has(f.rule)));
   // A clean catalog prints nothing; one with warnings only says how many there are.
   if (shown.length === 0) {
     const n = r.findings.length;
@@ -134,7 +145,7 @@ export function humanReport(
       out += `${branch}${loc}${sev}: ${msg} ${c.dim(`[${f.rule}]`)}\n`;
     });
   });
-  const hidden = showWarnings || warnings === 0 ? '' : ' (--warnings shows them)';
+  const hidden = shown.length === r.findings.length ? '' : ' (--warnings shows them)';
   out += `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}${hidden}\n`;
   return out;
 }
