@@ -7,6 +7,7 @@
  */
 import { goQuote as q } from '../go/fmt.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { metaKeyProblem } from '../declcfg/meta.js';
 import {
   encodeBundle,
   type ApiBundle,
@@ -76,18 +77,6 @@ export interface BundleStore {
 export interface CustomSchemaStore {
   /** Each blob stored under (schema, package), in order; nothing when there are none. */
   metas(schema: string, packageName: string): AsyncIterable<Uint8Array>;
-}
-
-const META_KEY = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
-
-/** opm's check of a custom-schema key component; the message on failure, else undefined. */
-export function metaKeyError(schema: string, packageName: string): string | undefined {
-  const check = (what: string, value: string): string | undefined => {
-    if (value === '') return `invalid ${what}: must not be empty`;
-    if (!META_KEY.test(value)) return `invalid ${what} ${q(value)}: must match ${META_KEY.source}`;
-    return undefined;
-  };
-  return check('schema', schema) ?? (packageName === '' ? undefined : check('packageName', packageName));
 }
 
 interface Gvk {
@@ -278,7 +267,7 @@ export class Registry {
    */
   customSchemaBlobs(schema: string, packageName: string): AsyncIterable<Uint8Array> {
     if (schema === '') throw new RpcError(STATUS.INVALID_ARGUMENT, 'schema is required');
-    const invalid = metaKeyError(schema, packageName);
+    const invalid = metaKeyProblem(schema, packageName);
     if (invalid !== undefined) {
       throw new RpcError(STATUS.INVALID_ARGUMENT, `invalid custom schema query: ${invalid}`);
     }

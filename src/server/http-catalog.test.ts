@@ -12,7 +12,8 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walkMetaBlobs } from '../serve-cache/digest.js';
-import { metaFields, writeCatalogLines, type CatalogLines } from './catalog-lines.js';
+import { writeCatalogLines, type CatalogLines } from './catalog-lines.js';
+import { metaFields } from '../declcfg/meta.js';
 import {
   acceptsGzip,
   parseHttpDate,
