@@ -14,7 +14,7 @@ import {
 import { loadCatalogDir } from '../declcfg/load.js';
 import { metaKeyProblem } from '../declcfg/meta.js';
 import { convertToModelOrThrow } from '../model/convert.js';
-import { packageIndexFromModel, type PackageIndex } from './package-index.js';
+import { packageIndexFromModel, type PackageIndex } from '../api/package-index.js';
 import { decodeBundle, emptyBundle, encodeBundle } from '../api/messages.js';
 import { decodeStruct } from './proto.js';
 import { walkMetaBlobs } from './digest.js';

@@ -30,12 +30,8 @@ import {
   type HashBlobsOptions,
   type MetaBlob,
 } from './digest.js';
-import {
-  decodePackageIndex,
-  encodePackageIndex,
-  PackageIndexError,
-  type PackageIndex,
-} from './package-index.js';
+import { decodePackageIndex, encodePackageIndex } from './packages-json.js';
+import { PackageIndexError, type PackageIndex } from '../api/package-index.js';
 import { PogrebError, PogrebReader, PogrebWriter } from './pogreb.js';
 import { Fnv1a64 } from './hash.js';
 import { encodeStruct } from './proto.js';

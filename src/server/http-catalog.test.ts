@@ -22,7 +22,7 @@ import {
   startHttpCatalog,
   type RunningHttpCatalog,
 } from './http-catalog.js';
-import type { LogFields } from './server.js';
+import type { LogFields } from '../util/log.js';
 
 const fixture = 'testdata/serve-http/yaml-and-json';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opm-http-catalog-test-'));

@@ -17,7 +17,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { CatalogLines, MetaQuery, Section } from './catalog-lines.js';
-import type { ServerLog } from './server.js';
+import type { ServeLog } from '../util/log.js';
 
 export interface HttpCatalogOptions {
   /** The host to listen on; empty for every interface. */
@@ -27,7 +27,7 @@ export interface HttpCatalogOptions {
   name: string;
   /** The catalog's lines; requests wait for them, and a failure answers 500. */
   lines: Promise<CatalogLines>;
-  log: ServerLog;
+  log: ServeLog;
 }
 
 export interface RunningHttpCatalog {

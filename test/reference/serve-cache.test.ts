@@ -34,11 +34,8 @@ import {
 import { DB_META, INDEX_META, PogrebReader } from '../../src/serve-cache/pogreb.js';
 import { decodeBundle, encodeBundle } from '../../src/api/messages.js';
 import { decodeStruct, encodeStruct } from '../../src/serve-cache/proto.js';
-import {
-  decodePackageIndex,
-  encodePackageIndex,
-  packageIndexFromModel,
-} from '../../src/serve-cache/package-index.js';
+import { decodePackageIndex, encodePackageIndex } from '../../src/serve-cache/packages-json.js';
+import { packageIndexFromModel } from '../../src/api/package-index.js';
 import { decodeGob } from '../../src/serve-cache/gob.js';
 
 if (!haveCorpus()) throw new Error('the serve cache suite needs the corpus');
