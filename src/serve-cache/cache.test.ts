@@ -16,7 +16,7 @@ import { metaKeyProblem } from '../declcfg/meta.js';
 import { convertToModelOrThrow } from '../model/convert.js';
 import { packageIndexFromModel, type PackageIndex } from '../api/package-index.js';
 import { decodeBundle, emptyBundle, encodeBundle } from '../api/messages.js';
-import { decodeStruct } from './proto.js';
+import { decodeStruct } from '../api/struct.js';
 import { walkMetaBlobs } from './digest.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');

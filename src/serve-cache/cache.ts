@@ -34,7 +34,7 @@ import { decodePackageIndex, encodePackageIndex } from './packages-json.js';
 import { PackageIndexError, type PackageIndex } from '../api/package-index.js';
 import { PogrebError, PogrebReader, PogrebWriter } from './pogreb.js';
 import { Fnv1a64 } from './hash.js';
-import { encodeStruct } from './proto.js';
+import { encodeStruct } from '../api/struct.js';
 import { jsonBackendDigest, readJsonBundle, readJsonMetas } from './json-backend.js';
 import { fingerprintMatches, sha256Hex, writeFingerprint, type CatalogFileSum } from './fingerprint.js';
 

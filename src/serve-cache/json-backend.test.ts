@@ -8,7 +8,7 @@ import { openServeCache } from './cache.js';
 import { encodePackageIndex } from './packages-json.js';
 import type { PackageIndex } from '../api/package-index.js';
 import { decodeBundle } from '../api/messages.js';
-import { decodeStruct } from './proto.js';
+import { decodeStruct } from '../api/struct.js';
 import { jsonBackendDigest } from './json-backend.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');

@@ -33,7 +33,7 @@ import {
 } from '../../src/serve-cache/cache.js';
 import { DB_META, INDEX_META, PogrebReader } from '../../src/serve-cache/pogreb.js';
 import { decodeBundle, encodeBundle } from '../../src/api/messages.js';
-import { decodeStruct, encodeStruct } from '../../src/serve-cache/proto.js';
+import { decodeStruct, encodeStruct } from '../../src/api/struct.js';
 import { decodePackageIndex, encodePackageIndex } from '../../src/serve-cache/packages-json.js';
 import { packageIndexFromModel } from '../../src/api/package-index.js';
 import { decodeGob } from '../../src/serve-cache/gob.js';
