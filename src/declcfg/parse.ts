@@ -10,8 +10,10 @@
  * nested in a value keeps the last value, as in opm, with a warning.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
-import { parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
-import { usualAscii, type BlockFacts } from '../yaml/block-reader.js';
+import { parseYamlDocument, YamlError } from '../yaml/yaml11.js';
+import { splitYamlDocuments } from '../yaml/split-documents.js';
+import type { BlockFacts } from '../yaml/block-reader.js';
+import { usualAscii } from '../yaml/block-chars.js';
 import { NATIVE_STRING_LIMIT } from '../go/json-native.js';
 import { isJsonObject, withoutLoneSurrogates, type JsonObject, type JsonValue } from '../go/json-value.js';
 import { decodeUtf8AsGo, firstInvalidUtf8 } from '../go/utf8.js';
