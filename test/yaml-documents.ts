@@ -1,5 +1,6 @@
 import type { JsonValue } from '../src/go/json-value.js';
-import { parseYamlDocument, splitYamlDocuments } from '../src/yaml/yaml11.js';
+import { parseYamlDocument } from '../src/yaml/yaml11.js';
+import { splitYamlDocuments } from '../src/yaml/split-documents.js';
 
 /** A parsed document with the line it starts on. */
 export interface YamlDocument {

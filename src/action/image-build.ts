@@ -1,6 +1,7 @@
 /**
  * `opm image build DIR`: the catalog image `generate dockerfile` describes, built without a
- * container engine. The serve cache is made by the same use case `serve --cache-only` runs; the
+ * container engine. The serve cache is made by the build `serve --cache-only` runs on an empty
+ * cache directory (the cache only: nothing is opened or indexed for serving); the
  * base image is read by reference (manifests and configs only); the result is pushed to each tag
  * and/or written as an OCI image layout.
  */
@@ -12,7 +13,7 @@ import { parsePlatformString, type Platform } from '../oci/manifest.js';
 import type { RegistryPusher } from '../oci/push/pusher.js';
 import type { RemoteImage } from '../oci/push/remote-image.js';
 import { parseReference } from '../oci/reference.js';
-import { diskServeCache } from '../serve-cache/serve.js';
+import { buildDiskCache } from '../serve-cache/load-cache.js';
 import { phase, type ProgressSink } from '../util/progress.js';
 import { makeOwnedDir, releaseOwned } from '../util/owned-temp.js';
 import { throwIfAborted } from '../util/abort.js';
@@ -20,7 +21,6 @@ import type { Assembled, BaseImage } from '../image/assemble.js';
 import { buildCatalogImage } from '../image/catalog-image.js';
 import { sourceDateEpoch } from '../image/layer.js';
 import { writeOciLayout } from '../image/layout.js';
-import { serve } from './serve.js';
 
 export interface ImageBuildOptions {
   /** The catalog folder (becomes `/configs`). */
@@ -126,12 +126,8 @@ export async function imageBuild(o: ImageBuildOptions): Promise<ImageBuildResult
     );
     remote.catch(() => undefined);
     await phase(o.onProgress, `building the serve cache of ${o.catalogDir}`, () =>
-      serve({
-        configDir: catalogDir,
-        cacheDir,
-        cacheOnly: true,
-        cache: diskServeCache,
-        log: () => undefined,
+      buildDiskCache(catalogDir, cacheDir, {
+        configLabel: catalogDir,
         ...(o.env !== undefined ? { env: o.env } : {}),
         ...(signal !== undefined ? { signal } : {}),
       }),

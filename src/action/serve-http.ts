@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises';
 import { OpmError } from '../errors.js';
 import { writeCatalogLines, type CatalogBlob, type CatalogLines } from '../server/catalog-lines.js';
 import { HttpListenError, startHttpCatalog } from '../server/http-catalog.js';
-import type { ServerLog } from '../server/server.js';
+import type { ServeLog } from '../util/log.js';
 import { walkMetaBlobs } from '../serve-cache/digest.js';
 import { makeOwnedDir, releaseOwned, removeStale } from '../util/owned-temp.js';
 
@@ -87,7 +87,7 @@ async function* blobsOf(catalogDir: string, signal: AbortSignal): AsyncGenerator
 export async function startCatalogApi(
   config: CatalogApiConfig,
   catalogDir: string,
-  log: ServerLog,
+  log: ServeLog,
 ): Promise<CatalogApi> {
   const building = new AbortController();
   // The folder of the lines, made by the first fill() (not before: start-up does not wait for it).

@@ -1,45 +1,17 @@
 /**
  * `opm serve DIR`: load a File-Based Catalog, check it package by package as opm's cache build
  * does, and serve it over gRPC until the signal fires (then stop gracefully: running calls finish).
- * The served index comes from a `ServeCache`; without a cache directory it is built in memory.
+ * The served index comes from the on-disk cache (serve-cache/load-cache.ts); without a cache
+ * directory it is built in memory.
  */
 import path from 'node:path';
 import { OpmError } from '../errors.js';
-import { memoryRegistry } from '../api/memory.js';
-import type { Registry } from '../api/registry.js';
+import { memoryQueries } from '../api/memory.js';
+import type { ServedIndex } from '../api/queries.js';
 import { loadServedCatalog } from '../api/load.js';
-import type { ServerLog } from '../server/server.js';
+import type { ServeLog } from '../util/log.js';
 import { throwIfAborted } from '../util/abort.js';
 import { catalogApiConfig, startCatalogApi } from './serve-http.js';
-
-/** What a cache gives the server. */
-export interface ServedIndex {
-  registry: Registry;
-  /** Loading it let go of most of what it read (payloads left on disk): worth a collection. */
-  leftGarbage?: boolean;
-  /** Release what the index holds open (files, a database). */
-  close?(): Promise<void>;
-}
-
-export interface ServeCacheOptions {
-  cacheDir: string;
-  /** Fail when the cache is missing or stale instead of rebuilding it. */
-  enforceIntegrity: boolean;
-  log: ServerLog;
-  /** Fields on every start-up line (opm's `cache=` and `configs=`, as given). */
-  fields: Record<string, string>;
-  /** The cache directory as given (opm's messages name its files through it). */
-  cacheLabel: string;
-  /** The catalog directory as given. */
-  configLabel: string;
-  env?: Record<string, string | undefined>;
-  signal?: AbortSignal;
-}
-
-/** opm's on-disk cache (src/serve-cache/): checked or rebuilt, then loaded. */
-export interface ServeCache {
-  load(configDir: string, opts: ServeCacheOptions): Promise<ServedIndex>;
-}
 
 export interface ServeOptions {
   /** The catalog directory, as given (logged as `configs`). */
@@ -50,9 +22,7 @@ export interface ServeOptions {
   cacheOnly?: boolean;
   /** Default: true when `cacheDir` is set and `cacheOnly` is not (opm's rule). */
   cacheEnforceIntegrity?: boolean;
-  /** The on-disk cache; without it, `cacheDir` is refused. */
-  cache?: ServeCache;
-  log: ServerLog;
+  log: ServeLog;
   /** Also serve OLM v1's catalog API (catalogd's paths) on this `host:port` (action/serve-http.ts). */
   httpAddr?: string;
   /** The `<name>` of the catalog API's paths; default: the catalog directory's base name. */
@@ -86,12 +56,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
     cacheDir === '' ? { configs: configDir } : { cache: cacheDir, configs: configDir };
   let index: ServedIndex;
   if (cacheDir !== '') {
-    if (opts.cache === undefined) {
-      throw new OpmError('--cache-dir needs an on-disk cache (ServeOptions.cache)', {
-        hint: 'pass the cache of serve-cache/ (diskServeCache), or serve without --cache-dir',
-      });
-    }
-    index = await opts.cache.load(dir, {
+    // The cache's modules are loaded only when there is a cache.
+    const { loadDiskCache } = await import('../serve-cache/load-cache.js');
+    index = await loadDiskCache(dir, {
       cacheDir: path.resolve(opts.cwd ?? '', cacheDir),
       enforceIntegrity: enforce,
       log: opts.log,
@@ -104,7 +71,11 @@ export async function serve(opts: ServeOptions): Promise<void> {
   } else {
     const { cfg, model } = await loadServedCatalog(dir, { ...opts, label: configDir });
     const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
-    index = { registry: memoryRegistry(model, cfg.others, restore), leftGarbage: restore !== undefined };
+    index = {
+      queries: memoryQueries(model, cfg.others, restore),
+      leftGarbage: restore !== undefined,
+      close: () => Promise.resolve(),
+    };
   }
   try {
     if (cacheOnly) return;
@@ -116,7 +87,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     let server;
     try {
       server = await startServer({
-        registry: index.registry,
+        registry: index.queries,
         port,
         log: opts.log,
         loadLeftGarbage: index.leftGarbage === true,
@@ -139,6 +110,6 @@ export async function serve(opts: ServeOptions): Promise<void> {
     opts.log('info', 'shutting down server', { ...fields, port });
     await Promise.all([server.stop(), api?.stop()]);
   } finally {
-    await index.close?.();
+    await index.close();
   }
 }

@@ -1,10 +1,13 @@
 /**
  * The FileDescriptorProtos the server's reflection service hands out: our registry.proto (package
  * `api`), google/protobuf/struct.proto, which it imports, and grpc/health/v1/health.proto. They are
- * written here as small declarations and encoded on first use (a few kilobytes), so no protobuf
- * compiler or runtime library is needed at start-up.
+ * small declarations encoded on first use (a few kilobytes), so no protobuf compiler or runtime
+ * library is needed at start-up. registry.proto's is generated from the proto copy
+ * (scripts/generate-registry-file.js, run by the build); the other two are Google's and gRPC's
+ * published files, written here.
  */
 import { ProtoWriter } from './wire.js';
+import { REGISTRY_PROTO } from './registry-file.js';
 
 type Scalar = 'string' | 'double' | 'bool' | 'int32' | 'bytes';
 const SCALAR_TYPE: Record<Scalar, number> = { double: 1, int32: 5, bool: 8, string: 9, bytes: 12 };
@@ -115,135 +118,8 @@ export function encodeFile(f: FileDecl): Uint8Array {
 }
 
 const str = (name: string): FieldDecl => ({ name, type: 'string' });
-const gvkRequest = (name: string): MessageDecl => ({
-  name,
-  fields: [str('group'), str('version'), str('kind'), str('plural')],
-});
-
-/** registry.proto of operator-registry's `api` package, as this repository's copy declares it. */
-export const REGISTRY_FILE: FileDecl = {
-  name: 'registry.proto',
-  package: 'api',
-  dependencies: ['google/protobuf/struct.proto'],
-  goPackage: '.;api',
-  messages: [
-    {
-      name: 'Channel',
-      fields: [str('name'), str('csvName'), { name: 'deprecation', type: '.api.Deprecation' }],
-    },
-    { name: 'PackageName', fields: [str('name')] },
-    {
-      name: 'Package',
-      fields: [
-        str('name'),
-        { name: 'channels', type: '.api.Channel', repeated: true },
-        str('defaultChannelName'),
-        { name: 'deprecation', type: '.api.Deprecation' },
-      ],
-    },
-    { name: 'GroupVersionKind', fields: [str('group'), str('version'), str('kind'), str('plural')] },
-    { name: 'Dependency', fields: [str('type'), str('value')] },
-    { name: 'Property', fields: [str('type'), str('value')] },
-    {
-      name: 'Bundle',
-      fields: [
-        str('csvName'),
-        str('packageName'),
-        str('channelName'),
-        str('csvJson'),
-        { name: 'object', type: 'string', repeated: true },
-        str('bundlePath'),
-        { name: 'providedApis', type: '.api.GroupVersionKind', repeated: true },
-        { name: 'requiredApis', type: '.api.GroupVersionKind', repeated: true },
-        str('version'),
-        str('skipRange'),
-        { name: 'dependencies', type: '.api.Dependency', repeated: true },
-        { name: 'properties', type: '.api.Property', repeated: true },
-        str('replaces'),
-        { name: 'skips', type: 'string', repeated: true },
-        { name: 'deprecation', type: '.api.Deprecation' },
-      ],
-    },
-    {
-      name: 'ChannelEntry',
-      fields: [str('packageName'), str('channelName'), str('bundleName'), str('replaces')],
-    },
-    { name: 'ListPackageRequest', fields: [] },
-    { name: 'ListBundlesRequest', fields: [] },
-    { name: 'GetPackageRequest', fields: [str('name')] },
-    { name: 'GetBundleRequest', fields: [str('pkgName'), str('channelName'), str('csvName')] },
-    { name: 'GetBundleInChannelRequest', fields: [str('pkgName'), str('channelName')] },
-    { name: 'GetAllReplacementsRequest', fields: [str('csvName')] },
-    { name: 'GetReplacementRequest', fields: [str('csvName'), str('pkgName'), str('channelName')] },
-    gvkRequest('GetAllProvidersRequest'),
-    gvkRequest('GetLatestProvidersRequest'),
-    gvkRequest('GetDefaultProviderRequest'),
-    { name: 'Deprecation', fields: [str('message')] },
-    { name: 'ExperimentalListPackageCustomSchemasRequest', fields: [str('schema'), str('packageName')] },
-  ],
-  services: [
-    {
-      name: 'Registry',
-      methods: [
-        {
-          name: 'ListPackages',
-          input: '.api.ListPackageRequest',
-          output: '.api.PackageName',
-          serverStreaming: true,
-        },
-        { name: 'GetPackage', input: '.api.GetPackageRequest', output: '.api.Package' },
-        { name: 'GetBundle', input: '.api.GetBundleRequest', output: '.api.Bundle' },
-        {
-          name: 'GetBundleForChannel',
-          input: '.api.GetBundleInChannelRequest',
-          output: '.api.Bundle',
-          deprecated: true,
-        },
-        {
-          name: 'GetChannelEntriesThatReplace',
-          input: '.api.GetAllReplacementsRequest',
-          output: '.api.ChannelEntry',
-          serverStreaming: true,
-        },
-        { name: 'GetBundleThatReplaces', input: '.api.GetReplacementRequest', output: '.api.Bundle' },
-        {
-          name: 'GetChannelEntriesThatProvide',
-          input: '.api.GetAllProvidersRequest',
-          output: '.api.ChannelEntry',
-          serverStreaming: true,
-        },
-        {
-          name: 'GetLatestChannelEntriesThatProvide',
-          input: '.api.GetLatestProvidersRequest',
-          output: '.api.ChannelEntry',
-          serverStreaming: true,
-        },
-        {
-          name: 'GetDefaultBundleThatProvides',
-          input: '.api.GetDefaultProviderRequest',
-          output: '.api.Bundle',
-        },
-        {
-          name: 'ListBundles',
-          input: '.api.ListBundlesRequest',
-          output: '.api.Bundle',
-          serverStreaming: true,
-        },
-      ],
-    },
-    {
-      name: 'ExperimentalRegistry',
-      methods: [
-        {
-          name: 'ExperimentalListPackageCustomSchemas',
-          input: '.api.ExperimentalListPackageCustomSchemasRequest',
-          output: '.google.protobuf.Struct',
-          serverStreaming: true,
-        },
-      ],
-    },
-  ],
-};
+/** Our registry.proto (package `api`), declared from the proto itself at build time (registry-file.ts). */
+export const REGISTRY_FILE: FileDecl = REGISTRY_PROTO;
 
 const value = (name: string, type: string, oneof: number): FieldDecl => ({ name, type, oneof });
 

@@ -14,7 +14,7 @@ import { TYPE_CSV_METADATA } from '../property/property.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { goQuote } from '../go/fmt.js';
 import { throwIfAborted } from '../util/abort.js';
-import { metaKeyError } from './registry.js';
+import { metaKeyProblem } from '../declcfg/meta.js';
 
 /** The fatal texts of opm's rebuild path. */
 export const REBUILD = 'failed to load or rebuild cache: failed to rebuild cache';
@@ -75,7 +75,7 @@ export async function loadServedCatalog(
     throw new OpmError(`${REBUILD}: ${at}${error.message}`);
   }
   for (const m of cfg.others) {
-    const invalid = metaKeyError(m.schema, m.package);
+    const invalid = metaKeyProblem(m.schema, m.package);
     if (invalid !== undefined) throw new OpmError(`${REBUILD}: invalid custom schema meta: ${invalid}`);
   }
   const model: Model = new Map();

@@ -4,49 +4,11 @@
  */
 import type { Bundle, Meta } from '../declcfg/types.js';
 import type { ModelBundle, Model } from '../model/model.js';
-import { ChannelGraph } from '../model/channel-graph.js';
 import { toApiBundle } from './convert.js';
 import type { ApiBundle } from './messages.js';
-import {
-  Registry,
-  type BundleKey,
-  type BundleStore,
-  type CustomSchemaStore,
-  type IndexChannel,
-  type IndexPackage,
-  type PackageIndex,
-} from './registry.js';
+import { CatalogQueries, type BundleKey, type BundleStore, type CustomSchemaStore } from './queries.js';
+import { packageIndexFromModel } from './package-index.js';
 import { encodeStruct } from './struct.js';
-
-/** The package index of a model: heads from the channel graph, entries as each channel lists them. */
-export function packageIndexOf(model: Model): PackageIndex {
-  const index: PackageIndex = new Map();
-  for (const pkg of model.values()) {
-    const channels = new Map<string, IndexChannel>();
-    for (const ch of pkg.channels.values()) {
-      const bundles = new Map(
-        [...ch.bundles.values()].map((b) => [
-          b.name,
-          { package: pkg.name, channel: ch.name, name: b.name, replaces: b.replaces, skips: [...b.skips] },
-        ]),
-      );
-      channels.set(ch.name, {
-        name: ch.name,
-        head: ChannelGraph.fromModel(ch).heads()[0] ?? '',
-        bundles,
-        deprecation: ch.deprecation === undefined ? undefined : { message: ch.deprecation.message },
-      });
-    }
-    const entry: IndexPackage = {
-      name: pkg.name,
-      defaultChannel: pkg.defaultChannel?.name ?? pkg.defaultChannelName,
-      channels,
-      deprecation: pkg.deprecation === undefined ? undefined : { message: pkg.deprecation.message },
-    };
-    index.set(pkg.name, entry);
-  }
-  return index;
-}
 
 /** Bundles converted from the model when a call needs them; nothing of them is kept. */
 export class ModelBundleStore implements BundleStore {
@@ -94,14 +56,14 @@ export class MemoryCustomSchemas implements CustomSchemaStore {
   }
 }
 
-/** The registry of a catalog held in memory. */
-export function memoryRegistry(
+/** The queries of a catalog held in memory. Throws PackageIndexError for a channel without one head. */
+export function memoryQueries(
   model: Model,
   others: readonly Meta[],
   restore?: (blob: Bundle) => Bundle,
-): Registry {
-  return new Registry(
-    packageIndexOf(model),
+): CatalogQueries {
+  return new CatalogQueries(
+    packageIndexFromModel(model),
     new ModelBundleStore(model, restore),
     new MemoryCustomSchemas(others),
   );

@@ -7,13 +7,14 @@ import { emitYaml } from '../yaml/emit.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { goQuote } from '../go/fmt.js';
 import { decodeFirstDocument } from '../bundle/decode.js';
-
-export const MEDIATYPE_LABEL = 'operators.operatorframework.io.bundle.mediatype.v1';
-export const MANIFESTS_LABEL = 'operators.operatorframework.io.bundle.manifests.v1';
-export const METADATA_LABEL = 'operators.operatorframework.io.bundle.metadata.v1';
-export const PACKAGE_LABEL = 'operators.operatorframework.io.bundle.package.v1';
-export const CHANNELS_LABEL = 'operators.operatorframework.io.bundle.channels.v1';
-export const DEFAULT_CHANNEL_LABEL = 'operators.operatorframework.io.bundle.channel.default.v1';
+import {
+  CHANNELS_LABEL,
+  DEFAULT_CHANNEL_LABEL,
+  MANIFESTS_LABEL,
+  MEDIATYPE_LABEL,
+  METADATA_LABEL,
+  PACKAGE_LABEL,
+} from '../bundle/labels.js';
 
 /** The values of the manifests and metadata annotations: the folders inside the image. */
 export const MANIFESTS_DIR = 'manifests/';

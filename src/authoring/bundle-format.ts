@@ -10,6 +10,7 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { goQuote } from '../go/fmt.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { readAnnotations } from './annotations.js';
 import {
   CHANNELS_LABEL,
   DEFAULT_CHANNEL_LABEL,
@@ -17,8 +18,7 @@ import {
   MEDIATYPE_LABEL,
   METADATA_LABEL,
   PACKAGE_LABEL,
-  readAnnotations,
-} from './annotations.js';
+} from '../bundle/labels.js';
 import { detectMediaType } from './media-type.js';
 
 export interface BundleFormat {

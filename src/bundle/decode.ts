@@ -3,7 +3,8 @@
  * first non-blank character is `{`, else a stream of YAML documents split on `---` lines, of
  * which only the first document counts.
  */
-import { parseYamlDocument, splitYamlDocuments, type YamlDocumentText } from '../yaml/yaml11.js';
+import { parseYamlDocument } from '../yaml/yaml11.js';
+import { splitYamlDocuments, type YamlDocumentText } from '../yaml/split-documents.js';
 import type { BlockFacts } from '../yaml/block-reader.js';
 import { vouchNativeJson, type NativeJson } from '../go/json-native.js';
 import type { JsonValue } from '../go/json-value.js';

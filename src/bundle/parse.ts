@@ -17,9 +17,7 @@ import { errnoText } from '../go/errno.js';
 import { duplicateKeyMessage } from '../yaml/yaml11.js';
 import { throwIfAborted } from '../util/abort.js';
 
-export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
-const CHANNELS_ANNOTATION = 'operators.operatorframework.io.bundle.channels.v1';
-const DEFAULT_CHANNEL_ANNOTATION = 'operators.operatorframework.io.bundle.channel.default.v1';
+import { CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL, PACKAGE_LABEL } from './labels.js';
 
 /** A `{type, value}` entry of a dependencies or properties file, with the value's JSON text as opm keeps it. */
 export interface RawProperty {
@@ -237,13 +235,10 @@ function readMetadata(
     if (properties === undefined) properties = propertyList(doc, 'properties', file);
   }
   if (annotations === undefined) {
-    fail(
-      'metadata/',
-      `could not find annotations file (a file with "annotations:" naming ${PACKAGE_ANNOTATION})`,
-    );
+    fail('metadata/', `could not find annotations file (a file with "annotations:" naming ${PACKAGE_LABEL})`);
   }
   return {
-    packageName: annotations[PACKAGE_ANNOTATION] ?? '',
+    packageName: annotations[PACKAGE_LABEL] ?? '',
     annotations,
     dependencies: dependencies ?? [],
     properties: properties ?? [],
@@ -258,9 +253,7 @@ function annotationsOf(doc: Obj): Record<string, string> | undefined {
     if (typeof v === 'string') out[k] = v;
     else if (v !== null) return undefined;
   }
-  const named = [PACKAGE_ANNOTATION, CHANNELS_ANNOTATION, DEFAULT_CHANNEL_ANNOTATION].some(
-    (k) => (out[k] ?? '') !== '',
-  );
+  const named = [PACKAGE_LABEL, CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL].some((k) => (out[k] ?? '') !== '');
   return named ? out : undefined;
 }
 

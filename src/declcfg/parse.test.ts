@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  NOT_BYTE_CHARS,
   parseCatalogBytes,
   parseCatalogText,
   partCuts,
   YAML_PART_BYTES,
-  type ByteChars,
   type ParsedText,
   type RawBlob,
 } from './parse.js';
+import { NOT_BYTE_CHARS, type ByteChars } from './byte-chars.js';
 import { firstInvalidUtf8 } from '../go/utf8.js';
 import { scanJsonValue } from '../go/json-scan.js';
 

@@ -8,8 +8,8 @@ import path from 'node:path';
 import type { Platform } from '../oci/manifest.js';
 import { assemble, type Assembled, type BaseImage, type ConfigEdit } from './assemble.js';
 import { writeLayer } from './layer.js';
+import { CONFIGS_LABEL } from '../bundle/labels.js';
 
-export const CONFIGS_LABEL = 'operators.operatorframework.io.index.configs.v1';
 export const CATALOG_ENTRYPOINT = ['/bin/opm'];
 export const CATALOG_CMD = ['serve', '/configs', '--cache-dir=/tmp/cache'];
 

@@ -7,16 +7,16 @@ import {
   catalogBlobs,
   detectBackend,
   DigestMismatchError,
-  metaKeyProblem,
   openServeCache,
   ServeCacheError,
   writePogrebCache,
 } from './cache.js';
 import { loadCatalogDir } from '../declcfg/load.js';
+import { metaKeyProblem } from '../declcfg/meta.js';
 import { convertToModelOrThrow } from '../model/convert.js';
-import { packageIndexFromModel, type PackageIndex } from './package-index.js';
+import { packageIndexFromModel, type PackageIndex } from '../api/package-index.js';
 import { decodeBundle, emptyBundle, encodeBundle } from '../api/messages.js';
-import { decodeStruct } from './proto.js';
+import { decodeStruct } from '../api/struct.js';
 import { walkMetaBlobs } from './digest.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');
@@ -276,5 +276,24 @@ describe('a pogreb cache written and read back', () => {
     expect(err.message).toBe(
       'invalid custom schema meta: invalid schema "my/schema": must match ^[a-zA-Z0-9][a-zA-Z0-9._-]*$',
     );
+  });
+
+  it("reads schema and package under Go's case folding (the long s, the Kelvin sign, capitals)", async () => {
+    const catalog = path.resolve('testdata/serve-cache/folded-keys/catalog');
+    const dir = fresh();
+    await writePogrebCache(dir, {
+      packageIndex: await fixtureIndex(catalog),
+      bundles: [],
+      blobs: catalogBlobs(catalog),
+    });
+    const cache = openServeCache(dir);
+    try {
+      expect([...cache.packageIndex().keys()]).toEqual(['widget']);
+      const notes = cache.metas('acme.note', 'widget').map((r) => decodeStruct(r).name);
+      expect(notes).toEqual(['first', 'second']);
+      expect(await cache.checkIntegrity(catalog)).toBe('fingerprint');
+    } finally {
+      cache.close();
+    }
   });
 });

@@ -20,8 +20,8 @@ import path from 'node:path';
 import { OpmError, wrapError } from '../errors.js';
 import { errnoCode, errnoText } from '../go/errno.js';
 import { goQuote } from '../go/fmt.js';
-import type { JsonObject } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
+import { metaFields, metaKeyProblem } from '../declcfg/meta.js';
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS, SCHEMA_PACKAGE } from '../declcfg/types.js';
 import {
   hashCatalogBlobs,
@@ -30,15 +30,11 @@ import {
   type HashBlobsOptions,
   type MetaBlob,
 } from './digest.js';
-import {
-  decodePackageIndex,
-  encodePackageIndex,
-  PackageIndexError,
-  type PackageIndex,
-} from './package-index.js';
+import { decodePackageIndex, encodePackageIndex } from './packages-json.js';
+import { PackageIndexError, type PackageIndex } from '../api/package-index.js';
 import { PogrebError, PogrebReader, PogrebWriter } from './pogreb.js';
 import { Fnv1a64 } from './hash.js';
-import { encodeStruct } from './proto.js';
+import { encodeStruct } from '../api/struct.js';
 import { jsonBackendDigest, readJsonBundle, readJsonMetas } from './json-backend.js';
 import { fingerprintMatches, sha256Hex, writeFingerprint, type CatalogFileSum } from './fingerprint.js';
 
@@ -420,29 +416,6 @@ export class PreparedBlobs {
 }
 
 const BUILTIN_SCHEMAS = new Set([SCHEMA_PACKAGE, SCHEMA_CHANNEL, SCHEMA_BUNDLE, SCHEMA_DEPRECATIONS]);
-const META_KEY_PART = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
-
-/** opm's check of a custom-schema key part; the error text is opm's (without its prefix). */
-export function metaKeyProblem(schema: string, packageName: string): string | undefined {
-  const check = (name: string, value: string): string | undefined => {
-    if (value === '') return `invalid ${name}: must not be empty`;
-    if (!META_KEY_PART.test(value))
-      return `invalid ${name} ${goQuote(value)}: must match ${META_KEY_PART.source}`;
-    return undefined;
-  };
-  return check('schema', schema) ?? (packageName === '' ? undefined : check('packageName', packageName));
-}
-
-/** The `schema`, `package` and `name` of a blob as opm's Meta reads them: keys in any case. */
-function metaField(value: JsonObject, name: string): string {
-  for (const k of Object.keys(value)) {
-    if (k.toLowerCase() === name) {
-      const v = value[k];
-      return typeof v === 'string' ? v : '';
-    }
-  }
-  return '';
-}
 
 /**
  * Walk the catalog's blobs for a build (PreparedBlobs): each hashed as it comes and not kept,
@@ -458,9 +431,8 @@ export async function prepareBlobs(
   for await (const blob of blobs) {
     if (signal?.aborted === true) throw signal.reason;
     hash.update(blob.bytes);
-    const schema = metaField(blob.value, 'schema');
+    const { schema, package: pkg } = metaFields(blob.value);
     if (BUILTIN_SCHEMAS.has(schema)) continue;
-    const pkg = metaField(blob.value, 'package');
     const problem = metaKeyProblem(schema, pkg);
     if (problem !== undefined) throw new ServeCacheError(`invalid custom schema meta: ${problem}`);
     const key = `metas/${schema}/${pkg}`;

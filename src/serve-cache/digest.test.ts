@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { OpmError } from '../errors.js';
 import { hashCatalogBlobs, walkMetaBlobs, type HashBlobsOptions } from './digest.js';
 import { Fnv1a64 } from './hash.js';
-import { loadDiskCache } from './serve.js';
+import { loadDiskCache } from './load-cache.js';
 import { corpusPath, haveCorpus } from '../../test/corpus.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');

@@ -18,9 +18,9 @@ import { convertToModelOrThrow } from '../model/convert.js';
 import { emptyBundle, encodeBundle } from '../api/messages.js';
 import { catalogBlobs, openServeCache, writePogrebCache } from './cache.js';
 import { walkMetaBlobs } from './digest.js';
-import { packageIndexFromModel } from './package-index.js';
+import { packageIndexFromModel } from '../api/package-index.js';
 import { FINGERPRINT_FILE, FINGERPRINT_VERSION, readFingerprint } from './fingerprint.js';
-import { loadDiskCache } from './serve.js';
+import { loadDiskCache } from './load-cache.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');
 const work = mkdtempSync(path.join(tmpdir(), 'opm-serve-fingerprint-'));

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openServeCache } from './cache.js';
-import { encodePackageIndex, type PackageIndex } from './package-index.js';
+import { encodePackageIndex } from './packages-json.js';
+import type { PackageIndex } from '../api/package-index.js';
 import { decodeBundle } from '../api/messages.js';
-import { decodeStruct } from './proto.js';
+import { decodeStruct } from '../api/struct.js';
 import { jsonBackendDigest } from './json-backend.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');

@@ -22,7 +22,7 @@ import {
   type ApiGroupVersionKind,
   type ApiTypedValue,
 } from '../api/messages.js';
-import { encodeStruct } from './proto.js';
+import { encodeStruct } from '../api/struct.js';
 import { throwIfAborted } from '../util/abort.js';
 
 /** A json-layout cache that cannot be read or hashed. */

@@ -8,6 +8,7 @@
  * gigabyte for the largest ones), while the index holds two numbers per blob and the names.
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { metaFields, type MetaFields } from '../declcfg/meta.js';
 
 /** One blob as the walk hands it on: its line (with the newline) and its decoded value. */
 export interface CatalogBlob {
@@ -22,35 +23,7 @@ export interface Section {
 }
 
 /** What `/api/v1/metas` filters by; an empty string is no filter (catalogd's rule). */
-export interface MetaQuery {
-  schema: string;
-  package: string;
-  name: string;
-}
-
-/**
- * Go's case folding of the three keys catalogd reads (declcfg.Meta matches them whatever their case,
- * so `Schema` and `NAME` count): ASCII letters, the long s and the Kelvin sign are all that can fold
- * to the letters of `schema`, `package` and `name`.
- */
-function foldKey(key: string): string {
-  return key
-    .replace(/\u017f/g, 's')
-    .replace(/\u212a/g, 'k')
-    .replace(/[A-Z]+/g, (s) => s.toLowerCase());
-}
-
-/** The schema, package and name of a blob as declcfg.Meta reads them (a value that is not a string is no value). */
-export function metaFields(value: Readonly<Record<string, unknown>>): MetaQuery {
-  const out: MetaQuery = { schema: '', package: '', name: '' };
-  for (const key of Object.keys(value)) {
-    const folded = foldKey(key);
-    if (folded !== 'schema' && folded !== 'package' && folded !== 'name') continue;
-    const v = value[key];
-    if (typeof v === 'string') out[folded] = v;
-  }
-  return out;
-}
+export type MetaQuery = MetaFields;
 
 /** Blob ids in ascending order, grouped by one field's value. */
 type Postings = Map<string, number[]>;

@@ -9,7 +9,8 @@ import { readdirSync } from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Registry, type PackageIndex } from '../api/registry.js';
+import { CatalogQueries } from '../api/queries.js';
+import type { PackageIndex } from '../api/package-index.js';
 import { startServer, type RunningServer } from './server.js';
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
@@ -51,7 +52,7 @@ function breakOne(port: number): Promise<void> {
 }
 
 const empty: PackageIndex = new Map();
-const registry = new Registry(empty, { bundle: () => Promise.reject(new Error('no bundles')) });
+const registry = new CatalogQueries(empty, { bundle: () => Promise.reject(new Error('no bundles')) });
 
 let server: RunningServer | undefined;
 afterEach(async () => {

@@ -13,10 +13,11 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walkMetaBlobs } from '../serve-cache/digest.js';
-import { metaFields, writeCatalogLines, type CatalogLines } from './catalog-lines.js';
+import { writeCatalogLines, type CatalogLines } from './catalog-lines.js';
+import { metaFields } from '../declcfg/meta.js';
 import { startHttpCatalog, type RunningHttpCatalog } from './http-catalog.js';
 import { acceptsGzip, parseHttpDate, parseRange, preconditions } from './http-request.js';
-import type { LogFields } from './server.js';
+import type { LogFields } from '../util/log.js';
 
 const fixture = 'testdata/serve-http/yaml-and-json';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opm-http-catalog-test-'));

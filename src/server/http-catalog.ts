@@ -18,7 +18,7 @@ import { pipeline } from 'node:stream/promises';
 import type { CatalogLines, MetaQuery, Section } from './catalog-lines.js';
 import { gzipBounded, wholeGzip } from './http-gzip.js';
 import { acceptsGzip, goQuery, ifRangeHolds, parseRange, preconditions } from './http-request.js';
-import type { ServerLog } from './server.js';
+import type { ServeLog } from '../util/log.js';
 
 export interface HttpCatalogOptions {
   /** The host to listen on; empty for every interface. */
@@ -28,7 +28,7 @@ export interface HttpCatalogOptions {
   name: string;
   /** The catalog's lines; requests wait for them, and a failure answers 500. */
   lines: Promise<CatalogLines>;
-  log: ServerLog;
+  log: ServeLog;
 }
 
 export interface RunningHttpCatalog {

@@ -5,7 +5,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Registry } from '../api/registry.js';
+import type { CatalogQueries } from '../api/queries.js';
 import { ProtoWriter, readFields, fieldString } from '../api/wire.js';
 import { chainRegistry } from '../../test/serve/chain-registry.js';
 import { startServer, type RunningServer } from './server.js';
@@ -14,7 +14,7 @@ const BUNDLES = 1000;
 const MANIFEST = `{"kind":"ClusterServiceVersion","pad":"${'x'.repeat(32 * 1024)}"}`;
 
 /** A catalog of one package whose BUNDLES bundles have no image (so ListBundles sends manifests). */
-function bigRegistry(made: { count: number }): Registry {
+function bigRegistry(made: { count: number }): CatalogQueries {
   return chainRegistry(BUNDLES, (_key, withManifests) => {
     if (withManifests) made.count++;
     return { csvJson: withManifests ? MANIFEST : '', object: withManifests ? [MANIFEST] : [] };

@@ -28,7 +28,8 @@ import {
   REGISTRY_FILE,
   STRUCT_FILE,
 } from '../api/descriptors.js';
-import { RpcError, STATUS, type Registry } from '../api/registry.js';
+import { RpcError, STATUS, type CatalogQueries } from '../api/queries.js';
+import type { LogFields, LogLevel, ServeLog } from '../util/log.js';
 import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
 import { releaseLoadGarbage } from './heap.js';
@@ -45,11 +46,6 @@ import {
   goStatusInterceptor,
   goUnmarshalText,
 } from './go-status.js';
-
-export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'fatal';
-export type LogFields = Record<string, string | number>;
-/** Where the server's lines go (the command line writes them as logrus text on stderr). */
-export type ServerLog = (level: LogLevel, msg: string, fields: LogFields) => void;
 
 /** opm's grpc-go: 4 MiB received per message, no limit on what is sent. */
 export const MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
@@ -93,10 +89,10 @@ const TIME_KEY = 'grpc.time_ms';
 class CallLog {
   private readonly fields: LogFields;
   private readonly start = performance.now();
-  private readonly log: ServerLog;
+  private readonly log: ServeLog;
 
   constructor(
-    log: ServerLog,
+    log: ServeLog,
     service: string,
     method: string,
     type: MethodType,
@@ -227,7 +223,7 @@ interface UnaryRoute {
 
 function addService(
   server: grpc.Server,
-  log: ServerLog,
+  log: ServeLog,
   service: string,
   handlers: Handlers,
   unimplemented: string[] = [],
@@ -293,7 +289,7 @@ async function* each<T>(
   for (const item of await items) yield encode(item);
 }
 
-function registryHandlers(reg: Registry, answers: AnswerCache): Handlers {
+function registryHandlers(reg: CatalogQueries, answers: AnswerCache): Handlers {
   const gvk = (buf: Buffer) => decodeProvidersRequest(buf);
   // The catalog does not change while served: an answer is kept by its method and request bytes
   // (answer-cache.ts bounds them). What fails (not found, a request that does not decode) is not kept:
@@ -347,7 +343,7 @@ function registryHandlers(reg: Registry, answers: AnswerCache): Handlers {
   };
 }
 
-function experimentalHandlers(reg: Registry): Handlers {
+function experimentalHandlers(reg: CatalogQueries): Handlers {
   return {
     unary: {},
     stream: {
@@ -377,7 +373,7 @@ function healthHandlers(): Handlers {
   };
 }
 
-function addReflection(server: grpc.Server, log: ServerLog, service: string, set: DescriptorSet): void {
+function addReflection(server: grpc.Server, log: ServeLog, service: string, set: DescriptorSet): void {
   const name = 'ServerReflectionInfo';
   server.addService(
     { [name]: method(`/${service}/${name}`, 'bidi_stream') },
@@ -406,11 +402,11 @@ function addReflection(server: grpc.Server, log: ServerLog, service: string, set
   );
 }
 
-export interface ServeOptions {
-  registry: Registry;
+export interface ServerOptions {
+  registry: CatalogQueries;
   /** The port as given (`:port` is listened on, every interface). */
   port: string;
-  log: ServerLog;
+  log: ServeLog;
   /** How often connections are pinged (src/server/connections.ts); tests shorten it. */
   keepaliveMs?: number;
   /** The load let go of most of what it read: collect once listening, whatever the heap's size (heap.ts). */
@@ -442,7 +438,7 @@ export class ListenError extends Error {
 }
 
 /** Register every service and listen on `:port`. Rejects with ListenError when the port cannot be had. */
-export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // grpc-js's own diagnostics go to the debug level of our log, not straight to stderr.
   grpc.setLogger({
     error: (...a: unknown[]) => opts.log('debug', a.map(String).join(' '), { component: 'grpc-js' }),

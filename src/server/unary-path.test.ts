@@ -6,15 +6,16 @@
 import * as grpc from '@grpc/grpc-js';
 import http2 from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Registry } from '../api/registry.js';
+import type { CatalogQueries } from '../api/queries.js';
 import { ProtoWriter } from '../api/wire.js';
 import { AnswerCache } from './answer-cache.js';
-import { startServer, type LogFields, type RunningServer } from './server.js';
+import { startServer, type RunningServer } from './server.js';
+import type { LogFields } from '../util/log.js';
 import { chainRegistry } from '../../test/serve/chain-registry.js';
 import { frameMessage, installUnaryPath, plainMetadataFields, requestTimeout } from './unary-path.js';
 
 /** One package `p`, channel `c`, bundles b.v0 … b.v2; `made` counts the bundles the store reads. */
-function registry(made: { count: number }): Registry {
+function registry(made: { count: number }): CatalogQueries {
   return chainRegistry(3, (key) => {
     made.count++;
     return {

@@ -7,7 +7,8 @@ import { LineCounter, isMap, isSeq, parseDocument, type Node as YamlNode } from 
 import { OpmError } from '../errors.js';
 import type { JsonValue } from '../go/json-value.js';
 import { checkConfigNesting } from '../yaml/config-text.js';
-import { duplicateKeyMessage, parseYamlDocument, splitYamlDocuments, YamlError } from '../yaml/yaml11.js';
+import { duplicateKeyMessage, parseYamlDocument, YamlError } from '../yaml/yaml11.js';
+import { splitYamlDocuments } from '../yaml/split-documents.js';
 
 /** A path into a decoded document: object keys (matched case-insensitively) and array indexes. */
 export type NodePath = (string | number)[];

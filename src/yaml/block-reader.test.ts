@@ -12,9 +12,11 @@ import { corpusDir, haveCorpus } from '../../test/corpus.js';
 import { seededRandom } from '../../test/seeded-random.js';
 import type { JsonValue } from '../go/json-value.js';
 import { marshalIndentByParts } from '../go/json-encode.js';
-import { readBlockYaml, usualAscii, type BlockFacts } from './block-reader.js';
+import { readBlockYaml, type BlockFacts } from './block-reader.js';
+import { usualAscii } from './block-chars.js';
 import { emitYaml } from './emit.js';
-import { resolveYaml11Scalar, splitYamlDocuments, YAML11_SCHEMA } from './yaml11.js';
+import { resolveYaml11Scalar, YAML11_SCHEMA } from './yaml11.js';
+import { splitYamlDocuments } from './split-documents.js';
 
 type Oracle = { ok: true; value: unknown } | { ok: false; reason: string };
 

@@ -2,7 +2,8 @@
 // holding it): refused with go-yaml's words at the tab's line, or read.
 import { describe, expect, it } from 'vitest';
 import { goYamlTabProblem } from './go-tabs.js';
-import { parseYamlDocument, splitYamlDocuments, YamlError } from './yaml11.js';
+import { parseYamlDocument, YamlError } from './yaml11.js';
+import { splitYamlDocuments } from './split-documents.js';
 
 const CANNOT_START = 'found character that cannot start any token';
 const VIOLATES = 'found a tab character that violates indentation';

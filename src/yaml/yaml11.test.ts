@@ -1,7 +1,8 @@
 import jsYaml from 'js-yaml';
 import { describe, expect, it, vi } from 'vitest';
 import { parseYamlDocuments } from '../../test/yaml-documents.js';
-import { goFloat32Key, parseYamlDocument, splitYamlDocuments, YamlError } from './yaml11.js';
+import { goFloat32Key, parseYamlDocument, YamlError } from './yaml11.js';
+import { splitYamlDocuments } from './split-documents.js';
 
 function value(yaml: string): unknown {
   const doc = parseYamlDocument(`v: ${yaml}\n`);

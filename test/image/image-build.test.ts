@@ -192,6 +192,27 @@ describe('opm image build', () => {
     await skopeo(['copy', `oci:${layout}:v1`, `oci:${path.join(tmp.dir, 'copied')}:v1`]);
   });
 
+  it('builds the cache of a catalog whose keys fold to schema and package (ſchema, pac\u212aage)', async () => {
+    const layout = path.join(tmp.dir, 'folded-keys-layout');
+    const r = await opm([
+      '--platform',
+      'linux/amd64',
+      'image',
+      'build',
+      path.resolve('testdata/serve-cache/folded-keys/catalog'),
+      '--oci-layout',
+      layout,
+      '--base-image',
+      `${fx.plain.host}/base/opm:v1`,
+    ]);
+    expect(r.stderr).not.toContain('invalid');
+    expect(r.code).toBe(0);
+    const inspected = JSON.parse((await skopeo(['inspect', `oci:${layout}`])).toString()) as {
+      Layers: string[];
+    };
+    expect(inspected.Layers).toHaveLength(3);
+  });
+
   it('streams the base layers to another registry (token auth) without keeping them', async () => {
     const auth = path.join(tmp.dir, 'token-auth.json');
     writeFileSync(

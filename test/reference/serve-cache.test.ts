@@ -19,6 +19,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../corpus.js';
 import { reference } from './reference-opm.js';
+import { runOpm } from '../run-cli.js';
 import { answering, freePort } from '../serve/client.js';
 import { loadCatalogDir } from '../../src/declcfg/load.js';
 import { convertToModelOrThrow } from '../../src/model/convert.js';
@@ -32,12 +33,9 @@ import {
 } from '../../src/serve-cache/cache.js';
 import { DB_META, INDEX_META, PogrebReader } from '../../src/serve-cache/pogreb.js';
 import { decodeBundle, encodeBundle } from '../../src/api/messages.js';
-import { decodeStruct, encodeStruct } from '../../src/serve-cache/proto.js';
-import {
-  decodePackageIndex,
-  encodePackageIndex,
-  packageIndexFromModel,
-} from '../../src/serve-cache/package-index.js';
+import { decodeStruct, encodeStruct } from '../../src/api/struct.js';
+import { decodePackageIndex, encodePackageIndex } from '../../src/serve-cache/packages-json.js';
+import { packageIndexFromModel } from '../../src/api/package-index.js';
 import { decodeGob } from '../../src/serve-cache/gob.js';
 
 if (!haveCorpus()) throw new Error('the serve cache suite needs the corpus');
@@ -56,6 +54,10 @@ function communitySubset(): string {
 
 const catalogs: [string, () => string][] = [
   ['fixture basic', () => path.resolve('testdata/serve-cache/basic/catalog')],
+  [
+    'fixture folded-keys (ſchema, pac\u212aage)',
+    () => path.resolve('testdata/serve-cache/folded-keys/catalog'),
+  ],
   ['opm-testdata foo', () => corpusPath('opm-testdata/foo-index-v0.2.0-declcfg')],
   ['opm-testdata index-declcfgs/latest', () => corpusPath('opm-testdata/index-declcfgs/latest')],
   ['cool-catalog (everything ignored)', () => corpusPath('cool-catalog')],
@@ -71,7 +73,11 @@ function fatalOf(stderr: string): string | undefined {
   return m === null ? undefined : (JSON.parse(m[1] as string) as string);
 }
 
-function goCacheOnly(catalog: string, cacheDir: string): { code: number; stderr: string } {
+function goCacheOnly(
+  catalog: string,
+  cacheDir: string,
+  extra: string[] = [],
+): { code: number; stderr: string } {
   const r = spawnSync(
     reference,
     [
@@ -80,6 +86,7 @@ function goCacheOnly(catalog: string, cacheDir: string): { code: number; stderr:
       '--cache-dir',
       cacheDir,
       '--cache-only',
+      ...extra,
       '--pprof-addr',
       '',
       '-t',
@@ -286,6 +293,38 @@ describe.each(catalogs)('%s', (_name, catalogOf) => {
     } finally {
       rebuilt.close();
     }
+  });
+});
+
+describe('keys that fold to schema and package (testdata/serve-cache/folded-keys)', () => {
+  const catalog = path.resolve('testdata/serve-cache/folded-keys/catalog');
+
+  it('opm-ts builds the cache with serve --cache-only, and the Go opm accepts it', async () => {
+    const dir = path.join(work, 'folded-ours');
+    const built = await runOpm(['serve', catalog, '--cache-dir', dir, '--cache-only']);
+    expect(built.stderr).not.toContain('level=fatal');
+    expect(built.code).toBe(0);
+    const enforced = goCacheOnly(catalog, dir, ['--cache-enforce-integrity']);
+    expect(fatalOf(enforced.stderr)).toBeUndefined();
+    expect(enforced.code).toBe(0);
+    const run = await goServe(catalog, dir);
+    expect(fatalOf(run.stderr)).toBeUndefined();
+    expect(run.served).toBe(true);
+  });
+
+  it('the Go opm builds it too, and opm-ts accepts it, integrity enforced', async () => {
+    const dir = path.join(work, 'folded-go');
+    expect(goCacheOnly(catalog, dir).code).toBe(0);
+    const checked = await runOpm([
+      'serve',
+      catalog,
+      '--cache-dir',
+      dir,
+      '--cache-only',
+      '--cache-enforce-integrity',
+    ]);
+    expect(checked.stderr).not.toContain('level=fatal');
+    expect(checked.code).toBe(0);
   });
 });
 

@@ -14,7 +14,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ours, ref } from './reference-opm.js';
 import { commentedCatalog } from '../yaml-comment-docs.js';
-import { splitYamlDocuments, resolveYaml11Scalar } from '../../src/yaml/yaml11.js';
+import { resolveYaml11Scalar } from '../../src/yaml/yaml11.js';
+import { splitYamlDocuments } from '../../src/yaml/split-documents.js';
 import { readBlockYaml } from '../../src/yaml/block-reader.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'opm-comments-'));

@@ -4,12 +4,13 @@
  * returns for a bundle (its name, package and channel from the key); the rest of the message is empty.
  */
 import type { ApiBundle } from '../../src/api/messages.js';
-import { Registry, type BundleKey, type IndexChannel, type PackageIndex } from '../../src/api/registry.js';
+import { CatalogQueries, type BundleKey } from '../../src/api/queries.js';
+import type { IndexChannel, PackageIndex } from '../../src/api/package-index.js';
 
 export function chainRegistry(
   count: number,
   bundle: (key: BundleKey, withManifests: boolean) => Partial<ApiBundle>,
-): Registry {
+): CatalogQueries {
   const bundles = new Map<
     string,
     { package: string; channel: string; name: string; replaces: string; skips: string[] }
@@ -26,9 +27,12 @@ export function chainRegistry(
   }
   const channel: IndexChannel = { name: 'c', head: `b.v${count - 1}`, bundles };
   const index: PackageIndex = new Map([
-    ['p', { name: 'p', defaultChannel: 'c', channels: new Map([['c', channel]]) }],
+    [
+      'p',
+      { name: 'p', defaultChannel: 'c', channels: new Map([['c', channel]]), description: '', icon: null },
+    ],
   ]);
-  return new Registry(index, {
+  return new CatalogQueries(index, {
     bundle: (key, withManifests) =>
       Promise.resolve({
         csvName: key.name,

@@ -6,7 +6,7 @@
  * calling thread keeps bytes instead of a catalog's worth of objects.
  */
 import { loadFileBlobs } from '../../declcfg/load-file.js';
-import { NON_ASCII, type ByteChars } from '../../declcfg/parse.js';
+import { NON_ASCII, type ByteChars } from '../../declcfg/byte-chars.js';
 import type { WalkedFile } from '../../declcfg/load-walk.js';
 import { appendBlobJson, blobYaml, placeOf, type BlobPlace } from '../../declcfg/write.js';
 import type { Finding } from '../../findings.js';

@@ -16,7 +16,8 @@ import path from 'node:path';
 import { OpmError, formatPosition, wrapError } from '../../errors.js';
 import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../../declcfg/types.js';
 import type { ImageSource, PulledImage } from '../../oci/image-source.js';
-import { isBundleDir, parseBundleDir, PACKAGE_ANNOTATION, type ParseOptions } from '../../bundle/parse.js';
+import { isBundleDir, parseBundleDir, type ParseOptions } from '../../bundle/parse.js';
+import { CONFIGS_LABEL, PACKAGE_LABEL } from '../../bundle/labels.js';
 import { packageVersionOf, toDeclcfgBundle } from '../../bundle/convert.js';
 import { compareUtf8 } from '../../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
@@ -45,7 +46,6 @@ function refAllowed(mask: RefMask, type: number): boolean {
   return (mask & type) === type;
 }
 
-const CONFIGS_LABEL = 'operators.operatorframework.io.index.configs.v1';
 const DATABASE_LABEL = 'operators.operatorframework.io.index.database.v1';
 
 /** A ref of a kind the caller does not accept. Messages end in `not allowed`, as opm's do. */
@@ -349,7 +349,7 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
     }
     return loadCatalog(dir, `${ref}:${configs}`, ctx);
   }
-  if (labels[PACKAGE_ANNOTATION] !== undefined) {
+  if (labels[PACKAGE_LABEL] !== undefined) {
     if (!refAllowed(ctx.allow, RefType.BundleImage)) throw new NotAllowedError('cannot render bundle image');
     const warn = ctx.warn;
     const parsed = await parseBundleDir(img.root, parseOptions(ctx));
@@ -363,7 +363,7 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
     );
   }
   const keys = Object.keys(labels).sort(compareUtf8);
-  const hint = `a bundle image has label ${PACKAGE_ANNOTATION}, a catalog image ${CONFIGS_LABEL}`;
+  const hint = `a bundle image has label ${PACKAGE_LABEL}, a catalog image ${CONFIGS_LABEL}`;
   if (keys.length === 0)
     throw new OpmError(`render "${ref}": image type could not be determined: image has no labels`, { hint });
   // opm prints one label per line; one line reads better in logs and keeps errors to a line.

@@ -1,8 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { serve } from '../../action/serve.js';
 import { OpmError } from '../../errors.js';
-import { diskServeCache } from '../../serve-cache/serve.js';
-import type { LogFields, LogLevel } from '../../server/server.js';
+import type { LogFields, LogLevel } from '../../util/log.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIO } from '../io.js';
 import { LineBuffer, logrusLine } from '../logrus.js';
@@ -43,7 +42,6 @@ export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promi
       port: flags.port,
       cacheDir: flags.cacheDir,
       cacheOnly: flags.cacheOnly,
-      cache: diskServeCache,
       ...(flags.cacheEnforceIntegrity === undefined
         ? {}
         : { cacheEnforceIntegrity: flags.cacheEnforceIntegrity }),

@@ -62,6 +62,12 @@ export interface HttpResponse {
   url: URL;
 }
 
+/** A response header's first value (header names in lower case, as both engines give them). */
+export function header(res: Pick<HttpResponse, 'headers'>, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
 export interface HttpRequest {
   url: URL;
   method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -6,7 +6,7 @@
 import { OpmError } from '../../errors.js';
 import { digestMismatch, sizeMismatch } from '../blob-cache.js';
 import { digestOf, parseDigest } from '../digest.js';
-import { readBounded, type HttpResponse } from '../http/types.js';
+import { header, readBounded } from '../http/types.js';
 import {
   MANIFEST_ACCEPT,
   formatPlatform,
@@ -21,11 +21,6 @@ import { statusError } from '../registry-errors.js';
 import type { PullTarget } from './target.js';
 
 const MANIFEST_LIMIT = 4 * 1024 * 1024;
-
-function header(res: HttpResponse, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
 
 export interface ResolvedManifest {
   /** Digest of the top manifest (an index's, when the reference names one). */

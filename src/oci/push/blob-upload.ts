@@ -8,7 +8,7 @@
  */
 import { OpmError } from '../../errors.js';
 import { networkCode } from '../http/network-errors.js';
-import type { HttpResponse } from '../http/types.js';
+import { header, type HttpResponse } from '../http/types.js';
 import type { RegistrySession } from '../auth/session.js';
 import type { ImageReference } from '../reference.js';
 import type { BlobSource } from './blob-source.js';
@@ -35,11 +35,6 @@ export type BlobOutcome = 'exists' | 'mounted' | 'uploaded';
 
 const DEFAULT_CHUNK = 32 * 1024 * 1024;
 const DEFAULT_ATTEMPTS = 3;
-
-function header(res: HttpResponse, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
 
 function short(digest: string): string {
   return digest.slice(0, digest.indexOf(':') + 13);

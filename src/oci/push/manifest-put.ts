@@ -4,7 +4,7 @@
  */
 import { OpmError } from '../../errors.js';
 import { digestOf } from '../digest.js';
-import type { HttpResponse } from '../http/types.js';
+import { header } from '../http/types.js';
 import { MANIFEST_ACCEPT } from '../manifest.js';
 import type { PushTarget } from './blob-upload.js';
 import { pushStatusError } from './push-errors.js';
@@ -18,11 +18,6 @@ export interface ManifestBytes {
 
 export function manifestBytes(mediaType: string, bytes: Uint8Array): ManifestBytes {
   return { mediaType, bytes, digest: digestOf(bytes) };
-}
-
-function header(res: HttpResponse, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 /** PUT a manifest under `reference` (its digest, or a tag). */

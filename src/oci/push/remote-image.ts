@@ -6,7 +6,7 @@
 import { OpmError } from '../../errors.js';
 import { digestMismatch, sizeMismatch } from '../blob-cache.js';
 import { digestOf, parseDigest } from '../digest.js';
-import { readBounded, type HttpResponse } from '../http/types.js';
+import { header, readBounded } from '../http/types.js';
 import type { RegistrySession } from '../auth/session.js';
 import {
   MANIFEST_ACCEPT,
@@ -38,11 +38,6 @@ export interface RemoteImage {
   /** The media type of what the reference names: an index or list, or a single manifest's. */
   mediaType: string;
   images: RemotePlatformImage[];
-}
-
-function header(res: HttpResponse, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 function platformOfConfig(config: Buffer): Platform {

@@ -3,16 +3,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadServedCatalog } from '../api/load.js';
-import { memoryRegistry } from '../api/memory.js';
+import { memoryQueries } from '../api/memory.js';
 import { decodeBundle, encodeBundle, encodeChannelEntry, encodePackage } from '../api/messages.js';
-import type { Registry } from '../api/registry.js';
-import { loadDiskCache, type CacheLogFields } from './serve.js';
+import type { CatalogQueries } from '../api/queries.js';
+import type { LogFields } from '../util/log.js';
+import { loadDiskCache } from './load-cache.js';
 
 const CATALOG = path.resolve('testdata/serve/mixed/catalog');
 const work = mkdtempSync(path.join(tmpdir(), 'opm-disk-cache-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-type Line = [string, string, CacheLogFields];
+type Line = [string, string, LogFields];
 
 async function open(cacheDir: string, enforceIntegrity: boolean, lines: Line[] = []) {
   return loadDiskCache(CATALOG, {
@@ -29,7 +30,7 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
  * Every answer of a registry, each message encoded as it goes on the wire; the channel-entry
  * streams as sets (their order is the index's map order, opm's too: compatibility row S6).
  */
-async function answers(r: Registry): Promise<Record<string, string[]>> {
+async function answers(r: CatalogQueries): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   const add = (k: string, v: string): void => {
     (out[k] ??= []).push(v);
@@ -104,8 +105,8 @@ describe('serving from the on-disk cache', () => {
       expect(lines[0]?.[2]).toEqual({ cache: cacheDir, backend: 'pogreb.v1' });
       const { cfg, model } = await loadServedCatalog(CATALOG);
       const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
-      const memory = memoryRegistry(model, cfg.others, restore);
-      const fromDisk = await answers(disk.registry);
+      const memory = memoryQueries(model, cfg.others, restore);
+      const fromDisk = await answers(disk.queries);
       expect(fromDisk.GetBundle?.length).toBeGreaterThan(0);
       expect(fromDisk.ListPackageCustomSchemas?.[0]).not.toBe('');
       expect(fromDisk).toEqual(await answers(memory));
@@ -153,7 +154,7 @@ describe('serving from the on-disk cache', () => {
       expect(lines[0]?.[2].backend).toBe('json');
       expect(lines[1]?.[2].existingDigest).toBe('0000000000000000');
       expect(readdirSync(cacheDir)).toEqual(['pogreb.v1']);
-      expect(disk.registry.listPackages().length).toBeGreaterThan(0);
+      expect(disk.queries.listPackages().length).toBeGreaterThan(0);
     } finally {
       await disk.close();
     }

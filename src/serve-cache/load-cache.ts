@@ -1,8 +1,9 @@
 /**
  * `opm serve --cache-dir`: the on-disk cache checked against its catalog, rebuilt when stale (unless
  * integrity is enforced), then served from disk: the package index is read into memory, bundles are
- * read from the database when a call needs them, custom-schema blobs likewise. The steps, log lines
- * and failure texts are opm's (operator-registry `cmd/opm/serve`, `pkg/cache`).
+ * read from the database when a call needs them, custom-schema blobs likewise; and the build alone,
+ * which `image build` runs. The steps, log lines and failure texts are opm's (operator-registry
+ * `cmd/opm/serve`, `pkg/cache`).
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -11,13 +12,14 @@ import { loadServedCatalog } from '../api/load.js';
 import { toApiBundle } from '../api/convert.js';
 import { decodeBundle, encodeBundle, type ApiBundle } from '../api/messages.js';
 import {
-  Registry,
+  CatalogQueries,
   type BundleKey,
   type BundleStore,
   type CustomSchemaStore,
-  type IndexChannel,
-  type PackageIndex as ApiPackageIndex,
-} from '../api/registry.js';
+  type ServedIndex,
+} from '../api/queries.js';
+import { packageIndexFromModel } from '../api/package-index.js';
+import type { LogFields, ServeLog } from '../util/log.js';
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import type { Model } from '../model/model.js';
 import {
@@ -28,33 +30,28 @@ import {
   writePogrebCache,
   type PreparedBlobs,
   type CacheBundle,
-  type ServeCache as OpenCache,
+  type CacheBackend,
+  type ServeCache,
 } from './cache.js';
-import { packageIndexFromModel, type PackageIndex } from './package-index.js';
 
-export type CacheLogFields = Record<string, string | number>;
-export type CacheLog = (level: 'debug' | 'info' | 'warning', msg: string, fields: CacheLogFields) => void;
-
-export interface DiskCacheOptions {
-  /** The cache directory, absolute. */
-  cacheDir: string;
-  /** Fail when the cache is missing or stale instead of rebuilding it. */
-  enforceIntegrity: boolean;
-  log: CacheLog;
-  /** Fields on every line (opm's `cache=` and `configs=`, as given). */
-  fields?: CacheLogFields;
-  /** The cache directory as given: opm's messages name its files through it. */
-  cacheLabel?: string;
+/** What a cache build needs besides the catalog and the cache directory. */
+export interface CacheBuildOptions {
   /** The catalog directory as given (messages about the catalog). */
   configLabel?: string;
   env?: Record<string, string | undefined>;
   signal?: AbortSignal;
 }
 
-/** What the server gets: the registry over the opened cache, and how to close it. */
-export interface DiskServedIndex {
-  registry: Registry;
-  close(): Promise<void>;
+export interface CacheLoadOptions extends CacheBuildOptions {
+  /** The cache directory, absolute. */
+  cacheDir: string;
+  /** Fail when the cache is missing or stale instead of rebuilding it. */
+  enforceIntegrity: boolean;
+  log: ServeLog;
+  /** Fields on every line (opm's `cache=` and `configs=`, as given). */
+  fields?: LogFields;
+  /** The cache directory as given: opm's messages name its files through it. */
+  cacheLabel?: string;
 }
 
 /** Every bundle of a model as the cache stores it, converted one at a time. */
@@ -72,44 +69,9 @@ function* modelBundles(model: Model, cfg: DeclarativeConfig): Generator<CacheBun
       }
 }
 
-/** The served index of the cache's `packages.json`. */
-function servedIndex(index: PackageIndex): ApiPackageIndex {
-  const out: ApiPackageIndex = new Map();
-  for (const p of index.values()) {
-    const channels = new Map<string, IndexChannel>();
-    for (const c of p.channels.values()) {
-      const bundles = new Map(
-        [...c.bundles.values()].map((b) => [
-          b.name,
-          {
-            package: b.package,
-            channel: b.channel,
-            name: b.name,
-            replaces: b.replaces,
-            skips: b.skips ?? [],
-          },
-        ]),
-      );
-      channels.set(c.name, {
-        name: c.name,
-        head: c.head,
-        bundles,
-        deprecation: c.deprecation === undefined ? undefined : { message: c.deprecation.message },
-      });
-    }
-    out.set(p.name, {
-      name: p.name,
-      defaultChannel: p.defaultChannel,
-      channels,
-      deprecation: p.deprecation === undefined ? undefined : { message: p.deprecation.message },
-    });
-  }
-  return out;
-}
-
 class CacheBundleStore implements BundleStore {
-  private readonly cache: OpenCache;
-  constructor(cache: OpenCache) {
+  private readonly cache: ServeCache;
+  constructor(cache: ServeCache) {
     this.cache = cache;
   }
 
@@ -122,8 +84,8 @@ class CacheBundleStore implements BundleStore {
 }
 
 class CacheCustomSchemas implements CustomSchemaStore {
-  private readonly cache: OpenCache;
-  constructor(cache: OpenCache) {
+  private readonly cache: ServeCache;
+  constructor(cache: ServeCache) {
     this.cache = cache;
   }
 
@@ -133,10 +95,61 @@ class CacheCustomSchemas implements CustomSchemaStore {
 }
 
 /**
+ * Build opm's pogreb cache of the catalog in `configDir` into `dir` (what `serve --cache-only`
+ * does to a missing or stale cache). A cache of the older json layout there is replaced. Throws
+ * OpmError with opm's fatal text.
+ */
+export async function buildDiskCache(
+  configDir: string,
+  dir: string,
+  opts: CacheBuildOptions & { replacing?: CacheBackend } = {},
+): Promise<void> {
+  const { signal } = opts;
+  // The blobs are walked for the digest before the catalog is loaded, so that a build does not
+  // hold both at once; a walk that fails is reported after the load, whose words name the problem.
+  let prepared: PreparedBlobs | undefined;
+  let walkFailure: unknown;
+  try {
+    prepared = await prepareBlobs(catalogBlobs(configDir, signal), signal);
+  } catch (err) {
+    if (signal?.aborted === true) throw err;
+    walkFailure = err;
+  }
+  const { cfg, model } = await loadServedCatalog(configDir, {
+    ...(opts.env === undefined ? {} : { env: opts.env }),
+    ...(signal === undefined ? {} : { signal }),
+    ...(opts.configLabel === undefined ? {} : { label: opts.configLabel }),
+  });
+  if (opts.replacing === 'json') {
+    // The older layout is rebuilt in the preferred one (see docs/compatibility.md).
+    rmSync(path.join(dir, 'cache'), { recursive: true, force: true });
+    rmSync(path.join(dir, 'digest'), { force: true });
+  }
+  try {
+    if (prepared === undefined) throw walkFailure;
+    await writePogrebCache(
+      dir,
+      {
+        packageIndex: packageIndexFromModel(model),
+        bundles: modelBundles(model, cfg),
+        blobs: prepared,
+      },
+      signal === undefined ? {} : { signal },
+    );
+  } catch (err) {
+    if (signal?.aborted === true) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new OpmError(`failed to load or rebuild cache: failed to rebuild cache: ${message}`, {
+      cause: err,
+    });
+  }
+}
+
+/**
  * Check the cache in `opts.cacheDir` against the catalog in `configDir`; when it is missing or
  * stale, fail (enforcing) or rebuild it in opm's pogreb layout; then open it for serving.
  */
-export async function loadDiskCache(configDir: string, opts: DiskCacheOptions): Promise<DiskServedIndex> {
+export async function loadDiskCache(configDir: string, opts: CacheLoadOptions): Promise<ServedIndex> {
   const fields = opts.fields ?? {};
   // opm names the cache's files through the directory as given: use it when it is the same place.
   const label = opts.cacheLabel;
@@ -175,44 +188,12 @@ export async function loadDiskCache(configDir: string, opts: DiskCacheOptions): 
       throw new OpmError(`integrity check failed: ${(problem as Error).message}`, { cause: problem });
     }
     opts.log('info', 'building cache', fields);
-    // The blobs are walked for the digest before the catalog is loaded, so that a build does not
-    // hold both at once; a walk that fails is reported after the load, whose words name the problem.
-    let prepared: PreparedBlobs | undefined;
-    let walkFailure: unknown;
-    try {
-      prepared = await prepareBlobs(catalogBlobs(configDir, signal), signal);
-    } catch (err) {
-      if (signal?.aborted === true) throw err;
-      walkFailure = err;
-    }
-    const { cfg, model } = await loadServedCatalog(configDir, {
+    await buildDiskCache(configDir, dir, {
+      replacing: backend,
+      ...(opts.configLabel === undefined ? {} : { configLabel: opts.configLabel }),
       ...(opts.env === undefined ? {} : { env: opts.env }),
       ...(signal === undefined ? {} : { signal }),
-      ...(opts.configLabel === undefined ? {} : { label: opts.configLabel }),
     });
-    if (backend === 'json') {
-      // The older layout is rebuilt in the preferred one (see docs/compatibility.md).
-      rmSync(path.join(dir, 'cache'), { recursive: true, force: true });
-      rmSync(path.join(dir, 'digest'), { force: true });
-    }
-    try {
-      if (prepared === undefined) throw walkFailure;
-      await writePogrebCache(
-        dir,
-        {
-          packageIndex: packageIndexFromModel(model),
-          bundles: modelBundles(model, cfg),
-          blobs: prepared,
-        },
-        signal === undefined ? {} : { signal },
-      );
-    } catch (err) {
-      if (signal?.aborted === true) throw err;
-      const message = err instanceof Error ? err.message : String(err);
-      throw new OpmError(`failed to load or rebuild cache: failed to rebuild cache: ${message}`, {
-        cause: err,
-      });
-    }
     cache = openServeCache(dir);
   }
   let index;
@@ -228,15 +209,10 @@ export async function loadDiskCache(configDir: string, opts: DiskCacheOptions): 
   }
   const opened = cache;
   return {
-    registry: new Registry(servedIndex(index), new CacheBundleStore(opened), new CacheCustomSchemas(opened)),
+    queries: new CatalogQueries(index, new CacheBundleStore(opened), new CacheCustomSchemas(opened)),
     close: () => {
       opened.close();
       return Promise.resolve();
     },
   };
 }
-
-/** The `ServeCache` of `action/serve.ts`: opm's on-disk cache. */
-export const diskServeCache = {
-  load: loadDiskCache,
-};

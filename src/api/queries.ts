@@ -2,18 +2,14 @@
  * The queries of opm's catalog server (operator-registry `pkg/cache/pkgs.go`, `cache.go`) over a
  * package index: which package, channel and bundle a request names, the channel entries that
  * replace or provide something, and the order of ListBundles. Bundles themselves come from a
- * `BundleStore` (in memory here; the on-disk cache supplies its own). Errors carry the status code
- * and the exact text opm sends.
+ * `BundleStore` (memory.ts over a model; the on-disk cache supplies its own). Errors carry the
+ * status code and the exact text opm sends.
  */
 import { goQuote as q } from '../go/fmt.js';
 import { compareUtf8 } from '../go/utf8.js';
-import {
-  encodeBundle,
-  type ApiBundle,
-  type ApiChannelEntry,
-  type ApiDeprecation,
-  type ApiPackage,
-} from './messages.js';
+import { metaKeyProblem } from '../declcfg/meta.js';
+import type { IndexBundle, IndexChannel, PackageIndex } from './package-index.js';
+import { encodeBundle, type ApiBundle, type ApiChannelEntry, type ApiPackage } from './messages.js';
 
 /** gRPC status codes the registry answers with. */
 export const STATUS = { OK: 0, UNKNOWN: 2, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
@@ -30,32 +26,6 @@ export class RpcError extends Error {
 
 /** opm's handlers return plain errors, which gRPC sends as UNKNOWN. */
 const unknown = (message: string): RpcError => new RpcError(STATUS.UNKNOWN, message);
-
-export interface IndexBundle {
-  package: string;
-  channel: string;
-  name: string;
-  replaces: string;
-  skips: string[];
-}
-
-export interface IndexChannel {
-  name: string;
-  /** The one bundle of the channel that no other bundle of it replaces or skips. */
-  head: string;
-  bundles: Map<string, IndexBundle>;
-  deprecation?: ApiDeprecation | undefined;
-}
-
-export interface IndexPackage {
-  name: string;
-  defaultChannel: string;
-  channels: Map<string, IndexChannel>;
-  deprecation?: ApiDeprecation | undefined;
-}
-
-/** What the server knows of every package without reading a bundle (opm's `packages.json`). */
-export type PackageIndex = Map<string, IndexPackage>;
 
 export interface BundleKey {
   package: string;
@@ -78,17 +48,8 @@ export interface CustomSchemaStore {
   metas(schema: string, packageName: string): AsyncIterable<Uint8Array>;
 }
 
-const META_KEY = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
-
-/** opm's check of a custom-schema key component; the message on failure, else undefined. */
-export function metaKeyError(schema: string, packageName: string): string | undefined {
-  const check = (what: string, value: string): string | undefined => {
-    if (value === '') return `invalid ${what}: must not be empty`;
-    if (!META_KEY.test(value)) return `invalid ${what} ${q(value)}: must match ${META_KEY.source}`;
-    return undefined;
-  };
-  return check('schema', schema) ?? (packageName === '' ? undefined : check('packageName', packageName));
-}
+/** The skips of an entry without any (null in the index). */
+const NO_SKIPS: readonly string[] = [];
 
 interface Gvk {
   group: string;
@@ -102,8 +63,8 @@ function trimmed(b: ApiBundle): ApiBundle {
   return { ...b, replaces: '', skips: [] };
 }
 
-/** The catalog server's answers, one method per RPC of `api.Registry`. */
-export class Registry {
+/** The catalog server's answers, one method per RPC of `api.Registry` and `api.ExperimentalRegistry`. */
+export class CatalogQueries {
   readonly packages: PackageIndex;
   private readonly store: BundleStore;
   readonly customSchemas: CustomSchemaStore | undefined;
@@ -168,7 +129,7 @@ export class Registry {
             replaces: b.replaces,
           };
           if (b.replaces === csvName) out.push(entry);
-          for (const s of b.skips) if (s === csvName && s !== b.replaces) out.push(entry);
+          for (const s of b.skips ?? NO_SKIPS) if (s === csvName && s !== b.replaces) out.push(entry);
         }
       }
     }
@@ -182,7 +143,7 @@ export class Registry {
     const ch = pkg.channels.get(channelName);
     if (ch === undefined) throw unknown(`package ${q(pkgName)}, channel ${q(channelName)} not found`);
     for (const b of ch.bundles.values()) {
-      if (b.replaces === csvName || b.skips.includes(csvName)) {
+      if (b.replaces === csvName || (b.skips ?? NO_SKIPS).includes(csvName)) {
         return trimmed(
           await this.store.bundle({ package: pkgName, channel: channelName, name: b.name }, true),
         );
@@ -278,7 +239,7 @@ export class Registry {
    */
   customSchemaBlobs(schema: string, packageName: string): AsyncIterable<Uint8Array> {
     if (schema === '') throw new RpcError(STATUS.INVALID_ARGUMENT, 'schema is required');
-    const invalid = metaKeyError(schema, packageName);
+    const invalid = metaKeyProblem(schema, packageName);
     if (invalid !== undefined) {
       throw new RpcError(STATUS.INVALID_ARGUMENT, `invalid custom schema query: ${invalid}`);
     }
@@ -294,6 +255,16 @@ export class Registry {
 function entriesOf(b: IndexBundle, keepSkip: (skip: string) => boolean): ApiChannelEntry[] {
   const base = { packageName: b.package, channelName: b.channel, bundleName: b.name };
   const out: ApiChannelEntry[] = [{ ...base, replaces: b.replaces }];
-  for (const s of b.skips) if (s !== b.replaces && keepSkip(s)) out.push({ ...base, replaces: s });
+  for (const s of b.skips ?? NO_SKIPS)
+    if (s !== b.replaces && keepSkip(s)) out.push({ ...base, replaces: s });
   return out;
+}
+
+/** A served catalog: its queries, and what the server does with what holds them. */
+export interface ServedIndex {
+  queries: CatalogQueries;
+  /** Loading it let go of most of what it read (payloads left on disk): worth a collection. */
+  leftGarbage?: boolean;
+  /** Release what the index holds open (files, a database). */
+  close(): Promise<void>;
 }

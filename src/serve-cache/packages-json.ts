@@ -1,8 +1,5 @@
 /**
- * The package index opm's cache keeps under `packages.json` (operator-registry `pkg/cache/pkgs.go`):
- * per package its name, description, icon, default channel, deprecation and channels; per channel
- * its head and bundles; per bundle its replaces and skips. The server answers GetPackage and the
- * channel-entry queries from it, and reads bundles by (package, channel, bundle).
+ * The package index (api/package-index.ts) as opm's cache keeps it under `packages.json`.
  *
  * Its JSON is Go's encoding of those structs: field names partly capitalised (`Channels`, `Name`,
  * `Head`, `Bundles`), maps with their keys in byte order, `icon` null when there is none, `skips`
@@ -12,39 +9,14 @@ import { goStruct, type GoStruct } from '../go/go-struct.js';
 import { marshal } from '../go/json-encode.js';
 import { isRecord } from '../go/json-value.js';
 import { compareUtf8 } from '../go/utf8.js';
-import type { Model } from '../model/model.js';
-import { ChannelGraph } from '../model/channel-graph.js';
-
-export interface CacheBundleRef {
-  package: string;
-  channel: string;
-  name: string;
-  replaces: string;
-  /** null when the channel entry had none (Go's nil slice). */
-  skips: string[] | null;
-}
-
-export interface CacheChannel {
-  name: string;
-  head: string;
-  bundles: Map<string, CacheBundleRef>;
-  deprecation?: { message: string };
-}
-
-export interface CachePackage {
-  name: string;
-  description: string;
-  /** Standard base64 of the icon's bytes, and its media type; null when the package has none. */
-  icon: { base64data: string; mediatype: string } | null;
-  defaultChannel: string;
-  channels: Map<string, CacheChannel>;
-  deprecation?: { message: string };
-}
-
-export type PackageIndex = Map<string, CachePackage>;
-
-/** A package index that cannot be read, or a channel whose head cannot be found. */
-export class PackageIndexError extends Error {}
+import { field } from '../go/json-decode.js';
+import {
+  PackageIndexError,
+  type IndexBundle,
+  type IndexChannel,
+  type IndexPackage,
+  type PackageIndex,
+} from '../api/package-index.js';
 
 function sortedMap<V>(m: ReadonlyMap<string, V>, f: (v: V) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
@@ -86,14 +58,6 @@ export function encodePackageIndex(index: PackageIndex): Uint8Array {
   return Buffer.from(marshal(value), 'utf8');
 }
 
-/** A field of a Go struct as encoding/json finds it: the exact name first, else any case. */
-function field(o: Record<string, unknown>, name: string): unknown {
-  if (name in o) return o[name];
-  const lower = name.toLowerCase();
-  for (const k of Object.keys(o)) if (k.toLowerCase() === lower) return o[k];
-  return undefined;
-}
-
 function str(o: Record<string, unknown>, name: string, where: string): string {
   const v = field(o, name);
   if (v === undefined || v === null) return '';
@@ -129,10 +93,10 @@ export function decodePackageIndex(bytes: Uint8Array): PackageIndex {
   for (const [key, p] of entries(parsed, 'packages.json')) {
     const where = `packages.json: package ${JSON.stringify(key)}`;
     const icon = field(p, 'icon');
-    const channels = new Map<string, CacheChannel>();
+    const channels = new Map<string, IndexChannel>();
     for (const [chKey, c] of entries(field(p, 'Channels'), `${where} channels`)) {
       const chWhere = `${where}, channel ${JSON.stringify(chKey)}`;
-      const bundles = new Map<string, CacheBundleRef>();
+      const bundles = new Map<string, IndexBundle>();
       for (const [bKey, b] of entries(field(c, 'Bundles'), `${chWhere} bundles`)) {
         const bWhere = `${chWhere}, bundle ${JSON.stringify(bKey)}`;
         const skips = field(b, 'skips');
@@ -151,12 +115,12 @@ export function decodePackageIndex(bytes: Uint8Array): PackageIndex {
           skips: Array.isArray(skips) ? (skips as string[]) : null,
         });
       }
-      const ch: CacheChannel = { name: str(c, 'Name', chWhere), head: str(c, 'Head', chWhere), bundles };
+      const ch: IndexChannel = { name: str(c, 'Name', chWhere), head: str(c, 'Head', chWhere), bundles };
       const d = optDeprecation(c, chWhere);
       if (d !== undefined) ch.deprecation = d;
       channels.set(chKey, ch);
     }
-    const pkg: CachePackage = {
+    const pkg: IndexPackage = {
       name: str(p, 'name', where),
       description: str(p, 'description', where),
       icon:
@@ -172,48 +136,6 @@ export function decodePackageIndex(bytes: Uint8Array): PackageIndex {
     const d = optDeprecation(p, where);
     if (d !== undefined) pkg.deprecation = d;
     index.set(key, pkg);
-  }
-  return index;
-}
-
-/**
- * The index of a model (opm's packagesFromModel): each channel's head is the one bundle nothing in
- * the channel replaces or skips, and a channel with none or several fails in opm's words.
- * A channel entry's `skips` is null when empty: the model does not keep apart an entry without
- * skips from one with an empty list (opm writes `[]` for the latter).
- */
-export function packageIndexFromModel(model: Model): PackageIndex {
-  const index: PackageIndex = new Map();
-  for (const p of model.values()) {
-    const channels = new Map<string, CacheChannel>();
-    for (const ch of p.channels.values()) {
-      const heads = ChannelGraph.fromModel(ch).heads();
-      if (heads.length === 0) throw new PackageIndexError('no channel head found in graph');
-      if (heads.length > 1)
-        throw new PackageIndexError(`multiple channel heads found in graph: ${heads.join(', ')}`);
-      const bundles = new Map<string, CacheBundleRef>();
-      for (const b of ch.bundles.values()) {
-        bundles.set(b.name, {
-          package: p.name,
-          channel: ch.name,
-          name: b.name,
-          replaces: b.replaces,
-          skips: b.skips.length === 0 ? null : [...b.skips],
-        });
-      }
-      const c: CacheChannel = { name: ch.name, head: heads[0] as string, bundles };
-      if (ch.deprecation !== undefined) c.deprecation = { message: ch.deprecation.message };
-      channels.set(ch.name, c);
-    }
-    const pkg: CachePackage = {
-      name: p.name,
-      description: p.description,
-      icon: p.icon === undefined ? null : { base64data: p.icon.base64data, mediatype: p.icon.mediatype },
-      defaultChannel: p.defaultChannel?.name ?? '',
-      channels,
-    };
-    if (p.deprecation !== undefined) pkg.deprecation = { message: p.deprecation.message };
-    index.set(p.name, pkg);
   }
   return index;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBundle, emptyBundle, encodeBundle, type ApiBundle } from '../api/messages.js';
-import { decodeStruct, encodeStruct } from './proto.js';
+import { decodeBundle, emptyBundle, encodeBundle, type ApiBundle } from './messages.js';
+import { decodeStruct, encodeStruct } from './struct.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
