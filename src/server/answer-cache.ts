@@ -5,7 +5,7 @@
  * neither the query, nor the encoding, nor a copy. Bounded in bytes: the oldest answers go first,
  * and an answer larger than an eighth of the bound is made every time.
  */
-import { frameMessage } from './unary-path.js';
+import { frameMessage } from './grpc-wire.js';
 
 export class AnswerCache {
   private readonly answers = new Map<string, Buffer>();
