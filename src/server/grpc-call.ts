@@ -69,10 +69,24 @@ export class GrpcCall {
       }
     });
     if (deadlineMs !== undefined) {
-      // grpc-go's answer to a passed deadline: RST_STREAM(CANCEL), no status.
+      // grpc-go's answer to a passed deadline: DeadlineExceeded when nothing was sent yet, then
+      // RST_STREAM(CANCEL).
       this.timer = setTimeout(() => {
-        if (this.ended) return;
+        if (this.over) return;
         this.gone('deadline');
+        if (!this.headersSent && !stream.destroyed) {
+          this.headersSent = true;
+          const { code, details } = goneStatus('deadline');
+          stream.respond(
+            {
+              ':status': 200,
+              'content-type': contentType,
+              'grpc-status': String(code),
+              'grpc-message': details,
+            },
+            { endStream: true },
+          );
+        }
         stream.close(NGHTTP2_CANCEL);
       }, deadlineMs);
     }

@@ -232,12 +232,16 @@ function serveUnary(
   let request: Buffer | undefined;
   const run = (message: Buffer): void => {
     const finished = opts.started(info);
-    answer(message, info).then(
+    let answered: Promise<Buffer>;
+    try {
+      answered = answer(message, info);
+    } catch (err) {
+      answered = Promise.reject(err);
+    }
+    // The log has the handler's outcome, as grpc-go's interceptor, whether the answer can still go
+    // or not (finish sends nothing on a call that is over).
+    answered.then(
       (framed) => {
-        if (call.over) {
-          finished(goneStatus(call.goneReason ?? 'cancelled'));
-          return;
-        }
         finished({ code: 0, details: '' });
         call.finish({ code: 0, details: '' }, call.framedAnswer(framed));
       },
@@ -299,7 +303,9 @@ function serveServerStream(
       }
       if (fault !== undefined) return end(goRequestStatus(fault, true, reader.state));
       if (request === undefined) return end(goRequestStatus(undefined, true, reader.state));
-      writeAll(call, messages(request, info)).then(
+      const body = request;
+      // The handler may throw at once (a request that does not decode) or while it streams.
+      writeAll(call, () => messages(body, info)).then(
         () => {
           if (call.goneReason !== undefined) finished(goneStatus(call.goneReason));
           else end({ code: 0, details: '' });
@@ -314,8 +320,8 @@ function serveServerStream(
 }
 
 /** Write each message as the client reads; stop when the call is over. */
-async function writeAll(call: GrpcCall, messages: AsyncIterable<Uint8Array>): Promise<void> {
-  for await (const m of messages) {
+async function writeAll(call: GrpcCall, messages: () => AsyncIterable<Uint8Array>): Promise<void> {
+  for await (const m of messages()) {
     if (call.over) return;
     await call.write(call.frame(m));
   }
