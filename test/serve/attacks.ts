@@ -362,6 +362,16 @@ export const WIRE_CASES: Record<string, GrpcRequestCase & { open?: boolean }> = 
     body: grpcFrame(zlib.gzipSync(Buffer.from('\n\x0falpha-op.v1.0.0')), 1),
     headers: { 'grpc-encoding': 'gzip', 'grpc-accept-encoding': 'gzip' },
   },
+  'gzip data that does not inflate': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.alloc(20, 0x78), 1),
+    headers: { 'grpc-encoding': 'gzip' },
+  },
+  'gzip data cut short': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(zlib.gzipSync(Buffer.from('\n\balpha-op')).subarray(0, 15), 1),
+    headers: { 'grpc-encoding': 'gzip' },
+  },
   'a deflate request': {
     path: '/api.Registry/GetPackage',
     body: grpcFrame(zlib.deflateSync(Buffer.from('\n\balpha-op')), 1),
