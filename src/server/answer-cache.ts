@@ -34,6 +34,11 @@ export class AnswerCache {
     return framed;
   }
 
+  /** Whether the answer of `method` to `request` is kept (its request decoded once already). */
+  has(method: string, request: Buffer): boolean {
+    return this.answers.has(`${method}\n${request.toString('latin1')}`);
+  }
+
   /** Bytes held now (answers and keys). */
   get size(): number {
     return this.bytes;

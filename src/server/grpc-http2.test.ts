@@ -172,6 +172,28 @@ describe('answers as grpc-go does', () => {
     expect(encodeGrpcMessage('')).toBe('');
   });
 
+  it('a unary request that does not decode: Internal, grpc-go’s text, and no log line (grpc-go decodes it before its interceptors)', async () => {
+    const lines = await serve({ count: 0 });
+    const port = (server as RunningServer).port;
+    const r = await rawCall(
+      port,
+      '/api.Registry/GetBundle',
+      frameMessage(Buffer.from([0x0a, 0x02, 0xff, 0xfe])),
+    );
+    expect(r.headers['grpc-status']).toBe('13');
+    expect(r.headers['grpc-message']).toBe(
+      'grpc: error unmarshalling request: string field contains invalid UTF-8',
+    );
+    const health = await rawCall(port, '/grpc.health.v1.Health/Check', frameMessage(Buffer.from([0x0c])));
+    expect(health.headers['grpc-status']).toBe('13');
+    expect(lines).toEqual([]);
+    // Once its answer is kept, a request is not decoded again; it is still answered and logged.
+    await rawCall(port, '/api.Registry/GetBundle', getBundle('b.v1'));
+    const again = await rawCall(port, '/api.Registry/GetBundle', getBundle('b.v1'));
+    expect(again.trailers['grpc-status']).toBe('0');
+    expect(lines.filter((l) => l.msg === 'finished call')).toHaveLength(2);
+  });
+
   it('two messages on a unary call: the first is answered', async () => {
     const lines = await serve({ count: 0 });
     const port = (server as RunningServer).port;

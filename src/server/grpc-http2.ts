@@ -39,6 +39,11 @@ export type CallStarted = (info: CallInfo) => (status: CallStatus) => void;
 export type Route =
   | {
       kind: 'unary';
+      /**
+       * Reads the request as grpc-go's codec does before its interceptors run: throws when it
+       * does not decode (the call is refused without a log line, as opm refuses it).
+       */
+      decode?: (request: Buffer) => void;
       /** The answer framed (frameMessage), or a rejection with the call's status. */
       answer(request: Buffer, info: CallInfo): Promise<Buffer>;
     }
@@ -175,7 +180,7 @@ function serveStream(
     peer: peerOf(stream.session),
     deadline: timeout === undefined ? undefined : Date.now() + timeout,
   };
-  if (route.kind === 'unary') serveUnary(opts, call, info, route.answer);
+  if (route.kind === 'unary') serveUnary(opts, call, info, route);
   else if (route.kind === 'server_stream') serveServerStream(opts, call, info, route.messages);
   else serveBidi(opts, call, info, route.answer);
 }
@@ -227,14 +232,22 @@ function serveUnary(
   opts: GrpcServerOptions,
   call: GrpcCall,
   info: CallInfo,
-  answer: (request: Buffer, info: CallInfo) => Promise<Buffer>,
+  route: Extract<Route, { kind: 'unary' }>,
 ): void {
   let request: Buffer | undefined;
   const run = (message: Buffer): void => {
+    if (route.decode !== undefined) {
+      try {
+        route.decode(message);
+      } catch (err) {
+        call.finish(opts.statusOf(err));
+        return;
+      }
+    }
     const finished = opts.started(info);
     let answered: Promise<Buffer>;
     try {
-      answered = answer(message, info);
+      answered = route.answer(message, info);
     } catch (err) {
       answered = Promise.reject(err);
     }

@@ -158,6 +158,8 @@ function statusOf(err: unknown): CallStatus {
 interface Handlers {
   /** Unary methods: each answers its message framed as on the wire. */
   unary: Record<string, (req: Buffer) => Promise<Buffer>>;
+  /** Unary requests read before the call is logged (grpc-go decodes them before its interceptors). */
+  decode?: Record<string, (req: Buffer) => void>;
   stream: Record<string, (req: Buffer, headers: IncomingHttpHeaders) => AsyncIterable<Uint8Array>>;
 }
 
@@ -167,8 +169,15 @@ function addService(
   handlers: Handlers,
   unimplemented: string[] = [],
 ): void {
-  for (const [name, handle] of Object.entries(handlers.unary))
-    routes.set(`/${service}/${name}`, { kind: 'unary', answer: (req) => handle(req) });
+  for (const [name, handle] of Object.entries(handlers.unary)) {
+    const decode = handlers.decode?.[name];
+    routes.set(
+      `/${service}/${name}`,
+      decode === undefined
+        ? { kind: 'unary', answer: (req) => handle(req) }
+        : { kind: 'unary', decode, answer: (req) => handle(req) },
+    );
+  }
   for (const [name, handle] of Object.entries(handlers.stream))
     routes.set(`/${service}/${name}`, {
       kind: 'server_stream',
@@ -200,6 +209,12 @@ async function* each<T>(
 
 function registryHandlers(reg: Registry, answers: AnswerCache): Handlers {
   const gvk = (buf: Buffer) => decodeProvidersRequest(buf);
+  // A request whose answer is kept has decoded before: it is not read again.
+  const unlessKept =
+    (method: string, decode: (buf: Buffer) => unknown) =>
+    (buf: Buffer): void => {
+      if (!answers.has(method, buf)) decode(buf);
+    };
   // The catalog does not change while served: an answer is kept by its method and request bytes
   // (answer-cache.ts bounds them). What fails (not found, a request that does not decode) is not kept:
   // it is made and logged again each time.
@@ -228,6 +243,13 @@ function registryHandlers(reg: Registry, answers: AnswerCache): Handlers {
         answers.answer('GetDefaultBundleThatProvides', buf, async () =>
           encodeBundle(await reg.getDefaultBundleThatProvides(gvk(buf))),
         ),
+    },
+    decode: {
+      GetPackage: unlessKept('GetPackage', decodeGetPackageRequest),
+      GetBundle: unlessKept('GetBundle', decodeGetBundleRequest),
+      GetBundleForChannel: unlessKept('GetBundleForChannel', decodeGetBundleInChannelRequest),
+      GetBundleThatReplaces: unlessKept('GetBundleThatReplaces', decodeGetReplacementRequest),
+      GetDefaultBundleThatProvides: unlessKept('GetDefaultBundleThatProvides', gvk),
     },
     stream: {
       ListPackages: (buf) => {
@@ -278,11 +300,9 @@ function healthHandlers(): Handlers {
   return {
     unary: {
       // SERVING for any service name, as opm's health server answers.
-      Check: async (buf) => {
-        decodeStrings(buf, { 1: 'service' });
-        return Promise.resolve(SERVING);
-      },
+      Check: () => Promise.resolve(SERVING),
     },
+    decode: { Check: (buf) => decodeStrings(buf, { 1: 'service' }) },
     stream: {},
   };
 }
