@@ -5,7 +5,7 @@
  * neither the query, nor the encoding, nor a copy. Bounded in bytes: the oldest answers go first,
  * and an answer larger than an eighth of the bound is made every time.
  */
-import { frameMessage } from './unary-path.js';
+import { frameMessage } from './grpc-wire.js';
 
 export class AnswerCache {
   private readonly answers = new Map<string, Buffer>();
@@ -32,6 +32,11 @@ export class AnswerCache {
     const framed = frameMessage(await make());
     this.keep(key, framed);
     return framed;
+  }
+
+  /** Whether the answer of `method` to `request` is kept (its request decoded once already). */
+  has(method: string, request: Buffer): boolean {
+    return this.answers.has(`${method}\n${request.toString('latin1')}`);
   }
 
   /** Bytes held now (answers and keys). */

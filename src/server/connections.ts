@@ -7,6 +7,7 @@
  * it (every HTTP/2 stack does), a connection that does not answer within KEEPALIVE_TIMEOUT_MS is
  * closed. Idle clients that answer pings are kept as long as they like, as opm keeps them.
  */
+import type { Http2Server, ServerHttp2Session } from 'node:http2';
 
 /**
  * How often a connection is pinged. grpc-go pings a connection idle for 2 hours; pinging every
@@ -16,10 +17,52 @@ export const KEEPALIVE_MS = 5 * 60 * 1000;
 /** How long an answer to a ping may take (grpc-go's default keepalive timeout). */
 export const KEEPALIVE_TIMEOUT_MS = 20 * 1000;
 
-/** The grpc-js server options for the keepalive (`keepaliveMs`: tests shorten it). */
-export function keepaliveOptions(keepaliveMs = KEEPALIVE_MS): Record<string, number> {
+/** The server's open connections. */
+export interface Sessions {
+  /** GOAWAY on each: no new calls, running ones go on, each closes when its calls are done. */
+  closeAll(): void;
+  /** Close each at once, running calls with it. */
+  destroyAll(): void;
+}
+
+/** Keep track of `server`'s connections and ping each every `keepaliveMs`. */
+export function watchSessions(server: Http2Server, keepaliveMs = KEEPALIVE_MS): Sessions {
+  const open = new Set<ServerHttp2Session>();
+  let closing = false;
+  const timeoutMs = Math.min(KEEPALIVE_TIMEOUT_MS, keepaliveMs);
+  server.on('session', (session) => {
+    open.add(session);
+    session.on('error', () => undefined);
+    let unanswered: NodeJS.Timeout | undefined;
+    const pinger = setInterval(() => {
+      if (unanswered !== undefined || session.destroyed) return;
+      unanswered = setTimeout(() => session.destroy(), timeoutMs);
+      try {
+        session.ping((err) => {
+          if (err !== null) return;
+          clearTimeout(unanswered);
+          unanswered = undefined;
+        });
+      } catch {
+        session.destroy();
+      }
+    }, keepaliveMs);
+    pinger.unref();
+    session.once('close', () => {
+      clearInterval(pinger);
+      clearTimeout(unanswered);
+      open.delete(session);
+    });
+    // A connection that comes while stopping is told to go at once.
+    if (closing) session.close();
+  });
   return {
-    'grpc.keepalive_time_ms': keepaliveMs,
-    'grpc.keepalive_timeout_ms': Math.min(KEEPALIVE_TIMEOUT_MS, keepaliveMs),
+    closeAll: () => {
+      closing = true;
+      for (const s of open) s.close();
+    },
+    destroyAll: () => {
+      for (const s of open) s.destroy();
+    },
   };
 }

@@ -138,3 +138,30 @@ describe('server', () => {
     expect(Buffer.from(field(error, 2)[0] as Uint8Array).toString()).toBe('symbol not found: no.Such');
   });
 });
+
+describe('stopping', () => {
+  it('is bounded: a client that never reads its ListBundles stream has its connection closed after the grace', async () => {
+    const running = await startServer({
+      registry: bigRegistry({ count: 0 }),
+      port: '0',
+      log: () => undefined,
+      stopGraceMs: 1000,
+    });
+    const client = new grpc.Client(`127.0.0.1:${running.port}`, grpc.credentials.createInsecure(), {
+      'grpc.max_receive_message_length': -1,
+    });
+    const call = client.makeServerStreamRequest('/api.Registry/ListBundles', raw, raw, Buffer.alloc(0));
+    const failed = new Promise<grpc.ServiceError>((resolve) => call.on('error', resolve));
+    await new Promise<void>((resolve) =>
+      call.once('data', () => {
+        call.pause();
+        resolve();
+      }),
+    );
+    // The client never reads again: without the bound, stop would wait for it for ever.
+    await running.stop();
+    const err = await failed;
+    expect(err.code).toBe(grpc.status.UNAVAILABLE);
+    client.close();
+  });
+});

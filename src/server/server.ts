@@ -4,7 +4,7 @@
  * call logged when it starts and when it finishes, as opm's logging interceptors do. Streams are
  * written as the client reads them: the next message is made when the previous one has drained.
  */
-import * as grpc from '@grpc/grpc-js';
+import type { IncomingHttpHeaders } from 'node:http2';
 import {
   decodeCustomSchemasRequest,
   decodeEmptyRequest,
@@ -34,18 +34,11 @@ import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
 import { releaseLoadGarbage } from './heap.js';
 import { answerReflection } from './reflection.js';
-import { keepaliveOptions } from './connections.js';
-import { writeStream } from './stream-writer.js';
 import { AnswerCache } from './answer-cache.js';
-import { frameMessage, installUnaryPath, type CallStatus, type UnaryRun } from './unary-path.js';
-import {
-  answerUnknownMethodsAsGo,
-  CODE_NAMES,
-  connectionGone,
-  goErrorText,
-  goStatusInterceptor,
-  goUnmarshalText,
-} from './go-status.js';
+import { frameMessage } from './grpc-wire.js';
+import type { CallStatus } from './grpc-call.js';
+import { listenGrpc, type CallInfo, type Route } from './grpc-http2.js';
+import { CODE_NAMES, goErrorText, goUnmarshalText } from './go-status.js';
 
 /** opm's grpc-go: 4 MiB received per message, no limit on what is sent. */
 export const MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
@@ -57,8 +50,6 @@ function levelOf(code: number): LogLevel {
     return 'warning';
   return 'error';
 }
-
-type MethodType = 'unary' | 'server_stream' | 'bidi_stream';
 
 /** RFC 3339 (seconds) of times that come in order, made once per second: a busy server logs many. */
 class SecondStamps {
@@ -81,6 +72,17 @@ const CODE_KEY = 'grpc.code';
 const ERROR_KEY = 'grpc.error';
 const TIME_KEY = 'grpc.time_ms';
 
+/** Request headers that are not a call's metadata (grpc-go keeps them apart, or HTTP/2 does). */
+const NOT_METADATA = new Set([
+  'grpc-timeout',
+  'grpc-encoding',
+  'grpc-accept-encoding',
+  'accept-encoding',
+  'te',
+  'content-type',
+  'host',
+]);
+
 /**
  * A call being served: what the log lines say about it. The fields are made in byte order of their
  * keys as far as it is known here (a client's metadata keys are placed by the log's writer), so the
@@ -91,48 +93,28 @@ class CallLog {
   private readonly start = performance.now();
   private readonly log: ServeLog;
 
-  constructor(
-    log: ServeLog,
-    service: string,
-    method: string,
-    type: MethodType,
-    call: {
-      getPeer(): string;
-      getHost(): string;
-      getDeadline(): grpc.Deadline;
-      metadata: grpc.Metadata;
-      /** The metadata's fields as the log writes them, where known without a Metadata (unary-path.ts). */
-      metadataFields?: () => Readonly<Record<string, string>> | undefined;
-    },
-  ) {
+  constructor(log: ServeLog, call: CallInfo) {
     this.log = log;
     const fields: LogFields = {};
-    // grpc-go hands the interceptor the request's headers as metadata; grpc-js keeps these apart.
-    fields[':authority'] = `[${call.getHost()}]`;
+    const headers = call.headers;
+    // grpc-go hands the interceptor the request's headers as metadata.
+    fields[':authority'] = `[${headers[':authority'] ?? headers.host ?? ''}]`;
     fields['content-type'] = '[application/grpc]';
     fields['grpc.component'] = 'server';
-    fields['grpc.method'] = method;
-    fields['grpc.method_type'] = type;
-    const deadline = call.getDeadline();
-    if (deadline instanceof Date || (typeof deadline === 'number' && Number.isFinite(deadline))) {
-      fields['grpc.request.deadline'] = deadlineStamps.of(
-        deadline instanceof Date ? deadline.getTime() : deadline,
-      );
-    }
-    fields['grpc.service'] = service;
+    fields['grpc.method'] = call.method;
+    fields['grpc.method_type'] = call.kind;
+    if (call.deadline !== undefined && Number.isFinite(call.deadline))
+      fields['grpc.request.deadline'] = deadlineStamps.of(call.deadline);
+    fields['grpc.service'] = call.service;
     fields['grpc.start_time'] = startStamps.of(Date.now());
     fields[TIME_KEY] = '';
-    fields['peer.address'] = call.getPeer().replace(/^::ffff:/, '');
+    fields['peer.address'] = call.peer;
     fields.protocol = 'grpc';
-    const known = call.metadataFields?.();
-    if (known !== undefined) {
-      for (const key in known) fields[key] = known[key] as string;
-    } else {
-      const map = call.metadata.getMap();
-      for (const key in map) {
-        const all = call.metadata.get(key).map((v) => (typeof v === 'string' ? v : v.toString('base64')));
-        fields[key] = `[${all.join(' ')}]`;
-      }
+    for (const key in headers) {
+      if (key.startsWith(':') || NOT_METADATA.has(key)) continue;
+      const value = headers[key];
+      if (value === undefined) continue;
+      fields[key] = `[${Array.isArray(value) ? value.join(' ') : value}]`;
     }
     this.fields = fields;
     fields[TIME_KEY] = this.elapsed();
@@ -157,129 +139,61 @@ class CallLog {
   }
 }
 
-function statusOf(err: unknown): { code: number; details: string } {
+function statusOf(err: unknown): CallStatus {
   if (err instanceof RpcError) return { code: err.code, details: err.message };
   if (err instanceof ProtoDecodeError)
     return {
-      code: grpc.status.INTERNAL,
+      code: 13,
       details: `grpc: error unmarshalling request: ${goUnmarshalText(err.message)}`,
     };
+  // A status already (a method opm does not implement).
+  if (typeof err === 'object' && err !== null && 'code' in err && 'details' in err) return err as CallStatus;
   return { code: STATUS.UNKNOWN, details: err instanceof Error ? err.message : String(err) };
 }
 
-const identity = (b: Buffer): Buffer => b;
-const asBuffer = (b: Uint8Array): Buffer =>
-  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length);
-
-function method(path: string, type: MethodType): grpc.MethodDefinition<Buffer, Uint8Array> {
-  return {
-    path,
-    requestStream: type === 'bidi_stream',
-    responseStream: type !== 'unary',
-    requestSerialize: identity,
-    requestDeserialize: identity,
-    responseSerialize: asBuffer,
-    responseDeserialize: identity,
-  };
-}
-
 interface Handlers {
-  /** Unary methods: each answers its message framed as on the wire (unary-path.ts writes it as it is). */
+  /** Unary methods: each answers its message framed as on the wire. */
   unary: Record<string, (req: Buffer) => Promise<Buffer>>;
-  stream: Record<
-    string,
-    (req: Buffer, call: grpc.ServerWritableStream<Buffer, Uint8Array>) => AsyncIterable<Uint8Array>
-  >;
-}
-
-/**
- * Run a unary handler with its call's log: the answer framed, or the call's status (both logged),
- * for grpc-js's path and unary-path.ts's alike.
- */
-function loggedUnary(
-  cl: CallLog,
-  handle: (req: Buffer) => Promise<Buffer>,
-  request: Buffer,
-): Promise<Buffer> {
-  return handle(request).then(
-    (framed) => {
-      cl.finish(0);
-      return framed;
-    },
-    (err: unknown) => {
-      const s = statusOf(err);
-      cl.finish(s.code, s.details);
-      throw s;
-    },
-  );
-}
-
-/** A unary method that plain requests reach without grpc-js (unary-path.ts), by its path. */
-interface UnaryRoute {
-  service: string;
-  method: string;
-  handle: (req: Buffer) => Promise<Buffer>;
+  /** Unary requests read before the call is logged (grpc-go decodes them before its interceptors). */
+  decode?: Record<string, (req: Buffer) => void>;
+  stream: Record<string, (req: Buffer, headers: IncomingHttpHeaders) => AsyncIterable<Uint8Array>>;
 }
 
 function addService(
-  server: grpc.Server,
-  log: ServeLog,
+  routes: Map<string, Route>,
   service: string,
   handlers: Handlers,
   unimplemented: string[] = [],
-  routes?: Map<string, UnaryRoute>,
 ): void {
-  const definition: Record<string, grpc.MethodDefinition<Buffer, Uint8Array>> = {};
-  const impl: grpc.UntypedServiceImplementation = {};
   for (const [name, handle] of Object.entries(handlers.unary)) {
-    definition[name] = method(`/${service}/${name}`, 'unary');
-    routes?.set(`/${service}/${name}`, { service, method: name, handle });
-    impl[name] = (
-      call: grpc.ServerUnaryCall<Buffer, Uint8Array>,
-      callback: grpc.sendUnaryData<Uint8Array>,
-    ) => {
-      loggedUnary(new CallLog(log, service, name, 'unary', call), handle, call.request).then(
-        (framed) => callback(null, framed.subarray(5)),
-        (s: CallStatus) => callback({ code: s.code, details: s.details }),
-      );
-    };
+    const decode = handlers.decode?.[name];
+    routes.set(
+      `/${service}/${name}`,
+      decode === undefined
+        ? { kind: 'unary', answer: (req) => handle(req) }
+        : { kind: 'unary', decode, answer: (req) => handle(req) },
+    );
   }
-  for (const [name, handle] of Object.entries(handlers.stream)) {
-    definition[name] = method(`/${service}/${name}`, 'server_stream');
-    impl[name] = (call: grpc.ServerWritableStream<Buffer, Uint8Array>) => {
-      const cl = new CallLog(log, service, name, 'server_stream', call);
-      const run = async (): Promise<void> => writeStream(call, handle(call.request, call));
-      run().then(
-        () => {
-          if (!call.cancelled) cl.finish(0);
-          else if (connectionGone(call.metadata)) cl.finish(grpc.status.UNAVAILABLE, 'transport is closing');
-          else cl.finish(grpc.status.CANCELLED, 'context canceled');
-          call.end();
-        },
-        (err: unknown) => {
-          const s = statusOf(err);
-          cl.finish(s.code, s.details);
-          call.emit('error', { code: s.code, details: s.details });
-        },
-      );
-    };
-  }
+  for (const [name, handle] of Object.entries(handlers.stream))
+    routes.set(`/${service}/${name}`, {
+      kind: 'server_stream',
+      messages: (req, info) => handle(req, info.headers),
+    });
   for (const name of unimplemented) {
-    const type = name === 'Watch' ? 'server_stream' : 'unary';
-    definition[name] = method(`/${service}/${name}`, type);
     const details = `method ${name} not implemented`;
-    impl[name] =
-      type === 'unary'
-        ? (call: grpc.ServerUnaryCall<Buffer, Uint8Array>, callback: grpc.sendUnaryData<Uint8Array>) => {
-            new CallLog(log, service, name, type, call).finish(grpc.status.UNIMPLEMENTED, details);
-            callback({ code: grpc.status.UNIMPLEMENTED, details });
+    const status: CallStatus = { code: 12, details };
+    routes.set(
+      `/${service}/${name}`,
+      name === 'Watch'
+        ? {
+            kind: 'server_stream',
+            messages: () => ({
+              [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(status) }),
+            }),
           }
-        : (call: grpc.ServerWritableStream<Buffer, Uint8Array>) => {
-            new CallLog(log, service, name, type, call).finish(grpc.status.UNIMPLEMENTED, details);
-            call.emit('error', { code: grpc.status.UNIMPLEMENTED, details });
-          };
+        : { kind: 'unary', answer: () => Promise.reject(status) },
+    );
   }
-  server.addService(definition, impl);
 }
 
 async function* each<T>(
@@ -291,6 +205,12 @@ async function* each<T>(
 
 function registryHandlers(reg: CatalogQueries, answers: AnswerCache): Handlers {
   const gvk = (buf: Buffer) => decodeProvidersRequest(buf);
+  // A request whose answer is kept has decoded before: it is not read again.
+  const unlessKept =
+    (method: string, decode: (buf: Buffer) => unknown) =>
+    (buf: Buffer): void => {
+      if (!answers.has(method, buf)) decode(buf);
+    };
   // The catalog does not change while served: an answer is kept by its method and request bytes
   // (answer-cache.ts bounds them). What fails (not found, a request that does not decode) is not kept:
   // it is made and logged again each time.
@@ -320,6 +240,13 @@ function registryHandlers(reg: CatalogQueries, answers: AnswerCache): Handlers {
           encodeBundle(await reg.getDefaultBundleThatProvides(gvk(buf))),
         ),
     },
+    decode: {
+      GetPackage: unlessKept('GetPackage', decodeGetPackageRequest),
+      GetBundle: unlessKept('GetBundle', decodeGetBundleRequest),
+      GetBundleForChannel: unlessKept('GetBundleForChannel', decodeGetBundleInChannelRequest),
+      GetBundleThatReplaces: unlessKept('GetBundleThatReplaces', decodeGetReplacementRequest),
+      GetDefaultBundleThatProvides: unlessKept('GetDefaultBundleThatProvides', gvk),
+    },
     stream: {
       ListPackages: (buf) => {
         decodeEmptyRequest(buf);
@@ -343,15 +270,20 @@ function registryHandlers(reg: CatalogQueries, answers: AnswerCache): Handlers {
   };
 }
 
+/** Whether a header says `true` (in any of its values, as grpc-go's metadata lists them). */
+function saysTrue(value: string | string[] | undefined): boolean {
+  if (value === undefined) return false;
+  return (Array.isArray(value) ? value : value.split(', ')).includes('true');
+}
+
 function experimentalHandlers(reg: CatalogQueries): Handlers {
   return {
     unary: {},
     stream: {
-      ExperimentalListPackageCustomSchemas: (buf, call) => {
+      ExperimentalListPackageCustomSchemas: (buf, headers) => {
         const r = decodeCustomSchemasRequest(buf);
         // The endpoint answers only callers that say they know it may change.
-        if (!call.metadata.get('x-acknowledge-experimental').includes('true'))
-          return each([], encodePackageName);
+        if (!saysTrue(headers['x-acknowledge-experimental'])) return each([], encodePackageName);
         return reg.customSchemaBlobs(r.schema, r.packageName);
       },
     },
@@ -364,42 +296,18 @@ function healthHandlers(): Handlers {
   return {
     unary: {
       // SERVING for any service name, as opm's health server answers.
-      Check: async (buf) => {
-        decodeStrings(buf, { 1: 'service' });
-        return Promise.resolve(SERVING);
-      },
+      Check: () => Promise.resolve(SERVING),
     },
+    decode: { Check: (buf) => decodeStrings(buf, { 1: 'service' }) },
     stream: {},
   };
 }
 
-function addReflection(server: grpc.Server, log: ServeLog, service: string, set: DescriptorSet): void {
-  const name = 'ServerReflectionInfo';
-  server.addService(
-    { [name]: method(`/${service}/${name}`, 'bidi_stream') },
-    {
-      [name]: (call: grpc.ServerDuplexStream<Buffer, Uint8Array>) => {
-        const cl = new CallLog(log, service, name, 'bidi_stream', call);
-        let failed = false;
-        call.on('data', (req: Buffer) => {
-          if (failed) return;
-          try {
-            call.write(answerReflection(set, req));
-          } catch (err) {
-            failed = true;
-            const s = statusOf(err);
-            cl.finish(s.code, s.details);
-            call.emit('error', { code: s.code, details: s.details });
-          }
-        });
-        call.on('end', () => {
-          if (failed) return;
-          cl.finish(0);
-          call.end();
-        });
-      },
-    },
-  );
+function addReflection(routes: Map<string, Route>, service: string, set: DescriptorSet): void {
+  routes.set(`/${service}/ServerReflectionInfo`, {
+    kind: 'bidi_stream',
+    answer: (req) => answerReflection(set, req),
+  });
 }
 
 export interface ServerOptions {
@@ -413,6 +321,8 @@ export interface ServerOptions {
   loadLeftGarbage?: boolean;
   /** Bytes of unary answers kept for the next identical request (default ANSWER_CACHE_BYTES). */
   answerCacheBytes?: number;
+  /** How long running calls may go on once stopping (default STOP_GRACE_MS); tests shorten it. */
+  stopGraceMs?: number;
 }
 
 /**
@@ -421,11 +331,17 @@ export interface ServerOptions {
  */
 export const ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * How long running calls may go on once the server is stopping, as the catalog HTTP API's
+ * (http-catalog.ts): a client that never reads its stream does not keep the process alive.
+ */
+export const STOP_GRACE_MS = 30_000;
+
 /** A server that is listening. */
 export interface RunningServer {
   /** The port it listens on. */
   port: number;
-  /** Stop taking calls, let the running ones finish, close the listener. */
+  /** Stop taking calls, let the running ones finish (for at most the grace), close the listener. */
   stop(): Promise<void>;
 }
 
@@ -439,31 +355,11 @@ export class ListenError extends Error {
 
 /** Register every service and listen on `:port`. Rejects with ListenError when the port cannot be had. */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  // grpc-js's own diagnostics go to the debug level of our log, not straight to stderr.
-  grpc.setLogger({
-    error: (...a: unknown[]) => opts.log('debug', a.map(String).join(' '), { component: 'grpc-js' }),
-    info: () => undefined,
-    debug: () => undefined,
-  });
-  const server = new grpc.Server({
-    'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
-    'grpc.max_send_message_length': -1,
-    ...keepaliveOptions(opts.keepaliveMs),
-    interceptors: [
-      goStatusInterceptor((path, call, code, details) => {
-        const [service = '', name = ''] = path.slice(1).split('/');
-        new CallLog(opts.log, service, name, 'server_stream', call).finish(code, details);
-      }),
-    ],
-    // channelz's per-call counters and traces are read by no one here (opm registers no channelz
-    // service): a tenth of what a unary call allocates.
-    'grpc.enable_channelz': 0,
-  });
-  const routes = new Map<string, UnaryRoute>();
+  const routes = new Map<string, Route>();
   const answers = new AnswerCache(opts.answerCacheBytes ?? ANSWER_CACHE_BYTES);
-  addService(server, opts.log, 'api.Registry', registryHandlers(opts.registry, answers), [], routes);
-  addService(server, opts.log, 'api.ExperimentalRegistry', experimentalHandlers(opts.registry));
-  addService(server, opts.log, 'grpc.health.v1.Health', healthHandlers(), ['List', 'Watch']);
+  addService(routes, 'api.Registry', registryHandlers(opts.registry, answers));
+  addService(routes, 'api.ExperimentalRegistry', experimentalHandlers(opts.registry));
+  addService(routes, 'grpc.health.v1.Health', healthHandlers(), ['List', 'Watch']);
   const files = descriptorSet([
     REGISTRY_FILE,
     STRUCT_FILE,
@@ -471,34 +367,31 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     REFLECTION_V1_FILE,
     REFLECTION_V1ALPHA_FILE,
   ]);
-  addReflection(server, opts.log, 'grpc.reflection.v1.ServerReflection', files);
-  addReflection(server, opts.log, 'grpc.reflection.v1alpha.ServerReflection', files);
-  answerUnknownMethodsAsGo(server, files.services);
-  // Plain unary calls of api.Registry, the ones clients make by the thousand, skip grpc-js's call.
-  const runUnary: UnaryRun = (path, request, call) => {
-    const route = routes.get(path) as UnaryRoute;
-    return loggedUnary(
-      new CallLog(opts.log, route.service, route.method, 'unary', call),
-      route.handle,
-      request,
+  addReflection(routes, 'grpc.reflection.v1.ServerReflection', files);
+  addReflection(routes, 'grpc.reflection.v1alpha.ServerReflection', files);
+  const portNumber = Number(opts.port);
+  let server;
+  try {
+    server = await listenGrpc(
+      {
+        routes,
+        maxReceive: MAX_RECEIVE_BYTES,
+        statusOf,
+        started: (info) => {
+          const cl = new CallLog(opts.log, info);
+          return (status) => cl.finish(status.code, status.details);
+        },
+        ...(opts.keepaliveMs === undefined ? {} : { keepaliveMs: opts.keepaliveMs }),
+      },
+      portNumber,
     );
-  };
-  installUnaryPath(server, new Set(routes.keys()), MAX_RECEIVE_BYTES, runUnary);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`[::]:${opts.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
-      if (err === null) resolve(bound);
-      else reject(listenError(opts.port, err));
-    });
-  });
+  } catch (err) {
+    throw listenError(opts.port, err instanceof Error ? err : new Error(String(err)));
+  }
   // Once the first turn after listening is over: what loading the catalog left goes back now.
   setImmediate(() => releaseLoadGarbage(opts.loadLeftGarbage === true));
-  return {
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.tryShutdown(() => resolve());
-      }),
-  };
+  const running = server;
+  return { port: running.port, stop: () => running.stop(opts.stopGraceMs ?? STOP_GRACE_MS) };
 }
 
 function listenError(port: string, err: Error): ListenError {

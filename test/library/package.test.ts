@@ -154,13 +154,13 @@ describe('the packed package', () => {
     const installTime = ['preinstall', 'install', 'postinstall', 'prepare'];
     expect(Object.keys(manifest.scripts ?? {}).filter((s) => installTime.includes(s))).toEqual([]);
     // npm names the packages whose install scripts it did not run; opm-ts must not be one (a
-    // dependency's may be: @grpc/grpc-js brings protobufjs, whose postinstall only checks versions).
+    // dependency's may be).
     const unrun = installLog.split('\n').filter((l) => /install-scripts|allowScripts/.test(l));
     expect(unrun.filter((l) => /opm-ts@|\(prepare/.test(l))).toEqual([]);
     expect(installLog).not.toMatch(/opm-ts@[^\n]*prepare/);
-    // Only what a dependency brings: protobufjs (under @grpc/grpc-js) depends on @types/node. The
-    // consumer's type check below still proves our declarations need no Node.js types: it includes
-    // no types package (types: []), and a `node:` import in our .d.ts files would not resolve.
+    // Only what a dependency may bring: @types/node. The consumer's type check below still proves
+    // our declarations need no Node.js types: it includes no types package (types: []), and a
+    // `node:` import in our .d.ts files would not resolve.
     const types = existsSync(path.join(consumer, 'node_modules/@types'))
       ? readdirSync(path.join(consumer, 'node_modules/@types'))
       : [];

@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import net from 'node:net';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The resident memory of a process, in MiB. */
@@ -316,4 +317,161 @@ export function writeHeavyCatalog(dir: string, bundles: number, channels: number
   }
   writeFileSync(path.join(dir, 'catalog.json'), blobs.map((b) => JSON.stringify(b)).join('\n') + '\n');
   return dir;
+}
+
+/** What a server sent for one request, as on the wire but for the date. */
+export interface GrpcExchange {
+  /** Response headers without `date` (Node's HTTP/2 server always adds one). */
+  headers: Record<string, string | string[] | number | undefined>;
+  trailers: Record<string, string | string[] | number | undefined>;
+  /** The response's messages, each decompressed when its flag says so. */
+  messages: string[];
+  /** The RST_STREAM code the server closed the stream with, if it did before the answer ended. */
+  reset: number | undefined;
+}
+
+/** Requests whose answers grpc-go writes in a known way: headers, trailers and texts. */
+export const WIRE_CASES: Record<string, GrpcRequestCase & { open?: boolean }> = {
+  'a unary answer': { path: '/api.Registry/GetPackage', body: grpcFrame(Buffer.from('\n\balpha-op')) },
+  'a unary answer, the content type with a subtype': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from('\n\balpha-op')),
+    headers: { 'content-type': 'application/grpc+proto' },
+  },
+  'a unary error, a text with quotes': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from('\n\x04nope')),
+  },
+  'a unary error, a text beyond ASCII and a percent sign': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.concat([Buffer.from([0x0a, 8]), Buffer.from('caf\u00e9 5%', 'utf8')])),
+  },
+  'two messages on a unary call': {
+    path: '/api.Registry/GetPackage',
+    body: Buffer.concat([grpcFrame(Buffer.from('\n\balpha-op')), grpcFrame(Buffer.from('\n\x07beta-op'))]),
+  },
+  'a unary call whose request is left open': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from('\n\balpha-op')),
+    open: true,
+  },
+  'a stream': {
+    path: '/api.Registry/GetChannelEntriesThatReplace',
+    body: grpcFrame(Buffer.from('\n\x0falpha-op.v1.0.0')),
+  },
+  'an empty stream': {
+    path: '/api.ExperimentalRegistry/ExperimentalListPackageCustomSchemas',
+    body: grpcFrame(Buffer.alloc(0)),
+  },
+  'a stream error': {
+    path: '/api.ExperimentalRegistry/ExperimentalListPackageCustomSchemas',
+    body: grpcFrame(Buffer.alloc(0)),
+    headers: { 'x-acknowledge-experimental': 'true' },
+  },
+  'a stream error after no message': {
+    path: '/api.Registry/GetChannelEntriesThatReplace',
+    body: grpcFrame(Buffer.from('\n\x04nope')),
+  },
+  'Health Watch': { path: '/grpc.health.v1.Health/Watch', body: grpcFrame(Buffer.alloc(0)) },
+  'Health List': { path: '/grpc.health.v1.Health/List', body: grpcFrame(Buffer.alloc(0)) },
+  'a gzip request': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(zlib.gzipSync(Buffer.from('\n\balpha-op')), 1),
+    headers: { 'grpc-encoding': 'gzip' },
+  },
+  'a gzip request to a stream': {
+    path: '/api.Registry/GetChannelEntriesThatReplace',
+    body: grpcFrame(zlib.gzipSync(Buffer.from('\n\x0falpha-op.v1.0.0')), 1),
+    headers: { 'grpc-encoding': 'gzip', 'grpc-accept-encoding': 'gzip' },
+  },
+  'gzip data that does not inflate': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.alloc(20, 0x78), 1),
+    headers: { 'grpc-encoding': 'gzip' },
+  },
+  'gzip data cut short': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(zlib.gzipSync(Buffer.from('\n\balpha-op')).subarray(0, 15), 1),
+    headers: { 'grpc-encoding': 'gzip' },
+  },
+  'a deflate request': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(zlib.deflateSync(Buffer.from('\n\balpha-op')), 1),
+    headers: { 'grpc-encoding': 'deflate' },
+  },
+  'a content type that is not gRPC': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from('\n\balpha-op')),
+    headers: { 'content-type': 'application/json' },
+  },
+  'a method other than POST': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from('\n\balpha-op')),
+    headers: { ':method': 'PUT' },
+  },
+  'a malformed grpc-timeout': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from('\n\balpha-op')),
+    headers: { 'grpc-timeout': '5x' },
+  },
+  'a grpc-timeout of 0': {
+    path: '/api.Registry/GetPackage',
+    body: grpcFrame(Buffer.from('\n\balpha-op')),
+    headers: { 'grpc-timeout': '0S' },
+  },
+  'a deadline that passes while the request is incomplete': {
+    path: '/api.Registry/GetPackage',
+    body: Buffer.from([0, 0, 0, 0, 9, 0x0a]),
+    headers: { 'grpc-timeout': '300m' },
+    open: true,
+  },
+  'an unknown method': { path: '/api.Registry/Nope', body: grpcFrame(Buffer.alloc(0)) },
+};
+
+/** Send one request on its own connection; everything the server answered. */
+export function grpcExchange(port: number, c: GrpcRequestCase & { open?: boolean }): Promise<GrpcExchange> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    session.on('error', reject);
+    const req = session.request({
+      ':method': 'POST',
+      ':path': c.path,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      ...c.headers,
+    });
+    const plain = (h: http2.IncomingHttpHeaders): GrpcExchange['headers'] => {
+      const { date: _date, ...rest } = h;
+      return Object.fromEntries(Object.entries(rest));
+    };
+    let headers: GrpcExchange['headers'] = {};
+    let trailers: GrpcExchange['trailers'] = {};
+    const chunks: Buffer[] = [];
+    let ended = false;
+    req.on('response', (h) => (headers = plain(h)));
+    req.on('trailers', (h) => (trailers = plain(h)));
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => (ended = true));
+    req.on('error', () => undefined);
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      const body = Buffer.concat(chunks);
+      const messages: string[] = [];
+      for (let at = 0; at + 5 <= body.length; at += 5 + body.readUInt32BE(at + 1)) {
+        const m = body.subarray(at + 5, at + 5 + body.readUInt32BE(at + 1));
+        messages.push((body[at] === 1 ? zlib.gunzipSync(m) : m).toString('base64'));
+      }
+      session.destroy();
+      resolve({ headers, trailers, messages, reset: ended ? undefined : req.rstCode });
+    };
+    // A request left open ends when the answer has (or the server resets the stream).
+    req.on('trailers', () => {
+      if (c.open === true) setImmediate(finish);
+    });
+    req.on('close', finish);
+    if (c.open === true) req.write(c.body);
+    else req.end(c.body);
+  });
 }
