@@ -19,6 +19,7 @@ import {
 import { compareUtf8 } from '../go/utf8.js';
 import { goQuote } from '../go/fmt.js';
 import { parseSemver, SemverError } from '../model/semver.js';
+import { convertToModel } from '../model/convert.js';
 import type { SqliteDatabase } from './database.js';
 import { bundlesInChannels, channelEntryRow, text, type BundleInChannel } from './channel-rows.js';
 import { bundleProperties, relatedImagesOf, splitBundleObjects, type TypedValue } from './bundle-rows.js';
@@ -175,6 +176,9 @@ export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}):
     const icon = packageIcon(csv ?? '', head ?? '', opts.onWarning);
     if (icon !== undefined) p.icon = icon;
   }
+  // opm validates the model it built (a channel left without bundles, a broken replaces chain).
+  const problem = convertToModel(cfg).opmMessage;
+  if (problem !== undefined) throw new OpmError(problem);
   return cfg;
 }
 

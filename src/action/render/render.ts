@@ -406,6 +406,10 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {
       throw new OpmError(`label ${DATABASE_LABEL}="${database}" points outside the image`);
     }
+    const found = await stat(file).catch(() => undefined);
+    if (found?.isFile() !== true) {
+      throw new OpmError(`render "${ref}": label ${DATABASE_LABEL}="${database}" names no file in the image`);
+    }
     return readDatabase(file, `${ref}:${database}`, ctx);
   }
   const keys = Object.keys(labels).sort(compareUtf8);
