@@ -243,3 +243,55 @@ describe.each(SCENARIOS)('a %s database', (name) => {
     expect(tree(outOurs)).toEqual(tree(outRef));
   });
 });
+
+describe('an index image (the database under the label operators.operatorframework.io.index.database.v1)', () => {
+  const DB_LABEL = 'operators.operatorframework.io.index.database.v1';
+
+  async function pushIndex(tag: string, labels: Record<string, string>): Promise<string> {
+    const image = await buildImage({
+      layers: [
+        {
+          entries: [
+            { name: 'database', type: 'directory' },
+            { name: 'database/index.db', content: readFileSync(dbs.replaces as string) },
+          ],
+        },
+      ],
+      labels,
+    });
+    await pushImage(image, { url: registry().plain.url, repo: 'index/catalog', tag });
+    return `${registry().plain.host}/index/catalog:${tag}`;
+  }
+
+  it.each([['json'], ['yaml']])('render -o %s: the same bytes', async (format) => {
+    const ref = await pushIndex('v1', { [DB_LABEL]: '/database/index.db' });
+    const theirs = opmRef(['render', ref, '-o', format, '--use-http']);
+    const ours = await runOpm(['render', ref, '-o', format, '--use-http'], { cwd: tmp, env: env() });
+    expect(theirs.code).toBe(0);
+    expect(ours.code).toBe(0);
+    expect(ours.stdout).toBe(theirs.stdout);
+    expect(ours.stdout).toContain('etcd.v0.9.4');
+  });
+
+  // The reference's migrate pulls over HTTPS whatever --use-http says: it migrates the file instead.
+  it('migrate: the tree the reference writes from the same database', async () => {
+    const ref = await pushIndex('v1', { [DB_LABEL]: '/database/index.db' });
+    const outRef = path.join(tmp, 'index-migrate-ref');
+    const outOurs = path.join(tmp, 'index-migrate-ours');
+    expect(opmRef(['migrate', copyOf('replaces', 'ref'), outRef]).code).toBe(0);
+    const ours = await runOpm(['migrate', ref, outOurs, '--use-http'], { cwd: tmp, env: env() });
+    expect(ours.code).toBe(0);
+    expect(tree(outOurs)).toEqual(tree(outRef));
+  });
+
+  it('without the label: both refuse, opm-ts in one line', async () => {
+    const ref = await pushIndex('nolabel', { other: 'x' });
+    const theirs = opmRef(['render', ref, '--use-http']);
+    const ours = await runOpm(['render', ref, '--use-http'], { cwd: tmp, env: env() });
+    expect(theirs.code).toBe(1);
+    expect(ours.code).toBe(1);
+    expect(ours.stdout).toBe('');
+    expect(ours.stderr.trim().split('\n')).toHaveLength(1);
+    expect(ours.stderr).toContain('image type could not be determined');
+  });
+});
