@@ -16,6 +16,7 @@ import { goQuote } from '../go/fmt.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { scanJsonValue } from '../go/json-scan.js';
 import { appendRaw } from '../go/json-raw-layout.js';
+import { isAscii } from 'node:buffer';
 
 /** A row of `properties` or `dependencies`: its type and its value's JSON text. */
 export interface TypedValue {
@@ -26,32 +27,50 @@ export interface TypedValue {
 /** Go's decoder refuses deeper nesting. */
 const MAX_DEPTH = 10000;
 
-/** The JSON texts of the objects in a `bundle` column, and the CSV's (`''` when there is none). */
-export function splitBundleObjects(stored: string): { objects: string[]; csvJson: string } {
-  const objects: string[] = [];
-  let csvJson: string | undefined;
+/** The objects of a `bundle` column: each one's base64 (of its bytes), and the CSV parsed. */
+export interface BundleObjects {
+  data: string[];
+  csv: Record<string, unknown> | undefined;
+}
+
+/**
+ * Split a `bundle` column (JSON objects one after another) into its objects, as Go's decoder reads
+ * them: each keeps its bytes exactly. The first ClusterServiceVersion among them is the CSV.
+ */
+export function splitBundleObjects(raw: Uint8Array): BundleObjects {
+  const buf = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const stored = buf.toString('utf8');
+  // Offsets in the text are offsets in the bytes when every byte is ASCII (the usual case).
+  const ascii = isAscii(buf);
+  const data: string[] = [];
+  let csv: Record<string, unknown> | undefined;
   let pos = 0;
   for (;;) {
     while (pos < stored.length && /[ \t\r\n]/.test(stored[pos] as string)) pos++;
     if (pos >= stored.length) break;
     const r = scanJsonValue(stored, pos, MAX_DEPTH);
     if (!r.ok) throw new OpmError(`bundle manifests are not JSON: ${r.message}`);
-    const obj = stored.slice(pos, r.end);
-    objects.push(obj);
-    if (csvJson === undefined && kindOf(obj) === 'ClusterServiceVersion') csvJson = obj;
+    data.push(
+      ascii
+        ? buf.toString('base64', pos, r.end)
+        : Buffer.from(stored.slice(pos, r.end), 'utf8').toString('base64'),
+    );
+    if (csv === undefined) csv = csvOf(stored, pos, r.end);
     pos = r.end;
   }
-  if (csvJson === undefined) throw new OpmError('no csv in bundle');
-  return { objects, csvJson };
+  if (csv === undefined) throw new OpmError('no csv in bundle');
+  return { data, csv };
 }
 
-function kindOf(obj: string): unknown {
+/** The object at [start, end) parsed when its kind is ClusterServiceVersion. */
+function csvOf(text: string, start: number, end: number): Record<string, unknown> | undefined {
   // Cheap first: most objects are not the CSV, and a CRD is large to parse.
-  if (!obj.includes('ClusterServiceVersion')) return undefined;
-  const v: unknown = JSON.parse(obj);
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-    ? (v as Record<string, unknown>).kind
-    : undefined;
+  const at = text.indexOf('ClusterServiceVersion', start);
+  if (at < 0 || at >= end) return undefined;
+  const v: unknown = JSON.parse(text.slice(start, end));
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  return o.kind === 'ClusterServiceVersion' ? o : undefined;
 }
 
 /** A JSON object's string field as Go's decoder fills a struct field (names matched ignoring case). */
@@ -92,13 +111,25 @@ function gvkOf(text: string, what: string): Gvk {
   return { group: stringField(o, 'group'), version: stringField(o, 'version'), kind: stringField(o, 'kind') };
 }
 
-/** Property text as opm builds it from a Go struct (field order kept, no HTML escaping). */
-function built(type: string, fields: Record<string, string>): { type: string; text: string } {
-  return { type, text: marshal(goStruct(fields), false) };
+/**
+ * A property opm builds from a Go struct: its value as a plain object, which the writers write in
+ * key order, the same as the struct's field order for every property built here; its text for
+ * sorting and finding repeats.
+ */
+interface Built {
+  type: string;
+  text: string;
+  value?: Record<string, string>;
+}
+
+function built(type: string, fields: Record<string, string>): Built {
+  return { type, text: marshal(goStruct(fields), false), value: fields };
 }
 
 /** Compact JSON text, as Go's json.Compact writes it. */
 function compact(text: string): string {
+  // Without white space anywhere, there is none between tokens either: already compact.
+  if (!/[ \t\r\n]/.test(text)) return text;
   const parts: string[] = [];
   appendRaw(parts, text, null, '', false);
   return parts.join('');
@@ -110,12 +141,13 @@ export interface BundleRows {
   version: string;
   properties: readonly TypedValue[];
   dependencies: readonly TypedValue[];
+  /** The base64 of each object. */
   objects: readonly string[];
 }
 
 /** The properties of a bundle, in the order opm's model conversion leaves them. */
 export function bundleProperties(b: BundleRows): Property[] {
-  const out: { type: string; text: string }[] = [];
+  const out: Built[] = [];
   const provided = new Map<string, Gvk>();
   const required = new Map<string, Gvk>();
   const hasPackage = b.properties.some((p) => p.type === 'olm.package');
@@ -150,43 +182,42 @@ export function bundleProperties(b: BundleRows): Property[] {
     out.push(built('olm.gvk', { group: g.group, kind: g.kind, version: g.version }));
   for (const g of required.values())
     out.push(built('olm.gvk.required', { group: g.group, kind: g.kind, version: g.version }));
-  for (const o of b.objects) {
-    out.push(built('olm.bundle.object', { data: Buffer.from(o, 'utf8').toString('base64') }));
+  for (const data of b.objects) {
+    // Base64 needs no escaping: the text is the struct's JSON as it is.
+    out.push({ type: 'olm.bundle.object', text: `{"data":"${data}"}`, value: { data } });
   }
-  const seen = new Set<string>();
-  const props: { type: string; text: string }[] = [];
+  const props: Built[] = [];
   for (const p of out) {
-    let text: string;
+    if (p.value !== undefined) {
+      props.push(p);
+      continue;
+    }
     try {
-      text = compact(p.text);
+      props.push({ type: p.type, text: compact(p.text) });
     } catch {
       throw new OpmError(
         `bundle ${goQuote(b.bundleName)}: property of type ${goQuote(p.type)} is not JSON: ${p.text.slice(0, 80)}`,
       );
     }
-    const key = `${p.type}\0${text}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    props.push({ type: p.type, text });
   }
   props.sort((x, y) => compareUtf8(x.type, y.type) || compareUtf8(x.text, y.text));
-  return props.map((p) => ({ type: p.type, value: new RawJson(p.text) }));
+  // Repeats of a type and value are next to each other once sorted: one of each is kept.
+  const kept = props.filter((p, i) => {
+    const prev = props[i - 1];
+    return prev === undefined || prev.type !== p.type || prev.text !== p.text;
+  });
+  return kept.map((p) => ({ type: p.type, value: p.value ?? new RawJson(p.text) }));
 }
 
 /** spec.relatedImages of the CSV, as opm reads them (name and image; none without a CSV). */
-export function relatedImagesOf(csvJson: string, bundleName: string): RelatedImage[] {
-  if (csvJson === '') return [];
-  const csv = parseObject(
-    csvJson,
-    `convert bundle ${goQuote(bundleName)}: get related iamges: unmarshal csv`,
-  );
+export function relatedImagesOf(csv: Record<string, unknown> | undefined): RelatedImage[] {
+  if (csv === undefined) return [];
   const spec = Object.entries(csv).find(([k]) => goFieldFor(k, ['spec']) === 'spec')?.[1];
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return [];
   const list = Object.entries(spec).find(([k]) => goFieldFor(k, ['relatedImages']) === 'relatedImages')?.[1];
   if (!Array.isArray(list)) return [];
   return list.map((ri) => {
-    const o =
-      typeof ri === 'object' && ri !== null && !Array.isArray(ri) ? (ri as Record<string, unknown>) : {};
+    const o = typeof ri === 'object' && ri !== null && !Array.isArray(ri) ? (ri as Record<string, unknown>) : {};
     return { name: stringField(o, 'name'), image: stringField(o, 'image') };
   });
 }

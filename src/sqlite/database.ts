@@ -54,12 +54,16 @@ export class SqliteDatabase {
     return this.tables.get(table.toLowerCase())?.columns.includes(column.toLowerCase()) ?? false;
   }
 
-  /** Every row of `table` in rowid order (none when the table does not exist). */
-  *rows(table: string): Generator<Row> {
+  /**
+   * Every row of `table` in rowid order (none when the table does not exist). The text of the
+   * columns named in `bytes` comes as a Uint8Array of its UTF-8 bytes.
+   */
+  *rows(table: string, bytes: readonly string[] = []): Generator<Row> {
     const info = this.tables.get(table.toLowerCase());
     if (info === undefined) return;
     const { columns, rowidColumn, defaults } = info;
-    for (const raw of this.file.scan(info.root)) {
+    const rawIdx = bytes.length === 0 ? undefined : new Set(bytes.map((c) => columns.indexOf(c)));
+    for (const raw of this.file.scan(info.root, rawIdx)) {
       const row: Row = {};
       for (let i = 0; i < columns.length; i++) {
         const v = i < raw.values.length ? (raw.values[i] as SqlValue) : (defaults[i] ?? null);

@@ -1,7 +1,8 @@
 /**
  * A read-only reader of the SQLite 3 database file format (https://www.sqlite.org/fileformat2.html):
- * the header, table b-trees walked in rowid order, overflow chains and records. Pages are read on
- * demand with positional reads, so memory holds the rows asked for, not the file. Nothing is ever
+ * the header, table b-trees walked in rowid order, overflow chains and records. A file of up to
+ * 512 MiB is read whole; a larger one page by page with positional reads, so that memory holds the
+ * rows asked for, not the file. Nothing is ever
  * written: the file is opened read-only, and a database another process is writing (a rollback
  * journal beside it) or keeps in a write-ahead log is refused rather than read half-way.
  */
@@ -33,6 +34,12 @@ function corrupt(what: string): SqliteFormatError {
 
 const utf8 = new TextDecoder('utf-8');
 
+/**
+ * Files up to this size are read in one go: one allocation instead of one per page, which the
+ * garbage collector would otherwise spend its time on. Larger ones are read page by page.
+ */
+const WHOLE_FILE_MAX = 512 * 1024 * 1024;
+
 export class SqliteFile {
   readonly pageSize: number;
   /** Usable bytes of a page (page size less the reserved bytes at its end). */
@@ -41,6 +48,8 @@ export class SqliteFile {
   private fd: number;
   /** A small cache of interior pages, which every walk passes through. */
   private readonly cache = new Map<number, Buffer>();
+  /** The whole file, when it is small enough to read at once (one read, pages as views of it). */
+  private whole: Buffer | undefined;
 
   private constructor(fd: number, header: Buffer, fileSize: number) {
     this.fd = fd;
@@ -64,6 +73,17 @@ export class SqliteFile {
       throw corrupt(`the header counts ${inHeader} pages, the file holds ${filePages}: truncated`);
     }
     this.pageCount = headerValid ? inHeader : filePages;
+    if (fileSize <= WHOLE_FILE_MAX) {
+      const whole = Buffer.allocUnsafe(this.pageCount * this.pageSize);
+      let got = 0;
+      while (got < whole.length) {
+        const n = readSync(fd, whole, got, whole.length - got, got);
+        if (n === 0) break;
+        got += n;
+      }
+      if (got !== whole.length) throw corrupt('file cut short while read');
+      this.whole = whole;
+    }
   }
 
   /** Open `file` for reading; throws SqliteFormatError when it is not a SQLite 3 database. */
@@ -101,10 +121,12 @@ export class SqliteFile {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
     this.cache.clear();
+    this.whole = undefined;
   }
 
   private page(n: number): Buffer {
     if (n < 1 || n > this.pageCount) throw corrupt(`page ${n} out of range`);
+    if (this.whole !== undefined) return this.whole.subarray((n - 1) * this.pageSize, n * this.pageSize);
     const cached = this.cache.get(n);
     if (cached !== undefined) return cached;
     const buf = Buffer.allocUnsafe(this.pageSize);
@@ -113,8 +135,11 @@ export class SqliteFile {
     return buf;
   }
 
-  /** Every row of the table b-tree rooted at `root`, in rowid order. */
-  *scan(root: number): Generator<RawRow> {
+  /**
+   * Every row of the table b-tree rooted at `root`, in rowid order. Text of the columns (by index)
+   * in `rawText` is given as its bytes, for callers that work on the bytes.
+   */
+  *scan(root: number, rawText?: ReadonlySet<number>): Generator<RawRow> {
     // An explicit stack: a corrupt file must not recurse without end.
     const stack: number[] = [root];
     let visited = 0;
@@ -133,7 +158,7 @@ export class SqliteFile {
         children.push(buf.readUInt32BE(at + 8));
         for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as number);
       } else if (type === 0x0d) {
-        for (let i = 0; i < cells; i++) yield this.leafCell(buf, this.cellOffset(buf, at + 8, i));
+        for (let i = 0; i < cells; i++) yield this.leafCell(buf, this.cellOffset(buf, at + 8, i), rawText);
       } else {
         throw corrupt(`page ${n} is not a table b-tree page`);
       }
@@ -148,7 +173,7 @@ export class SqliteFile {
     return off;
   }
 
-  private leafCell(buf: Buffer, off: number): RawRow {
+  private leafCell(buf: Buffer, off: number, rawText: ReadonlySet<number> | undefined): RawRow {
     const [size, a] = readVarint(buf, off);
     const [rowid, b] = readVarint(buf, a);
     const total = Number(size);
@@ -177,7 +202,7 @@ export class SqliteFile {
         next = ov.readUInt32BE(0);
       }
     }
-    return { rowid, values: decodeRecord(payload) };
+    return { rowid, values: decodeRecord(payload, rawText) };
   }
 }
 
@@ -209,7 +234,7 @@ function readSmallVarint(buf: Buffer, off: number): [number, number] {
   throw corrupt('record header');
 }
 
-function decodeRecord(p: Buffer): SqlValue[] {
+function decodeRecord(p: Buffer, rawText: ReadonlySet<number> | undefined): SqlValue[] {
   const [headerSize, first] = readSmallVarint(p, 0);
   if (headerSize > p.length) throw corrupt('record header size');
   const types: number[] = [];
@@ -221,12 +246,14 @@ function decodeRecord(p: Buffer): SqlValue[] {
   }
   const values: SqlValue[] = [];
   let d = headerSize;
-  for (const t of types) {
+  types.forEach((t, i) => {
     const need = serialSize(t);
     if (d + need > p.length) throw corrupt('record body');
-    values.push(serialValue(p, d, t));
+    values.push(
+      rawText?.has(i) === true && t >= 13 && t % 2 === 1 ? p.subarray(d, d + need) : serialValue(p, d, t),
+    );
     d += need;
-  }
+  });
   return values;
 }
 

@@ -111,7 +111,7 @@ export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}):
   }
   const headCsv = new Map<string, string | null>();
   const built: Built[] = [];
-  for (const r of db.rows('operatorbundle')) {
+  for (const r of db.rows('operatorbundle', ['bundle'])) {
     const name = text(r.name);
     if (name === null) continue;
     if (heads.has(name) && !headCsv.has(name)) headCsv.set(name, text(r.csv));
@@ -131,8 +131,11 @@ export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}):
       if (!pkg.channels.has(place.channel ?? ''))
         throw new OpmError(`unknown channel ${goQuote(place.channel ?? '')} for bundle ${goQuote(name)}`);
     }
-    const stored = text(r.bundle) ?? '';
-    const { objects, csvJson } = stored === '' ? { objects: [], csvJson: '' } : splitBundleObjects(stored);
+    const stored = r.bundle;
+    const { data, csv } =
+      stored instanceof Uint8Array && stored.length > 0
+        ? splitBundleObjects(stored)
+        : { data: [], csv: undefined };
     try {
       parseSemver(version);
     } catch (err) {
@@ -149,10 +152,10 @@ export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}):
         version,
         properties: bundleProps,
         dependencies: unique(deps.get(name) ?? []),
-        objects,
+        objects: data,
         bundleName: name,
       }),
-      relatedImages: relatedImagesOf(csvJson, name),
+      relatedImages: relatedImagesOf(csv),
     };
     built.push({ bundle, places: usable, skipRange: text(r.skiprange) ?? '' });
   }
