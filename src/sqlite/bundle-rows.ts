@@ -29,7 +29,8 @@ const MAX_DEPTH = 10000;
 
 /** The objects of a `bundle` column: each one's base64 (of its bytes), and the CSV parsed. */
 export interface BundleObjects {
-  data: string[];
+  /** Each object's bytes. */
+  bytes: Buffer[];
   csv: Record<string, unknown> | undefined;
 }
 
@@ -42,7 +43,7 @@ export function splitBundleObjects(raw: Uint8Array): BundleObjects {
   const stored = buf.toString('utf8');
   // Offsets in the text are offsets in the bytes when every byte is ASCII (the usual case).
   const ascii = isAscii(buf);
-  const data: string[] = [];
+  const bytes: Buffer[] = [];
   let csv: Record<string, unknown> | undefined;
   let pos = 0;
   for (;;) {
@@ -50,16 +51,12 @@ export function splitBundleObjects(raw: Uint8Array): BundleObjects {
     if (pos >= stored.length) break;
     const r = scanJsonValue(stored, pos, MAX_DEPTH);
     if (!r.ok) throw new OpmError(`bundle manifests are not JSON: ${r.message}`);
-    data.push(
-      ascii
-        ? buf.toString('base64', pos, r.end)
-        : Buffer.from(stored.slice(pos, r.end), 'utf8').toString('base64'),
-    );
+    bytes.push(ascii ? buf.subarray(pos, r.end) : Buffer.from(stored.slice(pos, r.end), 'utf8'));
     if (csv === undefined) csv = csvOf(stored, pos, r.end);
     pos = r.end;
   }
   if (csv === undefined) throw new OpmError('no csv in bundle');
-  return { data, csv };
+  return { bytes, csv };
 }
 
 /** The object at [start, end) parsed when its kind is ClusterServiceVersion. */
@@ -120,6 +117,8 @@ interface Built {
   type: string;
   text: string;
   value?: Record<string, string>;
+  /** An object's bytes: its text is the base64 of a prefix until the whole is needed. */
+  object?: Buffer;
 }
 
 function built(type: string, fields: Record<string, string>): Built {
@@ -141,12 +140,23 @@ export interface BundleRows {
   version: string;
   properties: readonly TypedValue[];
   dependencies: readonly TypedValue[];
-  /** The base64 of each object. */
-  objects: readonly string[];
+  /** The bytes of each object. */
+  objects: readonly Buffer[];
+  /** Leave the objects' values empty (`{}`), in the order of `objectOrder`, to be filled when written. */
+  deferObjects?: boolean;
 }
 
+/** What bundleProperties gives: the properties, and the objects in the order their properties take. */
+export interface BuiltProperties {
+  properties: Property[];
+  objectOrder: Buffer[];
+}
+
+/** Bytes of a prefix that base64 keeps whole (a multiple of 3): most objects differ within it. */
+const PREFIX_BYTES = 96;
+
 /** The properties of a bundle, in the order opm's model conversion leaves them. */
-export function bundleProperties(b: BundleRows): Property[] {
+export function bundleProperties(b: BundleRows): BuiltProperties {
   const out: Built[] = [];
   const provided = new Map<string, Gvk>();
   const required = new Map<string, Gvk>();
@@ -182,10 +192,14 @@ export function bundleProperties(b: BundleRows): Property[] {
     out.push(built('olm.gvk', { group: g.group, kind: g.kind, version: g.version }));
   for (const g of required.values())
     out.push(built('olm.gvk.required', { group: g.group, kind: g.kind, version: g.version }));
-  for (const data of b.objects) {
-    // Base64 needs no escaping: the text is the struct's JSON as it is.
-    out.push({ type: 'olm.bundle.object', text: `{"data":"${data}"}`, value: { data } });
-  }
+  // Objects are sorted by their base64; a prefix orders them unless two share it or one is shorter.
+  const prefixes = b.objects.map((o) => o.toString('base64', 0, Math.min(o.length, PREFIX_BYTES)));
+  const whole = b.objects.some((o) => o.length <= PREFIX_BYTES) || new Set(prefixes).size !== prefixes.length;
+  b.objects.forEach((o, i) => {
+    // Base64 needs no escaping: the text is the struct's JSON as it is (or the start of it).
+    const text = whole ? `{"data":"${o.toString('base64')}"}` : `{"data":"${prefixes[i] ?? ''}`;
+    out.push({ type: 'olm.bundle.object', text, value: {}, object: o });
+  });
   const props: Built[] = [];
   for (const p of out) {
     if (p.value !== undefined) {
@@ -206,7 +220,13 @@ export function bundleProperties(b: BundleRows): Property[] {
     const prev = props[i - 1];
     return prev === undefined || prev.type !== p.type || prev.text !== p.text;
   });
-  return kept.map((p) => ({ type: p.type, value: p.value ?? new RawJson(p.text) }));
+  const objectOrder: Buffer[] = [];
+  const properties = kept.map((p): Property => {
+    if (p.object === undefined) return { type: p.type, value: p.value ?? new RawJson(p.text) };
+    objectOrder.push(p.object);
+    return { type: p.type, value: b.deferObjects === true ? {} : { data: p.object.toString('base64') } };
+  });
+  return { properties, objectOrder };
 }
 
 /** spec.relatedImages of the CSV, as opm reads them (name and image; none without a CSV). */
@@ -217,7 +237,8 @@ export function relatedImagesOf(csv: Record<string, unknown> | undefined): Relat
   const list = Object.entries(spec).find(([k]) => goFieldFor(k, ['relatedImages']) === 'relatedImages')?.[1];
   if (!Array.isArray(list)) return [];
   return list.map((ri) => {
-    const o = typeof ri === 'object' && ri !== null && !Array.isArray(ri) ? (ri as Record<string, unknown>) : {};
+    const o =
+      typeof ri === 'object' && ri !== null && !Array.isArray(ri) ? (ri as Record<string, unknown>) : {};
     return { name: stringField(o, 'name'), image: stringField(o, 'image') };
   });
 }

@@ -25,12 +25,18 @@ import { bundlesInChannels, channelEntryRow, text, type BundleInChannel } from '
 import { bundleProperties, relatedImagesOf, splitBundleObjects, type TypedValue } from './bundle-rows.js';
 import { packageIcon } from './icon.js';
 import { readableSchema } from './schema-version.js';
+import { ObjectBytes } from './payloads.js';
 
 const DEPRECATED_TYPE = 'olm.deprecated';
 
 export interface IndexReadOptions {
   /** A problem opm logs as a warning and reads past (an icon that is not base64). */
   onWarning?: (message: string) => void;
+  /**
+   * For output only: bundles' objects left as bytes (`payloadsElided`), given back by the config's
+   * `payloads` as the writers reach each bundle.
+   */
+  deferObjects?: boolean;
 }
 
 /** Rows of a per-bundle table (properties, dependencies) grouped by bundle name, in table order. */
@@ -110,6 +116,7 @@ export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}):
     if (head !== undefined && head !== null) heads.set(head, p.name);
   }
   const headCsv = new Map<string, string | null>();
+  const deferred = opts.deferObjects === true ? new ObjectBytes() : undefined;
   const built: Built[] = [];
   for (const r of db.rows('operatorbundle', ['bundle'])) {
     const name = text(r.name);
@@ -132,34 +139,42 @@ export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}):
         throw new OpmError(`unknown channel ${goQuote(place.channel ?? '')} for bundle ${goQuote(name)}`);
     }
     const stored = r.bundle;
-    const { data, csv } =
+    const { bytes, csv } =
       stored instanceof Uint8Array && stored.length > 0
         ? splitBundleObjects(stored)
-        : { data: [], csv: undefined };
+        : { bytes: [], csv: undefined };
     try {
       parseSemver(version);
     } catch (err) {
       const why = err instanceof SemverError ? err.message : String(err);
       throw new OpmError(`convert bundle ${goQuote(name)}: parse version ${goQuote(version)}: ${why}`);
     }
+    const defer = deferred !== undefined && bytes.length > 0;
+    const { properties, objectOrder } = bundleProperties({
+      packageName: pkgName,
+      version,
+      properties: bundleProps,
+      dependencies: unique(deps.get(name) ?? []),
+      objects: bytes,
+      bundleName: name,
+      deferObjects: defer,
+    });
     const bundle: Bundle = {
       schema: SCHEMA_BUNDLE,
       name,
       package: pkgName,
       image,
-      properties: bundleProperties({
-        packageName: pkgName,
-        version,
-        properties: bundleProps,
-        dependencies: unique(deps.get(name) ?? []),
-        objects: data,
-        bundleName: name,
-      }),
+      properties,
       relatedImages: relatedImagesOf(csv),
     };
+    if (defer) {
+      bundle.payloadsElided = true;
+      deferred.defer(bundle, objectOrder);
+    }
     built.push({ bundle, places: usable, skipRange: text(r.skiprange) ?? '' });
   }
   const cfg = emptyConfig();
+  if (deferred !== undefined) cfg.payloads = deferred;
   addRelatedImageRows(db, built);
   assemble(cfg, pkgs, built);
   for (const p of cfg.packages) {

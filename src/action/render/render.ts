@@ -291,8 +291,13 @@ async function readDatabase(file: string, display: string, ctx: Context): Promis
     ctx.notice.given = true;
     warn?.(SQLITE_DEPRECATION_NOTICE);
   }
+  // For output of one ref, the objects stay bytes until written (nothing to merge them with).
+  const defer = ctx.opts.deferPayloads !== undefined && ctx.opts.deferPayloads !== false;
+  const deferObjects = defer && !ctx.migrating && ctx.opts.refs.length === 1;
   return phase(ctx.opts.onProgress, `reading index database ${display}`, () =>
-    Promise.resolve(readIndexDatabase(file, warn === undefined ? {} : { onWarning: warn })),
+    Promise.resolve(
+      readIndexDatabase(file, { ...(warn === undefined ? {} : { onWarning: warn }), deferObjects }),
+    ),
   );
 }
 
