@@ -17,7 +17,14 @@ function crd(pkg: string, kind: string): Record<string, unknown> {
       group,
       names: { kind, plural },
       scope: 'Namespaced',
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', description: 'y'.repeat(1500) } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', description: 'y'.repeat(1500) } },
+        },
+      ],
     },
   };
 }
@@ -38,7 +45,9 @@ export function generateIndexDb(file: string, packages: number, perPackage: numb
       names.slice(from).forEach((n, i) => {
         const depth = ids.length - 1 - i;
         const replaces = i === 0 ? 'NULL' : String(ids[i - 1]);
-        sql.push(`INSERT INTO channel_entry VALUES (${ids[i]}, ${q(ch)}, ${q(pkg)}, ${q(n)}, ${replaces}, ${depth});`);
+        sql.push(
+          `INSERT INTO channel_entry VALUES (${ids[i]}, ${q(ch)}, ${q(pkg)}, ${q(n)}, ${replaces}, ${depth});`,
+        );
       });
     }
     names.forEach((name, i) => {
@@ -54,7 +63,9 @@ export function generateIndexDb(file: string, packages: number, perPackage: numb
           icon: [{ base64data: Buffer.from(`icon of ${pkg}`).toString('base64'), mediatype: 'image/png' }],
           relatedImages: [{ name: 'operator', image: `quay.io/example/${pkg}:${version}` }],
           ...(i === 0 ? {} : { replaces: names[i - 1] }),
-          customresourcedefinitions: { owned: [{ name: `things.${pkg}.example.com`, kind: 'Thing', version: 'v1' }] },
+          customresourcedefinitions: {
+            owned: [{ name: `things.${pkg}.example.com`, kind: 'Thing', version: 'v1' }],
+          },
         },
       };
       const csvText = JSON.stringify(csv);
