@@ -26,6 +26,7 @@ import { bundleProperties, relatedImagesOf, splitBundleObjects, type TypedValue 
 import { packageIcon } from './icon.js';
 import { readableSchema } from './schema-version.js';
 import { ObjectBytes } from './payloads.js';
+import { dependenciesAfterMigration9, propertiesFromProvidedApis } from './schema-8.js';
 
 const DEPRECATED_TYPE = 'olm.deprecated';
 
@@ -103,12 +104,14 @@ interface Built {
 
 /** The declarative config of an index database, as opm v1.73 renders it (before render's ordering). */
 export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}): DeclarativeConfig {
-  readableSchema(db);
+  const schema = readableSchema(db);
   const pkgs = readPackages(db);
   const entries = [...db.rows('channel_entry')].map(channelEntryRow);
   const places = bundlesInChannels(entries);
-  const props = typedValuesByBundle(db, 'properties');
-  const deps = typedValuesByBundle(db, 'dependencies');
+  const migrated9 = schema < 9;
+  const props = migrated9 ? propertiesFromProvidedApis(db) : typedValuesByBundle(db, 'properties');
+  const stored = typedValuesByBundle(db, 'dependencies');
+  const deps = migrated9 ? dependenciesAfterMigration9(stored) : stored;
   // The heads of default channels: their CSV column gives the package icon.
   const heads = new Map<string, string>();
   for (const p of pkgs.values()) {
@@ -138,10 +141,10 @@ export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}):
       if (!pkg.channels.has(place.channel ?? ''))
         throw new OpmError(`unknown channel ${goQuote(place.channel ?? '')} for bundle ${goQuote(name)}`);
     }
-    const stored = r.bundle;
+    const column = r.bundle;
     const { bytes, csv } =
-      stored instanceof Uint8Array && stored.length > 0
-        ? splitBundleObjects(stored)
+      column instanceof Uint8Array && column.length > 0
+        ? splitBundleObjects(column)
         : { bytes: [], csv: undefined };
     try {
       parseSemver(version);

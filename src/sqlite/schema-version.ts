@@ -10,8 +10,11 @@ import { text } from './channel-rows.js';
 
 /** The newest schema opm v1.73 knows. */
 export const NEWEST_SCHEMA = 13;
-/** The oldest schema read as it is: from 9 on, bundles' properties and dependencies have their tables. */
-export const OLDEST_READ_AS_IS = 9;
+/**
+ * The oldest schema read: from 9 on as it is (bundles' properties have their table); 8 as
+ * migration 9 would leave it (schema-8.ts).
+ */
+export const OLDEST_READ_AS_IS = 8;
 
 /** The version recorded in the database; -1 when none is (opm's migrator then runs them all). */
 export function schemaVersion(db: SqliteDatabase): number {
@@ -41,7 +44,8 @@ export function readableSchema(db: SqliteDatabase): number {
       },
     );
   }
-  for (const t of ['package', 'channel', 'channel_entry', 'operatorbundle', 'properties', 'dependencies']) {
+  const tables = ['package', 'channel', 'channel_entry', 'operatorbundle', 'dependencies'];
+  for (const t of v >= 9 ? [...tables, 'properties'] : [...tables, 'api_provider']) {
     if (!db.hasTable(t)) throw new OpmError(`not an opm index database: table ${t} is missing`);
   }
   return v;

@@ -24,6 +24,8 @@ export function schemaSql(version: number): string {
     `CREATE TABLE ${t} (type TEXT, value TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);`;
   return [
     `CREATE TABLE operatorbundle (${bundleColumns.join(', ')});`,
+    // Migration 6's index: the key the per-bundle tables' foreign keys name.
+    'CREATE UNIQUE INDEX pk ON operatorbundle(name, version, bundlepath);',
     'CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT);',
     'CREATE TABLE channel (name TEXT, package_name TEXT, head_operatorbundle_name TEXT, PRIMARY KEY(name, package_name));',
     'CREATE TABLE channel_entry (entry_id INTEGER PRIMARY KEY, channel_name TEXT, package_name TEXT, operatorbundle_name TEXT, replaces INTEGER, depth INTEGER);',
@@ -32,7 +34,7 @@ export function schemaSql(version: number): string {
     'CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);',
     'CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);',
     perBundle('dependencies'),
-    perBundle('properties'),
+    ...(version >= 9 ? [perBundle('properties')] : []),
     ...(version >= 12 ? ['CREATE TABLE deprecated (operatorbundle_name TEXT PRIMARY KEY);'] : []),
     'CREATE TABLE schema_migrations (version bigint NOT NULL, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP);',
     `INSERT INTO schema_migrations(version) VALUES (${version});`,
@@ -95,8 +97,20 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
     ];
     if (version >= 11) cols.push('NULL');
     out.push(`INSERT INTO operatorbundle VALUES (${cols.join(', ')});`);
+    const gvk = { group: `${pkg}.example.com`, kind: 'Thing', version: 'v1' };
+    if (version >= 9) {
+      out.push(
+        `INSERT INTO properties VALUES ('olm.package', ${q(JSON.stringify({ packageName: pkg, version: b.version }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+        `INSERT INTO properties VALUES ('olm.gvk', ${q(JSON.stringify(gvk))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+      );
+    } else {
+      // Schema 8: provided APIs in api_provider, required ones in dependencies with their type.
+      out.push(
+        `INSERT INTO api_provider VALUES (${q(gvk.group)}, 'v1', 'Thing', ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+      );
+    }
     out.push(
-      `INSERT INTO properties VALUES ('olm.package', ${q(JSON.stringify({ packageName: pkg, version: b.version }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+      `INSERT INTO dependencies VALUES ('olm.gvk', ${q(JSON.stringify({ group: 'other.example.com', kind: `Need${b.version.replaceAll('.', '')}`, type: 'olm.gvk', version: 'v1' }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
     );
   }
   return out.join('\n');
