@@ -14,7 +14,7 @@ const LAYERS = [
   ['property/'],
   ['declcfg/'],
   ['schema/', 'model/'],
-  ['bundle/', 'oci/', 'api/'],
+  ['bundle/', 'oci/', 'api/', 'sqlite/'],
   ['template/', 'graph/', 'lint/', 'migrations/', 'serve-cache/', 'authoring/', 'image/'],
   ['curate/', 'server/'],
   ['action/'],

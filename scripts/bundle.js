@@ -39,6 +39,7 @@ const lazyChildProcess = {
 const LEFT_OUT_OF_SHORT = [
   'validate-run',
   'serve-run',
+  'registry-run',
   'migrate-run',
   'image-run',
   'filter-run',

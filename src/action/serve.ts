@@ -33,6 +33,11 @@ export interface ServeOptions {
   env?: Record<string, string | undefined>;
   /** Fires to stop serving (SIGTERM): the promise resolves once the server has stopped. */
   signal?: AbortSignal;
+  /**
+   * The index to serve, when it is not read from `configDir` (`registry serve` reads a SQLite
+   * database), with the fields that name it on the log lines.
+   */
+  index?: { load: () => Promise<ServedIndex>; fields: Record<string, string> };
 }
 
 /**
@@ -53,9 +58,15 @@ export async function serve(opts: ServeOptions): Promise<void> {
       ? undefined
       : catalogApiConfig(opts.httpAddr, opts.catalogName, configDir, opts.cwd);
   const fields: Record<string, string> =
-    cacheDir === '' ? { configs: configDir } : { cache: cacheDir, configs: configDir };
+    opts.index !== undefined
+      ? opts.index.fields
+      : cacheDir === ''
+        ? { configs: configDir }
+        : { cache: cacheDir, configs: configDir };
   let index: ServedIndex;
-  if (cacheDir !== '') {
+  if (opts.index !== undefined) {
+    index = await opts.index.load();
+  } else if (cacheDir !== '') {
     // The cache's modules are loaded only when there is a cache.
     const { loadDiskCache } = await import('../serve-cache/load-cache.js');
     index = await loadDiskCache(dir, {

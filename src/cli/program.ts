@@ -16,6 +16,7 @@ import { registerFilter } from './commands/filter.js';
 import { registerDiff } from './commands/diff.js';
 import { registerListGroup } from './commands/list-images.js';
 import { registerServe } from './commands/serve.js';
+import { registerRegistry } from './commands/registry.js';
 import { registerCompose } from './commands/compose.js';
 import { registerImage } from './commands/image.js';
 
@@ -30,7 +31,8 @@ const TOP_LEVEL: readonly (readonly [readonly string[], (program: Command, io: C
   [['generate', 'generate-dockerfile'], registerGenerate],
   [['migrate'], registerMigrate],
   [['version'], registerVersion],
-  [['index', 'registry'], registerNotProvided],
+  [['index'], registerNotProvided],
+  [['registry'], registerRegistry],
   [['serve'], registerServe],
   [['image'], registerImage],
   [['alpha'], registerAlpha],

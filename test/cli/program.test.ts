@@ -80,7 +80,7 @@ describe('opm command line', () => {
     },
   );
 
-  it.each([[['index', 'add', '--bundles', 'x']], [['index', '--help']], [['registry', 'serve']]])(
+  it.each([[['index', 'add', '--bundles', 'x']], [['index', '--help']], [['registry', 'add', '-b', 'x']]])(
     'an opm command opm-ts does not provide says what to use instead: %j',
     async (args) => {
       const r = await runOpm(args);

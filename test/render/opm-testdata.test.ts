@@ -254,7 +254,7 @@ describe.runIf(haveCorpus())('image refs', () => {
     );
   });
 
-  it('a sqlite index image is refused', async () => {
+  it('a sqlite index image without its database file says so', async () => {
     const src = dirImages({
       'example.com/idx:1': {
         root: tmp,
@@ -262,7 +262,7 @@ describe.runIf(haveCorpus())('image refs', () => {
       },
     });
     await expect(render({ refs: ['example.com/idx:1'], imageSource: src })).rejects.toThrow(
-      'sqlite-based index images are no longer supported, migrate to a file-based catalog: not allowed',
+      'render "example.com/idx:1": label operators.operatorframework.io.index.database.v1="/database/index.db" names no file in the image',
     );
   });
 

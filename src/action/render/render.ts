@@ -25,6 +25,7 @@ import { migrationsUpTo, runMigrations } from '../../migrations/migrations.js';
 import { cleanCatalog, loadCatalogDir, type CatalogDirLoader } from '../../declcfg/load.js';
 import type { WalkResult } from '../../declcfg/load-walk.js';
 import { putInRenderOrder } from './render-bundle-order.js';
+import { looksLikeSqlite, readIndexDatabase, SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
 import { throwIfAborted } from '../../util/abort.js';
 import { phase, type ProgressSink } from '../../util/progress.js';
 
@@ -34,11 +35,20 @@ const RefType = {
   DeclcfgDir: 2,
   BundleImage: 4,
   BundleDir: 8,
+  SqliteFile: 16,
+  SqliteImage: 32,
 } as const;
 export type RefMask = number;
-const REF_ALL: RefMask = RefType.DeclcfgImage | RefType.DeclcfgDir | RefType.BundleImage | RefType.BundleDir;
+const REF_ALL: RefMask =
+  RefType.DeclcfgImage |
+  RefType.DeclcfgDir |
+  RefType.BundleImage |
+  RefType.BundleDir |
+  RefType.SqliteFile |
+  RefType.SqliteImage;
 /** What `migrate`, `alpha list` and `alpha render-graph` accept. */
-export const REF_CATALOGS: RefMask = RefType.DeclcfgImage | RefType.DeclcfgDir;
+export const REF_CATALOGS: RefMask =
+  RefType.DeclcfgImage | RefType.DeclcfgDir | RefType.SqliteFile | RefType.SqliteImage;
 /** What the catalog templates accept. */
 export const REF_BUNDLE_IMAGES: RefMask = RefType.BundleImage;
 
@@ -142,7 +152,13 @@ export async function render(opts: RenderOptions): Promise<DeclarativeConfig> {
   throwIfAborted(signal);
   const migrations = migrationsUpTo(opts.migrateLevel ?? '');
   const template = imageRefTemplateOf(opts);
-  const ctx: Context = { opts, template, allow: opts.allow ?? REF_ALL, migrating: migrations.length > 0 };
+  const ctx: Context = {
+    opts,
+    template,
+    allow: opts.allow ?? REF_ALL,
+    migrating: migrations.length > 0,
+    notice: { given: false },
+  };
   const warn = opts.onWarning;
   // What each ref is: opm treats anything it cannot stat as an image reference.
   const found = await Promise.all(
@@ -189,6 +205,8 @@ interface Context {
   allow: RefMask;
   /** Whether migrations run on the result (they may read payloads, so none are deferred). */
   migrating: boolean;
+  /** Whether the SQLite deprecation notice was given (once per render, as opm gives it once). */
+  notice: { given: boolean };
 }
 
 /** A ref's stat, or why there is none. */
@@ -201,7 +219,7 @@ async function renderReference(ref: string, ctx: Context, found: Found): Promise
   const abs = resolveIn(ctx.opts.cwd, ref);
   const st = found.st;
   if (st === undefined) return renderImage(ref, ctx, found.err);
-  if (!st.isDirectory()) throw new NotAllowedError(`ref "${ref}" is not a directory`);
+  if (!st.isDirectory()) return renderDatabaseFile(abs, ref, ctx);
   if (await isBundleDir(abs)) {
     if (!refAllowed(ctx.allow, RefType.BundleDir))
       throw new NotAllowedError(`cannot render bundle directory "${ref}"`);
@@ -253,6 +271,34 @@ async function loadCatalog(dir: string, display: string, ctx: Context): Promise<
     }
     throw err;
   }
+}
+
+/** A file: opm reads it as an index database when it is a SQLite file, and refuses anything else. */
+async function renderDatabaseFile(abs: string, ref: string, ctx: Context): Promise<DeclarativeConfig> {
+  if (!looksLikeSqlite(abs)) {
+    throw new OpmError(`ref "${ref}" has unsupported file type: not a directory or a SQLite database`, {
+      hint: 'render takes a catalog or bundle directory, a SQLite index database, or an image reference',
+    });
+  }
+  if (!refAllowed(ctx.allow, RefType.SqliteFile)) throw new NotAllowedError('cannot render sqlite file');
+  return readDatabase(abs, ref, ctx);
+}
+
+/** An index database read (never written), with opm's deprecation notice before the first. */
+async function readDatabase(file: string, display: string, ctx: Context): Promise<DeclarativeConfig> {
+  const warn = ctx.opts.onWarning;
+  if (!ctx.notice.given) {
+    ctx.notice.given = true;
+    warn?.(SQLITE_DEPRECATION_NOTICE);
+  }
+  // For output of one ref, the objects stay bytes until written (nothing to merge them with).
+  const defer = ctx.opts.deferPayloads !== undefined && ctx.opts.deferPayloads !== false;
+  const deferObjects = defer && !ctx.migrating && ctx.opts.refs.length === 1;
+  return phase(ctx.opts.onProgress, `reading index database ${display}`, () =>
+    Promise.resolve(
+      readIndexDatabase(file, { ...(warn === undefined ? {} : { onWarning: warn }), deferObjects }),
+    ),
+  );
 }
 
 /** A bundle directory renders with `image` '' unless an image reference template is given. */
@@ -357,10 +403,19 @@ async function renderPulledImage(ref: string, img: PulledImage, ctx: Context): P
     cfg.bundles.push(toDeclcfgBundle(parsed, ref, warn === undefined ? {} : { onWarning: warn }));
     return cfg;
   }
-  if (labels[DATABASE_LABEL] !== undefined) {
-    throw new NotAllowedError(
-      `render "${ref}": sqlite-based index images are no longer supported, migrate to a file-based catalog`,
-    );
+  const database = labels[DATABASE_LABEL];
+  if (database !== undefined) {
+    if (!refAllowed(ctx.allow, RefType.SqliteImage)) throw new NotAllowedError('cannot render sqlite image');
+    const file = path.join(img.root, database);
+    const rel = path.relative(img.root, file);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {
+      throw new OpmError(`label ${DATABASE_LABEL}="${database}" points outside the image`);
+    }
+    const found = await stat(file).catch(() => undefined);
+    if (found?.isFile() !== true) {
+      throw new OpmError(`render "${ref}": label ${DATABASE_LABEL}="${database}" names no file in the image`);
+    }
+    return readDatabase(file, `${ref}:${database}`, ctx);
   }
   const keys = Object.keys(labels).sort(compareUtf8);
   const hint = `a bundle image has label ${PACKAGE_LABEL}, a catalog image ${CONFIGS_LABEL}`;

@@ -18,7 +18,7 @@ export function notProvidedError(cmd: Command): OpmError | undefined {
  * opm commands that opm-ts does not provide. They are registered so that scripts and Dockerfiles
  * that call them get one clear line saying what to use instead (exit 1), not "unknown command".
  */
-function notProvided(parent: Command, name: string, what: string, instead: string): void {
+export function notProvided(parent: Command, name: string, what: string, instead: string): void {
   // Hidden from help and completion: they are there to answer, not to be offered.
   const cmd = parent
     .command(name, { hidden: true })
@@ -40,18 +40,12 @@ function ancestors(c: Command): string[] {
   return names;
 }
 
-/** `index`, `registry`: the top-level commands opm has and opm-ts does not provide. */
+/** `index`: the top-level command opm has and opm-ts does not provide (`registry` has `serve`). */
 export function registerNotProvided(program: Command): void {
   notProvided(
     program,
     'index',
     'build and edit SQLite index images (deprecated in opm)',
     'keep catalogs as File-Based Catalogs: `opm migrate <index image> <dir>` converts one, then `opm validate` and `opm generate dockerfile` build it',
-  );
-  notProvided(
-    program,
-    'registry',
-    'build and serve SQLite registry databases (deprecated in opm)',
-    'use File-Based Catalogs (`opm render`, `opm migrate`) and serve them with the reference opm image',
   );
 }

@@ -27,17 +27,8 @@ export interface ServeFlags {
  * server gracefully and exit 0.
  */
 export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promise<void> {
-  // Call lines are written together once per turn of the event loop (cli/logrus.ts).
-  const lines = new LineBuffer(io.stderr);
-  const log = (level: LogLevel, msg: string, fields: LogFields): void => {
-    if (level === 'debug' && !flags.debug) return;
-    lines.write(logrusLine(level, msg, fields));
-  };
-  // The server stops gracefully on a signal: running calls finish, then the process exits 0.
-  const stop = new AbortController();
-  io.takeSignals?.(() => stop.abort());
-  try {
-    await serve({
+  await runServer(io, flags, (log, signal) =>
+    serve({
       configDir: dir,
       port: flags.port,
       cacheDir: flags.cacheDir,
@@ -50,8 +41,35 @@ export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promi
       log,
       cwd: io.cwd,
       env: io.env,
-      signal: stop.signal,
-    });
+      signal,
+    }),
+  );
+}
+
+/**
+ * A server's run on the command line (`serve`, `registry serve`): logrus lines on stderr, a fatal
+ * failure as one `level=fatal` line (also appended to the termination log) and exit status 1, a
+ * graceful stop on SIGTERM or SIGINT.
+ */
+export async function runServer(
+  io: CliIO,
+  flags: { terminationLog: string; debug: boolean },
+  start: (
+    log: (level: LogLevel, msg: string, fields: LogFields) => void,
+    signal: AbortSignal,
+  ) => Promise<void>,
+): Promise<void> {
+  // Call lines are written together once per turn of the event loop (cli/logrus.ts).
+  const lines = new LineBuffer(io.stderr);
+  const log = (level: LogLevel, msg: string, fields: LogFields): void => {
+    if (level === 'debug' && !flags.debug) return;
+    lines.write(logrusLine(level, msg, fields));
+  };
+  // The server stops gracefully on a signal: running calls finish, then the process exits 0.
+  const stop = new AbortController();
+  io.takeSignals?.(() => stop.abort());
+  try {
+    await start(log, stop.signal);
   } catch (err) {
     lines.flush();
     const message = err instanceof Error ? err.message : String(err);

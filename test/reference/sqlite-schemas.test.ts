@@ -1,0 +1,49 @@
+// Index databases at schema versions 8 to 13, made with the sqlite3 command line from our own SQL of
+// opm's tables: the reference migrates each to 13 in place and renders it; opm-ts reads it as it is
+// and must give the same bytes.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runOpm } from '../run-cli.js';
+import { reference } from './reference-opm.js';
+import { haveSqlite3, rowsSql, schemaSql, sqlite3, type DbBundle } from '../sqlite/index-db.js';
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'opm-sqlite-schemas-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const sha = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
+
+const BUNDLES: DbBundle[] = [
+  { name: 'foo.v1.0.0', pkg: 'foo', version: '1.0.0', image: 'example.com/foo:1.0.0', channels: ['stable'] },
+  {
+    name: 'foo.v1.1.0',
+    pkg: 'foo',
+    version: '1.1.0',
+    image: 'example.com/foo:1.1.0',
+    channels: ['stable', 'fast'],
+    skipRange: '<1.1.0',
+  },
+  { name: 'foo.v1.2.0', pkg: 'foo', version: '1.2.0', image: 'example.com/foo:1.2.0', channels: ['fast'] },
+];
+
+describe.runIf(haveSqlite3).each([8, 9, 10, 11, 12, 13])('schema version %i', (version) => {
+  it.each([['json'], ['yaml']])(
+    'render -o %s: what the reference gives after migrating it',
+    async (format) => {
+      const db = path.join(tmp, `v${version}-${format}.db`);
+      sqlite3(db, `${schemaSql(version)}\n${rowsSql('foo', 'stable', BUNDLES, version)}`);
+      const theirsDb = path.join(tmp, `v${version}-${format}-ref.db`);
+      copyFileSync(db, theirsDb);
+      const before = sha(db);
+      const theirs = spawnSync(reference, ['render', theirsDb, '-o', format], { encoding: 'utf8' });
+      const ours = await runOpm(['render', db, '-o', format]);
+      expect(theirs.status).toBe(0);
+      expect(ours.code).toBe(0);
+      expect(ours.stdout).toBe(theirs.stdout);
+      expect(ours.stdout).toContain('foo.v1.2.0');
+      expect(sha(db)).toBe(before);
+    },
+  );
+});

@@ -1,0 +1,123 @@
+// Index databases made with the sqlite3 command line at a chosen schema version (9 to 13, and a
+// version newer than opm knows), from our own SQL of opm's documented tables: what `registry add`
+// would have left at that version. Tests that use it are skipped, loudly, without sqlite3.
+import { spawnSync } from 'node:child_process';
+
+export const haveSqlite3 = spawnSync('sqlite3', ['-version'], { encoding: 'utf8' }).status === 0;
+if (!haveSqlite3)
+  console.warn('sqlite3 is not installed: the tests that make index databases with it are skipped');
+
+/** The tables of a database at `version` (the columns and tables each migration added). */
+export function schemaSql(version: number): string {
+  const bundleColumns = [
+    'name TEXT PRIMARY KEY',
+    'csv TEXT',
+    'bundle TEXT',
+    'bundlepath TEXT',
+    'skiprange TEXT',
+    'version TEXT',
+    'replaces TEXT',
+    'skips TEXT',
+    ...(version >= 11 ? ['substitutesfor TEXT'] : []),
+  ];
+  const perBundle = (t: string): string =>
+    `CREATE TABLE ${t} (type TEXT, value TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);`;
+  return [
+    `CREATE TABLE operatorbundle (${bundleColumns.join(', ')});`,
+    // Migration 6's index: the key the per-bundle tables' foreign keys name.
+    'CREATE UNIQUE INDEX pk ON operatorbundle(name, version, bundlepath);',
+    'CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT);',
+    'CREATE TABLE channel (name TEXT, package_name TEXT, head_operatorbundle_name TEXT, PRIMARY KEY(name, package_name));',
+    'CREATE TABLE channel_entry (entry_id INTEGER PRIMARY KEY, channel_name TEXT, package_name TEXT, operatorbundle_name TEXT, replaces INTEGER, depth INTEGER);',
+    'CREATE TABLE api (group_name TEXT, version TEXT, kind TEXT, plural TEXT NOT NULL, PRIMARY KEY(group_name, version, kind));',
+    'CREATE TABLE api_provider (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);',
+    'CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);',
+    'CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);',
+    perBundle('dependencies'),
+    ...(version >= 9 ? [perBundle('properties')] : []),
+    ...(version >= 12 ? ['CREATE TABLE deprecated (operatorbundle_name TEXT PRIMARY KEY);'] : []),
+    'CREATE TABLE schema_migrations (version bigint NOT NULL, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP);',
+    `INSERT INTO schema_migrations(version) VALUES (${version});`,
+  ].join('\n');
+}
+
+const q = (s: string | null): string => (s === null ? 'NULL' : `'${s.replaceAll("'", "''")}'`);
+
+export interface DbBundle {
+  name: string;
+  pkg: string;
+  version: string;
+  image: string;
+  channels: string[];
+  replaces?: string;
+  skipRange?: string;
+  csv?: Record<string, unknown>;
+}
+
+/** Rows for a small package: the bundles in order, each replacing the one before in every channel. */
+export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[], version = 13): string {
+  const out: string[] = [`INSERT INTO package VALUES (${q(pkg)}, ${q(defaultChannel)});`];
+  const channels = [...new Set(bundles.flatMap((b) => b.channels))];
+  let id = 1;
+  for (const ch of channels) {
+    const inCh = bundles.filter((b) => b.channels.includes(ch));
+    const head = inCh[inCh.length - 1];
+    out.push(`INSERT INTO channel VALUES (${q(ch)}, ${q(pkg)}, ${q(head?.name ?? null)});`);
+    // Head first, depth 0, each entry replacing the next one down.
+    const ids = inCh.map(() => id++);
+    inCh
+      .slice()
+      .reverse()
+      .forEach((b, depth) => {
+        const entry = ids[inCh.length - 1 - depth] as number;
+        const replaced = depth + 1 < inCh.length ? ids[inCh.length - 2 - depth] : undefined;
+        out.push(
+          `INSERT INTO channel_entry VALUES (${entry}, ${q(ch)}, ${q(pkg)}, ${q(b.name)}, ${replaced ?? 'NULL'}, ${depth});`,
+        );
+      });
+  }
+  for (const b of bundles) {
+    const csv = JSON.stringify(
+      b.csv ?? {
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'ClusterServiceVersion',
+        metadata: { name: b.name },
+        spec: { version: b.version },
+      },
+    );
+    const cols = [
+      q(b.name),
+      q(csv),
+      q(csv),
+      q(b.image),
+      q(b.skipRange ?? ''),
+      q(b.version),
+      q(b.replaces ?? ''),
+      q(''),
+    ];
+    if (version >= 11) cols.push('NULL');
+    out.push(`INSERT INTO operatorbundle VALUES (${cols.join(', ')});`);
+    const gvk = { group: `${pkg}.example.com`, kind: 'Thing', version: 'v1' };
+    if (version >= 9) {
+      out.push(
+        `INSERT INTO properties VALUES ('olm.package', ${q(JSON.stringify({ packageName: pkg, version: b.version }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+        `INSERT INTO properties VALUES ('olm.gvk', ${q(JSON.stringify(gvk))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+      );
+    } else {
+      // Schema 8: provided APIs in api_provider, required ones in dependencies with their type.
+      out.push(
+        `INSERT INTO api_provider VALUES (${q(gvk.group)}, 'v1', 'Thing', ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+      );
+    }
+    out.push(
+      `INSERT INTO dependencies VALUES ('olm.gvk', ${q(JSON.stringify({ group: 'other.example.com', kind: `Need${b.version.replaceAll('.', '')}`, type: 'olm.gvk', version: 'v1' }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+    );
+  }
+  return out.join('\n');
+}
+
+/** Run SQL on `file` (created when absent) with the sqlite3 command line. */
+export function sqlite3(file: string, sql: string): void {
+  const r = spawnSync('sqlite3', [file], { input: sql, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`sqlite3 ${file}: ${r.stderr}`);
+}
