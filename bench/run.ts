@@ -17,6 +17,7 @@ import { composeBench } from './compose.js';
 import { imageBench } from './image.js';
 import { printServeRows, serveBench, type ServeRow } from './serve-start.js';
 import { median } from './stats.js';
+import { machineLine } from './machine.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Bundled to bench/out/ (scripts/build-bench.js), where results and generated data live too.
@@ -295,6 +296,7 @@ rows.push(...(await registryBench()));
 // the reference's own cache build; a rebuild's uploads, for both.
 rows.push(...(await imageBench({ reference })));
 
+console.log(`\n${machineLine()}`);
 console.log(
   '\nbenchmark                                              floor ms   opm ms   ratio  target     floor MB  opm MB',
 );

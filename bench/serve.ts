@@ -46,6 +46,7 @@ import {
 import { generateCatalog } from './generate-catalog.js';
 import { referenceBinary } from './reference.js';
 import { median, pairedRatios } from './stats.js';
+import { machine, machineLine } from './machine.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = projectRoot();
@@ -210,9 +211,7 @@ const metrics: Metric[] = [
 ];
 
 /**
- * opm-ts as its users start it: bin/opm.js run as a program, so that its launcher gives Node.js
- * the V8 flags it sets (a young generation of 4 MiB per semi-space), as in a catalog image's
- * `opm serve`. `node bin/opm.js` would skip them and measure a process nobody runs.
+ * opm-ts as its users start it: bin/opm.js run as a program, as in a catalog image's `opm serve`.
  */
 function oursAsInstalled(): ServerKind {
   const kind = oursKind();
@@ -305,7 +304,7 @@ for (const { label, dir } of catalogs) {
   });
   results.push({ catalog: label, pairs: RUNS, loadBefore, loadAfter, rows });
   console.log(
-    `\nopm serve: ${label}, ${RUNS} alternated pairs, load average ${loadBefore.toFixed(1)} -> ${loadAfter.toFixed(1)}`,
+    `\nopm serve: ${label}, ${RUNS} alternated pairs, load average ${loadBefore.toFixed(1)} -> ${loadAfter.toFixed(1)}\n${machineLine()}`,
   );
   console.log(
     `${'figure'.padEnd(40)} ${'reference'.padStart(10)} ${'opm-ts'.padStart(10)}   ratio (median of pairs) [range]  target`,
@@ -330,4 +329,7 @@ for (const { label, dir } of catalogs) {
   });
 }
 mkdirSync(here, { recursive: true });
-writeFileSync(path.join(here, 'serve-results.json'), JSON.stringify(results, null, 2) + '\n');
+writeFileSync(
+  path.join(here, 'serve-results.json'),
+  JSON.stringify({ machine: machine(), results }, null, 2) + '\n',
+);

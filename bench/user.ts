@@ -33,6 +33,7 @@ import { generateShape, type Shape } from './generate-shapes.js';
 import { median, pairedRatios } from './stats.js';
 import { gainOf, type Gain, type GainInputs } from './user-gains.js';
 import { workloadSpeedup } from './reference.js';
+import { machine } from './machine.js';
 
 const GNU_TIME = '/usr/bin/time';
 /** Bumped when the generator's output changes, so that catalogs made before are made again. */
@@ -440,13 +441,12 @@ export function userBench(opts: {
     rows,
     gains,
     environment: {
-      node: process.version,
+      ...machine(),
       reference: opts.reference,
       'reference built with':
         goVersion.status === 0 ? ((goVersion.stdout.split('\n')[0] ?? '').split(': ')[1] ?? '') : 'unknown',
       'reference version': version,
       NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '(unset)',
-      cores: String(availableParallelism()),
       'pairs per figure': quick ? `${runs} (quick)` : String(runs),
       'load average at the end': loadavg()
         .map((x) => x.toFixed(2))
@@ -461,7 +461,7 @@ const fmtCell = (c: Cell | undefined): string =>
     ? '-'
     : c.failed !== undefined
       ? `FAILED ${c.failed}`
-      : `${c.median.toFixed(2)} (${c.min.toFixed(2)}–${c.max.toFixed(2)})`;
+      : `${c.median.toFixed(2)} (${c.min.toFixed(2)}–${c.max.toFixed(2)}), CPU ${c.cpu?.toFixed(2) ?? '-'}`;
 
 const fmtMB = (c: Cell | undefined): string | undefined =>
   c === undefined || c.oursMB === undefined || c.refMB === undefined
@@ -469,7 +469,9 @@ const fmtMB = (c: Cell | undefined): string | undefined =>
     : `${Math.round(c.oursMB)}/${Math.round(c.refMB)}`;
 
 export function printUserBench(b: UserBench, loadAtStart: string): void {
-  console.log('\nopm-ts / reference opm as users measure them: medians of paired ratios (min–max)');
+  console.log(
+    '\nopm-ts / reference opm as users measure them: medians of paired ratios of wall time (min–max), then of CPU time',
+  );
   for (const [k, v] of Object.entries({ ...b.environment, 'load average at the start': loadAtStart }))
     console.log(`  ${k}: ${v}`);
   const head = [
