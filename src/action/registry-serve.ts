@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { OpmError } from '../errors.js';
-import { memoryRegistry } from '../api/memory.js';
+import { memoryQueries } from '../api/memory.js';
+import type { ServedIndex } from '../api/queries.js';
 import { convertToModelOrThrow } from '../model/convert.js';
 import { looksLikeSqlite, readIndexDatabase } from '../sqlite/read.js';
 import { serve, type ServeOptions } from './serve.js';
@@ -23,7 +24,7 @@ export interface RegistryServeOptions extends Omit<
 /** Serve the index database until `signal` fires. */
 export async function registryServe(opts: RegistryServeOptions): Promise<void> {
   const file = path.resolve(opts.cwd ?? '', opts.database);
-  const load = (): Promise<{ registry: ReturnType<typeof memoryRegistry> }> => {
+  const load = (): Promise<ServedIndex> => {
     let sqlite: boolean;
     try {
       sqlite = looksLikeSqlite(file);
@@ -34,7 +35,10 @@ export async function registryServe(opts: RegistryServeOptions): Promise<void> {
     }
     if (!sqlite) throw new OpmError(`${opts.database} is not a SQLite database`);
     const cfg = readIndexDatabase(file, opts.onWarning === undefined ? {} : { onWarning: opts.onWarning });
-    return Promise.resolve({ registry: memoryRegistry(convertToModelOrThrow(cfg), cfg.others) });
+    return Promise.resolve({
+      queries: memoryQueries(convertToModelOrThrow(cfg), cfg.others),
+      close: () => Promise.resolve(),
+    });
   };
   const { database, onWarning: _w, ...rest } = opts;
   await serve({ ...rest, configDir: database, index: { load, fields: { database } } });
