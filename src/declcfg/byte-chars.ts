@@ -43,9 +43,9 @@ export function asciiKeys(o: JsonObject): boolean {
 }
 
 // U+2028 and U+2029, which Go writes escaped, and U+212A (Kelvin sign), which lower-cases to `k`.
-const LINE_SEPARATOR = Buffer.from('\u2028');
-const PARAGRAPH_SEPARATOR = Buffer.from('\u2029');
-const KELVIN = Buffer.from('\u212a');
+const LINE_SEPARATOR = '\u2028';
+const PARAGRAPH_SEPARATOR = '\u2029';
+const KELVIN = '\u212a';
 
 /**
  * Whether a JSON file's valid UTF-8 bytes read one character per byte give what their text gives:
@@ -54,7 +54,16 @@ const KELVIN = Buffer.from('\u212a');
  * no `\u` escape of a character beyond ASCII, which JSON.parse would turn into one character where
  * the bytes of the text give several.
  */
-export function readableByteForChar(bytes: Buffer): boolean {
+/**
+ * A Buffer, named by shape: the library's declarations name no Node.js type, so that a consumer
+ * type-checks without @types/node.
+ */
+type ByteText = Uint8Array & {
+  includes(value: string): boolean;
+  indexOf(value: string, byteOffset?: number): number;
+};
+
+export function readableByteForChar(bytes: ByteText): boolean {
   let i = 0;
   for (let c = bytes[0]; c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = bytes[++i]);
   if (bytes[i] !== 0x7b) return false;
