@@ -188,14 +188,17 @@ const BUNDLE_STRINGS: Readonly<Record<number, BundleString>> = {
 
 /**
  * `proto.Unmarshal` into an `api.Bundle` (a cache's value): fields it does not know are skipped, as
- * any protobuf reader does; a GroupVersionKind read has its `plural`, empty or not.
+ * any protobuf reader does; a GroupVersionKind read has its `plural`, empty or not. Without
+ * `withManifests`, `csvJson` and `object` are left empty (ListBundles drops them for a bundle with
+ * an image).
  */
-export function decodeBundle(buf: Uint8Array): ApiBundle {
+export function decodeBundle(buf: Uint8Array, withManifests = true): ApiBundle {
   const b = emptyBundle();
   const r = new ProtoReader(buf);
   while (!r.done()) {
     const [f, wire] = r.tag();
-    if (wire !== WIRE_BYTES) {
+    // Without manifests, the CSV and the objects (most of a bundle's bytes) are skipped unread.
+    if (wire !== WIRE_BYTES || (!withManifests && (f === 4 || f === 5))) {
       r.skip(wire);
       continue;
     }

@@ -75,11 +75,11 @@ class CacheBundleStore implements BundleStore {
     this.cache = cache;
   }
 
-  bundle(key: BundleKey): Promise<ApiBundle> {
+  bundle(key: BundleKey, withManifests: boolean): Promise<ApiBundle> {
     const bytes = this.cache.bundle(key.package, key.channel, key.name);
     // opm reads the key and fails the call when it is gone: the index and database disagree.
     if (bytes === undefined) return Promise.reject(new Error('get bundle: not found'));
-    return Promise.resolve(decodeBundle(bytes));
+    return Promise.resolve(decodeBundle(bytes, withManifests));
   }
 }
 
