@@ -32,6 +32,13 @@ describe('api.Bundle', () => {
     expect(decodeBundle(encodeBundle(b))).toEqual(b);
   });
 
+  it('read without manifests: every field but the CSV and the objects', () => {
+    const b = fullBundle();
+    expect(b.csvJson).not.toBe('');
+    expect(b.object.length).toBeGreaterThan(0);
+    expect(decodeBundle(encodeBundle(b), false)).toEqual({ ...b, csvJson: '', object: [] });
+  });
+
   it('writes fields in field-number order, proto3 defaults left out', () => {
     const b = emptyBundle();
     expect(encodeBundle(b).length).toBe(0);
