@@ -115,7 +115,7 @@ function literal(tok: string | undefined): SqlValue {
   return null;
 }
 
-function unquote(tok: string): string {
+export function unquote(tok: string): string {
   const q = tok[0];
   if (q === '"' || q === '`') return tok.slice(1, -1).replaceAll(q + q, q);
   if (q === '[') return tok.slice(1, -1);
@@ -123,7 +123,7 @@ function unquote(tok: string): string {
 }
 
 /** Split at commas outside parentheses and quotes. */
-function splitTopLevel(body: string): string[] {
+export function splitTopLevel(body: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let start = 0;
@@ -162,7 +162,7 @@ function quoteEnd(s: string, i: number): number {
 }
 
 /** Words, quoted names and strings, and single punctuation, without comments. */
-function tokenize(def: string): string[] {
+export function tokenize(def: string): string[] {
   const out: string[] = [];
   let i = 0;
   while (i < def.length) {
