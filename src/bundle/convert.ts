@@ -40,7 +40,7 @@ export interface ConvertOptions {
 }
 
 /** A property with the JSON text opm sorts and de-duplicates it by. */
-interface Keyed {
+export interface Keyed {
   type: string;
   text: string;
   value: Property['value'];
@@ -74,15 +74,20 @@ function gvkValue(g: Gvk): JsonObject {
 
 /** The base64 JSON of an object as opm stores it in `olm.bundle.object` (Go json.Marshal). */
 function bundleObjectData(m: ManifestObject): string {
-  return Buffer.from(marshal(m.native ?? m.object, true), 'utf8').toString('base64');
+  return Buffer.from(objectJson(m), 'utf8').toString('base64');
 }
 
-interface ProvidedApi extends Gvk {
+/** An object's JSON as Go's json.Marshal writes it (keys sorted, HTML escaped). */
+export function objectJson(m: ManifestObject): string {
+  return marshal(m.native ?? m.object, true);
+}
+
+export interface ProvidedApi extends Gvk {
   plural: string;
 }
 
 /** APIs provided by the CRD manifests (every listed version, served or not), in manifest order. */
-function crdApis(b: RegistryBundle): ProvidedApi[] {
+export function crdApis(b: RegistryBundle): ProvidedApi[] {
   const out: ProvidedApi[] = [];
   for (const m of b.objects) {
     if (m.object.kind !== 'CustomResourceDefinition') continue;
@@ -145,7 +150,7 @@ function checkOwnedCrds(b: RegistryBundle, provided: ProvidedApi[]): void {
 }
 
 /** Entries of the `olm.properties` CSV annotation, each with its value text as written; undefined when absent or not JSON. */
-function annotationProperties(b: RegistryBundle, warn: (m: string) => void): Keyed[] {
+export function annotationProperties(b: RegistryBundle, warn: (m: string) => void): Keyed[] {
   let raw: unknown;
   try {
     raw = csvAnnotations(b.csv.object)['olm.properties'];

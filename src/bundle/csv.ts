@@ -101,11 +101,17 @@ function crdList(defs: Obj, which: 'owned' | 'required'): CrdRef[] {
   });
 }
 
-function apiList(defs: Obj, which: 'owned' | 'required'): Gvk[] {
+/** An API service of the CSV; `name` is its plural, as opm stores it in the `api` table. */
+export interface ApiServiceRef extends Gvk {
+  name: string;
+}
+
+function apiList(defs: Obj, which: 'owned' | 'required'): ApiServiceRef[] {
   const where = `spec.apiservicedefinitions.${which}`;
   return asArray(field(defs, which), where, '[]APIServiceDescription').map((e) => {
     const o = asObject(e, where, 'APIServiceDescription');
     return {
+      name: asString(field(o, 'name'), `${where}.name`),
       group: asString(field(o, 'group'), `${where}.group`),
       version: asString(field(o, 'version'), `${where}.version`),
       kind: asString(field(o, 'kind'), `${where}.kind`),
@@ -128,11 +134,11 @@ export function requiredCrds(csv: Obj): CrdRef[] {
   return crdList(crdDefs(csv), 'required');
 }
 
-export function ownedApiServices(csv: Obj): Gvk[] {
+export function ownedApiServices(csv: Obj): ApiServiceRef[] {
   return apiList(apiDefs(csv), 'owned');
 }
 
-export function requiredApiServices(csv: Obj): Gvk[] {
+export function requiredApiServices(csv: Obj): ApiServiceRef[] {
   return apiList(apiDefs(csv), 'required');
 }
 

@@ -10,7 +10,8 @@ import { registerValidate } from './commands/validate.js';
 import { registerGenerate } from './commands/generate-dockerfile.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerVersion } from './commands/version.js';
-import { isNotProvided, notProvidedError, registerNotProvided } from './commands/not-provided.js';
+import { isNotProvided, notProvidedError } from './commands/not-provided.js';
+import { registerIndex } from './commands/index-cmd.js';
 import { registerAlpha } from './commands/alpha.js';
 import { registerFilter } from './commands/filter.js';
 import { registerDiff } from './commands/diff.js';
@@ -31,7 +32,7 @@ const TOP_LEVEL: readonly (readonly [readonly string[], (program: Command, io: C
   [['generate', 'generate-dockerfile'], registerGenerate],
   [['migrate'], registerMigrate],
   [['version'], registerVersion],
-  [['index'], registerNotProvided],
+  [['index'], registerIndex],
   [['registry'], registerRegistry],
   [['serve'], registerServe],
   [['image'], registerImage],

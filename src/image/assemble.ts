@@ -36,6 +36,8 @@ export interface ConfigEdit {
   entrypoint?: string[];
   cmd?: string[];
   labels?: Record<string, string>;
+  /** Ports the image exposes (`50051/tcp`), added to the base's. */
+  exposedPorts?: string[];
   /** What each new layer is, for the history (one per layer, in order). */
   history: string[];
   /** A history line for the settings that add no layer (entrypoint, command, labels). */
@@ -88,6 +90,11 @@ function editConfig(
     const labels: Record<string, unknown> = isRecord(cfg.Labels) ? { ...cfg.Labels } : {};
     for (const [k, v] of Object.entries(edit.labels)) labels[k] = v;
     cfg.Labels = labels;
+  }
+  if (edit.exposedPorts !== undefined) {
+    const ports: Record<string, unknown> = isRecord(cfg.ExposedPorts) ? { ...cfg.ExposedPorts } : {};
+    for (const p of edit.exposedPorts) ports[p] = {};
+    cfg.ExposedPorts = ports;
   }
   doc.config = cfg;
   const rootfs = isRecord(doc.rootfs) ? doc.rootfs : {};

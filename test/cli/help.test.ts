@@ -33,9 +33,11 @@ describe('--help', () => {
       'generate dockerfile',
       'list images',
       'serve',
+      'index add',
+      'registry add',
     ])
       expect(names).toContain(c);
-    expect(names).not.toContain('index');
+    expect(names).not.toContain('index export');
   });
 
   it.each([...PLAIN.map((p) => [p, {}] as const), ...ALPHA.map((p) => [p, { HELP_ALPHA: 'true' }] as const)])(
@@ -74,6 +76,7 @@ describe('--help', () => {
       'generate-dockerfile',
       'help',
       'image',
+      'index',
       'init',
       'list',
       'migrate',
@@ -105,10 +108,14 @@ describe('--help', () => {
 
   it('keeps commands opm-ts does not provide out of the listings', async () => {
     const root = await runOpm(['--help']);
-    expect(root.stdout).not.toMatch(/^ {2}index /m);
+    expect(root.stdout).toMatch(/^ {2}index /m);
     const registry = await runOpm(['registry', '--help']);
     expect(registry.stdout).toMatch(/^ {2}serve /m);
-    expect(registry.stdout).not.toMatch(/^ {2}add /m);
+    expect(registry.stdout).toMatch(/^ {2}add /m);
+    expect(registry.stdout).not.toMatch(/^ {2}mirror /m);
+    const index = await runOpm(['index', '--help']);
+    expect(index.stdout).toMatch(/^ {2}add /m);
+    expect(index.stdout).not.toMatch(/^ {2}export /m);
     const alpha = await runOpm(['alpha', '--help'], { env: { HELP_ALPHA: 'true' } });
     expect(alpha.stdout).toMatch(/^ {2}render-template /m);
     expect(alpha.stdout).toMatch(/^ {2}bundle /m);
@@ -117,13 +124,13 @@ describe('--help', () => {
       expect(bundle.stdout).toMatch(new RegExp(`^ {2}${name} `, 'm'));
     // Still there when called, with their one line.
     for (const args of [
-      ['index', '--help'],
-      ['help', 'index'],
+      ['index', 'export', '--help'],
+      ['index', 'export'],
     ]) {
       const r = await runOpm(args);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^error: opm index is not provided by opm-ts \(.+\)\n$/);
+      expect(r.stderr).toMatch(/^error: opm index export is not provided by opm-ts \(.+\)\n$/);
     }
   });
 

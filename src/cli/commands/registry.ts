@@ -1,7 +1,13 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CliIO } from '../io.js';
 import { notProvided } from './not-provided.js';
 import type { RegistryServeFlags } from './registry-run.js';
+import type { RegistryAddFlags } from './registry-add-run.js';
+
+/** A comma-separated string-slice flag (pflag's StringSlice), repeatable. */
+export function collectSlice(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(',')];
+}
 
 /**
  * `opm registry`: SQLite registry databases. `serve` is provided (the entrypoint of SQLite index
@@ -38,7 +44,55 @@ export function registerRegistry(program: Command, io: CliIO): void {
   const writes = 'write SQLite registry databases (deprecated in opm)';
   const instead =
     'build catalogs as File-Based Catalogs: `opm migrate <database or index image> <dir>` converts one, then `opm validate` and `opm generate dockerfile`';
-  for (const verb of ['add', 'rm', 'prune', 'prune-stranded', 'deprecatetruncate', 'mirror']) {
+  registry
+    .command('add')
+    .description('add operator bundle to operator registry DB')
+    .option('--debug', 'enable debug logging', false)
+    .option('-d, --database <string>', 'relative path to database file', 'bundles.db')
+    .option('-b, --bundle-images <strings>', 'comma separated list of links to bundle image', collectSlice)
+    .option('--permissive', 'allow registry load errors', false)
+    .option('--skip-tls', 'use Plain HTTP for container image registries while pulling bundles', false)
+    .option(
+      '--skip-tls-verify',
+      'skip TLS certificate verification for container image registries while pulling bundles',
+      false,
+    )
+    .option('--use-http', 'use plain HTTP for container image registries while pulling bundles', false)
+    .option(
+      '--ca-file <string>',
+      'the root certificates to use when --container-tool=none; see docker/podman docs for certificate loading instructions',
+      '',
+    )
+    .option(
+      '--mode <string>',
+      'graph update mode that defines how channel graphs are updated. One of: [replaces, semver, semver-skippatch]',
+      'replaces',
+    )
+    .option(
+      '-c, --container-tool <string>',
+      'tool to interact with container images (save, build, etc.). One of: [none, docker, podman] (opm-ts pulls itself whichever is named)',
+      'none',
+    )
+    .addOption(
+      new Option(
+        '--overwrite-latest',
+        'overwrite the latest bundles (channel heads) with those of the same csv name given by --bundles',
+      )
+        .default(false)
+        .hideHelp(),
+    )
+    .addOption(
+      new Option('--enable-alpha', 'enable unsupported alpha features of the OPM CLI')
+        .default(false)
+        .hideHelp(),
+    )
+    .action(
+      async (flags: Omit<RegistryAddFlags, 'bundleImages'> & { bundleImages?: string[] }, cmd: Command) => {
+        const { runRegistryAdd } = await import('./registry-add-run.js');
+        await runRegistryAdd(io, { ...flags, bundleImages: flags.bundleImages ?? [] }, cmd);
+      },
+    );
+  for (const verb of ['rm', 'prune', 'prune-stranded', 'deprecatetruncate', 'mirror']) {
     notProvided(registry, verb, writes, instead);
   }
 }

@@ -1,0 +1,335 @@
+/**
+ * `registry add` over the tables in memory: the checks made before anything changes, the bundles
+ * added in the chosen mode, and the check that each added bundle is reachable from the head of
+ * each of its channels. Each of opm's transactions is all or nothing here too: a failing step
+ * leaves the tables as they were before it.
+ */
+import { BuildIdCompare } from './build-id-compare.js';
+import type { BundleRecord } from './bundle-record.js';
+import {
+  AddError,
+  addOperatorBundle,
+  addPackageChannels,
+  clearNonHeadBundles,
+  rmPackage,
+  type PackageManifest,
+} from './loader.js';
+import {
+  addBundleToGraph,
+  addPackageChannelsFromGraph,
+  packageGraph,
+  type BundleKey,
+} from './semver-graph.js';
+import { restore, snapshot, type Row, type Tables } from './tables.js';
+import { compareUtf8 } from '../../go/utf8.js';
+import { formatSemver, parseSemver, type SemVer } from '../../model/semver.js';
+
+export type AddMode = 'replaces' | 'semver' | 'semver-skippatch';
+
+export const TABLES = [
+  'operatorbundle',
+  'package',
+  'channel',
+  'channel_entry',
+  'api',
+  'api_provider',
+  'api_requirer',
+  'related_image',
+  'dependencies',
+  'properties',
+  'deprecated',
+] as const;
+
+/** Errors gathered as Kubernetes' aggregate prints them: one alone, several in brackets, repeats once. */
+export function aggregate(msgs: string[]): string | undefined {
+  const distinct = [...new Set(msgs)];
+  if (distinct.length === 0) return undefined;
+  if (msgs.length === 1) return msgs[0];
+  return `[${distinct.join(', ')}]`;
+}
+
+/** Run `step` as a transaction: when it throws or reports errors, the tables are put back. */
+function tx(t: Tables, step: () => string[]): string[] {
+  const before = snapshot(t, TABLES);
+  let errs: string[];
+  try {
+    errs = step();
+  } catch (err) {
+    if (!(err instanceof AddError)) throw err;
+    errs = [err.message];
+  }
+  if (errs.length > 0) restore(t, before);
+  return errs;
+}
+
+const str = (v: Row[string] | undefined): string => (typeof v === 'string' ? v : '');
+
+function globalSanityCheck(t: Tables, bundles: BundleRecord[]): string[] {
+  const errs: string[] = [];
+  const images = new Set(bundles.map((b) => b.image));
+  for (const b of bundles) {
+    const entries = t.rows('channel_entry').filter((e) => e.package_name === b.packageName);
+    const entryNames = new Set(entries.map((e) => e.operatorbundle_name));
+    const paths = new Set<string | null>();
+    for (const r of t.rows('operatorbundle')) {
+      if (entryNames.has(r.name)) paths.add(typeof r.bundlepath === 'string' ? r.bundlepath : null);
+    }
+    // opm gives up checking altogether on an index with an empty bundle path.
+    if (paths.has('')) return [];
+    for (const p of paths) {
+      if (p !== null && images.has(p)) errs.push(`Bundle ${b.image} already exists`);
+    }
+    const channels = new Set(
+      t
+        .rows('channel')
+        .filter((c) => c.package_name === b.packageName)
+        .map((c) => str(c.name)),
+    );
+    const known = t.find('operatorbundle', (r) => r.name === b.name) !== undefined;
+    for (const ch of channels) {
+      const present = known && entries.some((e) => e.channel_name === ch && e.operatorbundle_name === b.name);
+      if (present) {
+        errs.push('Bundle already added that provides package and csv');
+        break;
+      }
+    }
+  }
+  const edge = validateEdgeBundlePackage(t, bundles);
+  if (edge !== undefined) errs.push(edge);
+  return errs;
+}
+
+function validateEdgeBundlePackage(t: Tables, bundles: BundleRecord[]): string | undefined {
+  const expected = new Map<string, string>();
+  for (const b of bundles) {
+    for (const name of [...b.skips, b.replaces, b.name]) {
+      if (name === '') continue;
+      const pkg = expected.get(name);
+      if (pkg !== undefined && pkg !== b.packageName) {
+        const pkgs = [pkg, b.packageName].sort(compareUtf8);
+        return `bundle ${name} must belong to exactly one package, found on: [${pkgs.join(' ')}]`;
+      }
+      expected.set(name, b.packageName);
+    }
+  }
+  if (expected.size === 0) return undefined;
+  const packages = new Set(t.rows('package').map((p) => p.name));
+  for (const e of t.rows('channel_entry')) {
+    if (!packages.has(e.package_name)) continue;
+    const want = expected.get(str(e.operatorbundle_name));
+    if (want !== undefined && want !== e.package_name)
+      return `bundle ${str(e.operatorbundle_name)} belongs to package ${str(e.package_name)} on index, cannot be added as an edge for package ${want}`;
+  }
+  return undefined;
+}
+
+interface Versioned {
+  name: string;
+  version: string;
+  channels: string[];
+  defaultChannel: string;
+}
+
+/** The bundles of `pkg` already in its channels, as opm lists them for the replaces mode. */
+function existingBundles(t: Tables, pkg: string): Versioned[] {
+  const inPkg = new Set(
+    t
+      .rows('channel_entry')
+      .filter((e) => e.package_name === pkg)
+      .map((e) => str(e.operatorbundle_name)),
+  );
+  const defaultChannel = str(t.find('package', (p) => p.name === pkg)?.default_channel);
+  const seen = new Set<string>();
+  const out: Versioned[] = [];
+  for (const r of t.rows('operatorbundle')) {
+    const name = str(r.name);
+    if (!inPkg.has(name) || seen.has(name)) continue;
+    seen.add(name);
+    const channels = [
+      ...new Set(
+        t
+          .rows('channel_entry')
+          .filter((e) => e.operatorbundle_name === name)
+          .map((e) => str(e.channel_name)),
+      ),
+    ];
+    out.push({ name, version: str(r.version), channels, defaultChannel });
+  }
+  return out;
+}
+
+interface Head {
+  name: string;
+  version: SemVer;
+  count: number;
+}
+
+/** Channel heads and the default channel of a package by version (opm's SemverPackageManifest). */
+export function semverPackageManifest(pkg: string, bundles: Versioned[]): PackageManifest {
+  const heads = new Map<string, Head>();
+  let defaultChannel = '';
+  let max: Head = { name: '', version: parseSemver('0.0.0'), count: 0 };
+  for (const b of bundles) {
+    const raw = b.version === '' ? '0.0.0-z' : b.version;
+    let version: SemVer;
+    try {
+      version = parseSemver(raw);
+    } catch (err) {
+      throw new AddError(`error parsing bundle ${b.name} version ${raw}: ${(err as Error).message}`);
+    }
+    const current: Head = { name: b.name, version, count: 1 };
+    for (const ch of b.channels) {
+      const head = heads.get(ch);
+      if (head === undefined) {
+        heads.set(ch, { ...current });
+        continue;
+      }
+      const c = BuildIdCompare(current.version, head.version);
+      if (c < 0) continue;
+      if (c === 0) current.count += head.count;
+      heads.set(ch, { ...current });
+    }
+    const c = BuildIdCompare(current.version, max.version);
+    if (c < 0) continue;
+    if (c === 0) current.count += max.count;
+    max = current;
+    if (b.defaultChannel !== '') defaultChannel = b.defaultChannel;
+  }
+  if (max.count > 1)
+    throw new AddError(`more than one bundle with maximum version ${formatSemver(max.version)}`);
+  const m: PackageManifest = { packageName: pkg, defaultChannel, channels: [] };
+  let found = heads.size === 1 && defaultChannel === '';
+  for (const [ch, head] of heads) {
+    if (head.count > 1) throw new AddError(`more than one potential channel head for ${ch}`);
+    if (heads.size === 1) m.defaultChannel = ch;
+    found ||= ch === defaultChannel;
+    m.channels.push({ name: ch, head: head.name });
+  }
+  if (!found) throw new AddError(`unable to determine default channel among channel heads`);
+  return m;
+}
+
+function loadReplaces(t: Tables, bundles: BundleRecord[]): string[] {
+  const errs: string[] = [];
+  const packages = new Map<string, BundleRecord[]>();
+  for (const b of bundles) {
+    const e = tx(t, () => {
+      addOperatorBundle(t, b);
+      return [];
+    });
+    if (e.length > 0) {
+      errs.push(...e);
+      continue;
+    }
+    packages.set(b.packageName, [...(packages.get(b.packageName) ?? []), b]);
+  }
+  for (const [pkg, added] of packages) {
+    let manifest: PackageManifest;
+    try {
+      manifest = semverPackageManifest(pkg, [
+        ...existingBundles(t, pkg),
+        ...added.map((b) => ({
+          name: b.name,
+          version: b.version,
+          channels: b.channels,
+          defaultChannel: b.defaultChannel,
+        })),
+      ]);
+    } catch (err) {
+      if (!(err instanceof AddError)) throw err;
+      errs.push(err.message);
+      continue;
+    }
+    errs.push(
+      ...tx(t, () => {
+        rmPackage(t, pkg);
+        return addPackageChannels(t, manifest);
+      }),
+    );
+  }
+  return errs;
+}
+
+function loadSemver(t: Tables, bundles: BundleRecord[], skippatch: boolean): string[] {
+  for (const b of bundles) {
+    const g = packageGraph(t, b.packageName) ?? {
+      name: b.packageName,
+      defaultChannel: '',
+      channels: new Map(),
+    };
+    addBundleToGraph(b, g, skippatch);
+    const wrap = (e: string[]): string[] => e.map((m) => `error loading bundle ${b.name} into db: ${m}`);
+    const e1 = tx(t, () => {
+      addOperatorBundle(t, b);
+      return [];
+    });
+    if (e1.length > 0) return wrap(e1);
+    const e2 = tx(t, () => addPackageChannelsFromGraph(t, g));
+    if (e2.length > 0) return [`error loading bundle ${b.name} into db: ${aggregate(e2) ?? ''}`];
+  }
+  clearNonHeadBundles(t);
+  return [];
+}
+
+/** Each added bundle must be reachable from the head of each of its channels. */
+function checkForBundles(t: Tables, bundles: BundleRecord[]): string[] {
+  const errs: string[] = [];
+  for (const b of bundles) {
+    let g;
+    try {
+      g = packageGraph(t, b.packageName);
+    } catch (err) {
+      if (!(err instanceof AddError)) throw err;
+      errs.push(`unable to verify added bundles for package ${b.packageName}: ${err.message}`);
+      continue;
+    }
+    if (g === undefined) {
+      errs.push(`unable to verify added bundles for package ${b.packageName}: Package not in database`);
+      continue;
+    }
+    for (const channel of b.channels) {
+      const cg = g.channels.get(channel);
+      const head: BundleKey = cg?.head ?? { csvName: '', version: '', bundlePath: '' };
+      let found = false;
+      const queue: BundleKey[] = [head];
+      const keyText = (k: BundleKey): string => `${k.csvName}\u0000${k.version}\u0000${k.bundlePath}`;
+      for (let i = 0; i < queue.length && i < 100_000; i++) {
+        const k = queue[i] as BundleKey;
+        if (k.bundlePath === b.image) {
+          found = true;
+          break;
+        }
+        for (const r of cg?.nodes.get(keyText(k))?.replaces.values() ?? []) queue.push(r);
+      }
+      if (found) continue;
+      const headSkips = [...(cg?.nodes.get(keyText(head))?.replaces.values() ?? [])].map((k) => k.csvName);
+      errs.push(
+        `add prunes bundle ${b.name} (${b.image}) from package ${b.packageName}, channel ${channel}: this may be ` +
+          `due to incorrect channel head (${head.csvName}, skips/replaces [${headSkips.join(' ')}]). ` +
+          `Be aware that the head of the channel ${channel} where you are trying to add the ${b.name} is ${head.csvName}. ` +
+          'Upgrade graphs follows the Semantic Versioning 2.0.0 (https://semver.org/) which means that ' +
+          'is not possible add new versions lower then the head of the channel',
+      );
+    }
+  }
+  return errs;
+}
+
+/**
+ * Add `bundles` to the tables as `registry add` does; returns opm's error text when it fails
+ * (the tables then hold what opm would have committed before failing).
+ */
+export function populate(t: Tables, bundles: BundleRecord[], mode: AddMode): string | undefined {
+  const sanity = globalSanityCheck(t, bundles);
+  if (sanity.length > 0) return aggregate(sanity);
+  let errs: string[];
+  try {
+    errs =
+      mode === 'replaces' ? loadReplaces(t, bundles) : loadSemver(t, bundles, mode === 'semver-skippatch');
+  } catch (err) {
+    if (!(err instanceof AddError)) throw err;
+    errs = [err.message];
+  }
+  if (errs.length > 0) return aggregate(errs);
+  return aggregate(checkForBundles(t, bundles));
+}

@@ -1,0 +1,114 @@
+/**
+ * `opm registry add`: bundle images pulled, read, and added to an index database (made at schema
+ * 13 when the file does not exist), as opm v1.73 adds them. The database is written once, whole,
+ * at the end; when the add fails without --permissive it is left as it was.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { OpmError } from '../../errors.js';
+import type { ImageSource } from '../../oci/image-source.js';
+import { parseBundleDirSync } from '../../bundle/parse.js';
+import {
+  readDatabaseContent,
+  writeDatabaseContent,
+  type DatabaseContent,
+} from '../../sqlite/write/content.js';
+import { bundleRecord, type BundleRecord } from './bundle-record.js';
+import { populate, type AddMode } from './populate.js';
+import { newDatabaseContent, SCHEMA_VERSION } from './schema-13.js';
+import { Tables } from './tables.js';
+
+export type { AddMode } from './populate.js';
+
+export interface RegistryAddOptions {
+  /** The database file; made when missing (or empty). */
+  database: string;
+  /** Bundle image references, added in this order. */
+  bundles: string[];
+  mode: AddMode;
+  /** Add what can be added and report the error as a warning. */
+  permissive: boolean;
+  imageSource: ImageSource;
+  /** The time written in `schema_migrations` of a new database (default: now). */
+  now?: Date;
+  signal?: AbortSignal;
+}
+
+export interface RegistryAddResult {
+  /** With --permissive: the error the add met (what opm logs as a warning). */
+  permissiveError?: string;
+}
+
+export function parseMode(mode: string): AddMode {
+  switch (mode.toLowerCase()) {
+    case 'replaces':
+      return 'replaces';
+    case 'semver':
+      return 'semver';
+    case 'semver-skippatch':
+      return 'semver-skippatch';
+    default:
+      throw new OpmError(`Invalid channel update mode ${mode} specified`);
+  }
+}
+
+/** The content of `file`, or a new schema-13 database when it is missing or empty. */
+export function openOrCreate(file: string, now: Date): DatabaseContent {
+  if (!existsSync(file) || statSync(file).size === 0) return newDatabaseContent(now);
+  const content = readDatabaseContent(file);
+  const version = content.rows.get('schema_migrations')?.[0]?.[0];
+  if (version !== SCHEMA_VERSION && version !== BigInt(SCHEMA_VERSION)) {
+    throw new OpmError(
+      `${file}: the database is at schema version ${String(version ?? 'none')}; opm-ts adds to databases at version ${SCHEMA_VERSION} (the one opm v1.73 writes)`,
+      { hint: 'open it once with opm v1.73 (any `opm registry` command migrates it), then add again' },
+    );
+  }
+  return content;
+}
+
+/** Pull and read each bundle image, in order. */
+export async function readBundles(
+  refs: readonly string[],
+  source: ImageSource,
+  signal?: AbortSignal,
+): Promise<BundleRecord[]> {
+  const out: BundleRecord[] = [];
+  for (const ref of refs) {
+    const img = await source.pull(ref, signal === undefined ? {} : { signal });
+    try {
+      out.push(bundleRecord(parseBundleDirSync(img.root, signal === undefined ? {} : { signal }), ref));
+    } finally {
+      await img.release();
+    }
+  }
+  return out;
+}
+
+/** Add the bundles to the content (changed in place); returns the error text when the add failed. */
+export function addToContent(
+  content: DatabaseContent,
+  bundles: BundleRecord[],
+  mode: AddMode,
+): string | undefined {
+  const creates = new Map<string, string>();
+  for (const o of content.objects) if (o.type === 'table' && o.sql !== null) creates.set(o.name, o.sql);
+  const t = new Tables(creates, content.rows);
+  const err = populate(t, bundles, mode);
+  content.rows = t.toRows();
+  return err;
+}
+
+export async function registryAdd(o: RegistryAddOptions): Promise<RegistryAddResult> {
+  const content = openOrCreate(o.database, o.now ?? new Date());
+  let err: string | undefined;
+  try {
+    const bundles = await readBundles(o.bundles, o.imageSource, o.signal);
+    err = addToContent(content, bundles, o.mode);
+  } catch (e) {
+    // opm reads the images inside the step --permissive forgives: a pull or parse error too.
+    if (!(e instanceof OpmError) || !o.permissive) throw e;
+    err = e.message;
+  }
+  if (err !== undefined && !o.permissive) throw new OpmError(err);
+  writeDatabaseContent(o.database, content);
+  return err === undefined ? {} : { permissiveError: err };
+}

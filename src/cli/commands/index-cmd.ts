@@ -1,0 +1,100 @@
+import { Option, type Command } from 'commander';
+import type { CliIO } from '../io.js';
+import { notProvided } from './not-provided.js';
+import { collectSlice } from './registry.js';
+import type { IndexAddFlags } from './index-add-run.js';
+
+const ADD_LONG = `Add operator bundles to an index.
+
+This command will add the given set of bundle images (specified by the
+--bundles option) to an index image (provided by the --from-index option).
+
+If multiple bundles are given with '--mode=replaces' (the default), bundles
+are added to the index by order of ascending (semver) version unless the
+update graph specified by replaces requires a different input order; e.g.
+1.0.0 replaces 1.0.1 would result in [1.0.1, 1.0.0] instead of the [1.0.0,
+1.0.1] normally expected of semver. However, for most cases (e.g. 1.0.1
+replaces 1.0.0) the bundle with the highest version is used to set the default
+channel of the related package.
+
+Caveat: in replaces mode, the head of a channel is always the bundle with the
+highest semver. Any bundles upgrading from this channel-head will be pruned.
+An upgrade graph that looks like:
+0.1.1 -> 0.1.2 -> 0.1.2-1
+will be pruned on add to:
+0.1.1 -> 0.1.2`;
+
+/**
+ * `opm index`: SQLite index images. `add` is provided (with an engine-less build for
+ * `--container-tool none`); the other verbs answer that opm-ts does not provide them.
+ */
+export function registerIndex(program: Command, io: CliIO): void {
+  const index = program
+    .command('index')
+    .description('generate operator index container images (SQLite-based; deprecated in opm)');
+  index
+    .command('add')
+    .description('Add operator bundles to an index.')
+    .summary('Add operator bundles to an index.')
+    .addHelpText('before', `${ADD_LONG}\n`)
+    .addOption(new Option('--debug', 'enable debug logging').default(false).hideHelp())
+    .option('--generate', 'if enabled, just creates the dockerfile and saves it to local disk', false)
+    .option(
+      '-d, --out-dockerfile <string>',
+      'if generating the dockerfile, this flag is used to (optionally) specify a dockerfile name',
+      '',
+    )
+    .option('-f, --from-index <string>', 'previous index to add to', '')
+    .option('-b, --bundles <strings>', 'comma separated list of bundles to add', collectSlice)
+    .option('-i, --binary-image <opm>', 'container image for on-image `opm` command', '')
+    .option(
+      '-c, --container-tool <string>',
+      'tool to interact with container images (save, build, etc.). One of: [docker, podman] (opm-ts: none builds the image itself, see --push and --oci-layout)',
+      '',
+    )
+    .option(
+      '-u, --build-tool <string>',
+      'tool to build container images. One of: [docker, podman]. Defaults to podman. Overrides part of container-tool.',
+      '',
+    )
+    .option(
+      '-p, --pull-tool <string>',
+      'tool to pull container images. One of: [none, docker, podman]. Defaults to none. Overrides part of container-tool.',
+      '',
+    )
+    .option('-t, --tag <string>', 'custom tag for container image being built', '')
+    .option('--permissive', 'allow registry load errors', false)
+    .option(
+      '--mode <string>',
+      'graph update mode that defines how channel graphs are updated. One of: [replaces, semver, semver-skippatch]',
+      'replaces',
+    )
+    .option('--push', 'opm-ts, with --container-tool none: push the built image to --tag', false)
+    .option(
+      '--oci-layout <dir>',
+      'opm-ts, with --container-tool none: write the built image as an OCI image layout',
+    )
+    .addOption(
+      new Option(
+        '--overwrite-latest',
+        'overwrite the latest bundles (channel heads) with those of the same csv name given by --bundles',
+      )
+        .default(false)
+        .hideHelp(),
+    )
+    .addOption(
+      new Option('--enable-alpha', 'enable unsupported alpha features of the OPM CLI')
+        .default(false)
+        .hideHelp(),
+    )
+    .action(async (flags: Omit<IndexAddFlags, 'bundles'> & { bundles?: string[] }, cmd: Command) => {
+      const { runIndexAdd } = await import('./index-add-run.js');
+      await runIndexAdd(io, { ...flags, bundles: flags.bundles ?? [] }, cmd);
+    });
+  const what = 'edit SQLite index images (deprecated in opm)';
+  const instead =
+    'keep catalogs as File-Based Catalogs: `opm migrate <index image> <dir>` converts one, then `opm validate` and `opm generate dockerfile` build it';
+  for (const verb of ['rm', 'prune', 'prune-stranded', 'deprecatetruncate', 'export']) {
+    notProvided(index, verb, what, instead);
+  }
+}

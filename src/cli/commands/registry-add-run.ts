@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import { OpmError, UsageError } from '../../errors.js';
+import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
+import type { CliIO } from '../io.js';
+import { logrusLine } from '../logrus.js';
+import { registryFlagsOf } from '../global-options.js';
+import { withImageSource } from '../registry.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The flags of `opm registry add`. */
+export interface RegistryAddFlags {
+  database: string;
+  bundleImages: string[];
+  permissive: boolean;
+  skipTls: boolean;
+  skipTlsVerify: boolean;
+  useHttp: boolean;
+  caFile: string;
+  mode: string;
+  containerTool: string;
+  overwriteLatest: boolean;
+  enableAlpha: boolean;
+  debug: boolean;
+}
+
+/** `opm registry add`: the bundles added to the database, with opm's log lines on stderr. */
+export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Command): Promise<void> {
+  const { parseMode, registryAdd } = await import('../../action/registry-add/registry-add.js');
+  const mode = parseMode(flags.mode);
+  // The program's own --use-http / --skip-tls-verify take the value when given before the verb.
+  const g = cmd.optsWithGlobals<{ skipTls?: boolean; skipTlsVerify?: boolean; useHttp?: boolean }>();
+  const reg = registryFlagsOf({
+    skipTls: flags.skipTls || g.skipTls === true,
+    skipTlsVerify: flags.skipTlsVerify || g.skipTlsVerify === true,
+    useHttp: flags.useHttp || g.useHttp === true,
+  });
+  if (flags.caFile !== '') {
+    if (reg.skipTlsVerify) throw new UsageError('--skip-tls-verify must be false when --ca-file is set');
+    if (!['none', ''].includes(flags.containerTool))
+      throw new UsageError(
+        `--ca-file cannot be set with --container-tool=${flags.containerTool}; certificates must be configured specifically for ${flags.containerTool}`,
+      );
+  }
+  if (flags.overwriteLatest)
+    throw new OpmError('registry add --overwrite-latest is not provided by opm-ts', {
+      hint: 'remove the old head with `opm registry rm` of opm v1.73, or keep the catalog as a File-Based Catalog',
+    });
+  const fields = { bundles: `[${flags.bundleImages.join(' ')}]` };
+  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  if (reg.skipTlsVerify)
+    io.stderr.write(
+      logrusLine(
+        'warning',
+        '--skip-tls-verify flag is set: this mode is insecure and meant for development purposes only.',
+        fields,
+      ),
+    );
+  if (reg.useHttp)
+    io.stderr.write(
+      logrusLine(
+        'warning',
+        '--use-http flag is set: this mode is insecure and meant for development purposes only.',
+        fields,
+      ),
+    );
+  io.stderr.write(logrusLine('info', 'adding to the registry', fields));
+  const rootCaPem =
+    flags.caFile === '' ? undefined : readFileSync(path.resolve(io.cwd, flags.caFile), 'utf8');
+  const result = await withImageSource(
+    cmd,
+    io,
+    (imageSource) =>
+      registryAdd({
+        database: path.resolve(io.cwd, flags.database),
+        bundles: flags.bundleImages,
+        mode,
+        permissive: flags.permissive,
+        imageSource,
+      }),
+    { flags: reg, ...(rootCaPem === undefined ? {} : { rootCaPem }) },
+  );
+  if (result.permissiveError !== undefined)
+    io.stderr.write(
+      logrusLine('warning', 'permissive mode enabled', { ...fields, error: result.permissiveError }),
+    );
+}
