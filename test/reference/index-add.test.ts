@@ -1,0 +1,182 @@
+// needs-registry: bundle and index images on a real docker-registry on 127.0.0.1.
+// `index add`: with --generate, both tools leave the same Dockerfile bytes and a database with the
+// same rows (from scratch and --from-index an index image); with -c none, opm-ts builds the index
+// image itself, pushes it, and `render` of the pushed image by both tools gives the same bytes.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runOpm } from '../run-cli.js';
+import { reference } from './reference-opm.js';
+import { startFixture, type Fixture } from '../registry/fixture.js';
+import { buildImage, buildOpmStandIn, pushImage } from '../registry/image-builder.js';
+import { bundleLabels, csvName, writeBundle, type BundleSpec } from '../sqlite/bundles.js';
+
+let fx: Fixture | undefined;
+let tmp = '';
+const env = (): NodeJS.ProcessEnv => ({ ...process.env, HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache') });
+
+const BUNDLES: BundleSpec[] = [
+  { pkg: 'etcd', version: '0.9.0', channels: ['alpha'], defaultChannel: 'alpha', owns: ['EtcdCluster'] },
+  {
+    pkg: 'etcd',
+    version: '0.9.2',
+    channels: ['alpha', 'stable'],
+    defaultChannel: 'stable',
+    replaces: csvName('etcd', '0.9.0'),
+    skips: [csvName('etcd', '0.9.1')],
+    owns: ['EtcdCluster'],
+  },
+];
+// Names its default channel: opm adds the bundles of one call in Go map order, and takes the
+// default channel from the last bundle at the highest version so far that names one.
+const NEXT: BundleSpec = {
+  pkg: 'etcd',
+  version: '0.9.4',
+  channels: ['stable'],
+  defaultChannel: 'stable',
+  replaces: csvName('etcd', '0.9.2'),
+  owns: ['EtcdCluster'],
+};
+
+function registry(): Fixture {
+  if (fx === undefined) throw new Error('the registry fixture did not start');
+  return fx;
+}
+const imageOf = (b: BundleSpec): string => `${registry().plain.host}/bundles/${b.pkg}:${b.version}`;
+
+function opmRef(args: string[], cwd: string): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(reference, args, { cwd, encoding: 'utf8', env: env(), maxBuffer: 1 << 28 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+function rows(db: string): string[] {
+  const r = spawnSync('sqlite3', [db, '.dump'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(r.stderr);
+  // Row order and entry ids follow Go map iteration in opm: compared as sets, channel entries by content.
+  return r.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('INSERT INTO') && !l.startsWith('INSERT INTO channel_entry'))
+    .map((l) => l.replace(/'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d'/, "'<time>'"))
+    .sort();
+}
+
+let base = '';
+let fromIndex = '';
+
+beforeAll(async () => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'opm-index-add-'));
+  fx = await startFixture();
+  for (const b of [...BUNDLES, NEXT]) {
+    const dir = writeBundle(path.join(tmp, 'bundles'), b);
+    const image = await buildImage({ layers: [{ dir }], labels: bundleLabels(b) });
+    await pushImage(image, { url: registry().plain.url, repo: `bundles/${b.pkg}`, tag: b.version });
+  }
+  const standIn = await buildOpmStandIn({ format: 'oci' });
+  await pushImage(standIn, { url: registry().plain.url, repo: 'base/opm', tag: 'v1' });
+  base = `${registry().plain.host}/base/opm:v1`;
+  // An index image of the first two bundles, its database made by the reference.
+  const dir = mkdtempSync(path.join(tmp, 'from-'));
+  const r = opmRef(['index', 'add', '--generate', '-b', BUNDLES.map(imageOf).join(','), '--use-http'], dir);
+  if (r.code !== 0) throw new Error(r.stderr);
+  const index = await buildImage({
+    layers: [
+      {
+        entries: [
+          { name: 'database', type: 'directory' },
+          { name: 'database/index.db', content: readFileSync(path.join(dir, 'database', 'index.db')) },
+        ],
+      },
+    ],
+    labels: { 'operators.operatorframework.io.index.database.v1': '/database/index.db' },
+  });
+  await pushImage(index, { url: registry().plain.url, repo: 'index/etcd', tag: 'v1' });
+  fromIndex = `${registry().plain.host}/index/etcd:v1`;
+}, 600_000);
+
+afterAll(async () => {
+  await fx?.stop();
+  if (tmp !== '') rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('index add --generate', () => {
+  it.each([
+    ['from scratch', () => [...BUNDLES, NEXT], () => [] as string[]],
+    ['--from-index an index image', () => [NEXT], () => ['--from-index', fromIndex]],
+    [
+      '-d a named Dockerfile and -i a binary image',
+      () => [...BUNDLES, NEXT],
+      () => ['-d', 'my.Dockerfile', '-i', base],
+    ],
+  ] as const)('%s: the same Dockerfile bytes and database rows', async (_name, bundles, more) => {
+    const refDir = mkdtempSync(path.join(tmp, 'gen-ref-'));
+    const ourDir = mkdtempSync(path.join(tmp, 'gen-ours-'));
+    const args = [
+      'index',
+      'add',
+      '--generate',
+      '-b',
+      bundles().map(imageOf).join(','),
+      ...more(),
+      '--use-http',
+    ];
+    const theirs = opmRef(args, refDir);
+    const ours = await runOpm(args, { cwd: ourDir, env: env() });
+    expect(theirs.code, theirs.stderr).toBe(0);
+    expect(ours.code, ours.stderr).toBe(0);
+    const file = more().includes('-d') ? 'my.Dockerfile' : 'index.Dockerfile';
+    expect(readFileSync(path.join(ourDir, file), 'utf8')).toBe(readFileSync(path.join(refDir, file), 'utf8'));
+    expect(rows(path.join(ourDir, 'database', 'index.db'))).toEqual(
+      rows(path.join(refDir, 'database', 'index.db')),
+    );
+  });
+
+  it('an image without the database label: both refuse, in the same words', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'nolabel-'));
+    const args = ['index', 'add', '--generate', '-b', imageOf(NEXT), '--from-index', base, '--use-http'];
+    const theirs = opmRef(args, dir);
+    const ours = await runOpm(args, { cwd: dir, env: env() });
+    expect(theirs.code).not.toBe(0);
+    expect(ours.code).toBe(1);
+    expect(theirs.stderr).toContain(`index image ${base} missing label`);
+    expect(ours.stderr).toContain(`index image ${base} missing label`);
+  });
+});
+
+describe('index add -c none (opm-ts builds the image itself)', () => {
+  it('pushes an index image whose render by both tools is the same, with the same digest twice', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'build-'));
+    const tag = `${registry().plain.host}/index/etcd:v2`;
+    const args = ['index', 'add', '-c', 'none', '-b', imageOf(NEXT), '--from-index', fromIndex];
+    const build = async (): Promise<string> => {
+      const r = await runOpm([...args, '-i', base, '-t', tag, '--push', '--use-http'], {
+        cwd: dir,
+        env: { ...env(), SOURCE_DATE_EPOCH: '0' },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout.trim();
+    };
+    const first = await build();
+    expect(first).toMatch(/^sha256:[0-9a-f]{64}$/);
+    // Nothing left behind in the working folder.
+    expect(spawnSync('ls', ['-A', dir], { encoding: 'utf8' }).stdout).toBe('');
+    const theirs = opmRef(['render', tag, '--use-http', '-o', 'yaml'], dir);
+    const ours = await runOpm(['render', tag, '--use-http', '-o', 'yaml'], { cwd: dir, env: env() });
+    expect(theirs.code, theirs.stderr).toBe(0);
+    expect(ours.code).toBe(0);
+    expect(ours.stdout).toBe(theirs.stdout);
+    expect(ours.stdout).toContain('name: etcd.v0.9.4');
+    expect(ours.stdout).toContain('name: etcd.v0.9.0');
+  });
+
+  it('without --push or --oci-layout: one line saying where the image could go', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'nowhere-'));
+    const r = await runOpm(['index', 'add', '-c', 'none', '-b', imageOf(NEXT), '--use-http'], {
+      cwd: dir,
+      env: env(),
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('--oci-layout');
+  });
+});
