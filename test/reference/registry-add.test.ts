@@ -257,6 +257,40 @@ describe.each(SCENARIOS)('registry add: $name', (s) => {
   });
 });
 
+describe('registry add to a database the reference truncated (registry deprecatetruncate)', () => {
+  it('the same rows, and the same render by both tools', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'truncated-'));
+    const start = path.join(dir, 'start.db');
+    for (const b of ETCD.slice(0, 3)) {
+      const r = opmRef(addArgs(start, [b]));
+      if (r.code !== 0) throw new Error(r.stderr);
+    }
+    const t = opmRef([
+      'registry',
+      'deprecatetruncate',
+      '-b',
+      imageOf(ETCD[1] as BundleSpec),
+      '-d',
+      start,
+      '--use-http',
+    ]);
+    if (t.code !== 0) throw new Error(t.stderr);
+    const refDb = path.join(dir, 'ref.db');
+    const ourDb = path.join(dir, 'ours.db');
+    copyFileSync(start, refDb);
+    copyFileSync(start, ourDb);
+    expect(opmRef(addArgs(refDb, [LATER])).code).toBe(0);
+    const ours = await opmOurs(addArgs(ourDb, [LATER]));
+    expect(ours.code, ours.stderr).toBe(0);
+    expect(normalisedDump(ourDb)).toEqual(normalisedDump(refDb));
+    const a = opmRef(['render', refDb, '-o', 'yaml']).stdout;
+    const b = (await opmOurs(['render', ourDb, '-o', 'yaml'])).stdout;
+    expect(b).toBe(a);
+    expect(b).toContain('name: etcd.v0.9.6');
+    expect(b).not.toContain('name: etcd.v0.9.0');
+  });
+});
+
 describe('registry add: refusals', () => {
   it('a bundle replacing a missing one, without --permissive: both fail with the same words; opm-ts leaves no file', async () => {
     const dir = mkdtempSync(path.join(tmp, 'refuse-'));
