@@ -62,6 +62,8 @@ function tx(t: Tables, step: () => string[]): string[] {
   return errs;
 }
 
+const ALREADY_ADDED = 'Bundle already added that provides package and csv';
+
 const str = (v: Row[string] | undefined): string => (typeof v === 'string' ? v : '');
 
 function globalSanityCheck(t: Tables, bundles: BundleRecord[]): string[] {
@@ -89,7 +91,7 @@ function globalSanityCheck(t: Tables, bundles: BundleRecord[]): string[] {
     for (const ch of channels) {
       const present = known && entries.some((e) => e.channel_name === ch && e.operatorbundle_name === b.name);
       if (present) {
-        errs.push('Bundle already added that provides package and csv');
+        errs.push(ALREADY_ADDED);
         break;
       }
     }
@@ -322,6 +324,23 @@ function checkForBundles(t: Tables, bundles: BundleRecord[]): string[] {
 export function populate(t: Tables, bundles: BundleRecord[], mode: AddMode): string | undefined {
   const sanity = globalSanityCheck(t, bundles);
   if (sanity.length > 0) return aggregate(sanity);
+  return load(t, bundles, mode);
+}
+
+/**
+ * opm's exit code for an add that failed with `message`: its checks' first "already there" error
+ * decides (2: the bundle image, 3: the package and CSV), else 1.
+ */
+export function addExitCode(message: string): number {
+  const list = message.startsWith('[') ? message.slice(1, -1).split(', ') : [message];
+  for (const m of list) {
+    if (/^Bundle .* already exists$/.test(m)) return 2;
+    if (m === ALREADY_ADDED) return 3;
+  }
+  return 1;
+}
+
+function load(t: Tables, bundles: BundleRecord[], mode: AddMode): string | undefined {
   let errs: string[];
   try {
     errs =

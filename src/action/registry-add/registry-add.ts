@@ -13,7 +13,7 @@ import {
   type DatabaseContent,
 } from '../../sqlite/write/content.js';
 import { bundleRecord, type BundleRecord } from './bundle-record.js';
-import { populate, type AddMode } from './populate.js';
+import { addExitCode, populate, type AddMode } from './populate.js';
 import { newDatabaseContent, SCHEMA_VERSION } from './schema-13.js';
 import { Tables } from './tables.js';
 
@@ -31,6 +31,15 @@ export interface RegistryAddOptions {
   /** The time written in `schema_migrations` of a new database (default: now). */
   now?: Date;
   signal?: AbortSignal;
+}
+
+/** An add that failed, worded as opm words it, with the exit code opm gives it. */
+export class RegistryAddError extends OpmError {
+  readonly opmExitCode: number;
+  constructor(message: string) {
+    super(message);
+    this.opmExitCode = addExitCode(message);
+  }
 }
 
 export interface RegistryAddResult {
@@ -108,7 +117,7 @@ export async function registryAdd(o: RegistryAddOptions): Promise<RegistryAddRes
     if (!(e instanceof OpmError) || !o.permissive) throw e;
     err = e.message;
   }
-  if (err !== undefined && !o.permissive) throw new OpmError(err);
+  if (err !== undefined && !o.permissive) throw new RegistryAddError(err);
   writeDatabaseContent(o.database, content);
   return err === undefined ? {} : { permissiveError: err };
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { OpmError, UsageError } from '../../errors.js';
+import { FailureExitCode } from '../exit-code.js';
 import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
 import { registryOptionsFromEnv } from '../../oci/options.js';
 import { runOptions, type CliIO } from '../io.js';
@@ -97,7 +98,13 @@ export async function runIndexAdd(io: CliIO, flags: IndexAddFlags, cmd: Command)
           buildDir,
         }),
       { flags: reg },
-    );
+    ).catch(async (err: unknown) => {
+      const { RegistryAddError } = await import('../../action/registry-add/registry-add.js');
+      // opm exits 2 or 3 when the bundle is already there.
+      if (err instanceof RegistryAddError && err.opmExitCode !== 1)
+        throw new FailureExitCode(err.opmExitCode, err);
+      throw err;
+    });
     if (result.permissiveError !== undefined)
       io.stderr.write(
         logrusLine('warning', 'permissive mode enabled', { ...fields, error: result.permissiveError }),

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { OpmError, UsageError } from '../../errors.js';
+import { FailureExitCode } from '../exit-code.js';
 import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
 import type { CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
@@ -67,6 +68,7 @@ export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Co
   io.stderr.write(logrusLine('info', 'adding to the registry', fields));
   const rootCaPem =
     flags.caFile === '' ? undefined : readFileSync(path.resolve(io.cwd, flags.caFile), 'utf8');
+  const { RegistryAddError } = await import('../../action/registry-add/registry-add.js');
   const result = await withImageSource(
     cmd,
     io,
@@ -79,7 +81,12 @@ export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Co
         imageSource,
       }),
     { flags: reg, ...(rootCaPem === undefined ? {} : { rootCaPem }) },
-  );
+  ).catch((err: unknown) => {
+    // opm exits 2 or 3 when the bundle is already there.
+    if (err instanceof RegistryAddError && err.opmExitCode !== 1)
+      throw new FailureExitCode(err.opmExitCode, err);
+    throw err;
+  });
   if (result.permissiveError !== undefined)
     io.stderr.write(
       logrusLine('warning', 'permissive mode enabled', { ...fields, error: result.permissiveError }),
