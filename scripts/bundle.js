@@ -40,6 +40,8 @@ const LEFT_OUT_OF_SHORT = [
   'validate-run',
   'serve-run',
   'registry-run',
+  'registry-add-run',
+  'index-add-run',
   'migrate-run',
   'image-run',
   'filter-run',

@@ -38,7 +38,6 @@ describe('opm completion bash', () => {
       ['opm', 'compose', 'catalog.yaml', '-o', ''],
       ['json', 'yaml'],
     ],
-    [['opm', 'in'], ['init']],
     [['opm', 'alpha', 'b'], ['bundle']],
     [
       ['opm', 'alpha', 'bundle', ''],
@@ -63,6 +62,11 @@ describe('opm completion bash', () => {
       ['json', 'yaml', 'mermaid'],
     ],
     [['opm', 'init', 'p', '--def'], ['--default-channel']],
+    [
+      ['opm', 'in'],
+      ['init', 'index'],
+    ],
+    [['opm', 'index', ''], ['add']],
     [['opm', 'render', '--use'], ['--use-http']],
   ])('%j completes to %j', async (words, want) => {
     expect(await complete(words)).toEqual(want);
@@ -79,9 +83,10 @@ describe('opm completion bash', () => {
     'the %s script offers no command opm-ts does not provide',
     async (shell) => {
       const script = (await runOpm(['completion', shell])).stdout;
-      // Neither offered as a word nor a path of its own.
-      expect(script).not.toMatch(/[ ']index[ ']/);
-      // `registry` is provided for `serve`; the verbs that write a database are not offered.
+      // `index` is provided for `add`, `registry` for `serve` and `add`; the verbs not provided
+      // are neither offered as a word nor a path of their own.
+      expect(script).toMatch(/[ ']index[ ']/);
+      expect(script).not.toMatch(/[ ']export[ ']/);
       expect(script).toMatch(/[ ']registry[ ']/);
       expect(script).not.toMatch(/[ ']deprecatetruncate[ ']/);
       // `alpha bundle` is provided, `validate` and its validators included.
