@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -83,7 +84,8 @@ export async function runIndexAdd(io: CliIO, flags: IndexAddFlags, cmd: Command)
       ? flags.outDockerfile
       : flags.generate || build === 'none'
         ? DEFAULT_DOCKERFILE
-        : `${DEFAULT_DOCKERFILE}.tmp${process.pid}`;
+        : // A temporary Dockerfile in the working folder, named as opm names it.
+          `./${DEFAULT_DOCKERFILE}${randomInt(1e9, 4e9)}`;
   try {
     const result = await withImageSource(
       cmd,
