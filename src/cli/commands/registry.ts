@@ -2,15 +2,17 @@ import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
 import { notProvided } from './not-provided.js';
 import type { RegistryServeFlags } from './registry-run.js';
+import { registerRegistryEdit } from './registry-edit.js';
 
 /**
- * `opm registry`: SQLite registry databases. `serve` is provided (the entrypoint of SQLite index
- * images); the verbs that write a database answer that opm-ts does not provide them.
+ * `opm registry`: SQLite registry databases. `serve` (the entrypoint of SQLite index images) and
+ * the verbs that remove from a database (registry-edit.ts) are provided; `add`, `deprecatetruncate`
+ * and `mirror` answer that opm-ts does not provide them.
  */
 export function registerRegistry(program: Command, io: CliIO): void {
   const registry = program
     .command('registry')
-    .description('serve SQLite registry databases (deprecated in opm; read only)');
+    .description('interact with operator-registry database (deprecated in opm)');
   registry
     .command('serve')
     .description(
@@ -38,7 +40,8 @@ export function registerRegistry(program: Command, io: CliIO): void {
   const writes = 'write SQLite registry databases (deprecated in opm)';
   const instead =
     'build catalogs as File-Based Catalogs: `opm migrate <database or index image> <dir>` converts one, then `opm validate` and `opm generate dockerfile`';
-  for (const verb of ['add', 'rm', 'prune', 'prune-stranded', 'deprecatetruncate', 'mirror']) {
+  registerRegistryEdit(registry, io);
+  for (const verb of ['add', 'deprecatetruncate', 'mirror']) {
     notProvided(registry, verb, writes, instead);
   }
 }
