@@ -12,6 +12,7 @@ import { NEWEST_SCHEMA } from '../sqlite/schema-version.js';
 import { readDatabaseContent, writeDatabaseContent } from '../sqlite/write/content.js';
 import { RowStore } from '../sqlite/write/row-store.js';
 import { listPackages, removePackage, removeStrandedBundles } from '../sqlite/remove-packages.js';
+import { deprecateTruncate } from '../sqlite/deprecate-truncate.js';
 
 export interface RegistryEditResult {
   /** The packages removed, in the order they went. */
@@ -146,4 +147,25 @@ export function registryPruneStranded(opts: { database: string; cwd: string }): 
   removeStrandedBundles(store);
   writeDatabaseContent(file, store.toContent());
   return { removed: [], warnings: [] };
+}
+
+export interface RegistryDeprecateTruncateOptions {
+  database: string;
+  /** Bundle images (bundlepaths) to deprecate. */
+  images: string[];
+  permissive: boolean;
+  allowPackageRemoval: boolean;
+  cwd: string;
+}
+
+/** `opm registry deprecatetruncate`: the bundles deprecated, what they replace truncated. */
+export function registryDeprecateTruncate(opts: RegistryDeprecateTruncateOptions): RegistryEditResult {
+  const { file, store } = open(opts.database, opts.cwd);
+  const warnings = deprecateTruncate(store, {
+    images: opts.images,
+    permissive: opts.permissive,
+    allowPackageRemoval: opts.allowPackageRemoval,
+  });
+  writeDatabaseContent(file, store.toContent());
+  return { removed: [], warnings };
 }

@@ -26,7 +26,7 @@ const column = (store: RowStore, table: string, name: string): SqlValue[] => {
 };
 
 /** The rows of a bundle go: the bundle (cascading), its API rows, its channel entries. */
-function removeBundle(store: RowStore, csv: string): void {
+export function removeBundle(store: RowStore, csv: string): void {
   const is =
     (table: string, col: string) =>
     (r: SqlValue[]): boolean =>
@@ -91,7 +91,14 @@ export function removeStrandedBundles(store: RowStore): void {
     'operatorbundle',
     (r) => notIn(r[name] ?? null, entries) && notIn(r[name] ?? null, deprecated),
   );
+  removeStrandedDeprecated(store);
+}
 
+/**
+ * Bundles whose olm.package property names a package that is gone, and deprecations of bundles
+ * that are gone.
+ */
+export function removeStrandedDeprecated(store: RowStore): void {
   const known = new Set<string>();
   for (const v of column(store, 'package', 'name')) {
     if (typeof v !== 'string' || v === '') throw new OpmError(`invalid package ${describe(v)}`);

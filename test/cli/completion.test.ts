@@ -81,9 +81,11 @@ describe('opm completion bash', () => {
       const script = (await runOpm(['completion', shell])).stdout;
       // Neither offered as a word nor a path of its own.
       expect(script).not.toMatch(/[ ']index[ ']/);
-      // `registry` is provided for `serve`; the verbs that write a database are not offered.
+      // `registry` is provided for `serve` and the verbs that remove from a database; `add` and
+      // `mirror`, which pull bundles into one, are not offered.
       expect(script).toMatch(/[ ']registry[ ']/);
-      expect(script).not.toMatch(/[ ']deprecatetruncate[ ']/);
+      expect(script).toMatch(/[ ']deprecatetruncate[ ']/);
+      expect(script).not.toMatch(/[ ']mirror[ ']/);
       // `alpha bundle` is provided, `validate` and its validators included.
       expect(script).toMatch(/[ ']unpack[ ']/);
       expect(script).toMatch(/--optional-validators/);

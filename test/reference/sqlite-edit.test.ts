@@ -155,27 +155,65 @@ const CASES: [string, string[]][] = [
   ['orphan', ['prune-stranded']],
   ['orphan', ['rm', '-o', 'prom']],
   ['orphan', ['prune', '-p', 'sv']],
+  ['three', ['deprecatetruncate', '-b', '@etcd:0.9.2']],
+  ['three', ['deprecatetruncate', '-b', '@etcd:0.9.0']],
+  ['three', ['deprecatetruncate', '-b', '@prom:1.0.0,@sv:1.0.0']],
+  ['three', ['deprecatetruncate', '-b', '@etcd:0.9.4', '--permissive']],
+  ['three', ['deprecatetruncate', '-b', '@etcd:0.9.4', '--allow-package-removal']],
+  ['three', ['deprecatetruncate', '-b', '@prom:1.1.0,@etcd:0.9.0', '--allow-package-removal']],
+  ['truncated', ['deprecatetruncate', '-b', '@prom:1.0.0']],
+  ['truncated', ['deprecatetruncate', '-b', '@etcd:0.9.2']],
+  ['orphan', ['deprecatetruncate', '-b', '@sv:1.0.0']],
 ];
+
+/** `@pkg:version` stands for that bundle's image in the registry started for the run. */
+const images = (args: string[]): string[] =>
+  args.map((a) =>
+    a.replace(
+      /@([a-z]+):([0-9.]+)/g,
+      (_m, pkg: string, version: string) => `${registry().plain.host}/bundles/${pkg}:${version}`,
+    ),
+  );
 
 describe.each(CASES)('a %s database, registry %j', (name, verb) => {
   it('the rows both tools leave are the same, and each renders the other’s result as its own', async () => {
     const theirsDb = copyOf(name, 'ref');
     const oursDb = copyOf(name, 'ours');
-    const theirs = opmRef(['registry', ...verb, '-d', theirsDb]);
-    const ours = await runOpm(['registry', ...verb, '-d', oursDb], { cwd: tmp, env: env() });
-    expect(theirs.code).toBe(0);
-    expect(ours.code).toBe(0);
+    const theirs = opmRef(['registry', ...images(verb), '-d', theirsDb]);
+    const ours = await runOpm(['registry', ...images(verb), '-d', oursDb], { cwd: tmp, env: env() });
+    expect(theirs.code, theirs.stderr).toBe(0);
+    expect(ours.code, ours.stderr).toBe(0);
     expect(integrity(oursDb)).toBe('ok');
     expect(dump(oursDb)).toBe(dump(theirsDb));
     // Each case changes something, but prune-stranded where no bundle is stranded (only orphan has one).
-    if (name !== 'orphan' && verb[0] === 'prune-stranded')
-      expect(dump(oursDb)).toBe(dump(dbs[name] as string));
+    const unchanged =
+      (name !== 'orphan' && verb[0] === 'prune-stranded') ||
+      (verb.includes('@etcd:0.9.4') && !verb.includes('--allow-package-removal'));
+    if (unchanged) expect(dump(oursDb)).toBe(dump(dbs[name] as string));
     else expect(dump(oursDb)).not.toBe(dump(dbs[name] as string));
     const [refOfTheirs, oursOfTheirs] = await renders(theirsDb);
     const [refOfOurs, oursOfOurs] = await renders(oursDb);
     expect(oursOfTheirs).toBe(refOfTheirs);
     expect(refOfOurs).toBe(refOfTheirs);
     expect(oursOfOurs).toBe(refOfTheirs);
+  });
+});
+
+describe('deprecatetruncate refused', () => {
+  it.each([
+    ['the default channel head', ['-b', '@etcd:0.9.4']],
+    ['an image the database does not hold', ['-b', '@etcd:9.9.9']],
+  ])('%s: both exit 1; opm-ts leaves the file as it was', async (_what, args) => {
+    const theirs = opmRef(['registry', 'deprecatetruncate', ...images(args), '-d', copyOf('three', 'ref')]);
+    const oursDb = copyOf('three', 'ours');
+    const before = readFileSync(oursDb);
+    const ours = await runOpm(['registry', 'deprecatetruncate', ...images(args), '-d', oursDb], {
+      cwd: tmp,
+      env: env(),
+    });
+    expect(theirs.code).toBe(1);
+    expect(ours.code).toBe(1);
+    expect(readFileSync(oursDb).equals(before)).toBe(true);
   });
 });
 

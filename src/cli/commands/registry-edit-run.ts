@@ -1,4 +1,5 @@
 import {
+  registryDeprecateTruncate,
   registryPrune,
   registryPruneStranded,
   registryRm,
@@ -45,4 +46,22 @@ export function runRegistryPrune(
 export function runRegistryPruneStranded(io: CliIO, flags: { database: string }): void {
   io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
   report(io, registryPruneStranded({ ...flags, cwd: io.cwd }));
+}
+
+/** `opm registry deprecatetruncate -d DB -b IMAGE,...`. */
+export function runRegistryDeprecateTruncate(
+  io: CliIO,
+  flags: { database: string; bundleImages: string[]; permissive: boolean; allowPackageRemoval: boolean },
+): void {
+  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  report(
+    io,
+    registryDeprecateTruncate({
+      database: flags.database,
+      images: flags.bundleImages,
+      permissive: flags.permissive,
+      allowPackageRemoval: flags.allowPackageRemoval,
+      cwd: io.cwd,
+    }),
+  );
 }

@@ -48,4 +48,27 @@ export function registerRegistryEdit(registry: Command, io: CliIO): void {
       const { runRegistryPruneStranded } = await import('./registry-edit-run.js');
       runRegistryPruneStranded(io, flags);
     });
+  registry
+    .command('deprecatetruncate', { hidden: true })
+    .description('deprecate operator bundle from registry DB')
+    .option('--debug', 'enable debug logging', false)
+    .option('-d, --database <string>', 'relative path to database file', 'index.db')
+    .option('-b, --bundle-images <strings>', 'comma separated list of links to bundle image', slice, [])
+    .option('--permissive', 'allow registry load errors', false)
+    .option(
+      '--allow-package-removal',
+      'removes the entire package if the heads of all channels in the package are deprecated',
+      false,
+    )
+    .action(
+      async (flags: {
+        database: string;
+        bundleImages: string[];
+        permissive: boolean;
+        allowPackageRemoval: boolean;
+      }) => {
+        const { runRegistryDeprecateTruncate } = await import('./registry-edit-run.js');
+        runRegistryDeprecateTruncate(io, flags);
+      },
+    );
 }

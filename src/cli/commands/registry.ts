@@ -41,7 +41,7 @@ export function registerRegistry(program: Command, io: CliIO): void {
   const instead =
     'build catalogs as File-Based Catalogs: `opm migrate <database or index image> <dir>` converts one, then `opm validate` and `opm generate dockerfile`';
   registerRegistryEdit(registry, io);
-  for (const verb of ['add', 'deprecatetruncate', 'mirror']) {
+  for (const verb of ['add', 'mirror']) {
     notProvided(registry, verb, writes, instead);
   }
 }

@@ -81,6 +81,11 @@ export class RowStore {
     return i;
   }
 
+  /** How many columns `table` has. */
+  width(table: string): number {
+    return this.table(table).def.columns.length;
+  }
+
   /** The live rows of `table`, in rowid order (none when there is no such table). */
   rows(table: string): SqlValue[][] {
     const t = this.tables.get(table.toLowerCase());
@@ -130,9 +135,13 @@ export class RowStore {
       if (stack.includes(id)) continue;
       if (fk.onDelete === 'cascade') this.deleteWhere(fk.child, match, [...stack, id]);
       else {
-        for (const r of this.table(fk.child).rows) {
-          if (r !== undefined && match(r)) for (const c of fk.childCols) r[c] = null;
-        }
+        const child = this.table(fk.child);
+        child.rows.forEach((r, i) => {
+          if (r === undefined || !match(r)) return;
+          const next = [...r];
+          for (const c of fk.childCols) next[c] = null;
+          child.rows[i] = next;
+        });
       }
     }
     for (const name of this.triggers.get(t.name.toLowerCase()) ?? []) {
@@ -203,6 +212,45 @@ export class RowStore {
       });
     }
     return out;
+  }
+
+  /** `UPDATE table SET … WHERE pred`: each matching row replaced by `change` of a copy of it. */
+  update(table: string, pred: (row: SqlValue[]) => boolean, change: (row: SqlValue[]) => void): number {
+    const t = this.table(table);
+    let n = 0;
+    t.rows.forEach((r, i) => {
+      if (r === undefined || !pred(r)) return;
+      const next = [...r];
+      change(next);
+      t.rows[i] = next;
+      n++;
+    });
+    return n;
+  }
+
+  /** `INSERT INTO table VALUES (…)`: a row after all others (the next rowid). */
+  insert(table: string, values: SqlValue[]): void {
+    this.table(table).rows.push(values);
+  }
+
+  /**
+   * `INSERT OR REPLACE` on a key: rows with the same key values go (without triggers, as SQLite
+   * does with recursive triggers off), the new row comes last.
+   */
+  insertOrReplace(table: string, values: SqlValue[], key: number[]): void {
+    const t = this.table(table);
+    t.rows = t.rows.map((r) =>
+      r !== undefined && key.every((k) => sqlEquals(r[k] ?? null, values[k] ?? null)) ? undefined : r,
+    );
+    t.rows.push(values);
+  }
+
+  /** The state now, to go back to when a transaction fails (rows are never changed in place). */
+  snapshot(): () => void {
+    const saved = [...this.tables.values()].map((t): [Table, (SqlValue[] | undefined)[]] => [t, [...t.rows]]);
+    return () => {
+      for (const [t, rows] of saved) t.rows = rows;
+    };
   }
 
   /** The content with the rows as they now are. */
