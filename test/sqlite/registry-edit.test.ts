@@ -195,6 +195,13 @@ describe.runIf(haveSqlite3)('registry rm, prune, prune-stranded', () => {
       expect(readFileSync(db).equals(before2)).toBe(true);
     }
     chmodSync(db, 0o644);
+    // A write in progress (its -journal beside it): refused, nothing touched.
+    writeFileSync(`${db}-journal`, 'journal');
+    const locked = await ours(['registry', 'rm', '-d', db, '-o', 'etcd']);
+    expect(locked.code).toBe(1);
+    expect(locked.stderr).toContain('database is locked');
+    expect(readFileSync(db).equals(before2)).toBe(true);
+    rmSync(`${db}-journal`);
     const none = await ours(['registry', 'prune-stranded', '-d', path.join(tmp, 'nope.db')]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('does not exist');
