@@ -83,12 +83,13 @@ describe('opm completion bash', () => {
     'the %s script offers no command opm-ts does not provide',
     async (shell) => {
       const script = (await runOpm(['completion', shell])).stdout;
-      // `index` is provided for `add`, `registry` for `serve` and `add`; the verbs not provided
-      // are neither offered as a word nor a path of their own.
+      // `index` is provided for `add`; `registry` for `serve`, `add` and the verbs that remove
+      // from a database; those not provided are neither offered as a word nor a path of their own.
       expect(script).toMatch(/[ ']index[ ']/);
       expect(script).not.toMatch(/[ ']export[ ']/);
       expect(script).toMatch(/[ ']registry[ ']/);
-      expect(script).not.toMatch(/[ ']deprecatetruncate[ ']/);
+      expect(script).toMatch(/[ ']deprecatetruncate[ ']/);
+      expect(script).not.toMatch(/[ ']mirror[ ']/);
       // `alpha bundle` is provided, `validate` and its validators included.
       expect(script).toMatch(/[ ']unpack[ ']/);
       expect(script).toMatch(/--optional-validators/);

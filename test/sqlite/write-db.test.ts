@@ -73,6 +73,9 @@ describe.runIf(haveSqlite3)('SQLite file writer', () => {
       );
     }
     stmts.push(
+      'CREATE TABLE seq (id INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT);',
+      "INSERT INTO seq(v) VALUES ('a'), ('b'), ('c');",
+      'DELETE FROM seq WHERE id = 3;',
       "INSERT INTO ch VALUES ('stable','etcd'),('alpha','etcd'),('Alpha','etcd');",
       'DELETE FROM t WHERE id % 11 = 0;',
       'COMMIT;',
@@ -80,6 +83,10 @@ describe.runIf(haveSqlite3)('SQLite file writer', () => {
     sqlite3(file, stmts.join('\n'));
     const out = roundTrip(file);
     expect(run(out, 'PRAGMA user_version').trim()).toBe('7');
+    // AUTOINCREMENT's counter (sqlite_sequence) and ANALYZE's statistics are tables like others.
+    sqlite3(out, "ANALYZE; INSERT INTO seq(v) VALUES ('d');");
+    expect(run(out, 'SELECT id FROM seq ORDER BY id')).toBe('1\n2\n4\n');
+    roundTrip(out);
     // The indexes answer queries that use them.
     expect(run(out, "SELECT count(*) FROM u WHERE b = 'B3'").trim()).toBe(
       run(file, "SELECT count(*) FROM u WHERE b = 'B3'").trim(),

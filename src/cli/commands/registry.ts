@@ -3,6 +3,7 @@ import type { CliIO } from '../io.js';
 import { notProvided } from './not-provided.js';
 import type { RegistryServeFlags } from './registry-run.js';
 import type { RegistryAddFlags } from './registry-add-run.js';
+import { registerRegistryEdit } from './registry-edit.js';
 
 /** A comma-separated string-slice flag (pflag's StringSlice), repeatable. */
 export function collectSlice(value: string, previous: string[] | undefined): string[] {
@@ -10,13 +11,14 @@ export function collectSlice(value: string, previous: string[] | undefined): str
 }
 
 /**
- * `opm registry`: SQLite registry databases. `serve` is provided (the entrypoint of SQLite index
- * images); the verbs that write a database answer that opm-ts does not provide them.
+ * `opm registry`: SQLite registry databases. `serve` (the entrypoint of SQLite index images), `add` and
+ * the verbs that remove from a database (registry-edit.ts) are provided; `mirror` answers that
+ * opm-ts does not provide it.
  */
 export function registerRegistry(program: Command, io: CliIO): void {
   const registry = program
     .command('registry')
-    .description('serve SQLite registry databases (deprecated in opm; read only)');
+    .description('interact with operator-registry database (deprecated in opm)');
   registry
     .command('serve')
     .description(
@@ -92,7 +94,8 @@ export function registerRegistry(program: Command, io: CliIO): void {
         await runRegistryAdd(io, { ...flags, bundleImages: flags.bundleImages ?? [] }, cmd);
       },
     );
-  for (const verb of ['rm', 'prune', 'prune-stranded', 'deprecatetruncate', 'mirror']) {
+  registerRegistryEdit(registry, io);
+  for (const verb of ['mirror']) {
     notProvided(registry, verb, writes, instead);
   }
 }

@@ -1,0 +1,67 @@
+import {
+  registryDeprecateTruncate,
+  registryPrune,
+  registryPruneStranded,
+  registryRm,
+  type RegistryEditResult,
+} from '../../action/registry-edit.js';
+import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
+import type { CliIO } from '../io.js';
+import { logrusLine } from '../logrus.js';
+
+function report(io: CliIO, result: RegistryEditResult): void {
+  for (const w of result.warnings)
+    io.stderr.write(logrusLine('warning', 'permissive mode enabled', { error: w }));
+  if (result.removed.length > 0)
+    io.stderr.write(logrusLine('info', 'removed packages', { packages: `[${result.removed.join(' ')}]` }));
+}
+
+/** `opm registry rm -d DB -o PKG,...`. */
+export function runRegistryRm(
+  io: CliIO,
+  flags: { database: string; packages: string[]; permissive: boolean },
+): void {
+  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  report(io, registryRm({ ...flags, cwd: io.cwd }));
+}
+
+/** `opm registry prune -d DB -p KEEP,...`. */
+export function runRegistryPrune(
+  io: CliIO,
+  flags: { database: string; packages: string[]; permissive: boolean },
+): void {
+  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  report(
+    io,
+    registryPrune({
+      database: flags.database,
+      keep: flags.packages,
+      permissive: flags.permissive,
+      cwd: io.cwd,
+    }),
+  );
+}
+
+/** `opm registry prune-stranded -d DB`. */
+export function runRegistryPruneStranded(io: CliIO, flags: { database: string }): void {
+  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  report(io, registryPruneStranded({ ...flags, cwd: io.cwd }));
+}
+
+/** `opm registry deprecatetruncate -d DB -b IMAGE,...`. */
+export function runRegistryDeprecateTruncate(
+  io: CliIO,
+  flags: { database: string; bundleImages: string[]; permissive: boolean; allowPackageRemoval: boolean },
+): void {
+  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  report(
+    io,
+    registryDeprecateTruncate({
+      database: flags.database,
+      images: flags.bundleImages,
+      permissive: flags.permissive,
+      allowPackageRemoval: flags.allowPackageRemoval,
+      cwd: io.cwd,
+    }),
+  );
+}
