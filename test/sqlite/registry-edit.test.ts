@@ -184,6 +184,11 @@ describe.runIf(haveSqlite3)('registry rm, prune, prune-stranded', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no package found for packagename nosuch');
     expect(readFileSync(db).equals(before)).toBe(true);
+    // -o is required, as in opm: without it, a usage error and nothing written.
+    const noFlag = await ours(['registry', 'rm', '-d', db]);
+    expect(noFlag.code).toBe(2);
+    expect(noFlag.stderr).toContain("required option '-o, --packages <strings>' not specified");
+    expect(readFileSync(db).equals(before)).toBe(true);
     const permissive = await ours(['registry', 'rm', '-d', db, '-o', 'nosuch', '--permissive']);
     expect(permissive.code).toBe(0);
     chmodSync(db, 0o444);

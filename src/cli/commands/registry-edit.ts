@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
 
 /** pflag's string slice: each value split at commas, repeats of the flag appended. */
-const slice = (value: string, previous: string[]): string[] => [
-  ...previous,
+const slice = (value: string, previous: string[] | undefined): string[] => [
+  ...(previous ?? []),
   ...(value === '' ? [] : value.split(',')),
 ];
 
@@ -17,12 +17,7 @@ export function registerRegistryEdit(registry: Command, io: CliIO): void {
     .description('remove operator from operator registry DB')
     .option('--debug', 'enable debug logging', false)
     .option('-d, --database <string>', 'relative path to database file', 'bundles.db')
-    .requiredOption(
-      '-o, --packages <strings>',
-      'comma separated list of package names to be deleted',
-      slice,
-      [],
-    )
+    .requiredOption('-o, --packages <strings>', 'comma separated list of package names to be deleted', slice)
     .option('--permissive', 'allow registry load errors', false)
     .action(async (flags: { database: string; packages: string[]; permissive: boolean }) => {
       const { runRegistryRm } = await import('./registry-edit-run.js');
@@ -33,7 +28,7 @@ export function registerRegistryEdit(registry: Command, io: CliIO): void {
     .description('prune an operator registry DB of all but specified packages')
     .option('--debug', 'enable debug logging', false)
     .option('-d, --database <string>', 'relative path to database file', 'bundles.db')
-    .requiredOption('-p, --packages <strings>', 'comma separated list of package names to be kept', slice, [])
+    .requiredOption('-p, --packages <strings>', 'comma separated list of package names to be kept', slice)
     .option('--permissive', 'allow registry load errors', false)
     .action(async (flags: { database: string; packages: string[]; permissive: boolean }) => {
       const { runRegistryPrune } = await import('./registry-edit-run.js');
