@@ -44,5 +44,16 @@ export async function registryServe(opts: RegistryServeOptions): Promise<void> {
     }
   };
   const { database, onWarning: _w, ...rest } = opts;
-  await serve({ ...rest, configDir: database, index: { load, fields: { database } } });
+  const fields = { database, port: opts.port ?? '50051' };
+  await serve({
+    ...rest,
+    configDir: database,
+    index: {
+      load,
+      fields: { database },
+      // opm's registry server logs no calls, and says how long it stays open before serving.
+      logCalls: false,
+      beforeServing: () => opts.log('info', 'Keeping server open for infinite seconds', fields),
+    },
+  });
 }

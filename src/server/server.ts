@@ -317,6 +317,8 @@ export interface ServerOptions {
   /** The port as given (`:port` is listened on, every interface). */
   port: string;
   log: ServeLog;
+  /** Log each call's start and end (default); `registry serve`'s server logs none. */
+  logCalls?: boolean;
   /** How often connections are pinged (src/server/connections.ts); tests shorten it. */
   keepaliveMs?: number;
   /** The load let go of most of what it read: collect once listening, whatever the heap's size (heap.ts). */
@@ -389,10 +391,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         routes,
         maxReceive: MAX_RECEIVE_BYTES,
         statusOf,
-        started: (info) => {
-          const cl = new CallLog(opts.log, info);
-          return (status) => cl.finish(status.code, status.details);
-        },
+        started:
+          opts.logCalls === false
+            ? () => () => undefined
+            : (info) => {
+                const cl = new CallLog(opts.log, info);
+                return (status) => cl.finish(status.code, status.details);
+              },
         ...(opts.keepaliveMs === undefined ? {} : { keepaliveMs: opts.keepaliveMs }),
       },
       portNumber,

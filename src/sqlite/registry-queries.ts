@@ -125,6 +125,9 @@ function legacyApis(list: readonly ApiTypedValue[]): ApiGroupVersionKind[] {
 const cmpNullFirst = (a: string | null, b: string | null): number =>
   a === null ? (b === null ? 0 : -1) : b === null ? 1 : compareUtf8(a, b);
 
+const cmpIntNullFirst = (a: number | null, b: number | null): number =>
+  a === null ? (b === null ? 0 : -1) : b === null ? 1 : a - b;
+
 /** A channel entry row as a message: NULL columns are empty strings. */
 const entryMessage = (e: ChannelEntryRow, replaces: string | null): ApiChannelEntry => ({
   packageName: e.pkg ?? '',
@@ -262,15 +265,29 @@ export class SqliteRegistryQueries implements RegistryQueries {
 
   /**
    * The rows of the provider queries: the properties holding the GVK in rowid order, each with
-   * its bundle's entries in rowid order (an automatic index on the bundle name), each with the name
-   * of the entry it replaces.
+   * its bundle's entries as SQLite's automatic covering index on the bundle name orders them (the
+   * other columns the query reads, in table order: channel, package, replaces, then depth when
+   * read, then rowid), each with the name of the entry it replaces.
    */
-  private providerRows(g: Gvk): { e: ChannelEntryRow; replaces: string | null }[] {
+  private providerRows(g: Gvk, readsDepth: boolean): { e: ChannelEntryRow; replaces: string | null }[] {
     const value = marshal({ group: g.group, kind: g.kind, version: g.version });
     const out: { e: ChannelEntryRow; replaces: string | null }[] = [];
+    const ordered = new Map<string, ChannelEntryRow[]>();
     for (const p of this.rows.propertyScan) {
       if (p.type !== GVK_TYPE || p.value !== value) continue;
-      for (const e of this.rows.entriesOfBundle.get(p.name) ?? []) {
+      let entries = ordered.get(p.name);
+      if (entries === undefined) {
+        entries = [...(this.rows.entriesOfBundle.get(p.name) ?? [])].sort(
+          (a, b) =>
+            cmpNullFirst(a.channel, b.channel) ||
+            cmpNullFirst(a.pkg, b.pkg) ||
+            cmpIntNullFirst(a.replaces, b.replaces) ||
+            (readsDepth ? cmpIntNullFirst(a.depth, b.depth) : 0) ||
+            a.id - b.id,
+        );
+        ordered.set(p.name, entries);
+      }
+      for (const e of entries) {
         const r = e.replaces === null ? undefined : this.rows.entryById.get(e.replaces);
         out.push({ e, replaces: r?.bundle ?? null });
       }
@@ -281,7 +298,7 @@ export class SqliteRegistryQueries implements RegistryQueries {
   getChannelEntriesThatProvide(g: Gvk): Promise<ApiChannelEntry[]> {
     const out: ApiChannelEntry[] = [];
     const seen = new Set<string>();
-    for (const { e, replaces } of this.providerRows(g)) {
+    for (const { e, replaces } of this.providerRows(g, false)) {
       const key = JSON.stringify([e.pkg, e.channel, e.bundle, replaces]);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -295,7 +312,7 @@ export class SqliteRegistryQueries implements RegistryQueries {
 
   /** The provider rows grouped by (package, channel) in that order, each group's first row of least depth. */
   getLatestChannelEntriesThatProvide(g: Gvk): Promise<ApiChannelEntry[]> {
-    const groups = leastDepthByChannel(this.providerRows(g), (r) => r.e);
+    const groups = leastDepthByChannel(this.providerRows(g, true), (r) => r.e);
     if (groups.length === 0) {
       return Promise.reject(fail(`no channel entries found that provide ${g.group} ${g.version} ${g.kind}`));
     }

@@ -269,6 +269,8 @@ async function answersOf(argv: string[], port: number, calls: Call[]): Promise<A
     try {
       const out: Answer[] = [];
       for (const c of calls) out.push(await callRaw(session, c));
+      // The notice on stderr, the same bytes but for the time.
+      out.push({ call: 'stderr', status: '', message: '', bytes: err.replace(/time="[^"]*"/g, 'time') });
       // The services reflection lists: the registered ones (no api.ExperimentalRegistry).
       const list = spawnSync(grpcurl, ['-plaintext', `127.0.0.1:${port}`, 'list'], { encoding: 'utf8' });
       out.push({
@@ -315,8 +317,62 @@ describe('registry serve: the same answers as the reference opm, byte for byte',
       ourPort,
       calls,
     );
-    expect(theirs.some((a) => a.status === '0' && a.bytes !== '')).toBe(true);
+    // Every kind of call answered with data somewhere, and failures too.
+    for (const m of ['ListBundles', 'GetPackage', 'GetBundle', 'GetChannelEntriesThatProvide']) {
+      expect(theirs.some((a) => a.call.startsWith(`${m}(`) && a.status === '0' && a.bytes !== '')).toBe(true);
+    }
+    expect(theirs.some((a) => a.status === '2')).toBe(true);
+    if (process.env.OPM_TEST_DUMP !== undefined) {
+      console.log(
+        JSON.stringify(
+          theirs.map((a) => ({ ...a, bytes: a.bytes.length })),
+          null,
+          1,
+        ),
+      );
+    }
     const differ = ours.filter((a, i) => JSON.stringify(a) !== JSON.stringify(theirs[i]));
     expect(differ.map((a) => ({ ours: a, theirs: theirs[ours.indexOf(a)] }))).toEqual([]);
   });
+
+  // logrus colours what it writes to a terminal: both run on a pseudo-terminal (util-linux's
+  // script), their logs (stdout) left out, the notice compared byte for byte.
+  it.runIf(spawnSync('script', ['--version']).status === 0)(
+    'the deprecation notice on a terminal: the same four coloured lines',
+    async () => {
+      const onTerminal = async (cmd: string[]): Promise<string> => {
+        const port = await freePort();
+        const line = [...cmd, '-p', String(port), '>/dev/null'].join(' ');
+        const r = spawnSync('script', ['-qec', `timeout -s TERM 3 ${line}`, '/dev/null'], {
+          encoding: 'utf8',
+          cwd: tmp,
+          env: env(),
+        });
+        return r.stdout;
+      };
+      const copy = path.join(tmp, 'tty-ref.db');
+      copyFileSync(dbs.cli as string, copy);
+      const theirs = await onTerminal([
+        reference,
+        'registry',
+        'serve',
+        '-d',
+        copy,
+        '-t',
+        path.join(tmp, 'tl'),
+      ]);
+      const ours = await onTerminal([
+        process.execPath,
+        OPM,
+        'registry',
+        'serve',
+        '-d',
+        dbs.cli as string,
+        '-t',
+        '/dev/null',
+      ]);
+      expect(theirs).toContain('\x1b[33mWARN\x1b[0m[0000] \x1b[1;33mDEPRECATION NOTICE:\r\n');
+      expect(ours).toBe(theirs);
+    },
+  );
 });

@@ -15,7 +15,8 @@ export interface RegistryServeFlags {
 }
 
 /**
- * `opm registry serve`: opm's deprecation notice, then the server as `opm serve` runs it. The
+ * `opm registry serve`: opm's deprecation notice, then the server as `opm serve` runs it, its
+ * lines on stdout (opm's registry commands log through logrus's standard logger there). The
  * notice has the bytes opm's logrus gives it: on a terminal its coloured four lines, elsewhere one
  * text line with the escape codes and line breaks quoted.
  */
@@ -25,15 +26,19 @@ export async function runRegistryServe(io: CliIO, flags: RegistryServeFlags): Pr
       ? logrusTerminalLine('warning', SQLITE_DEPRECATION_MESSAGE, process.uptime())
       : logrusLine('warning', SQLITE_DEPRECATION_MESSAGE, {}),
   );
-  await runServer(io, flags, (log, signal) =>
-    registryServe({
-      database: flags.database,
-      port: flags.port,
-      log,
-      cwd: io.cwd,
-      env: io.env,
-      signal,
-      onWarning: (m) => log('warning', m, {}),
-    }),
+  await runServer(
+    io,
+    flags,
+    (log, signal) =>
+      registryServe({
+        database: flags.database,
+        port: flags.port,
+        log,
+        cwd: io.cwd,
+        env: io.env,
+        signal,
+        onWarning: (m) => log('warning', m, {}),
+      }),
+    io.stdout,
   );
 }
