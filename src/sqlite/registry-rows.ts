@@ -8,7 +8,11 @@ import { compareUtf8 } from '../go/utf8.js';
 import type { SqliteDatabase } from './database.js';
 import { channelEntryRow, text, type ChannelEntryRow } from './channel-rows.js';
 import { readableSchema } from './schema-version.js';
-import { dependenciesAfterMigration9, propertiesFromProvidedApis } from './schema-8.js';
+import {
+  dependenciesAfterMigration9,
+  dependenciesFromRequiredApis,
+  propertiesFromProvidedApis,
+} from './schema-8.js';
 
 /** A row of `properties` or `dependencies` (NULL as null). */
 export interface PerBundleRow {
@@ -130,11 +134,13 @@ export function readRegistryRows(db: SqliteDatabase): RegistryRows {
   if (schema < 9) {
     properties = migrated(propertiesFromProvidedApis(db));
     const stored = new Map<string, { type: string; value: string }[]>();
-    for (const [name, list] of perBundle(db, 'dependencies'))
-      stored.set(
-        name,
-        list.map((d) => ({ type: d.type ?? '', value: d.value ?? 'null' })),
-      );
+    if (schema < 8) for (const [name, list] of dependenciesFromRequiredApis(db)) stored.set(name, list);
+    else
+      for (const [name, list] of perBundle(db, 'dependencies'))
+        stored.set(
+          name,
+          list.map((d) => ({ type: d.type ?? '', value: d.value ?? 'null' })),
+        );
     dependencies = migrated(dependenciesAfterMigration9(stored));
   } else {
     properties = perBundle(db, 'properties');

@@ -11,10 +11,10 @@ import { text } from './channel-rows.js';
 /** The newest schema opm v1.73 knows. */
 export const NEWEST_SCHEMA = 13;
 /**
- * The oldest schema read: from 9 on as it is (bundles' properties have their table); 8 as
- * migration 9 would leave it (schema-8.ts).
+ * The oldest schema read: from 9 on as it is (bundles' properties have their table); 6 to 8 as
+ * migrations 8 and 9 would leave them (schema-8.ts; migration 7 adds columns nothing reads).
  */
-export const OLDEST_READ_AS_IS = 8;
+export const OLDEST_READ_AS_IS = 6;
 
 /** The version recorded in the database; -1 when none is (opm's migrator then runs them all). */
 export function schemaVersion(db: SqliteDatabase): number {
@@ -44,8 +44,14 @@ export function readableSchema(db: SqliteDatabase): number {
       },
     );
   }
-  const tables = ['package', 'channel', 'channel_entry', 'operatorbundle', 'dependencies'];
-  for (const t of v >= 9 ? [...tables, 'properties'] : [...tables, 'api_provider']) {
+  const tables = ['package', 'channel', 'channel_entry', 'operatorbundle'];
+  const perVersion =
+    v >= 9
+      ? ['dependencies', 'properties']
+      : v === 8
+        ? ['dependencies', 'api_provider']
+        : ['api_provider', 'api_requirer'];
+  for (const t of [...tables, ...perVersion]) {
     if (!db.hasTable(t)) throw new OpmError(`not an opm index database: table ${t} is missing`);
   }
   return v;

@@ -1,4 +1,4 @@
-// Index databases made with the sqlite3 command line at a chosen schema version (9 to 13, and a
+// Index databases made with the sqlite3 command line at a chosen schema version (6 to 13, and a
 // version newer than opm knows), from our own SQL of opm's documented tables: what `registry add`
 // would have left at that version. Tests that use it are skipped, loudly, without sqlite3.
 import { spawnSync } from 'node:child_process';
@@ -16,8 +16,8 @@ export function schemaSql(version: number): string {
     'bundlepath TEXT',
     'skiprange TEXT',
     'version TEXT',
-    'replaces TEXT',
-    'skips TEXT',
+    // Migration 7's columns.
+    ...(version >= 7 ? ['replaces TEXT', 'skips TEXT'] : []),
     ...(version >= 11 ? ['substitutesfor TEXT'] : []),
   ];
   const perBundle = (t: string): string =>
@@ -33,7 +33,7 @@ export function schemaSql(version: number): string {
     'CREATE TABLE api_provider (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);',
     'CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);',
     'CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);',
-    perBundle('dependencies'),
+    ...(version >= 8 ? [perBundle('dependencies')] : []),
     ...(version >= 9 ? [perBundle('properties')] : []),
     ...(version >= 12 ? ['CREATE TABLE deprecated (operatorbundle_name TEXT PRIMARY KEY);'] : []),
     'CREATE TABLE schema_migrations (version bigint NOT NULL, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP);',
@@ -85,16 +85,8 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
         spec: { version: b.version },
       },
     );
-    const cols = [
-      q(b.name),
-      q(csv),
-      q(csv),
-      q(b.image),
-      q(b.skipRange ?? ''),
-      q(b.version),
-      q(b.replaces ?? ''),
-      q(''),
-    ];
+    const cols = [q(b.name), q(csv), q(csv), q(b.image), q(b.skipRange ?? ''), q(b.version)];
+    if (version >= 7) cols.push(q(b.replaces ?? ''), q(''));
     if (version >= 11) cols.push('NULL');
     out.push(`INSERT INTO operatorbundle VALUES (${cols.join(', ')});`);
     const gvk = { group: `${pkg}.example.com`, kind: 'Thing', version: 'v1' };
@@ -109,9 +101,17 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
         `INSERT INTO api_provider VALUES (${q(gvk.group)}, 'v1', 'Thing', ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
       );
     }
-    out.push(
-      `INSERT INTO dependencies VALUES ('olm.gvk', ${q(JSON.stringify({ group: 'other.example.com', kind: `Need${b.version.replaceAll('.', '')}`, type: 'olm.gvk', version: 'v1' }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
-    );
+    if (version >= 8) {
+      out.push(
+        `INSERT INTO dependencies VALUES ('olm.gvk', ${q(JSON.stringify({ group: 'other.example.com', kind: `Need${b.version.replaceAll('.', '')}`, type: 'olm.gvk', version: 'v1' }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+      );
+    } else {
+      // Before migration 8: required APIs in api_requirer. One API for every bundle: opm's migration
+      // 8 inserts their rows in Go's map order, and which comes first decides what migration 9 leaves.
+      out.push(
+        `INSERT INTO api_requirer VALUES ('other.example.com', 'v1', 'Need', ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+      );
+    }
   }
   return out.join('\n');
 }
