@@ -7,7 +7,7 @@
  */
 import { OpmError } from '../errors.js';
 import { marshal } from '../go/json-encode.js';
-import type { SqliteDatabase } from './database.js';
+import type { Row, SqliteDatabase } from './database.js';
 import { text } from './channel-rows.js';
 import type { TypedValue } from './bundle-rows.js';
 
@@ -20,7 +20,7 @@ export function propertiesFromProvidedApis(db: SqliteDatabase): Map<string, Type
     if (name !== null && pkg !== null && !pkgOf.has(name)) pkgOf.set(name, pkg);
   }
   const bundles = new Map<string, { name: string; version: string; apis: Map<string, TypedValue> }>();
-  for (const r of db.rows('api_provider')) {
+  for (const r of apiRows(db, 'api_provider')) {
     const [group, version, kind, name] = [r.group_name, r.version, r.kind, r.operatorbundle_name].map(text);
     if (group === null || version === null || kind === null || name === null || name === undefined) continue;
     const bundleVersion = text(r.operatorbundle_version) ?? '';
@@ -72,7 +72,7 @@ export function dependenciesAfterMigration9(deps: Map<string, TypedValue[]>): Ma
 export function dependenciesFromRequiredApis(db: SqliteDatabase): Map<string, TypedValue[]> {
   const out = new Map<string, TypedValue[]>();
   const seen = new Set<string>();
-  for (const r of db.rows('api_requirer')) {
+  for (const r of apiRows(db, 'api_requirer')) {
     const [group, version, kind, name] = [r.group_name, r.version, r.kind, r.operatorbundle_name].map(text);
     if (group === null || version === null || kind === null || name === null || name === undefined) continue;
     const key = JSON.stringify([
@@ -91,4 +91,40 @@ export function dependenciesFromRequiredApis(db: SqliteDatabase): Map<string, Ty
     out.set(name, list);
   }
   return out;
+}
+
+/**
+ * The rows of `api_provider` or `api_requirer` as migration 6 leaves them: before it (schema 5 and
+ * older) each row names a channel entry, whose bundle (joined by name) gives the name, version and
+ * path the rows name from then on.
+ */
+function* apiRows(db: SqliteDatabase, table: string): Generator<Row> {
+  if (!db.hasColumn(table, 'channel_entry_id')) {
+    yield* db.rows(table);
+    return;
+  }
+  const bundleOfEntry = new Map<string, string>();
+  for (const e of db.rows('channel_entry')) {
+    const name = text(e.operatorbundle_name);
+    if (name !== null) bundleOfEntry.set(String(e.entry_id), name);
+  }
+  const bundles = new Map<string, Row>();
+  for (const b of db.rows('operatorbundle')) {
+    const name = text(b.name);
+    if (name !== null && !bundles.has(name)) bundles.set(name, b);
+  }
+  for (const r of db.rows(table)) {
+    const entry = r.channel_entry_id;
+    const name = entry === null || entry === undefined ? undefined : bundleOfEntry.get(String(entry));
+    const b = name === undefined ? undefined : bundles.get(name);
+    if (b === undefined) continue;
+    yield {
+      group_name: r.group_name ?? null,
+      version: r.version ?? null,
+      kind: r.kind ?? null,
+      operatorbundle_name: b.name ?? null,
+      operatorbundle_version: b.version ?? null,
+      operatorbundle_path: b.bundlepath ?? null,
+    };
+  }
 }

@@ -11,10 +11,10 @@ import { text } from './channel-rows.js';
 /** The newest schema opm v1.73 knows. */
 export const NEWEST_SCHEMA = 13;
 /**
- * The oldest schema read: from 9 on as it is (bundles' properties have their table); 6 to 8 as
- * migrations 8 and 9 would leave them (schema-8.ts; migration 7 adds columns nothing reads).
+ * The oldest schema read: from 9 on as it is (bundles' properties have their table); 5 to 8 as
+ * migrations 6, 8 and 9 would leave them (schema-8.ts; migration 7 adds columns nothing reads).
  */
-export const OLDEST_READ_AS_IS = 6;
+export const OLDEST_READ_AS_IS = 5;
 
 /** The version recorded in the database; -1 when none is (opm's migrator then runs them all). */
 export function schemaVersion(db: SqliteDatabase): number {

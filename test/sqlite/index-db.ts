@@ -1,4 +1,4 @@
-// Index databases made with the sqlite3 command line at a chosen schema version (6 to 13, and a
+// Index databases made with the sqlite3 command line at a chosen schema version (5 to 13, and a
 // version newer than opm knows), from our own SQL of opm's documented tables: what `registry add`
 // would have left at that version. Tests that use it are skipped, loudly, without sqlite3.
 import { spawnSync } from 'node:child_process';
@@ -25,13 +25,17 @@ export function schemaSql(version: number): string {
   return [
     `CREATE TABLE operatorbundle (${bundleColumns.join(', ')});`,
     // Migration 6's index: the key the per-bundle tables' foreign keys name.
-    'CREATE UNIQUE INDEX pk ON operatorbundle(name, version, bundlepath);',
+    ...(version >= 6 ? ['CREATE UNIQUE INDEX pk ON operatorbundle(name, version, bundlepath);'] : []),
     'CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT);',
     'CREATE TABLE channel (name TEXT, package_name TEXT, head_operatorbundle_name TEXT, PRIMARY KEY(name, package_name));',
     'CREATE TABLE channel_entry (entry_id INTEGER PRIMARY KEY, channel_name TEXT, package_name TEXT, operatorbundle_name TEXT, replaces INTEGER, depth INTEGER);',
     'CREATE TABLE api (group_name TEXT, version TEXT, kind TEXT, plural TEXT NOT NULL, PRIMARY KEY(group_name, version, kind));',
-    'CREATE TABLE api_provider (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);',
-    'CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);',
+    // Before migration 6 the API tables name a channel entry, not a bundle.
+    ...['api_provider', 'api_requirer'].map((t) =>
+      version >= 6
+        ? `CREATE TABLE ${t} (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);`
+        : `CREATE TABLE ${t} (group_name TEXT, version TEXT, kind TEXT, channel_entry_id INTEGER);`,
+    ),
     'CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);',
     ...(version >= 8 ? [perBundle('dependencies')] : []),
     ...(version >= 9 ? [perBundle('properties')] : []),
@@ -59,12 +63,20 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
   const out: string[] = [`INSERT INTO package VALUES (${q(pkg)}, ${q(defaultChannel)});`];
   const channels = [...new Set(bundles.flatMap((b) => b.channels))];
   let id = 1;
+  const entryIds = new Map<string, number[]>();
+  if (version < 6) {
+    // Migration 6 copies the API tables into ones whose foreign keys name the api table's rows.
+    out.push(
+      `INSERT INTO api VALUES (${q(`${pkg}.example.com`)}, 'v1', 'Thing', 'things'), ('other.example.com', 'v1', 'Need', 'needs');`,
+    );
+  }
   for (const ch of channels) {
     const inCh = bundles.filter((b) => b.channels.includes(ch));
     const head = inCh[inCh.length - 1];
     out.push(`INSERT INTO channel VALUES (${q(ch)}, ${q(pkg)}, ${q(head?.name ?? null)});`);
     // Head first, depth 0, each entry replacing the next one down.
     const ids = inCh.map(() => id++);
+    inCh.forEach((b, i) => entryIds.set(b.name, [...(entryIds.get(b.name) ?? []), ids[i] as number]));
     inCh
       .slice()
       .reverse()
@@ -95,11 +107,16 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
         `INSERT INTO properties VALUES ('olm.package', ${q(JSON.stringify({ packageName: pkg, version: b.version }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
         `INSERT INTO properties VALUES ('olm.gvk', ${q(JSON.stringify(gvk))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
       );
-    } else {
-      // Schema 8: provided APIs in api_provider, required ones in dependencies with their type.
+    } else if (version >= 6) {
+      // Schema 6 to 8: provided APIs in api_provider, by bundle.
       out.push(
         `INSERT INTO api_provider VALUES (${q(gvk.group)}, 'v1', 'Thing', ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
       );
+    } else {
+      // Before 6: by channel entry, one row per entry of the bundle.
+      for (const e of entryIds.get(b.name) ?? []) {
+        out.push(`INSERT INTO api_provider VALUES (${q(gvk.group)}, 'v1', 'Thing', ${e});`);
+      }
     }
     if (version >= 8) {
       out.push(
@@ -108,9 +125,12 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
     } else {
       // Before migration 8: required APIs in api_requirer. One API for every bundle: opm's migration
       // 8 inserts their rows in Go's map order, and which comes first decides what migration 9 leaves.
-      out.push(
-        `INSERT INTO api_requirer VALUES ('other.example.com', 'v1', 'Need', ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
-      );
+      const requirers =
+        version >= 6
+          ? [`${q(b.name)}, ${q(b.version)}, ${q(b.image)}`]
+          : (entryIds.get(b.name) ?? []).map(String);
+      for (const r of requirers)
+        out.push(`INSERT INTO api_requirer VALUES ('other.example.com', 'v1', 'Need', ${r});`);
     }
   }
   return out.join('\n');
