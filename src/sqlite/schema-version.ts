@@ -37,11 +37,11 @@ export function readableSchema(db: SqliteDatabase): number {
     );
   }
   if (v < OLDEST_READ_AS_IS) {
+    // opm v1.73 cannot read these either: its migration 5 fails ("database table is locked") on
+    // any database holding a bundle, and its migrations would leave every bundle without a version.
     throw new OpmError(
-      `database schema version ${v} is older than ${OLDEST_READ_AS_IS}, which opm-ts does not read yet`,
-      {
-        hint: 'migrate it once with opm v1.73 (`opm registry add` on a copy), then render the copy',
-      },
+      `database schema version ${v} is older than ${OLDEST_READ_AS_IS}: opm v1.73's migrations fail on it too ("database table is locked")`,
+      { hint: 'build the index again from its bundle images' },
     );
   }
   const tables = ['package', 'channel', 'channel_entry', 'operatorbundle'];

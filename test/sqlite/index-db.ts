@@ -13,9 +13,9 @@ export function schemaSql(version: number): string {
     'name TEXT PRIMARY KEY',
     'csv TEXT',
     'bundle TEXT',
-    'bundlepath TEXT',
-    'skiprange TEXT',
-    'version TEXT',
+    // Migration 2's column, then migration 5's.
+    ...(version >= 2 ? ['bundlepath TEXT'] : []),
+    ...(version >= 5 ? ['skiprange TEXT', 'version TEXT'] : []),
     // Migration 7's columns.
     ...(version >= 7 ? ['replaces TEXT', 'skips TEXT'] : []),
     ...(version >= 11 ? ['substitutesfor TEXT'] : []),
@@ -31,12 +31,13 @@ export function schemaSql(version: number): string {
     'CREATE TABLE channel_entry (entry_id INTEGER PRIMARY KEY, channel_name TEXT, package_name TEXT, operatorbundle_name TEXT, replaces INTEGER, depth INTEGER);',
     'CREATE TABLE api (group_name TEXT, version TEXT, kind TEXT, plural TEXT NOT NULL, PRIMARY KEY(group_name, version, kind));',
     // Before migration 6 the API tables name a channel entry, not a bundle.
-    ...['api_provider', 'api_requirer'].map((t) =>
+    // api_requirer from migration 3 on.
+    ...(version >= 3 ? ['api_provider', 'api_requirer'] : ['api_provider']).map((t) =>
       version >= 6
         ? `CREATE TABLE ${t} (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);`
         : `CREATE TABLE ${t} (group_name TEXT, version TEXT, kind TEXT, channel_entry_id INTEGER);`,
     ),
-    'CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);',
+    ...(version >= 1 ? ['CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);'] : []),
     ...(version >= 8 ? [perBundle('dependencies')] : []),
     ...(version >= 9 ? [perBundle('properties')] : []),
     ...(version >= 12 ? ['CREATE TABLE deprecated (operatorbundle_name TEXT PRIMARY KEY);'] : []),
@@ -97,7 +98,9 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
         spec: { version: b.version },
       },
     );
-    const cols = [q(b.name), q(csv), q(csv), q(b.image), q(b.skipRange ?? ''), q(b.version)];
+    const cols = [q(b.name), q(csv), q(csv)];
+    if (version >= 2) cols.push(q(b.image));
+    if (version >= 5) cols.push(q(b.skipRange ?? ''), q(b.version));
     if (version >= 7) cols.push(q(b.replaces ?? ''), q(''));
     if (version >= 11) cols.push('NULL');
     out.push(`INSERT INTO operatorbundle VALUES (${cols.join(', ')});`);
@@ -129,8 +132,9 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
         version >= 6
           ? [`${q(b.name)}, ${q(b.version)}, ${q(b.image)}`]
           : (entryIds.get(b.name) ?? []).map(String);
-      for (const r of requirers)
-        out.push(`INSERT INTO api_requirer VALUES ('other.example.com', 'v1', 'Need', ${r});`);
+      if (version >= 3)
+        for (const r of requirers)
+          out.push(`INSERT INTO api_requirer VALUES ('other.example.com', 'v1', 'Need', ${r});`);
     }
   }
   return out.join('\n');
