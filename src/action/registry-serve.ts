@@ -1,7 +1,7 @@
 /**
  * `opm registry serve --database <file>`: the entrypoint of every SQLite index image. The database
  * is read once (never written: opm's migration in place is not done) and served by `opm serve`'s
- * server, each RPC answered from its rows as opm's SQLite querier answers (sqlite/registry-queries.ts).
+ * server, each RPC answered from its rows as opm's SQLite querier answers (sqlite-serve/registry-queries.ts).
  */
 import path from 'node:path';
 import { OpmError } from '../errors.js';
@@ -9,7 +9,7 @@ import type { ServedIndex } from '../api/queries.js';
 import { looksLikeSqlite } from '../sqlite/read.js';
 import { SqliteDatabase } from '../sqlite/database.js';
 import { readRegistryRows } from '../sqlite/registry-rows.js';
-import { SqliteRegistryQueries } from '../sqlite/registry-queries.js';
+import { SqliteRegistryQueries } from '../sqlite-serve/registry-queries.js';
 import { serve, type ServeOptions } from './serve.js';
 
 export interface RegistryServeOptions extends Omit<

@@ -19,9 +19,9 @@ import {
   type ApiPackage,
   type ApiTypedValue,
 } from '../api/messages.js';
-import { bundlesInChannels, type ChannelEntryRow } from './channel-rows.js';
-import { splitBundleObjects } from './bundle-rows.js';
-import { gvkKey, type BundleRow, type PerBundleRow, type RegistryRows } from './registry-rows.js';
+import { bundlesInChannels, type ChannelEntryRow } from '../sqlite/channel-rows.js';
+import { splitBundleObjects } from '../sqlite/bundle-rows.js';
+import { gvkKey, type BundleRow, type PerBundleRow, type RegistryRows } from '../sqlite/registry-rows.js';
 
 const GVK_TYPE = 'olm.gvk';
 
