@@ -274,7 +274,7 @@ export class SqliteRegistryQueries implements RegistryQueries {
     const out: { e: ChannelEntryRow; replaces: string | null }[] = [];
     const ordered = new Map<string, ChannelEntryRow[]>();
     for (const p of this.rows.propertyScan) {
-      if (p.type !== GVK_TYPE || p.value !== value) continue;
+      if (p.type !== GVK_TYPE || p.value !== value || p.blob === true) continue;
       let entries = ordered.get(p.name);
       if (entries === undefined) {
         entries = [...(this.rows.entriesOfBundle.get(p.name) ?? [])].sort(
@@ -333,7 +333,7 @@ export class SqliteRegistryQueries implements RegistryQueries {
       const def = this.rows.defaultChannel.get(e.pkg);
       if (def === undefined || def === null || def !== e.channel) continue;
       for (const p of this.rows.properties.get(b.name) ?? []) {
-        if (p.type === GVK_TYPE && p.value === value) rows.push({ e, b });
+        if (p.type === GVK_TYPE && p.value === value && p.blob !== true) rows.push({ e, b });
       }
     }
     const first = leastDepthByChannel(rows, (r) => r.e)[0];

@@ -18,6 +18,11 @@ import {
 export interface PerBundleRow {
   type: string | null;
   value: string | null;
+  /**
+   * The value is stored as a BLOB (migration 9 binds Go's []byte): it reads as its text but is
+   * never equal to a text in SQL, so the provider queries never match it.
+   */
+  blob?: boolean;
   version: string | null;
   path: string | null;
 }
@@ -53,7 +58,7 @@ export interface RegistryRows {
   properties: Map<string, PerBundleRow[]>;
   dependencies: Map<string, PerBundleRow[]>;
   /** Each property row in rowid order with its bundle name (the provider queries scan them). */
-  propertyScan: { name: string; type: string | null; value: string | null }[];
+  propertyScan: { name: string; type: string | null; value: string | null; blob?: boolean }[];
   /** api.plural by JSON [group, version, kind]. */
   plurals: Map<string, string>;
 }
@@ -82,10 +87,13 @@ function perBundle(db: SqliteDatabase, table: string): Map<string, PerBundleRow[
   return out;
 }
 
-/** Schema 8's rows as migration 9 writes them: no version or path (they match any bundle row). */
-function migrated(m: Map<string, { type: string; value: string }[]>): Map<string, PerBundleRow[]> {
+/** Schema 8's rows as migrations 8 and 9 leave them: no version or path (they match any bundle row). */
+function migrated(
+  m: Map<string, { type: string; value: string }[]>,
+  blob: boolean,
+): Map<string, PerBundleRow[]> {
   return new Map(
-    [...m].map(([name, list]) => [name, list.map((t) => ({ ...t, version: null, path: null }))]),
+    [...m].map(([name, list]) => [name, list.map((t) => ({ ...t, version: null, path: null, blob }))]),
   );
 }
 
@@ -132,7 +140,7 @@ export function readRegistryRows(db: SqliteDatabase): RegistryRows {
   let properties: Map<string, PerBundleRow[]>;
   let dependencies: Map<string, PerBundleRow[]>;
   if (schema < 9) {
-    properties = migrated(propertiesFromProvidedApis(db));
+    properties = migrated(propertiesFromProvidedApis(db), true);
     const stored = new Map<string, { type: string; value: string }[]>();
     if (schema < 8) for (const [name, list] of dependenciesFromRequiredApis(db)) stored.set(name, list);
     else
@@ -141,7 +149,7 @@ export function readRegistryRows(db: SqliteDatabase): RegistryRows {
           name,
           list.map((d) => ({ type: d.type ?? '', value: d.value ?? 'null' })),
         );
-    dependencies = migrated(dependenciesAfterMigration9(stored));
+    dependencies = migrated(dependenciesAfterMigration9(stored), false);
   } else {
     properties = perBundle(db, 'properties');
     dependencies = perBundle(db, 'dependencies');
@@ -149,7 +157,7 @@ export function readRegistryRows(db: SqliteDatabase): RegistryRows {
   const propertyScan: RegistryRows['propertyScan'] = [];
   if (schema < 9) {
     for (const [name, list] of properties)
-      for (const p of list) propertyScan.push({ name, type: p.type, value: p.value });
+      for (const p of list) propertyScan.push({ name, type: p.type, value: p.value, blob: true });
   } else {
     for (const r of db.rows('properties')) {
       const name = text(r.operatorbundle_name);
