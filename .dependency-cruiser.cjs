@@ -15,7 +15,7 @@ const LAYERS = [
   ['declcfg/'],
   ['schema/', 'model/'],
   ['bundle/', 'oci/', 'api/', 'sqlite/'],
-  ['template/', 'graph/', 'lint/', 'migrations/', 'serve-cache/', 'authoring/', 'image/'],
+  ['template/', 'graph/', 'lint/', 'migrations/', 'serve-cache/', 'sqlite-serve/', 'authoring/', 'image/'],
   ['curate/', 'server/'],
   ['action/'],
   ['cli/'],

@@ -1,14 +1,15 @@
 /**
  * `opm registry serve --database <file>`: the entrypoint of every SQLite index image. The database
- * is read once (never written: opm's migration in place is not done), turned into the catalog
- * `render` gives of it, and served by `opm serve`'s server.
+ * is read once (never written: opm's migration in place is not done) and served by `opm serve`'s
+ * server, each RPC answered from its rows as opm's SQLite querier answers (sqlite-serve/registry-queries.ts).
  */
 import path from 'node:path';
 import { OpmError } from '../errors.js';
-import { memoryQueries } from '../api/memory.js';
 import type { ServedIndex } from '../api/queries.js';
-import { convertToModelOrThrow } from '../model/convert.js';
-import { looksLikeSqlite, readIndexDatabase } from '../sqlite/read.js';
+import { looksLikeSqlite } from '../sqlite/read.js';
+import { SqliteDatabase } from '../sqlite/database.js';
+import { readRegistryRows } from '../sqlite/registry-rows.js';
+import { SqliteRegistryQueries } from '../sqlite-serve/registry-queries.js';
 import { serve, type ServeOptions } from './serve.js';
 
 export interface RegistryServeOptions extends Omit<
@@ -17,7 +18,7 @@ export interface RegistryServeOptions extends Omit<
 > {
   /** The database file, as given (logged as `database`). */
   database: string;
-  /** Problems opm logs as warnings and reads past (an icon that is not base64). */
+  /** Problems opm logs as warnings and reads past (none are found while serving: kept for callers). */
   onWarning?: (message: string) => void;
 }
 
@@ -34,12 +35,25 @@ export async function registryServe(opts: RegistryServeOptions): Promise<void> {
       });
     }
     if (!sqlite) throw new OpmError(`${opts.database} is not a SQLite database`);
-    const cfg = readIndexDatabase(file, opts.onWarning === undefined ? {} : { onWarning: opts.onWarning });
-    return Promise.resolve({
-      queries: memoryQueries(convertToModelOrThrow(cfg), cfg.others),
-      close: () => Promise.resolve(),
-    });
+    const db = SqliteDatabase.open(file);
+    try {
+      const queries = new SqliteRegistryQueries(readRegistryRows(db));
+      return Promise.resolve({ queries, close: () => Promise.resolve() });
+    } finally {
+      db.close();
+    }
   };
   const { database, onWarning: _w, ...rest } = opts;
-  await serve({ ...rest, configDir: database, index: { load, fields: { database } } });
+  const fields = { database, port: opts.port ?? '50051' };
+  await serve({
+    ...rest,
+    configDir: database,
+    index: {
+      load,
+      fields: { database },
+      // opm's registry server logs no calls, and says how long it stays open before serving.
+      logCalls: false,
+      beforeServing: () => opts.log('info', 'Keeping server open for infinite seconds', fields),
+    },
+  });
 }

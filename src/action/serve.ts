@@ -37,7 +37,14 @@ export interface ServeOptions {
    * The index to serve, when it is not read from `configDir` (`registry serve` reads a SQLite
    * database), with the fields that name it on the log lines.
    */
-  index?: { load: () => Promise<ServedIndex>; fields: Record<string, string> };
+  index?: {
+    load: () => Promise<ServedIndex>;
+    fields: Record<string, string>;
+    /** Log each call (default true). */
+    logCalls?: boolean;
+    /** Lines logged once listening, before `serving registry`. */
+    beforeServing?: () => void;
+  };
 }
 
 /**
@@ -102,6 +109,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
         port,
         log: opts.log,
         loadLeftGarbage: index.leftGarbage === true,
+        ...(opts.index?.logCalls === false ? { logCalls: false } : {}),
       });
     } catch (err) {
       await api?.stop();
@@ -111,6 +119,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
       opts.log('info', 'serving catalog API', { ...fields, 'http-addr': httpApi.addr, path: api.base });
       api.fill();
     }
+    opts.index?.beforeServing?.();
     opts.log('info', 'serving registry', { ...fields, port });
     opts.onListening?.(server.port);
     await new Promise<void>((resolve) => {

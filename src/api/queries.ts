@@ -51,20 +51,40 @@ export interface CustomSchemaStore {
 /** The skips of an entry without any (null in the index). */
 const NO_SKIPS: readonly string[] = [];
 
-interface Gvk {
-  group: string;
-  version: string;
-  kind: string;
-}
-
 const gvkText = (g: Gvk): string => `group:${q(g.group)} version:${q(g.version)} kind:${q(g.kind)}`;
 
 function trimmed(b: ApiBundle): ApiBundle {
   return { ...b, replaces: '', skips: [] };
 }
 
+interface Gvk {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+/**
+ * What the gRPC server asks of a served catalog: one method per RPC of `api.Registry`, and of
+ * `api.ExperimentalRegistry` when `customSchemaBlobs` is there (the service is registered only
+ * then). Errors are RpcErrors.
+ */
+export interface RegistryQueries {
+  listPackages(): string[];
+  getPackage(name: string): ApiPackage;
+  getBundle(pkgName: string, channelName: string, csvName: string): Promise<ApiBundle>;
+  getBundleForChannel(pkgName: string, channelName: string): Promise<ApiBundle>;
+  getChannelEntriesThatReplace(csvName: string): ApiChannelEntry[];
+  getBundleThatReplaces(csvName: string, pkgName: string, channelName: string): Promise<ApiBundle>;
+  getChannelEntriesThatProvide(g: Gvk): Promise<ApiChannelEntry[]>;
+  getLatestChannelEntriesThatProvide(g: Gvk): Promise<ApiChannelEntry[]>;
+  getDefaultBundleThatProvides(g: Gvk): Promise<ApiBundle>;
+  /** ListBundles' stream, encoded, one message made as the caller asks. */
+  listedMessages(): AsyncIterable<Uint8Array>;
+  customSchemaBlobs?(schema: string, packageName: string): AsyncIterable<Uint8Array>;
+}
+
 /** The catalog server's answers, one method per RPC of `api.Registry` and `api.ExperimentalRegistry`. */
-export class CatalogQueries {
+export class CatalogQueries implements RegistryQueries {
   readonly packages: PackageIndex;
   private readonly store: BundleStore;
   readonly customSchemas: CustomSchemaStore | undefined;
@@ -262,7 +282,7 @@ function entriesOf(b: IndexBundle, keepSkip: (skip: string) => boolean): ApiChan
 
 /** A served catalog: its queries, and what the server does with what holds them. */
 export interface ServedIndex {
-  queries: CatalogQueries;
+  queries: RegistryQueries;
   /** Loading it let go of most of what it read (payloads left on disk): worth a collection. */
   leftGarbage?: boolean;
   /** Release what the index holds open (files, a database). */

@@ -86,6 +86,20 @@ export function logrusLine(
   return `${line}\n`;
 }
 
+const LEVEL_COLOUR: Record<LogrusLevel, number> = { debug: 37, info: 36, warning: 33, error: 31, fatal: 31 };
+
+/**
+ * One entry as logrus's text formatter writes it to a terminal (no fields): the level's first four
+ * letters in its colour, the whole seconds since the process started, the message as it is (its
+ * lines and escape codes included), padded to 44 characters, then a space.
+ */
+export function logrusTerminalLine(level: LogrusLevel, msg: string, secondsSinceStart: number): string {
+  const seconds = String(Math.max(0, Math.floor(secondsSinceStart))).padStart(4, '0');
+  const text = msg.endsWith('\n') ? msg.slice(0, -1) : msg;
+  const padded = text + ' '.repeat(Math.max(0, 44 - [...text].length));
+  return `\x1b[${LEVEL_COLOUR[level]}m${level.slice(0, 4).toUpperCase()}\x1b[0m[${seconds}] ${padded} \n`;
+}
+
 /** Where lines go: a stream's `write`. */
 export interface LineSink {
   write(text: string): unknown;

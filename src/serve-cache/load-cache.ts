@@ -149,7 +149,10 @@ export async function buildDiskCache(
  * Check the cache in `opts.cacheDir` against the catalog in `configDir`; when it is missing or
  * stale, fail (enforcing) or rebuild it in opm's pogreb layout; then open it for serving.
  */
-export async function loadDiskCache(configDir: string, opts: CacheLoadOptions): Promise<ServedIndex> {
+export async function loadDiskCache(
+  configDir: string,
+  opts: CacheLoadOptions,
+): Promise<ServedIndex & { queries: CatalogQueries }> {
   const fields = opts.fields ?? {};
   // opm names the cache's files through the directory as given: use it when it is the same place.
   const label = opts.cacheLabel;

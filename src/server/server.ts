@@ -28,7 +28,7 @@ import {
   REGISTRY_FILE,
   STRUCT_FILE,
 } from '../api/descriptors.js';
-import { RpcError, STATUS, type CatalogQueries } from '../api/queries.js';
+import { RpcError, STATUS, type RegistryQueries } from '../api/queries.js';
 import type { LogFields, LogLevel, ServeLog } from '../util/log.js';
 import { rfc3339Local } from '../go/time.js';
 import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
@@ -203,7 +203,7 @@ async function* each<T>(
   for (const item of await items) yield encode(item);
 }
 
-function registryHandlers(reg: CatalogQueries, answers: AnswerCache): Handlers {
+function registryHandlers(reg: RegistryQueries, answers: AnswerCache): Handlers {
   const gvk = (buf: Buffer) => decodeProvidersRequest(buf);
   // A request whose answer is kept has decoded before: it is not read again.
   const unlessKept =
@@ -276,7 +276,9 @@ function saysTrue(value: string | string[] | undefined): boolean {
   return (Array.isArray(value) ? value : value.split(', ')).includes('true');
 }
 
-function experimentalHandlers(reg: CatalogQueries): Handlers {
+function experimentalHandlers(
+  customSchemaBlobs: (schema: string, packageName: string) => AsyncIterable<Uint8Array>,
+): Handlers {
   return {
     unary: {},
     stream: {
@@ -284,7 +286,7 @@ function experimentalHandlers(reg: CatalogQueries): Handlers {
         const r = decodeCustomSchemasRequest(buf);
         // The endpoint answers only callers that say they know it may change.
         if (!saysTrue(headers['x-acknowledge-experimental'])) return each([], encodePackageName);
-        return reg.customSchemaBlobs(r.schema, r.packageName);
+        return customSchemaBlobs(r.schema, r.packageName);
       },
     },
   };
@@ -311,10 +313,12 @@ function addReflection(routes: Map<string, Route>, service: string, set: Descrip
 }
 
 export interface ServerOptions {
-  registry: CatalogQueries;
+  registry: RegistryQueries;
   /** The port as given (`:port` is listened on, every interface). */
   port: string;
   log: ServeLog;
+  /** Log each call's start and end (default); `registry serve`'s server logs none. */
+  logCalls?: boolean;
   /** How often connections are pinged (src/server/connections.ts); tests shorten it. */
   keepaliveMs?: number;
   /** The load let go of most of what it read: collect once listening, whatever the heap's size (heap.ts). */
@@ -358,15 +362,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const routes = new Map<string, Route>();
   const answers = new AnswerCache(opts.answerCacheBytes ?? ANSWER_CACHE_BYTES);
   addService(routes, 'api.Registry', registryHandlers(opts.registry, answers));
-  addService(routes, 'api.ExperimentalRegistry', experimentalHandlers(opts.registry));
+  const reg = opts.registry;
+  // `registry serve` (a SQLite database) registers no ExperimentalRegistry, as opm's does not.
+  const experimental = reg.customSchemaBlobs?.bind(reg);
+  if (experimental !== undefined) {
+    addService(routes, 'api.ExperimentalRegistry', experimentalHandlers(experimental));
+  }
   addService(routes, 'grpc.health.v1.Health', healthHandlers(), ['List', 'Watch']);
-  const files = descriptorSet([
+  const all = descriptorSet([
     REGISTRY_FILE,
     STRUCT_FILE,
     HEALTH_FILE,
     REFLECTION_V1_FILE,
     REFLECTION_V1ALPHA_FILE,
   ]);
+  // Reflection lists the services registered; the files still describe every symbol.
+  const files =
+    experimental === undefined
+      ? { ...all, services: all.services.filter((s) => s !== 'api.ExperimentalRegistry') }
+      : all;
   addReflection(routes, 'grpc.reflection.v1.ServerReflection', files);
   addReflection(routes, 'grpc.reflection.v1alpha.ServerReflection', files);
   const portNumber = Number(opts.port);
@@ -377,10 +391,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         routes,
         maxReceive: MAX_RECEIVE_BYTES,
         statusOf,
-        started: (info) => {
-          const cl = new CallLog(opts.log, info);
-          return (status) => cl.finish(status.code, status.details);
-        },
+        started:
+          opts.logCalls === false
+            ? () => () => undefined
+            : (info) => {
+                const cl = new CallLog(opts.log, info);
+                return (status) => cl.finish(status.code, status.details);
+              },
         ...(opts.keepaliveMs === undefined ? {} : { keepaliveMs: opts.keepaliveMs }),
       },
       portNumber,

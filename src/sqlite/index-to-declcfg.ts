@@ -26,7 +26,11 @@ import { bundleProperties, relatedImagesOf, splitBundleObjects, type TypedValue 
 import { packageIcon } from './icon.js';
 import { readableSchema } from './schema-version.js';
 import { ObjectBytes } from './payloads.js';
-import { dependenciesAfterMigration9, propertiesFromProvidedApis } from './schema-8.js';
+import {
+  dependenciesAfterMigration9,
+  dependenciesFromRequiredApis,
+  propertiesFromProvidedApis,
+} from './schema-8.js';
 
 const DEPRECATED_TYPE = 'olm.deprecated';
 
@@ -110,7 +114,7 @@ export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}):
   const places = bundlesInChannels(entries);
   const migrated9 = schema < 9;
   const props = migrated9 ? propertiesFromProvidedApis(db) : typedValuesByBundle(db, 'properties');
-  const stored = typedValuesByBundle(db, 'dependencies');
+  const stored = schema < 8 ? dependenciesFromRequiredApis(db) : typedValuesByBundle(db, 'dependencies');
   const deps = migrated9 ? dependenciesAfterMigration9(stored) : stored;
   // The heads of default channels: their CSV column gives the package icon.
   const heads = new Map<string, string>();

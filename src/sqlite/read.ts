@@ -11,6 +11,12 @@ import { indexToDeclcfg, type IndexReadOptions } from './index-to-declcfg.js';
 export const SQLITE_DEPRECATION_NOTICE =
   'DEPRECATION NOTICE: Sqlite-based catalogs and their related subcommands are deprecated. Support for them will be removed in a future release. Please migrate your catalog workflows to the new file-based catalog format.';
 
+/** The same notice as opm logs it: over four lines, in bold yellow (terminal escape codes included). */
+export const SQLITE_DEPRECATION_MESSAGE = `\x1b[1;33mDEPRECATION NOTICE:
+Sqlite-based catalogs and their related subcommands are deprecated. Support for
+them will be removed in a future release. Please migrate your catalog workflows
+to the new file-based catalog format.\x1b[0m`;
+
 const MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
 /** Whether the file starts as a SQLite 3 database does. */

@@ -1,12 +1,13 @@
 /**
- * A database at schema 8 read as opm reads it after migrating it to 9: migration 9 writes each
+ * A database at schema 6 to 8 read as opm reads it after migrating it: migration 8 (for 6 and 7)
+ * writes a `dependencies` row per distinct API each bundle requires in `api_requirer`; migration 9 writes each
  * bundle's properties from `api_provider` (its package, taken from its first channel entry, and one
  * GVK per provided API), and then sets every row of `dependencies` to the first row's value less its
  * `type` key (its UPDATE's subquery compares the table with itself, so every row matches the first).
  */
 import { OpmError } from '../errors.js';
 import { marshal } from '../go/json-encode.js';
-import type { SqliteDatabase } from './database.js';
+import type { Row, SqliteDatabase } from './database.js';
 import { text } from './channel-rows.js';
 import type { TypedValue } from './bundle-rows.js';
 
@@ -19,7 +20,7 @@ export function propertiesFromProvidedApis(db: SqliteDatabase): Map<string, Type
     if (name !== null && pkg !== null && !pkgOf.has(name)) pkgOf.set(name, pkg);
   }
   const bundles = new Map<string, { name: string; version: string; apis: Map<string, TypedValue> }>();
-  for (const r of db.rows('api_provider')) {
+  for (const r of apiRows(db, 'api_provider')) {
     const [group, version, kind, name] = [r.group_name, r.version, r.kind, r.operatorbundle_name].map(text);
     if (group === null || version === null || kind === null || name === null || name === undefined) continue;
     const bundleVersion = text(r.operatorbundle_version) ?? '';
@@ -59,4 +60,71 @@ export function dependenciesAfterMigration9(deps: Map<string, TypedValue[]>): Ma
     value = JSON.stringify(o);
   }
   return new Map([...deps].map(([name, list]) => [name, list.map((d) => ({ type: d.type, value }))]));
+}
+
+/**
+ * The `dependencies` rows migration 8 writes from `api_requirer` (schemas 6 and 7): one per
+ * bundle and distinct required API, of type olm.gvk, its value the API with `type` in it. opm
+ * inserts them in Go's map order (random from run to run); here in table order. Only which value
+ * comes first matters afterwards (migration 9 gives every row that one), so the result is opm's
+ * whenever the database requires one API at most, as most do.
+ */
+export function dependenciesFromRequiredApis(db: SqliteDatabase): Map<string, TypedValue[]> {
+  const out = new Map<string, TypedValue[]>();
+  const seen = new Set<string>();
+  for (const r of apiRows(db, 'api_requirer')) {
+    const [group, version, kind, name] = [r.group_name, r.version, r.kind, r.operatorbundle_name].map(text);
+    if (group === null || version === null || kind === null || name === null || name === undefined) continue;
+    const key = JSON.stringify([
+      name,
+      text(r.operatorbundle_version),
+      text(r.operatorbundle_path),
+      group,
+      version,
+      kind,
+    ]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const value = marshal({ group, kind, type: 'olm.gvk', version });
+    const list = out.get(name) ?? [];
+    list.push({ type: 'olm.gvk', value });
+    out.set(name, list);
+  }
+  return out;
+}
+
+/**
+ * The rows of `api_provider` or `api_requirer` as migration 6 leaves them: before it (schema 5 and
+ * older) each row names a channel entry, whose bundle (joined by name) gives the name, version and
+ * path the rows name from then on.
+ */
+function* apiRows(db: SqliteDatabase, table: string): Generator<Row> {
+  if (!db.hasColumn(table, 'channel_entry_id')) {
+    yield* db.rows(table);
+    return;
+  }
+  const bundleOfEntry = new Map<string, string>();
+  for (const e of db.rows('channel_entry')) {
+    const name = text(e.operatorbundle_name);
+    if (name !== null) bundleOfEntry.set(String(e.entry_id), name);
+  }
+  const bundles = new Map<string, Row>();
+  for (const b of db.rows('operatorbundle')) {
+    const name = text(b.name);
+    if (name !== null && !bundles.has(name)) bundles.set(name, b);
+  }
+  for (const r of db.rows(table)) {
+    const entry = r.channel_entry_id;
+    const name = entry === null || entry === undefined ? undefined : bundleOfEntry.get(String(entry));
+    const b = name === undefined ? undefined : bundles.get(name);
+    if (b === undefined) continue;
+    yield {
+      group_name: r.group_name ?? null,
+      version: r.version ?? null,
+      kind: r.kind ?? null,
+      operatorbundle_name: b.name ?? null,
+      operatorbundle_version: b.version ?? null,
+      operatorbundle_path: b.bundlepath ?? null,
+    };
+  }
 }

@@ -11,10 +11,10 @@ import { text } from './channel-rows.js';
 /** The newest schema opm v1.73 knows. */
 export const NEWEST_SCHEMA = 13;
 /**
- * The oldest schema read: from 9 on as it is (bundles' properties have their table); 8 as
- * migration 9 would leave it (schema-8.ts).
+ * The oldest schema read: from 9 on as it is (bundles' properties have their table); 5 to 8 as
+ * migrations 6, 8 and 9 would leave them (schema-8.ts; migration 7 adds columns nothing reads).
  */
-export const OLDEST_READ_AS_IS = 8;
+export const OLDEST_READ_AS_IS = 5;
 
 /** The version recorded in the database; -1 when none is (opm's migrator then runs them all). */
 export function schemaVersion(db: SqliteDatabase): number {
@@ -37,15 +37,21 @@ export function readableSchema(db: SqliteDatabase): number {
     );
   }
   if (v < OLDEST_READ_AS_IS) {
+    // opm v1.73 cannot read these either: its migration 5 fails ("database table is locked") on
+    // any database holding a bundle, and its migrations would leave every bundle without a version.
     throw new OpmError(
-      `database schema version ${v} is older than ${OLDEST_READ_AS_IS}, which opm-ts does not read yet`,
-      {
-        hint: 'migrate it once with opm v1.73 (`opm registry add` on a copy), then render the copy',
-      },
+      `database schema version ${v} is older than ${OLDEST_READ_AS_IS}: opm v1.73's migrations fail on it too ("database table is locked")`,
+      { hint: 'build the index again from its bundle images' },
     );
   }
-  const tables = ['package', 'channel', 'channel_entry', 'operatorbundle', 'dependencies'];
-  for (const t of v >= 9 ? [...tables, 'properties'] : [...tables, 'api_provider']) {
+  const tables = ['package', 'channel', 'channel_entry', 'operatorbundle'];
+  const perVersion =
+    v >= 9
+      ? ['dependencies', 'properties']
+      : v === 8
+        ? ['dependencies', 'api_provider']
+        : ['api_provider', 'api_requirer'];
+  for (const t of [...tables, ...perVersion]) {
     if (!db.hasTable(t)) throw new OpmError(`not an opm index database: table ${t} is missing`);
   }
   return v;

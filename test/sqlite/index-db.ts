@@ -1,4 +1,4 @@
-// Index databases made with the sqlite3 command line at a chosen schema version (9 to 13, and a
+// Index databases made with the sqlite3 command line at a chosen schema version (5 to 13, and a
 // version newer than opm knows), from our own SQL of opm's documented tables: what `registry add`
 // would have left at that version. Tests that use it are skipped, loudly, without sqlite3.
 import { spawnSync } from 'node:child_process';
@@ -13,11 +13,11 @@ export function schemaSql(version: number): string {
     'name TEXT PRIMARY KEY',
     'csv TEXT',
     'bundle TEXT',
-    'bundlepath TEXT',
-    'skiprange TEXT',
-    'version TEXT',
-    'replaces TEXT',
-    'skips TEXT',
+    // Migration 2's column, then migration 5's.
+    ...(version >= 2 ? ['bundlepath TEXT'] : []),
+    ...(version >= 5 ? ['skiprange TEXT', 'version TEXT'] : []),
+    // Migration 7's columns.
+    ...(version >= 7 ? ['replaces TEXT', 'skips TEXT'] : []),
     ...(version >= 11 ? ['substitutesfor TEXT'] : []),
   ];
   const perBundle = (t: string): string =>
@@ -25,15 +25,20 @@ export function schemaSql(version: number): string {
   return [
     `CREATE TABLE operatorbundle (${bundleColumns.join(', ')});`,
     // Migration 6's index: the key the per-bundle tables' foreign keys name.
-    'CREATE UNIQUE INDEX pk ON operatorbundle(name, version, bundlepath);',
+    ...(version >= 6 ? ['CREATE UNIQUE INDEX pk ON operatorbundle(name, version, bundlepath);'] : []),
     'CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT);',
     'CREATE TABLE channel (name TEXT, package_name TEXT, head_operatorbundle_name TEXT, PRIMARY KEY(name, package_name));',
     'CREATE TABLE channel_entry (entry_id INTEGER PRIMARY KEY, channel_name TEXT, package_name TEXT, operatorbundle_name TEXT, replaces INTEGER, depth INTEGER);',
     'CREATE TABLE api (group_name TEXT, version TEXT, kind TEXT, plural TEXT NOT NULL, PRIMARY KEY(group_name, version, kind));',
-    'CREATE TABLE api_provider (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);',
-    'CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);',
-    'CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);',
-    perBundle('dependencies'),
+    // Before migration 6 the API tables name a channel entry, not a bundle.
+    // api_requirer from migration 3 on.
+    ...(version >= 3 ? ['api_provider', 'api_requirer'] : ['api_provider']).map((t) =>
+      version >= 6
+        ? `CREATE TABLE ${t} (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT, operatorbundle_version TEXT, operatorbundle_path TEXT);`
+        : `CREATE TABLE ${t} (group_name TEXT, version TEXT, kind TEXT, channel_entry_id INTEGER);`,
+    ),
+    ...(version >= 1 ? ['CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);'] : []),
+    ...(version >= 8 ? [perBundle('dependencies')] : []),
     ...(version >= 9 ? [perBundle('properties')] : []),
     ...(version >= 12 ? ['CREATE TABLE deprecated (operatorbundle_name TEXT PRIMARY KEY);'] : []),
     'CREATE TABLE schema_migrations (version bigint NOT NULL, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP);',
@@ -59,12 +64,20 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
   const out: string[] = [`INSERT INTO package VALUES (${q(pkg)}, ${q(defaultChannel)});`];
   const channels = [...new Set(bundles.flatMap((b) => b.channels))];
   let id = 1;
+  const entryIds = new Map<string, number[]>();
+  if (version < 6) {
+    // Migration 6 copies the API tables into ones whose foreign keys name the api table's rows.
+    out.push(
+      `INSERT INTO api VALUES (${q(`${pkg}.example.com`)}, 'v1', 'Thing', 'things'), ('other.example.com', 'v1', 'Need', 'needs');`,
+    );
+  }
   for (const ch of channels) {
     const inCh = bundles.filter((b) => b.channels.includes(ch));
     const head = inCh[inCh.length - 1];
     out.push(`INSERT INTO channel VALUES (${q(ch)}, ${q(pkg)}, ${q(head?.name ?? null)});`);
     // Head first, depth 0, each entry replacing the next one down.
     const ids = inCh.map(() => id++);
+    inCh.forEach((b, i) => entryIds.set(b.name, [...(entryIds.get(b.name) ?? []), ids[i] as number]));
     inCh
       .slice()
       .reverse()
@@ -85,16 +98,10 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
         spec: { version: b.version },
       },
     );
-    const cols = [
-      q(b.name),
-      q(csv),
-      q(csv),
-      q(b.image),
-      q(b.skipRange ?? ''),
-      q(b.version),
-      q(b.replaces ?? ''),
-      q(''),
-    ];
+    const cols = [q(b.name), q(csv), q(csv)];
+    if (version >= 2) cols.push(q(b.image));
+    if (version >= 5) cols.push(q(b.skipRange ?? ''), q(b.version));
+    if (version >= 7) cols.push(q(b.replaces ?? ''), q(''));
     if (version >= 11) cols.push('NULL');
     out.push(`INSERT INTO operatorbundle VALUES (${cols.join(', ')});`);
     const gvk = { group: `${pkg}.example.com`, kind: 'Thing', version: 'v1' };
@@ -103,15 +110,32 @@ export function rowsSql(pkg: string, defaultChannel: string, bundles: DbBundle[]
         `INSERT INTO properties VALUES ('olm.package', ${q(JSON.stringify({ packageName: pkg, version: b.version }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
         `INSERT INTO properties VALUES ('olm.gvk', ${q(JSON.stringify(gvk))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
       );
-    } else {
-      // Schema 8: provided APIs in api_provider, required ones in dependencies with their type.
+    } else if (version >= 6) {
+      // Schema 6 to 8: provided APIs in api_provider, by bundle.
       out.push(
         `INSERT INTO api_provider VALUES (${q(gvk.group)}, 'v1', 'Thing', ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
       );
+    } else {
+      // Before 6: by channel entry, one row per entry of the bundle.
+      for (const e of entryIds.get(b.name) ?? []) {
+        out.push(`INSERT INTO api_provider VALUES (${q(gvk.group)}, 'v1', 'Thing', ${e});`);
+      }
     }
-    out.push(
-      `INSERT INTO dependencies VALUES ('olm.gvk', ${q(JSON.stringify({ group: 'other.example.com', kind: `Need${b.version.replaceAll('.', '')}`, type: 'olm.gvk', version: 'v1' }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
-    );
+    if (version >= 8) {
+      out.push(
+        `INSERT INTO dependencies VALUES ('olm.gvk', ${q(JSON.stringify({ group: 'other.example.com', kind: `Need${b.version.replaceAll('.', '')}`, type: 'olm.gvk', version: 'v1' }))}, ${q(b.name)}, ${q(b.version)}, ${q(b.image)});`,
+      );
+    } else {
+      // Before migration 8: required APIs in api_requirer. One API for every bundle: opm's migration
+      // 8 inserts their rows in Go's map order, and which comes first decides what migration 9 leaves.
+      const requirers =
+        version >= 6
+          ? [`${q(b.name)}, ${q(b.version)}, ${q(b.image)}`]
+          : (entryIds.get(b.name) ?? []).map(String);
+      if (version >= 3)
+        for (const r of requirers)
+          out.push(`INSERT INTO api_requirer VALUES ('other.example.com', 'v1', 'Need', ${r});`);
+    }
   }
   return out.join('\n');
 }

@@ -1,6 +1,8 @@
 // needs-build: it starts `bin/opm.js registry serve` and calls it with grpcurl and grpc_health_probe.
-// `opm registry serve -d <database>`, the entrypoint of SQLite index images: the database's catalog
-// served over gRPC by opm serve's server, the database left as it was.
+// `opm registry serve -d <database>`, the entrypoint of SQLite index images: the database served
+// over gRPC by opm serve's server, each call answered from its rows as opm's SQLite querier answers
+// (test/reference/registry-serve.test.ts compares every call with the reference), the database
+// left as it was.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -37,6 +39,7 @@ let before = '';
 let port = 0;
 let stop: (() => Promise<number | null>) | undefined;
 let stderr = '';
+let stdout = '';
 const sha = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
 
 beforeAll(async () => {
@@ -50,11 +53,13 @@ beforeAll(async () => {
     process.execPath,
     [OPM, 'registry', 'serve', '-d', db, '-p', String(port), '-t', '/dev/null'],
     {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (d: string) => (stderr += d));
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d: string) => (stdout += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   stop = async () => {
     child.kill('SIGTERM');
@@ -62,7 +67,7 @@ beforeAll(async () => {
   };
   await answering(port, 60_000);
   // The start-up line is written once the turn that logged it is over.
-  for (let i = 0; i < 600 && !stderr.includes('msg="serving registry"'); i++) {
+  for (let i = 0; i < 600 && !stdout.includes('msg="serving registry"'); i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }, 120_000);
@@ -76,9 +81,15 @@ describe.runIf(haveSqlite3 && grpcurl !== undefined && probe !== undefined)('reg
   const call = (...args: string[]) =>
     spawnSync(grpcurl as string, ['-plaintext', ...args], { encoding: 'utf8', timeout: 30_000 });
 
-  it('logs the notice and the database it serves', () => {
-    expect(stderr).toContain('DEPRECATION NOTICE');
-    expect(stderr).toContain(`msg="serving registry" database=${db} port=${port}`);
+  it('logs the notice on stderr, and on stdout the database it serves, as opm does (no call lines)', () => {
+    expect(stderr).toMatch(
+      /^time="[^"]+" level=warning msg="\\x1b\[1;33mDEPRECATION NOTICE:\\nSqlite-based catalogs .* format\.\\x1b\[0m"\n$/,
+    );
+    expect(stdout).toContain(
+      `msg="Keeping server open for infinite seconds" database=${db} port=${port}\n` +
+        `time="${/time="([^"]+)" level=info msg="serving/.exec(stdout)?.[1]}" level=info msg="serving registry" database=${db} port=${port}\n`,
+    );
+    expect(stdout).not.toContain('call');
   });
 
   it('is SERVING to grpc_health_probe', () => {
@@ -109,6 +120,28 @@ describe.runIf(haveSqlite3 && grpcurl !== undefined && probe !== undefined)('reg
     expect(b.bundlePath).toBe('example.com/foo:1.1.0');
     expect(b.version).toBe('1.1.0');
     expect(b.object).toHaveLength(1);
+    // As opm's SQLite querier fills it: no replaces, GVKs from the rows.
+    expect(b.replaces).toBeUndefined();
+    expect(b.providedApis).toEqual([{ group: 'foo.example.com', version: 'v1', kind: 'Thing' }]);
+  });
+
+  it('answers GetBundleForChannel with the name and CSV of the head only, as opm does', () => {
+    const b = JSON.parse(
+      call(
+        '-d',
+        '{"pkgName":"foo","channelName":"stable"}',
+        `127.0.0.1:${port}`,
+        'api.Registry/GetBundleForChannel',
+      ).stdout,
+    );
+    expect(Object.keys(b)).toEqual(['csvName', 'csvJson']);
+    expect(b.csvName).toBe('foo.v1.1.0');
+  });
+
+  it('registers no ExperimentalRegistry', () => {
+    expect(call(`127.0.0.1:${port}`, 'list').stdout).toBe(
+      'api.Registry\ngrpc.health.v1.Health\ngrpc.reflection.v1.ServerReflection\ngrpc.reflection.v1alpha.ServerReflection\n',
+    );
   });
 
   it('leaves the database as it was', () => {

@@ -108,6 +108,10 @@ describe.runIf(haveSqlite3)('index database files', () => {
     await refused(db, 'database disk image is malformed');
   });
 
+  it('a schema older than 5 (opm v1.73 fails to migrate it too)', async () => {
+    await refused(makeDb('v4', 4), 'database schema version 4 is older than 5');
+  });
+
   it('a schema newer than 13', async () => {
     await refused(makeDb('v14', 14), 'database schema version 14 is newer than 13');
   });

@@ -58,9 +58,11 @@ export async function runServer(
     log: (level: LogLevel, msg: string, fields: LogFields) => void,
     signal: AbortSignal,
   ) => Promise<void>,
+  /** Where the server's lines go (`registry serve` logs on stdout, as opm's does). */
+  logTo: { write(text: string): unknown } = io.stderr,
 ): Promise<void> {
   // Call lines are written together once per turn of the event loop (cli/logrus.ts).
-  const lines = new LineBuffer(io.stderr);
+  const lines = new LineBuffer(logTo);
   const log = (level: LogLevel, msg: string, fields: LogFields): void => {
     if (level === 'debug' && !flags.debug) return;
     lines.write(logrusLine(level, msg, fields));
