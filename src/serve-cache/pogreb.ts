@@ -118,14 +118,13 @@ interface Slot {
   offset: number;
 }
 
-function readSlot(buf: Uint8Array, at: number): Slot {
-  const v = Buffer.from(buf.buffer, buf.byteOffset + at, SLOT_SIZE);
+function readSlot(buf: Buffer, at: number): Slot {
   return {
-    hash: v.readUInt32LE(0),
-    segment: v.readUInt16LE(4),
-    keySize: v.readUInt16LE(6),
-    valueSize: v.readUInt32LE(8),
-    offset: v.readUInt32LE(12),
+    hash: buf.readUInt32LE(at),
+    segment: buf.readUInt16LE(at + 4),
+    keySize: buf.readUInt16LE(at + 6),
+    valueSize: buf.readUInt32LE(at + 8),
+    offset: buf.readUInt32LE(at + 12),
   };
 }
 
@@ -151,6 +150,13 @@ function readFully(fd: number, buf: Buffer, position: number, name: string): voi
 
 function asNumber(v: unknown): number {
   return typeof v === 'bigint' ? Number(v) : 0;
+}
+
+/** A stored value, read in parts. */
+export interface StoredValue {
+  readonly size: number;
+  /** Read `length` bytes of the value from `position` into `into` at `at`. */
+  read(into: Buffer, at: number, length: number, position: number): void;
 }
 
 /** An open pogreb database, read only. */
@@ -310,6 +316,38 @@ export class PogrebReader {
     const buf = Buffer.allocUnsafe(len);
     readFully(seg.fd, buf, start, seg.name);
     return { key: buf.subarray(0, sl.keySize), value: buf.subarray(sl.keySize) };
+  }
+
+  /** The slot of `key`'s live record, or undefined (its key read and compared, its value not). */
+  private find(key: Uint8Array): Slot | undefined {
+    if (this.recovered !== undefined)
+      return this.recovered.get(Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1'));
+    const h = murmur3(key, this.hashSeed);
+    for (const sl of this.chain(bucketIndex(h, this.level, this.splitBucketIndex))) {
+      if (sl.hash !== h || sl.keySize !== key.length) continue;
+      if (this.readRecord(sl, false).key.equals(key)) return sl;
+    }
+    return undefined;
+  }
+
+  /**
+   * The value stored for `key` as parts read when asked, or undefined: for a reader that needs a
+   * few fields of a large value (ListBundles skips a bundle's manifests unread).
+   */
+  valueReader(key: Uint8Array): StoredValue | undefined {
+    const sl = this.find(key);
+    if (sl === undefined) return undefined;
+    const seg = this.segments.get(sl.segment);
+    if (seg === undefined) throw new PogrebError(`index points at segment ${sl.segment}, which is missing`);
+    if (sl.offset + 6 + sl.keySize + sl.valueSize > seg.size) {
+      throw new PogrebError(`${seg.name}: record at offset ${sl.offset} runs past the end of the file`);
+    }
+    const start = sl.offset + 6 + sl.keySize;
+    return {
+      size: sl.valueSize,
+      read: (into, at, length, position) =>
+        readFully(seg.fd, into.subarray(at, at + length), start + position, seg.name),
+    };
   }
 
   /** The value stored for `key`, or undefined. */
