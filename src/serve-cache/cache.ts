@@ -284,10 +284,11 @@ class PogrebCache implements ServeCache {
 
   listedBundle(packageName: string, channelName: string, bundleName: string): Uint8Array | undefined {
     try {
-      const value = this.database()?.valueReader(bundleKey(packageName, channelName, bundleName));
-      if (value === undefined) return undefined;
+      const db = this.database();
+      if (db === undefined) return undefined;
+      const key = bundleKey(packageName, channelName, bundleName);
       this.listed ??= new ListedBundleReader();
-      return this.listed.read(value);
+      return this.listed.read((head) => db.valueReader(key, head));
     } catch (err) {
       storedFailure('get bundle', err);
     }

@@ -4,18 +4,32 @@ import { ProtoWriter } from '../api/wire.js';
 import { ListedBundleReader } from './listed-bundle.js';
 import type { StoredValue } from './pogreb.js';
 
-/** A value held in memory, counting the bytes read from it. */
-function stored(bytes: Uint8Array): StoredValue & { bytesRead: number } {
-  const v = {
-    size: bytes.length,
+/**
+ * A value held in memory, opened as the pogreb reader opens one (its first bytes read into the
+ * head given), counting the bytes read from it.
+ */
+function stored(bytes: Uint8Array): {
+  open: (head: Uint8Array) => { value: StoredValue; headLength: number };
+  bytesRead: number;
+} {
+  const s = {
     bytesRead: 0,
-    read(into: Buffer, at: number, length: number, position: number): void {
-      if (position + length > bytes.length) throw new Error('read past the value');
-      into.set(bytes.subarray(position, position + length), at);
-      v.bytesRead += length;
+    open: (head: Uint8Array) => {
+      const headLength = Math.min(head.length, bytes.length);
+      head.set(bytes.subarray(0, headLength));
+      s.bytesRead += headLength;
+      const value: StoredValue = {
+        size: bytes.length,
+        read(into, at, length, position) {
+          if (position + length > bytes.length) throw new Error('read past the value');
+          into.set(bytes.subarray(position, position + length), at);
+          s.bytesRead += length;
+        },
+      };
+      return { value, headLength };
     },
   };
-  return v;
+  return s;
 }
 
 /** What ListBundles sends for a stored bundle when it is decoded and encoded again. */
@@ -64,7 +78,7 @@ describe('ListBundles messages from stored bundles', () => {
     ]) {
       const bytes = encodeBundle(b);
       const value = stored(bytes);
-      const listed = reader.read(value);
+      const listed = reader.read(value.open);
       expect(listed).toBeDefined();
       expect(Buffer.from(listed as Uint8Array).equals(decodedAndEncoded(bytes))).toBe(true);
       if (b.csvJson !== '' && bytes.length < 60_000) expect(value.bytesRead).toBeLessThan(bytes.length / 2);
@@ -72,7 +86,7 @@ describe('ListBundles messages from stored bundles', () => {
   });
 
   it('a bundle without an image is left to the caller (its message keeps its manifests)', () => {
-    expect(reader.read(stored(encodeBundle(bundle({ bundlePath: '' }))))).toBeUndefined();
+    expect(reader.read(stored(encodeBundle(bundle({ bundlePath: '' }))).open)).toBeUndefined();
   });
 
   it('bytes not written as proto writes them are left to the caller', () => {
@@ -99,10 +113,12 @@ describe('ListBundles messages from stored bundles', () => {
       truncated: w().finish().subarray(0, 10),
     };
     for (const [name, bytes] of Object.entries(cases)) {
-      expect({ name, listed: reader.read(stored(bytes)) }).toEqual({ name, listed: undefined });
+      expect({ name, listed: reader.read(stored(bytes).open) }).toEqual({ name, listed: undefined });
     }
     // The same reader goes on reading well-formed bundles after those.
     const good = encodeBundle(bundle());
-    expect(Buffer.from(reader.read(stored(good)) as Uint8Array).equals(decodedAndEncoded(good))).toBe(true);
+    expect(Buffer.from(reader.read(stored(good).open) as Uint8Array).equals(decodedAndEncoded(good))).toBe(
+      true,
+    );
   });
 });

@@ -50,11 +50,17 @@ function varint(buf: Uint8Array, p: number, end: number): void {
   cursor.next = -1;
 }
 
+/** Whether `buf[start, end)` is UTF-8: ASCII looked at here, anything else by Node.js. */
+function utf8(buf: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if ((buf[i] as number) >= 0x80) return isUtf8(buf.subarray(i, end));
+  return true;
+}
+
 /**
  * Whether `buf[start, end)` is a nested message of string fields 1..`maxField` as proto writes it:
  * in order, each once, non-empty, UTF-8.
  */
-function plainNested(buf: Buffer, start: number, end: number, maxField: number): boolean {
+function plainNested(buf: Uint8Array, start: number, end: number, maxField: number): boolean {
   let p = start;
   let last = 0;
   while (p < end) {
@@ -66,7 +72,7 @@ function plainNested(buf: Buffer, start: number, end: number, maxField: number):
     varint(buf, cursor.next, end);
     const from = cursor.next;
     const to = from + cursor.value;
-    if (from === -1 || cursor.value === 0 || to > end || !isUtf8(buf.subarray(from, to))) return false;
+    if (from === -1 || cursor.value === 0 || to > end || !utf8(buf, from, to)) return false;
     p = to;
   }
   return true;
@@ -74,15 +80,16 @@ function plainNested(buf: Buffer, start: number, end: number, maxField: number):
 
 /** A stored value's bytes from a position on, read a chunk at a time into one reused buffer. */
 export class StoredWindow {
-  buf = Buffer.allocUnsafe(CHUNK);
+  buf = new Uint8Array(CHUNK);
   private value: StoredValue | undefined;
   private start = 0;
   private end = 0;
 
-  reset(value: StoredValue): void {
+  /** Start on `value`, whose first `headLength` bytes are at the start of `buf` already. */
+  reset(value: StoredValue, headLength: number): void {
     this.value = value;
     this.start = 0;
-    this.end = 0;
+    this.end = headLength;
   }
 
   /**
@@ -94,7 +101,7 @@ export class StoredWindow {
     const v = this.value as StoredValue;
     const from = Math.min(keep, pos);
     const want = Math.min(Math.max(pos + length - from, CHUNK), v.size - from);
-    if (this.buf.length < want) this.buf = Buffer.allocUnsafe(Math.max(want, this.buf.length * 2));
+    if (this.buf.length < want) this.buf = new Uint8Array(Math.max(want, this.buf.length * 2));
     v.read(this.buf, 0, want, from);
     this.start = from;
     this.end = from + want;
@@ -109,23 +116,21 @@ export class StoredWindow {
 
 /** The bytes kept for the message, gathered in one reused buffer. */
 class Gathered {
-  private buf = Buffer.allocUnsafe(4096);
+  private buf = new Uint8Array(4096);
   length = 0;
-  add(from: Buffer, start: number, end: number): void {
+  add(from: Uint8Array, start: number, end: number): void {
     const n = end - start;
     if (this.length + n > this.buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.length + n, this.buf.length * 2));
-      this.buf.copy(bigger, 0, 0, this.length);
+      const bigger = new Uint8Array(Math.max(this.length + n, this.buf.length * 2));
+      bigger.set(this.buf.subarray(0, this.length));
       this.buf = bigger;
     }
-    from.copy(this.buf, this.length, start, end);
+    this.buf.set(from.subarray(start, end), this.length);
     this.length += n;
   }
   /** A copy of what was gathered. */
   take(): Uint8Array {
-    const out = Buffer.allocUnsafe(this.length);
-    this.buf.copy(out, 0, 0, this.length);
-    return out;
+    return this.buf.slice(0, this.length);
   }
 }
 
@@ -135,12 +140,18 @@ export class ListedBundleReader {
   private readonly out = new Gathered();
 
   /**
-   * The ListBundles message of the stored bundle `value`, or undefined when it has no image or is
-   * not written as proto writes it (module comment).
+   * The ListBundles message of a stored bundle, or undefined when it is not there, has no image or
+   * is not written as proto writes it (module comment). `open` finds it and reads its first bytes
+   * into the buffer it is given.
    */
-  read(value: StoredValue): Uint8Array | undefined {
+  read(
+    open: (head: Uint8Array) => { value: StoredValue; headLength: number } | undefined,
+  ): Uint8Array | undefined {
     const w = this.window;
-    w.reset(value);
+    const found = open(w.buf);
+    if (found === undefined) return undefined;
+    const value = found.value;
+    w.reset(value, found.headLength);
     this.out.length = 0;
     const size = value.size;
     let pos = 0;
@@ -174,7 +185,7 @@ export class ListedBundleReader {
       const from = o + (contentAt - pos);
       const to = o + (end - pos);
       const nested = NESTED_FIELDS[field];
-      if (nested !== undefined ? !plainNested(w.buf, from, to, nested) : !isUtf8(w.buf.subarray(from, to)))
+      if (nested !== undefined ? !plainNested(w.buf, from, to, nested) : !utf8(w.buf, from, to))
         return undefined;
       if (field === BUNDLE_PATH) image = true;
       pos = end;

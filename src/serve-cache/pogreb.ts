@@ -139,6 +139,23 @@ function readGobFile(dir: string, name: string): Record<string, unknown> {
   }
 }
 
+/** Read `length` bytes at file `position` into `into` from `at`. */
+function readInto(
+  fd: number,
+  into: Uint8Array,
+  at: number,
+  length: number,
+  position: number,
+  name: string,
+): void {
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, into, at + done, length - done, position + done);
+    if (n === 0) throw new PogrebError(`${name}: short read`);
+    done += n;
+  }
+}
+
 function readFully(fd: number, buf: Buffer, position: number, name: string): void {
   let done = 0;
   while (done < buf.length) {
@@ -156,7 +173,7 @@ function asNumber(v: unknown): number {
 export interface StoredValue {
   readonly size: number;
   /** Read `length` bytes of the value from `position` into `into` at `at`. */
-  read(into: Buffer, at: number, length: number, position: number): void;
+  read(into: Uint8Array, at: number, length: number, position: number): void;
 }
 
 /** An open pogreb database, read only. */
@@ -318,35 +335,57 @@ export class PogrebReader {
     return { key: buf.subarray(0, sl.keySize), value: buf.subarray(sl.keySize) };
   }
 
-  /** The slot of `key`'s live record, or undefined (its key read and compared, its value not). */
-  private find(key: Uint8Array): Slot | undefined {
-    if (this.recovered !== undefined)
-      return this.recovered.get(Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1'));
+  /**
+   * The value stored for `key`, read in parts when asked, or undefined: for a reader that needs a
+   * few fields of a large value (ListBundles skips a bundle's manifests unread). Its first bytes are
+   * read with the key, into `head` from its start (as many as fit): `headLength` of them.
+   */
+  valueReader(key: Uint8Array, head: Uint8Array): { value: StoredValue; headLength: number } | undefined {
+    if (this.recovered !== undefined) {
+      const sl = this.recovered.get(
+        Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1'),
+      );
+      return sl === undefined ? undefined : this.readHead(sl, key, head);
+    }
     const h = murmur3(key, this.hashSeed);
     for (const sl of this.chain(bucketIndex(h, this.level, this.splitBucketIndex))) {
       if (sl.hash !== h || sl.keySize !== key.length) continue;
-      if (this.readRecord(sl, false).key.equals(key)) return sl;
+      const found = this.readHead(sl, key, head);
+      if (found !== undefined) return found;
     }
     return undefined;
   }
 
-  /**
-   * The value stored for `key` as parts read when asked, or undefined: for a reader that needs a
-   * few fields of a large value (ListBundles skips a bundle's manifests unread).
-   */
-  valueReader(key: Uint8Array): StoredValue | undefined {
-    const sl = this.find(key);
-    if (sl === undefined) return undefined;
+  /** valueReader of slot `sl` when its key is `key`. */
+  private readHead(
+    sl: Slot,
+    key: Uint8Array,
+    head: Uint8Array,
+  ): { value: StoredValue; headLength: number } | undefined {
     const seg = this.segments.get(sl.segment);
     if (seg === undefined) throw new PogrebError(`index points at segment ${sl.segment}, which is missing`);
-    if (sl.offset + 6 + sl.keySize + sl.valueSize > seg.size) {
+    const start = sl.offset + 6;
+    if (start + sl.keySize + sl.valueSize > seg.size) {
       throw new PogrebError(`${seg.name}: record at offset ${sl.offset} runs past the end of the file`);
     }
-    const start = sl.offset + 6 + sl.keySize;
+    const valueStart = start + sl.keySize;
+    let n = Math.min(head.length, sl.keySize + sl.valueSize);
+    if (n < sl.keySize) {
+      // A key longer than the head: read and compared on its own.
+      if (!this.readRecord(sl, false).key.equals(key)) return undefined;
+      n = sl.keySize;
+    } else {
+      readInto(seg.fd, head, 0, n, start, seg.name);
+      for (let i = 0; i < sl.keySize; i++) if (head[i] !== key[i]) return undefined;
+      head.copyWithin(0, sl.keySize, n);
+    }
     return {
-      size: sl.valueSize,
-      read: (into, at, length, position) =>
-        readFully(seg.fd, into.subarray(at, at + length), start + position, seg.name),
+      value: {
+        size: sl.valueSize,
+        read: (into, at, length, position) =>
+          readInto(seg.fd, into, at, length, valueStart + position, seg.name),
+      },
+      headLength: n - sl.keySize,
     };
   }
 
