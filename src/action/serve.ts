@@ -11,7 +11,7 @@ import type { ServedIndex } from '../api/queries.js';
 import { loadServedCatalog } from '../api/load.js';
 import type { ServeLog } from '../util/log.js';
 import { throwIfAborted } from '../util/abort.js';
-import { catalogApiConfig, startCatalogApi } from './serve-http.js';
+import { catalogApiConfig } from './serve-http-address.js';
 
 export interface ServeOptions {
   /** The catalog directory, as given (logged as `configs`). */
@@ -99,7 +99,11 @@ export async function serve(opts: ServeOptions): Promise<void> {
     if (cacheOnly) return;
     throwIfAborted(opts.signal);
     const port = opts.port ?? '50051';
-    const api = httpApi === undefined ? undefined : await startCatalogApi(httpApi, dir, opts.log);
+    // The HTTP server's modules are loaded only when the catalog API is asked for.
+    const api =
+      httpApi === undefined
+        ? undefined
+        : await (await import('./serve-http.js')).startCatalogApi(httpApi, dir, opts.log);
     // The gRPC library is loaded only to serve: `--cache-only` (the image build step) never needs it.
     const { startServer } = await import('../server/server.js');
     let server;

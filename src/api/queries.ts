@@ -40,6 +40,11 @@ export interface BundleStore {
    * and object out (the caller will not send them); a store may fill them anyway.
    */
   bundle(key: BundleKey, withManifests: boolean): Promise<ApiBundle>;
+  /**
+   * ListBundles' message of a bundle, encoded, when the store can make it from the bytes it holds
+   * (the same bytes as encoding listedBundle's answer); undefined: listedBundle makes it.
+   */
+  listedMessage?(key: BundleKey): Uint8Array | undefined;
 }
 
 /** The blobs of other schemas, by schema and package (ExperimentalRegistry). */
@@ -246,7 +251,14 @@ export class CatalogQueries implements RegistryQueries {
         yield kept;
         continue;
       }
-      const b = await this.listedBundle(keys[i] as BundleKey);
+      const key = keys[i] as BundleKey;
+      const stored = this.store.listedMessage?.(key);
+      if (stored !== undefined) {
+        this.listedKept[i] = stored;
+        yield stored;
+        continue;
+      }
+      const b = await this.listedBundle(key);
       const bytes = encodeBundle(b);
       if (b.bundlePath !== '') this.listedKept[i] = bytes;
       yield bytes;

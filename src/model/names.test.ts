@@ -32,6 +32,14 @@ describe('imageReferenceError', () => {
     `quay.io/a:${'t'.repeat(128)}`,
     `quay.io/a:${'t'.repeat(129)}`,
     `quay.io/a@sha512:${hex64}${hex64}`,
+    'org/name:v1',
+    `org/name@sha256:${hex64}`,
+    'org/sub/name:v1',
+    'Org/name:v1',
+    `${'a'.repeat(237)}:v1`,
+    `${'a'.repeat(238)}:v1`,
+    `org/${'a'.repeat(241)}`,
+    `org/${'a'.repeat(242)}`,
   ])('agrees with the grammar on %s', (ref) => {
     expectSameVerdict(ref);
   });
@@ -85,7 +93,9 @@ describe('imageReferenceError', () => {
     const chars = [...'/:@.-_aZ9 '];
     for (let i = 0; i < 5000; i++) {
       const path = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(parts)).join('/');
-      let ref = `${pick(hosts)}/${path}${pick(tags)}${pick(digests)}`;
+      // A quarter without a host: short names, which docker.io takes.
+      const host = random() < 0.25 ? '' : `${pick(hosts)}/`;
+      let ref = `${host}${path}${pick(tags)}${pick(digests)}`;
       if (random() < 0.3) {
         // One character replaced, inserted or removed anywhere.
         const at = Math.floor(random() * (ref.length + 1));

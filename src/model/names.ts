@@ -68,7 +68,20 @@ function parseReference(s: string): string | undefined {
  * valid. Short names (`busybox:1`) are accepted and normalized to docker.io/library.
  */
 export function imageReferenceError(s: string): string | undefined {
-  return plainlyValid(s) ? undefined : imageReferenceErrorByGrammar(s);
+  return plainlyValid(s) || plainShortName(s) ? undefined : imageReferenceErrorByGrammar(s);
+}
+
+/**
+ * Whether `s` is a short name (`name[:tag]`, `org/name[:tag]`: no host) whose docker.io form is of
+ * the plain shape: what the grammar would accept after the same normalisation, without compiling
+ * the grammar's long expression (milliseconds at the start of a short `serve`).
+ */
+function plainShortName(s: string): boolean {
+  const slash = s.indexOf('/');
+  const first = slash === -1 ? '' : s.slice(0, slash);
+  if (/[.:]/.test(first) || first === 'localhost' || first.toLowerCase() !== first) return false;
+  if (ANCHORED_IDENTIFIER.test(s)) return false;
+  return plainlyValid(slash === -1 ? `docker.io/library/${s}` : `docker.io/${s}`);
 }
 
 /**

@@ -34,6 +34,7 @@ import { decodePackageIndex, encodePackageIndex } from './packages-json.js';
 import { PackageIndexError, type PackageIndex } from '../api/package-index.js';
 import { PogrebError, PogrebReader, PogrebWriter } from './pogreb.js';
 import { Fnv1a64 } from './hash.js';
+import { ListedBundleReader } from './listed-bundle.js';
 import { encodeStruct } from '../api/struct.js';
 import { jsonBackendDigest, readJsonBundle, readJsonMetas } from './json-backend.js';
 import { fingerprintMatches, sha256Hex, writeFingerprint, type CatalogFileSum } from './fingerprint.js';
@@ -122,6 +123,12 @@ export interface ServeCache {
   packageIndex(): PackageIndex;
   /** The protobuf `api.Bundle` of a bundle in a channel, as stored; undefined when there is none. */
   bundle(packageName: string, channelName: string, bundleName: string): Uint8Array | undefined;
+  /**
+   * The ListBundles message of a stored bundle with an image, made from its stored bytes
+   * (listed-bundle.ts); undefined when the bundle is not there, has no image, or the backend or
+   * its bytes do not allow it: the caller then decodes bundle()'s bytes.
+   */
+  listedBundle?(packageName: string, channelName: string, bundleName: string): Uint8Array | undefined;
   /** The custom-schema blobs stored for (schema, package), each a protobuf `google.protobuf.Struct`. */
   metas(schema: string, packageName: string): Uint8Array[];
   close(): void;
@@ -268,6 +275,20 @@ class PogrebCache implements ServeCache {
   bundle(packageName: string, channelName: string, bundleName: string): Uint8Array | undefined {
     try {
       return this.database()?.get(bundleKey(packageName, channelName, bundleName));
+    } catch (err) {
+      storedFailure('get bundle', err);
+    }
+  }
+
+  private listed: ListedBundleReader | undefined;
+
+  listedBundle(packageName: string, channelName: string, bundleName: string): Uint8Array | undefined {
+    try {
+      const db = this.database();
+      if (db === undefined) return undefined;
+      const key = bundleKey(packageName, channelName, bundleName);
+      this.listed ??= new ListedBundleReader();
+      return this.listed.read((head) => db.valueReader(key, head));
     } catch (err) {
       storedFailure('get bundle', err);
     }

@@ -81,6 +81,10 @@ class CacheBundleStore implements BundleStore {
     if (bytes === undefined) return Promise.reject(new Error('get bundle: not found'));
     return Promise.resolve(decodeBundle(bytes, withManifests));
   }
+
+  listedMessage(key: BundleKey): Uint8Array | undefined {
+    return this.cache.listedBundle?.(key.package, key.channel, key.name);
+  }
 }
 
 class CacheCustomSchemas implements CustomSchemaStore {

@@ -30,6 +30,17 @@ function record(key: string, value: string | undefined): Buffer {
   return Buffer.concat([body, sum]);
 }
 
+/** The value of `key` through valueReader: a head of `size` bytes, then the rest a byte at a time. */
+function partsOf(db: PogrebReader, key: Uint8Array, size: number): Buffer | undefined {
+  const head = new Uint8Array(size);
+  const found = db.valueReader(key, head);
+  if (found === undefined) return undefined;
+  const out = Buffer.alloc(found.value.size);
+  out.set(head.subarray(0, found.headLength));
+  for (let at = found.headLength; at < out.length; at++) found.value.read(out, at, 1, at);
+  return out;
+}
+
 const work = mkdtempSync(path.join(tmpdir(), 'opm-pogreb-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 let n = 0;
@@ -82,6 +93,11 @@ describe('pogreb v0.10.2 store', () => {
       const all = [...db.entries()];
       expect(all.map(([k]) => k.toString())).toEqual(keys);
       expect(all.every(([k, v]) => db.get(k)?.equals(v) === true)).toBe(true);
+      // Read in parts: heads longer and shorter than the value, shorter than the key.
+      for (const size of [4096, 40, 5]) {
+        for (const [k, v] of entries.slice(0, 300)) expect(partsOf(db, k, size)?.equals(v)).toBe(true);
+        expect(partsOf(db, Buffer.from('bundles/pkg/ch/missing'), size)).toBeUndefined();
+      }
     } finally {
       db.close();
     }
@@ -147,6 +163,8 @@ describe('pogreb v0.10.2 store', () => {
       expect([...db.entries()].map(([k, v]) => `${k.toString()}=${v.toString()}`)).toEqual(['b=22', 'c=3']);
       expect(db.get(Buffer.from('a'))).toBeUndefined();
       expect(db.get(Buffer.from('d'))).toBeUndefined();
+      expect(partsOf(db, Buffer.from('b'), 64)?.toString()).toBe('22');
+      expect(partsOf(db, Buffer.from('a'), 64)).toBeUndefined();
     } finally {
       db.close();
     }

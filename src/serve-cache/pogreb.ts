@@ -118,14 +118,13 @@ interface Slot {
   offset: number;
 }
 
-function readSlot(buf: Uint8Array, at: number): Slot {
-  const v = Buffer.from(buf.buffer, buf.byteOffset + at, SLOT_SIZE);
+function readSlot(buf: Buffer, at: number): Slot {
   return {
-    hash: v.readUInt32LE(0),
-    segment: v.readUInt16LE(4),
-    keySize: v.readUInt16LE(6),
-    valueSize: v.readUInt32LE(8),
-    offset: v.readUInt32LE(12),
+    hash: buf.readUInt32LE(at),
+    segment: buf.readUInt16LE(at + 4),
+    keySize: buf.readUInt16LE(at + 6),
+    valueSize: buf.readUInt32LE(at + 8),
+    offset: buf.readUInt32LE(at + 12),
   };
 }
 
@@ -140,6 +139,23 @@ function readGobFile(dir: string, name: string): Record<string, unknown> {
   }
 }
 
+/** Read `length` bytes at file `position` into `into` from `at`. */
+function readInto(
+  fd: number,
+  into: Uint8Array,
+  at: number,
+  length: number,
+  position: number,
+  name: string,
+): void {
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, into, at + done, length - done, position + done);
+    if (n === 0) throw new PogrebError(`${name}: short read`);
+    done += n;
+  }
+}
+
 function readFully(fd: number, buf: Buffer, position: number, name: string): void {
   let done = 0;
   while (done < buf.length) {
@@ -151,6 +167,13 @@ function readFully(fd: number, buf: Buffer, position: number, name: string): voi
 
 function asNumber(v: unknown): number {
   return typeof v === 'bigint' ? Number(v) : 0;
+}
+
+/** A stored value, read in parts. */
+export interface StoredValue {
+  readonly size: number;
+  /** Read `length` bytes of the value from `position` into `into` at `at`. */
+  read(into: Uint8Array, at: number, length: number, position: number): void;
 }
 
 /** An open pogreb database, read only. */
@@ -310,6 +333,60 @@ export class PogrebReader {
     const buf = Buffer.allocUnsafe(len);
     readFully(seg.fd, buf, start, seg.name);
     return { key: buf.subarray(0, sl.keySize), value: buf.subarray(sl.keySize) };
+  }
+
+  /**
+   * The value stored for `key`, read in parts when asked, or undefined: for a reader that needs a
+   * few fields of a large value (ListBundles skips a bundle's manifests unread). Its first bytes are
+   * read with the key, into `head` from its start (as many as fit): `headLength` of them.
+   */
+  valueReader(key: Uint8Array, head: Uint8Array): { value: StoredValue; headLength: number } | undefined {
+    if (this.recovered !== undefined) {
+      const sl = this.recovered.get(
+        Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1'),
+      );
+      return sl === undefined ? undefined : this.readHead(sl, key, head);
+    }
+    const h = murmur3(key, this.hashSeed);
+    for (const sl of this.chain(bucketIndex(h, this.level, this.splitBucketIndex))) {
+      if (sl.hash !== h || sl.keySize !== key.length) continue;
+      const found = this.readHead(sl, key, head);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  /** valueReader of slot `sl` when its key is `key`. */
+  private readHead(
+    sl: Slot,
+    key: Uint8Array,
+    head: Uint8Array,
+  ): { value: StoredValue; headLength: number } | undefined {
+    const seg = this.segments.get(sl.segment);
+    if (seg === undefined) throw new PogrebError(`index points at segment ${sl.segment}, which is missing`);
+    const start = sl.offset + 6;
+    if (start + sl.keySize + sl.valueSize > seg.size) {
+      throw new PogrebError(`${seg.name}: record at offset ${sl.offset} runs past the end of the file`);
+    }
+    const valueStart = start + sl.keySize;
+    let n = Math.min(head.length, sl.keySize + sl.valueSize);
+    if (n < sl.keySize) {
+      // A key longer than the head: read and compared on its own.
+      if (!this.readRecord(sl, false).key.equals(key)) return undefined;
+      n = sl.keySize;
+    } else {
+      readInto(seg.fd, head, 0, n, start, seg.name);
+      for (let i = 0; i < sl.keySize; i++) if (head[i] !== key[i]) return undefined;
+      head.copyWithin(0, sl.keySize, n);
+    }
+    return {
+      value: {
+        size: sl.valueSize,
+        read: (into, at, length, position) =>
+          readInto(seg.fd, into, at, length, valueStart + position, seg.name),
+      },
+      headLength: n - sl.keySize,
+    };
   }
 
   /** The value stored for `key`, or undefined. */

@@ -6,7 +6,7 @@
  * RST_STREAM(NO_ERROR) after it, as grpc-go sends.
  */
 import http2, { type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
-import zlib from 'node:zlib';
+import { lazyZlib } from './lazy-zlib.js';
 import { encodeGrpcMessage, frameMessage } from './grpc-wire.js';
 
 const {
@@ -121,7 +121,7 @@ export class GrpcCall {
 
   /** A message framed as the answer goes (compressed when the call's answers are). */
   frame(message: Uint8Array): Buffer {
-    return this.gzip ? frameMessage(zlib.gzipSync(message), true) : frameMessage(message);
+    return this.gzip ? frameMessage(lazyZlib().gzipSync(message), true) : frameMessage(message);
   }
 
   /** A unary answer kept framed uncompressed (answer-cache.ts), as this call sends it. */

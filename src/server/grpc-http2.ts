@@ -7,7 +7,7 @@
  * back answers' bytes; no gRPC library is involved.
  */
 import http2, { type IncomingHttpHeaders, type Http2Session, type ServerHttp2Stream } from 'node:http2';
-import zlib from 'node:zlib';
+import { lazyZlib } from './lazy-zlib.js';
 import { goneStatus, GrpcCall, type CallStatus } from './grpc-call.js';
 import {
   contentSubtype,
@@ -86,7 +86,7 @@ function readFaultStatus(fault: ReadFault, max: number): CallStatus {
 /** A compressed message's bytes, or the status grpc-go ends the call with. */
 function gunzip(message: Buffer, max: number): Buffer | CallStatus {
   try {
-    return zlib.gunzipSync(message, { maxOutputLength: max + 1 });
+    return lazyZlib().gunzipSync(message, { maxOutputLength: max + 1 });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError)
