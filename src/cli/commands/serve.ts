@@ -15,7 +15,7 @@ export function registerServe(program: Command, io: CliIO): void {
     .option('--cache-only', 'sync the serve cache and exit without serving', false)
     .option(
       '--cache-enforce-integrity',
-      'exit with error if cache is not present or has been invalidated. (default: true when --cache-dir is set and --cache-only is false, false otherwise)',
+      'exit with error if cache is not present or has been invalidated. (default: true when --cache-dir is set and --cache-only is false, false otherwise; when not given, a missing or stale cache is rebuilt, or the catalog served from its files, with a warning instead of the error)',
     )
     .addOption(new Option('--no-cache-enforce-integrity').hideHelp())
     .option(
