@@ -1,14 +1,14 @@
 // needs-build: the image ships dist/ and bin/opm.js, and `opm image build` runs from bin/opm.js.
-// needs-registry: real registry servers on 127.0.0.1 (docker-registry), skopeo and buildah.
+// needs-registry: real registry servers on 127.0.0.1 (docker-registry), and buildah.
 /**
- * opm-ts's base image built without an engine (src/image/base-image.ts), run for real: written as
- * an OCI layout, pushed with skopeo to a registry on 127.0.0.1, a catalog image built on it with
+ * opm-ts's base image built without an engine (src/image/base-image.ts), run for real: built and pushed
+ * by `opm image base` to a registry on 127.0.0.1, a catalog image built on it with
  * `opm image build`, that image started without a daemon (`buildah run`, chroot isolation, as the
  * image's user 1001) with the command OLM's catalog pods run, probed with grpc_health_probe as OLM
  * probes it and queried with grpcurl. The same inputs give the same digest.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../corpus.js';
@@ -18,8 +18,6 @@ import { tempDir } from '../registry/helpers.js';
 import { buildahEnv, runTool } from '../registry/opm-base.js';
 import { freePort, waitForPort } from '../registry/tools.js';
 import { OPM } from '../serve/client.js';
-import { buildBaseImage } from '../../src/image/base-image.js';
-import { writeOciLayout } from '../../src/image/layout.js';
 
 const tools = path.join(projectRoot(), '.tools/bin');
 const find = (...c: (string | undefined)[]): string | undefined =>
@@ -31,9 +29,9 @@ const healthProbe = find(
 );
 const grpcurl = find(process.env.GRPCURL, path.join(tools, 'grpcurl'));
 const have = (t: string): boolean => spawnSync('sh', ['-c', `command -v ${t}`]).status === 0;
-const ready = healthProbe !== undefined && grpcurl !== undefined && have('buildah') && have('skopeo');
+const ready = healthProbe !== undefined && grpcurl !== undefined && have('buildah');
 if (!ready) {
-  const what = 'grpc_health_probe and grpcurl (scripts/build-grpc-tools.sh), buildah and skopeo';
+  const what = 'grpc_health_probe and grpcurl (scripts/build-grpc-tools.sh) and buildah';
   if (process.env.CI === 'true') throw new Error(`test/image/base-image.test.ts needs ${what}`);
   console.warn(`*** SKIPPED test/image/base-image.test.ts: it needs ${what} ***`);
 }
@@ -43,26 +41,31 @@ let registry: RegistryProcess;
 let digest = '';
 let benv: NodeJS.ProcessEnv = {};
 
+/** `opm --use-http ARGS` to completion. */
+function opm(args: string[]) {
+  return spawnSync(process.execPath, [OPM, '--use-http', ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: tmp.dir, OLM_CACHE_DIR: path.join(tmp.dir, 'blobs') },
+    timeout: PATIENCE_MS,
+  });
+}
+
 beforeAll(async () => {
   if (!ready) return;
   tmp = tempDir('opm-base-image-');
   registry = await startPlainRegistry(tmp.dir, 'plain');
-  const work = path.join(tmp.dir, 'work');
-  mkdirSync(work);
-  const image = await buildBaseImage({
-    node: process.execPath,
-    opmRoot: projectRoot(),
-    healthProbe: healthProbe as string,
-    workDir: work,
-  });
-  digest = image.top.digest;
-  const layout = path.join(tmp.dir, 'layout');
-  await writeOciLayout(layout, image, 'v1');
-  runTool(
-    'skopeo',
-    ['copy', '--dest-tls-verify=false', `oci:${layout}:v1`, `docker://${registry.host}/base/opm-ts:v1`],
-    process.env,
-  );
+  // `opm image base`, pushed to the registry.
+  const built = opm([
+    'image',
+    'base',
+    '--grpc-health-probe',
+    healthProbe as string,
+    '-t',
+    `${registry.host}/base/opm-ts:v1`,
+    '--push',
+  ]);
+  if (built.status !== 0) throw new Error(`image base failed: ${built.stderr}`);
+  digest = built.stdout.trim();
   benv = buildahEnv(path.join(tmp.dir, 'buildah'));
 }, PATIENCE_MS * 4);
 
@@ -72,17 +75,25 @@ afterAll(async () => {
 });
 
 describe.runIf(ready)('the opm-ts base image', () => {
-  it('gives the same digest from the same inputs', async () => {
-    const again = path.join(tmp.dir, 'again');
-    mkdirSync(again);
-    const image = await buildBaseImage({
-      node: process.execPath,
-      opmRoot: projectRoot(),
-      healthProbe: healthProbe as string,
-      workDir: again,
-    });
-    expect(image.top.digest).toBe(digest);
-    const config = JSON.parse(Buffer.from(image.images[0]?.config ?? []).toString('utf8')) as {
+  it('gives the same digest from the same inputs; user 1001, entrypoint /bin/opm', () => {
+    const layout = path.join(tmp.dir, 'layout');
+    const again = opm([
+      'image',
+      'base',
+      '--grpc-health-probe',
+      healthProbe as string,
+      '--oci-layout',
+      layout,
+    ]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout.trim()).toBe(digest);
+    expect(again.stderr).toMatch(/compressed size \d+\.\d MiB/);
+    const index = JSON.parse(readFileSync(path.join(layout, 'index.json'), 'utf8')) as {
+      manifests: { digest: string }[];
+    };
+    const blob = (d: string): string => readFileSync(path.join(layout, 'blobs', ...d.split(':')), 'utf8');
+    const manifest = JSON.parse(blob(index.manifests[0]?.digest ?? '')) as { config: { digest: string } };
+    const config = JSON.parse(blob(manifest.config.digest)) as {
       config: { User: string; Entrypoint: string[] };
     };
     expect(config.config.User).toBe('1001');
@@ -91,26 +102,16 @@ describe.runIf(ready)('the opm-ts base image', () => {
 
   it('a catalog image built on it runs without a daemon, answers the probe and grpcurl', async () => {
     const ref = `${registry.host}/catalogs/mixed:v1`;
-    const built = spawnSync(
-      process.execPath,
-      [
-        OPM,
-        '--use-http',
-        'image',
-        'build',
-        path.resolve('testdata/serve/mixed/catalog'),
-        '-t',
-        ref,
-        '--push',
-        '--base-image',
-        `${registry.host}/base/opm-ts:v1`,
-      ],
-      {
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH, HOME: tmp.dir, OLM_CACHE_DIR: path.join(tmp.dir, 'blobs') },
-        timeout: PATIENCE_MS,
-      },
-    );
+    const built = opm([
+      'image',
+      'build',
+      path.resolve('testdata/serve/mixed/catalog'),
+      '-t',
+      ref,
+      '--push',
+      '--base-image',
+      `${registry.host}/base/opm-ts:v1`,
+    ]);
     expect(built.status, built.stderr).toBe(0);
     const ctr = runTool('buildah', ['from', '--quiet', '--tls-verify=false', `docker://${ref}`], benv).trim();
     const port = await freePort();
