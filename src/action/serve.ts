@@ -20,7 +20,14 @@ export interface ServeOptions {
   port?: string;
   cacheDir?: string;
   cacheOnly?: boolean;
-  /** Default: true when `cacheDir` is set and `cacheOnly` is not (opm's rule). */
+  /**
+   * true: a missing or stale cache is fatal (opm's `integrity check failed: …`); false: it is
+   * rebuilt. Not given (the command line's flag not given): opm's default, true when `cacheDir` is
+   * set and `cacheOnly` is not, but a missing or stale cache is then served from the catalog's
+   * files with one warning (and rebuilt where it can be written) instead of being fatal, so that a
+   * catalog pod whose `/configs` was changed after its cache was built does not crash-loop
+   * (docs/compatibility.md, row S17).
+   */
   cacheEnforceIntegrity?: boolean;
   log: ServeLog;
   /** Also serve OLM v1's catalog API (catalogd's paths) on this `host:port` (action/serve-http.ts). */
@@ -56,6 +63,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const cacheDir = opts.cacheDir ?? '';
   const cacheOnly = opts.cacheOnly ?? false;
   const enforce = opts.cacheEnforceIntegrity ?? (cacheDir !== '' && !cacheOnly);
+  // opm's default enforcement, not asked for: a stale cache is not worth a crash loop.
+  const tolerateStale = opts.cacheEnforceIntegrity === undefined && enforce;
   if (cacheDir === '' && enforce)
     throw new OpmError('--cache-dir must be specified with --cache-enforce-integrity');
   const configDir = opts.configDir;
@@ -78,7 +87,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
     const { loadDiskCache } = await import('../serve-cache/load-cache.js');
     index = await loadDiskCache(dir, {
       cacheDir: path.resolve(opts.cwd ?? '', cacheDir),
-      enforceIntegrity: enforce,
+      enforceIntegrity: enforce && !tolerateStale,
+      tolerateStale,
       log: opts.log,
       fields,
       cacheLabel: cacheDir,

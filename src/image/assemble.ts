@@ -38,6 +38,10 @@ export interface ConfigEdit {
   labels?: Record<string, string>;
   /** Ports the image exposes (`50051/tcp`), added to the base's. */
   exposedPorts?: string[];
+  /** The user the image runs as (`USER 1001`). */
+  user?: string;
+  /** Environment of the image's processes (`NAME=value`), replacing the base's. */
+  env?: string[];
   /** What each new layer is, for the history (one per layer, in order). */
   history: string[];
   /** A history line for the settings that add no layer (entrypoint, command, labels). */
@@ -86,6 +90,8 @@ function editConfig(
   const cfg: Record<string, unknown> = isRecord(doc.config) ? { ...doc.config } : {};
   if (edit.entrypoint !== undefined) cfg.Entrypoint = edit.entrypoint;
   if (edit.cmd !== undefined) cfg.Cmd = edit.cmd;
+  if (edit.user !== undefined) cfg.User = edit.user;
+  if (edit.env !== undefined) cfg.Env = edit.env;
   if (edit.labels !== undefined) {
     const labels: Record<string, unknown> = isRecord(cfg.Labels) ? { ...cfg.Labels } : {};
     for (const [k, v] of Object.entries(edit.labels)) labels[k] = v;

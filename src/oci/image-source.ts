@@ -11,6 +11,8 @@ export interface PulledImage {
   digest: string;
   /** Labels of the image config (`config.Labels`). */
   labels: Record<string, string>;
+  /** The image config's `Cmd`, when the source knows it (`serve <image>` finds the cache by it). */
+  cmd?: string[];
   /** Directory holding the unpacked image filesystem (all layers applied). */
   root: string;
   /**

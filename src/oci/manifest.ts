@@ -50,6 +50,8 @@ export interface ImageIndex {
 
 export interface ImageConfig {
   labels: Record<string, string>;
+  /** The config's `Cmd` (arguments of the entrypoint); empty when it has none. */
+  cmd: string[];
   diffIds: string[];
   platform: Platform | undefined;
 }
@@ -139,7 +141,8 @@ export function parseConfig(bytes: Uint8Array): ImageConfig {
     rootfs && Array.isArray(rootfs.diff_ids)
       ? rootfs.diff_ids.filter((d): d is string => typeof d === 'string')
       : [];
-  return { labels, diffIds, platform: parsePlatform(doc) };
+  const cmd = cfg && Array.isArray(cfg.Cmd) ? cfg.Cmd.filter((a): a is string => typeof a === 'string') : [];
+  return { labels, cmd, diffIds, platform: parsePlatform(doc) };
 }
 
 /** `linux/<host arch>[/variant]`, as opm picks by default. */

@@ -272,6 +272,7 @@ export class RegistryClient implements ImageSource {
         ref: refText,
         digest: top.digest,
         labels: image.labels,
+        cmd: image.cmd,
         root: unpacked,
         modes,
         // Inside the executor, a failure to remove rejects the promise rather than throwing.

@@ -5,10 +5,12 @@
  * which `image build` runs. The steps, log lines and failure texts are opm's (operator-registry
  * `cmd/opm/serve`, `pkg/cache`).
  */
-import { rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
+import { errnoCode } from '../go/errno.js';
 import { loadServedCatalog } from '../api/load.js';
+import { memoryQueries } from '../api/memory.js';
 import { toApiBundle } from '../api/convert.js';
 import { decodeBundle, encodeBundle, type ApiBundle } from '../api/messages.js';
 import {
@@ -47,6 +49,12 @@ export interface CacheLoadOptions extends CacheBuildOptions {
   cacheDir: string;
   /** Fail when the cache is missing or stale instead of rebuilding it. */
   enforceIntegrity: boolean;
+  /**
+   * Integrity was opm's default rather than asked for: a missing or stale cache is not fatal. One
+   * warning line says so; the cache is rebuilt when its directory can be written, and the catalog is
+   * served from its files (in memory) when it cannot. Ignored when `enforceIntegrity` is true.
+   */
+  tolerateStale?: boolean;
   log: ServeLog;
   /** Fields on every line (opm's `cache=` and `configs=`, as given). */
   fields?: LogFields;
@@ -169,6 +177,7 @@ export async function loadDiskCache(
     existing ? 'found existing cache contents' : 'cache directory is empty, using preferred backend',
     { ...fields, backend },
   );
+  const tolerate = opts.tolerateStale === true && !opts.enforceIntegrity;
   let problem: unknown;
   try {
     // The environment as the loader reads it: OPM_THREADS, OPM_MAX_BLOB_BYTES.
@@ -181,7 +190,7 @@ export async function loadDiskCache(
     if (signal?.aborted === true) throw err;
     if (!(err instanceof OpmError)) throw err;
     problem = err;
-    if (err instanceof DigestMismatchError) {
+    if (err instanceof DigestMismatchError && !tolerate) {
       opts.log('warning', 'cache requires rebuild', {
         ...fields,
         computedDigest: err.computedDigest,
@@ -194,13 +203,42 @@ export async function loadDiskCache(
     if (opts.enforceIntegrity) {
       throw new OpmError(`integrity check failed: ${(problem as Error).message}`, { cause: problem });
     }
-    opts.log('info', 'building cache', fields);
-    await buildDiskCache(configDir, dir, {
+    const buildOpts = {
       replacing: backend,
       ...(opts.configLabel === undefined ? {} : { configLabel: opts.configLabel }),
       ...(opts.env === undefined ? {} : { env: opts.env }),
       ...(signal === undefined ? {} : { signal }),
-    });
+    };
+    if (tolerate) {
+      const writable = cacheWritable(dir);
+      const what = existing ? 'cache does not match the catalog' : 'cache is empty';
+      opts.log(
+        'warning',
+        writable
+          ? `${what}: rebuilding it from the catalog`
+          : `${what} and cannot be written: serving the catalog from its files`,
+        {
+          ...fields,
+          reason: (problem as Error).message,
+          hint: `rebuild the cache whenever the catalog changes (opm serve ${opts.configLabel ?? configDir} --cache-dir ${label ?? dir} --cache-only); --cache-enforce-integrity=true makes this fatal`,
+        },
+      );
+      if (!writable) return servedFromFiles(configDir, opts);
+      try {
+        await buildDiskCache(configDir, dir, buildOpts);
+      } catch (err) {
+        // A cache that could not be written (a full disk): the catalog is still served.
+        if (signal?.aborted === true || !isWriteFailure(err)) throw err;
+        opts.log('warning', 'cache not rebuilt: serving the catalog from its files', {
+          ...fields,
+          reason: (err as Error).message,
+        });
+        return servedFromFiles(configDir, opts);
+      }
+    } else {
+      opts.log('info', 'building cache', fields);
+      await buildDiskCache(configDir, dir, buildOpts);
+    }
     cache = openServeCache(dir);
   }
   let index;
@@ -222,4 +260,59 @@ export async function loadDiskCache(
       return Promise.resolve();
     },
   };
+}
+
+/** The catalog served from its files, held in memory: what `serve` does without a cache. */
+async function servedFromFiles(configDir: string, opts: CacheLoadOptions): Promise<ServedIndex> {
+  const { cfg, model } = await loadServedCatalog(configDir, {
+    ...(opts.env === undefined ? {} : { env: opts.env }),
+    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+    ...(opts.configLabel === undefined ? {} : { label: opts.configLabel }),
+  });
+  const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
+  return {
+    queries: memoryQueries(model, cfg.others, restore),
+    leftGarbage: restore !== undefined,
+    close: () => Promise.resolve(),
+  };
+}
+
+const WRITE_FAILURES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
+
+/** A failure of writing the cache's files rather than of reading the catalog. */
+function isWriteFailure(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (WRITE_FAILURES.has(errnoCode(e))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a rebuild can write the cache: the directories it removes entries from and creates
+ * entries in (the cache directory, or the nearest one that exists, and the layout's folders).
+ * Catalog images build the cache as root and run as user 1001; a read-only root file system
+ * writes nothing.
+ */
+function cacheWritable(dir: string): boolean {
+  let existing = path.resolve(dir);
+  while (!existsSync(existing)) {
+    const parent = path.dirname(existing);
+    if (parent === existing) return false;
+    existing = parent;
+  }
+  const dirs = [existing];
+  for (const sub of ['pogreb.v1', 'pogreb.v1/db', 'cache']) {
+    const d = path.join(dir, sub);
+    try {
+      if (statSync(d).isDirectory()) dirs.push(d);
+    } catch {
+      // Not there: created by the rebuild inside a directory already checked.
+    }
+  }
+  try {
+    for (const d of dirs) accessSync(d, constants.W_OK | constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath, haveCorpus } from '../corpus.js';
 import { reference } from './reference-opm.js';
 import { runOpm } from '../run-cli.js';
+import { serve } from '../../src/action/serve.js';
 import { answering, freePort } from '../serve/client.js';
 import { loadCatalogDir } from '../../src/declcfg/load.js';
 import { convertToModelOrThrow } from '../../src/model/convert.js';
@@ -352,6 +353,31 @@ describe('failures read as Go opm reads them', () => {
       /^cache requires rebuild: cache reports digest as "[0-9a-f]{16}", but computed digest is "[0-9a-f]{16}"$/,
     );
     expect(`integrity check failed: ${message}`).toBe(fatalOf(go.stderr));
+  });
+
+  it('a stale cache rebuilt by opm-ts serving without the flag is served by the Go opm, enforced', async () => {
+    const changed = path.join(work, 'changed-served');
+    cpSync(catalog, changed, { recursive: true });
+    const file = path.join(changed, 'etcd/catalog.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('etcd-bundle:v0.9.2', 'etcd-bundle:v0.9.4'));
+    const dir = path.join(work, 'stale-served');
+    expect(goCacheOnly(catalog, dir).code).toBe(0);
+    const lines: string[] = [];
+    const stop = new AbortController();
+    await serve({
+      configDir: changed,
+      cacheDir: dir,
+      port: '0',
+      log: (level, msg) => lines.push(`${level} ${msg}`),
+      onListening: () => stop.abort(),
+      signal: stop.signal,
+    });
+    expect(lines.filter((l) => l.startsWith('warning'))).toEqual([
+      'warning cache does not match the catalog: rebuilding it from the catalog',
+    ]);
+    const go = await goServe(changed, dir);
+    expect(fatalOf(go.stderr)).toBeUndefined();
+    expect(go.served).toBe(true);
   });
 
   it('a comment added to a catalog file changes nothing', async () => {

@@ -179,7 +179,7 @@ describe('opm serve: the process', () => {
     }
   });
 
-  it('a missing directory; --cache-dir without a cache; enforcing without --cache-dir', () => {
+  it('a missing directory; --cache-dir without a cache, enforcing; enforcing without --cache-dir', () => {
     const missing = run([path.join(tmp, 'nope'), '-t', '/dev/null']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(
@@ -189,6 +189,7 @@ describe('opm serve: the process', () => {
       path.join(fixture, 'catalog'),
       '--cache-dir',
       path.join(tmp, 'cache'),
+      '--cache-enforce-integrity=true',
       '-t',
       '/dev/null',
     ]);
@@ -256,7 +257,7 @@ describe('opm serve --cache-dir', () => {
     const changed = path.join(tmp, 'changed');
     cpSync(catalog, changed, { recursive: true });
     writeFileSync(path.join(changed, 'extra.json'), '{"schema":"acme.note","package":"alpha-op","n":1}\n');
-    const refused = run([changed, '--cache-dir', cache, '-p', '0']);
+    const refused = run([changed, '--cache-dir', cache, '-p', '0', '--cache-enforce-integrity=true']);
     expect(refused.status).toBe(1);
     const lines = refused.stderr.trim().split('\n');
     expect(lines).toHaveLength(3);

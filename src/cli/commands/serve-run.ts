@@ -1,10 +1,14 @@
-import { appendFileSync } from 'node:fs';
-import { serve } from '../../action/serve.js';
+import { appendFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { serve, type ServeOptions } from '../../action/serve.js';
+import { isServableReference, serveImage } from '../../action/serve-image.js';
 import { OpmError } from '../../errors.js';
 import type { LogFields, LogLevel } from '../../util/log.js';
 import { ExitCode } from '../exit-code.js';
 import type { CliIO } from '../io.js';
 import { LineBuffer, logrusLine } from '../logrus.js';
+import { withImageSource } from '../registry.js';
 
 export interface ServeFlags {
   port: string;
@@ -24,26 +28,32 @@ export interface ServeFlags {
 /**
  * `opm serve DIR`: logrus lines on stderr, fatal failures as one `level=fatal` line (also appended
  * to the termination log when it can be written) and exit status 1; SIGTERM or SIGINT stop the
- * server gracefully and exit 0.
+ * server gracefully and exit 0. An argument that names nothing on disk and is an image reference
+ * with its registry is pulled and served (action/serve-image.ts), with the registry flags render
+ * takes.
  */
-export async function runServe(io: CliIO, dir: string, flags: ServeFlags): Promise<void> {
-  await runServer(io, flags, (log, signal) =>
-    serve({
-      configDir: dir,
-      port: flags.port,
-      cacheDir: flags.cacheDir,
-      cacheOnly: flags.cacheOnly,
-      ...(flags.cacheEnforceIntegrity === undefined
-        ? {}
-        : { cacheEnforceIntegrity: flags.cacheEnforceIntegrity }),
-      httpAddr: flags.httpAddr,
-      ...(flags.catalogName === undefined ? {} : { catalogName: flags.catalogName }),
-      log,
-      cwd: io.cwd,
-      env: io.env,
-      signal,
-    }),
-  );
+export async function runServe(io: CliIO, dir: string, flags: ServeFlags, cmd?: Command): Promise<void> {
+  const options = (log: ServeOptions['log'], signal: AbortSignal): Omit<ServeOptions, 'configDir'> => ({
+    port: flags.port,
+    cacheDir: flags.cacheDir,
+    cacheOnly: flags.cacheOnly,
+    ...(flags.cacheEnforceIntegrity === undefined
+      ? {}
+      : { cacheEnforceIntegrity: flags.cacheEnforceIntegrity }),
+    httpAddr: flags.httpAddr,
+    ...(flags.catalogName === undefined ? {} : { catalogName: flags.catalogName }),
+    log,
+    cwd: io.cwd,
+    env: io.env,
+    signal,
+  });
+  if (cmd !== undefined && !existsSync(path.resolve(io.cwd, dir)) && isServableReference(dir)) {
+    await withImageSource(cmd, io, (imageSource) =>
+      runServer(io, flags, (log, signal) => serveImage({ ...options(log, signal), image: dir, imageSource })),
+    );
+    return;
+  }
+  await runServer(io, flags, (log, signal) => serve({ ...options(log, signal), configDir: dir }));
 }
 
 /**
