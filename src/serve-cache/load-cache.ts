@@ -263,7 +263,10 @@ export async function loadDiskCache(
 }
 
 /** The catalog served from its files, held in memory: what `serve` does without a cache. */
-async function servedFromFiles(configDir: string, opts: CacheLoadOptions): Promise<ServedIndex> {
+async function servedFromFiles(
+  configDir: string,
+  opts: CacheLoadOptions,
+): Promise<ServedIndex & { queries: CatalogQueries }> {
   const { cfg, model } = await loadServedCatalog(configDir, {
     ...(opts.env === undefined ? {} : { env: opts.env }),
     ...(opts.signal === undefined ? {} : { signal: opts.signal }),
