@@ -3,24 +3,11 @@
  * one scenario per check, safe and unsafe: the problems as operator-controller's refusal lines
  * (expected.txt beside, empty when the upgrade is safe). UPDATE_FIXTURES=1 rewrites them.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareCrds, problemLine } from '../../src/crd-safety/index.js';
-
-export const PAIRS_DIR = path.resolve(__dirname, '../../testdata/crd-safety');
-
-export function pairScenarios(): string[] {
-  return readdirSync(PAIRS_DIR, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => d.name)
-    .sort();
-}
-
-export function readPair(name: string): { old: unknown; new: unknown } {
-  const read = (f: string): unknown => JSON.parse(readFileSync(path.join(PAIRS_DIR, name, f), 'utf8'));
-  return { old: read('old.json'), new: read('new.json') };
-}
+import { PAIRS_DIR, pairScenarios, readPair } from './pairs.js';
 
 describe('CRD upgrade checks on pairs of our own', () => {
   for (const name of pairScenarios()) {
