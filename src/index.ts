@@ -116,6 +116,15 @@ export { OpmError, UsageError, InternalError, type OpmErrorCode } from './errors
 export { sortFindings, type Finding, type Severity } from './findings.js';
 export type { Counts } from './lint/github.js';
 export {
+  compareCrds,
+  compareCrdSets,
+  crdSetOf,
+  problemLine,
+  type Check as CrdUpgradeCheck,
+  type CrdProblem,
+  type CrdSet,
+} from './crd-safety/index.js';
+export {
   RULE_IDS,
   isRuleId,
   ruleInfo,

@@ -36,6 +36,72 @@ const ourRule = (severity: RuleLevel, description: string, help: string): RuleIn
   help,
 });
 
+/** The CRD upgrade safety rules, one per check (`crd.<check>`), all off by default. */
+function crdRules() {
+  const rule = (description: string, help: string): RuleInfo => ourRule('off', description, help);
+  const bound = (what: string): string =>
+    `An upgrade tightens ${what} of a CRD property (or adds one where there was none): existing objects may no longer validate, and OLM v1 refuses the upgrade.`;
+  const loosen = 'Keep the old bound (or loosen it) in every version existing objects use.';
+  return {
+    'crd.bundle-unreadable': rule(
+      'A bundle directory named by --bundle-dirs cannot be read, so its CRDs are not checked.',
+      'Fix the directory or its entry in the bundle directory map.',
+    ),
+    'crd.scope': rule(
+      'An upgrade changes a CRD’s scope (Namespaced or Cluster): OLM v1 refuses it.',
+      'Keep the scope; a new scope needs a new CRD.',
+    ),
+    'crd.stored-version-removal': rule(
+      'An upgrade removes a CRD version objects are stored in: OLM v0 and v1 refuse it.',
+      'Keep the version (served: false) until the stored objects are migrated and it is out of status.storedVersions.',
+    ),
+    'crd.served-version-removal': rule(
+      'An upgrade removes a version the old CRD serves (OLM v0 requires served: false in an earlier upgrade).',
+      'Set the version served: false in one release and remove it in a later one.',
+    ),
+    'crd.existing-field-removal': rule(
+      'An upgrade removes a field from a CRD version that stays: OLM v1 refuses it.',
+      'Keep the field (deprecate it in its description), or remove it only in a new version.',
+    ),
+    'crd.required': rule(
+      'An upgrade makes a CRD field newly required: existing objects without it stop validating.',
+      'Make the field optional with a default, or require it only in a new version.',
+    ),
+    'crd.enum': rule(
+      'An upgrade removes allowed enum values, or adds an enum where there was none.',
+      'Keep every value existing objects may hold; adding values is allowed.',
+    ),
+    'crd.type': rule(
+      'An upgrade changes the type of a CRD field.',
+      'Keep the type; use a new field or a new version for another type.',
+    ),
+    'crd.default': rule(
+      'An upgrade adds, changes or removes the default of a CRD field.',
+      'Keep the default as it was.',
+    ),
+    'crd.maximum': rule(bound('the maximum'), loosen),
+    'crd.minimum': rule(bound('the minimum'), loosen),
+    'crd.max-length': rule(bound('maxLength'), loosen),
+    'crd.min-length': rule(bound('minLength'), loosen),
+    'crd.max-items': rule(bound('maxItems'), loosen),
+    'crd.min-items': rule(bound('minItems'), loosen),
+    'crd.max-properties': rule(bound('maxProperties'), loosen),
+    'crd.min-properties': rule(bound('minProperties'), loosen),
+    'crd.pattern': rule(
+      'An upgrade adds, changes or removes the pattern of a CRD field.',
+      'Keep the pattern as it was.',
+    ),
+    'crd.nullable': rule(
+      'An upgrade makes a CRD field nullable or no longer nullable.',
+      'Keep nullable as it was.',
+    ),
+    'crd.unhandled': rule(
+      'An upgrade changes a CRD field in a way OLM v1 has no check for (format, x-kubernetes-* markers, oneOf…): it refuses the upgrade.',
+      'Keep the field as it was, or make the change in a new version.',
+    ),
+  } as const;
+}
+
 const RULES = {
   // Reading the catalog directory.
   'load.unreadable': opmRule(
@@ -335,6 +401,9 @@ const RULES = {
     'The default channel of a package is deprecated: default installs land on a deprecated channel.',
     'Make another channel the default.',
   ),
+  // CRD upgrade safety along upgrade edges (src/lint/crd-upgrade.ts): off unless asked for, e.g.
+  // with --crd-upgrade-safety. Named after the checks of OLM v1's preflight.
+  ...crdRules(),
   'metadata.icon-mediatype': ourRule(
     'warning',
     'The bytes of a package icon are not of the declared mediatype (e.g. an SVG labelled image/png).',

@@ -28,6 +28,7 @@ import { goFieldFor, goFold, goJsonKind, unmarshalFieldError } from '../go/json-
 import { base64ErrorAt } from '../go/base64.js';
 import { compareUtf8 } from '../go/utf8.js';
 import type { RuleId } from '../rules.js';
+import { crdOfBundleObject } from '../crd-safety/bundle-crds.js';
 
 export interface DecodeIssue {
   rule: RuleId;
@@ -43,6 +44,8 @@ export interface DecodeOptions {
   elidePayloads?: boolean;
   /** When eliding payloads, keep the annotations of the bundle's CSV (`Bundle.csvAnnotations`). */
   keepCsvAnnotations?: boolean;
+  /** When eliding payloads, keep the CustomResourceDefinitions among them (`Bundle.crds`). */
+  keepCrds?: boolean;
 }
 
 export interface DecodeResult {
@@ -424,6 +427,10 @@ function checkBundleObjects(b: Bundle, props: Property[], ctx: Ctx, opts: Decode
       if (opts.keepCsvAnnotations === true && isRecord(v)) {
         const annotations = csvAnnotations(v);
         if (annotations !== undefined) b.csvAnnotations = annotations;
+      }
+      if (opts.keepCrds === true) {
+        const crd = crdOfBundleObject(v);
+        if (crd !== undefined) (b.crds ??= []).push(crd);
       }
       p.value = {};
       elided = true;

@@ -75,6 +75,8 @@ export interface Bundle {
    * elided payloads (validation reads them; the rest of the CSV is not kept).
    */
   csvAnnotations?: Record<string, string>;
+  /** With `keepCrds`, the CustomResourceDefinitions among the elided payloads. */
+  crds?: unknown[];
 }
 
 export interface PackageScopedReference {

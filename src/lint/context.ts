@@ -52,6 +52,10 @@ export interface LintInput {
    * dropped after loading to save memory; its annotations are kept).
    */
   csvAnnotations?: ReadonlyMap<object, Readonly<Record<string, string>>>;
+  /** The CRDs of bundles whose manifests travel as olm.bundle.object (kept apart, as the annotations). */
+  bundleCrds?: ReadonlyMap<object, readonly unknown[]>;
+  /** Bundle image reference → bundle directory, where bundles' CRDs are read when the catalog lacks them. */
+  bundleDirs?: ReadonlyMap<string, string>;
 }
 
 export interface Place {

@@ -11,18 +11,21 @@ import { dependencyFindings } from './dependencies.js';
 import { metadataFindings } from './metadata.js';
 import { policyFindings } from './policies.js';
 import { upgradeGraphFindings } from './upgrade-graph.js';
+import { crdUpgradeFindings } from './crd-upgrade.js';
 
 export type { LintInput, LintPolicies, Provider } from './context.js';
 export { providersOf } from './dependencies.js';
 
 /** Each group of rules, by the prefix of its rule ids. */
 const DEPENDENCIES = { prefixes: ['dependency.', 'constraint.'], run: dependencyFindings };
+const CRD_UPGRADE = { prefixes: ['crd.'], run: crdUpgradeFindings };
 const GROUPS: readonly { prefixes: readonly string[]; run: (input: LintInput) => Finding[] }[] = [
   DEPENDENCIES,
   { prefixes: ['blob.'], run: (input) => blobSchemaFindings(input.unknownBlobs ?? []) },
   { prefixes: ['upgrade.'], run: upgradeGraphFindings },
   { prefixes: ['metadata.'], run: metadataFindings },
   { prefixes: ['policy.'], run: policyFindings },
+  CRD_UPGRADE,
 ];
 
 /**
@@ -48,6 +51,11 @@ export function lintFindings(
 /** Whether any dependency rule is on under `levels` (else a catalog in parts need not gather bundles). */
 export function dependencyRulesOn(levels?: ReadonlyMap<RuleId, RuleLevel>): boolean {
   return groupOn(DEPENDENCIES, levels);
+}
+
+/** Whether any CRD upgrade rule is on under `levels` (else the loader need not keep the CRDs). */
+export function crdRulesOn(levels?: ReadonlyMap<RuleId, RuleLevel>): boolean {
+  return groupOn(CRD_UPGRADE, levels);
 }
 
 /** Whether some rule of `g` is not turned off by `levels` (the rule's default otherwise). */

@@ -9,6 +9,8 @@ interface FixtureOptions {
   severities?: Record<string, RuleLevel>;
   policies?: { channelNames?: string[] };
   with?: string[];
+  /** Bundle image reference -> bundle directory (relative to the fixture), as --bundle-dirs maps them. */
+  bundleDirs?: Record<string, string>;
 }
 
 export function fixtureOptions(dir: string): ValidateOptions {
@@ -21,5 +23,10 @@ export function fixtureOptions(dir: string): ValidateOptions {
     severities,
     ...(o.policies === undefined ? {} : { policies: o.policies }),
     ...(o.with === undefined ? {} : { with: o.with, cwd: dir }),
+    ...(o.bundleDirs === undefined
+      ? {}
+      : {
+          bundleDirs: new Map(Object.entries(o.bundleDirs).map(([image, d]) => [image, path.join(dir, d)])),
+        }),
   };
 }

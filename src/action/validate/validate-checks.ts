@@ -7,7 +7,13 @@ import type { DeclarativeConfig } from '../../declcfg/types.js';
 import type { Finding } from '../../findings.js';
 import { convertToModel } from '../../model/convert.js';
 import type { Model } from '../../model/model.js';
-import { dependencyRulesOn, lintFindings, type LintInput, type LintPolicies } from '../../lint/index.js';
+import {
+  crdRulesOn,
+  dependencyRulesOn,
+  lintFindings,
+  type LintInput,
+  type LintPolicies,
+} from '../../lint/index.js';
 import type { RuleId, RuleLevel } from '../../rules.js';
 import { schemaFindings } from '../../schema/schema.js';
 
@@ -20,6 +26,11 @@ export interface CheckOptions {
   severities?: ReadonlyMap<RuleId, RuleLevel>;
   /** Settings of the policy rules. */
   policies?: LintPolicies;
+  /**
+   * Bundle image reference → registry+v1 bundle directory (`--bundle-dirs`): where the CRD
+   * upgrade rules read the CRDs of bundles whose manifests the catalog does not carry.
+   */
+  bundleDirs?: ReadonlyMap<string, string>;
 }
 
 export interface CatalogChecks {
@@ -39,6 +50,24 @@ export interface CatalogChecks {
  * and of the manifests only the CSV's annotations).
  */
 export const VALIDATE_LOAD_OPTIONS = { elidePayloads: true, keepCsvAnnotations: true } as const;
+
+/** VALIDATE_LOAD_OPTIONS, keeping the bundles' CRDs too when a CRD upgrade rule is on. */
+export function validateLoadOptions(
+  severities: ReadonlyMap<RuleId, RuleLevel> | undefined,
+): typeof VALIDATE_LOAD_OPTIONS & { keepCrds?: boolean } {
+  return crdRulesOn(severities) ? { ...VALIDATE_LOAD_OPTIONS, keepCrds: true } : VALIDATE_LOAD_OPTIONS;
+}
+
+/** Take the CRDs the loader kept off the bundles (they are not part of the blob). */
+function takeCrds(cfg: DeclarativeConfig): Map<object, unknown[]> {
+  const out = new Map<object, unknown[]>();
+  for (const b of cfg.bundles) {
+    if (b.crds === undefined) continue;
+    out.set(b, b.crds);
+    delete b.crds;
+  }
+  return out;
+}
 
 /** Take the CSV annotations the loader kept off the bundles (they are not part of the blob). */
 function takeCsvAnnotations(cfg: DeclarativeConfig): Map<object, Record<string, string>> {
@@ -65,6 +94,7 @@ export function checkCatalog(
 ): CatalogChecks {
   const findings: Finding[] = [];
   const annotations = takeCsvAnnotations(cfg);
+  const crds = takeCrds(cfg);
   if (opts.schemas !== false) findings.push(...schemaFindings(cfg));
   if (loadFailed) return { findings };
   const converted = convertToModel(cfg);
@@ -76,6 +106,8 @@ export function checkCatalog(
       others: otherModels,
       policies: opts.policies ?? {},
       csvAnnotations: annotations,
+      bundleCrds: crds,
+      ...(opts.bundleDirs === undefined ? {} : { bundleDirs: opts.bundleDirs }),
       unknownBlobs: cfg.others,
     };
     const levels = opts.severities ?? new Map<RuleId, RuleLevel>();

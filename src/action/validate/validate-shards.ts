@@ -28,7 +28,7 @@ import { compareUtf8 } from '../../go/utf8.js';
 import { claim, type FailureReply } from '../../util/claim.js';
 import { WorkerPool, workerModule, type PoolWorker, type WorkerModule } from '../../util/worker-pool.js';
 import { lintFindings, providersOf, type Provider } from '../../lint/index.js';
-import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
+import { checkCatalog, validateLoadOptions, type CheckOptions } from './validate-checks.js';
 import { abortedOr, Checkpoint, throwIfAborted } from '../../util/abort.js';
 
 /**
@@ -110,7 +110,7 @@ export async function checkShard(work: ShardWork, signal?: AbortSignal): Promise
     const configs: DeclarativeConfig[] = [];
     for (const f of group.files) {
       await checkpoint.pass();
-      const r = await loadFile(f, VALIDATE_LOAD_OPTIONS);
+      const r = await loadFile(f, validateLoadOptions(work.checks.severities));
       configs.push(r.cfg);
       loadFindings.push(...r.findings);
     }

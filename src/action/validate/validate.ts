@@ -29,7 +29,7 @@ import {
 } from '../../util/args.js';
 import { errnoText } from '../../go/errno.js';
 import { phase, type ProgressSink } from '../../util/progress.js';
-import { checkCatalog, VALIDATE_LOAD_OPTIONS, type CheckOptions } from './validate-checks.js';
+import { checkCatalog, validateLoadOptions, type CheckOptions } from './validate-checks.js';
 import { groupFiles, SHARD_MIN_BYTES, VALIDATE_WORKER, validateShards } from './validate-shards.js';
 import { canStartWorker } from '../../util/worker-pool.js';
 import { throwIfAborted } from '../../util/abort.js';
@@ -181,7 +181,7 @@ async function shardOrLoad(dir: string, opts: CheckedOptions): Promise<Prepared>
   const walked = await walkCatalog(dir, signal);
   const inOnePiece = async (): Promise<Prepared> => ({
     loaded: await loadCatalogDir(dir, {
-      ...VALIDATE_LOAD_OPTIONS,
+      ...validateLoadOptions(opts.severities),
       walked,
       ...(opts.threads === undefined ? {} : { threads: opts.threads }),
       ...(opts.env === undefined ? {} : { env: opts.env }),
@@ -212,6 +212,7 @@ function checkOptions(opts: CheckedOptions): CheckOptions {
     ...(opts.lint === undefined ? {} : { lint: opts.lint }),
     ...(opts.severities === undefined ? {} : { severities: opts.severities }),
     ...(opts.policies === undefined ? {} : { policies: opts.policies }),
+    ...(opts.bundleDirs === undefined ? {} : { bundleDirs: opts.bundleDirs }),
   };
 }
 

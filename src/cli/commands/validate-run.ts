@@ -18,6 +18,8 @@ import type { ImageSource } from '../../oci/image-source.js';
 import { ownPackage } from './version.js';
 import { stderrColors } from '../colors.js';
 import { writeAll } from '../output.js';
+import { readBundleDirMap } from '../../template/bundle-dirs.js';
+import { RULE_IDS, type RuleId, type RuleLevel } from '../../rules.js';
 import { goStruct, type GoStruct } from '../../go/go-struct.js';
 import { marshalIndent } from '../../go/json-encode.js';
 import { toYaml } from '../../declcfg/write.js';
@@ -32,6 +34,8 @@ export interface ValidateFlags {
   rule: string[];
   config?: string;
   with: string[];
+  crdUpgradeSafety: boolean;
+  bundleDirs?: string;
 }
 
 const FORMATS = ['json', 'yaml', 'github', 'sarif'] as const;
@@ -165,14 +169,21 @@ export async function runValidate(
     dir,
     opts.config === undefined ? undefined : path.resolve(io.cwd, opts.config),
   );
-  const severities = new Map([...config.rules, ...flagLevels]);
+  // --crd-upgrade-safety turns the crd.* rules on; the configuration and --rule still decide each.
+  const crdLevels = opts.crdUpgradeSafety
+    ? RULE_IDS.filter((id) => id.startsWith('crd.')).map((id): [RuleId, RuleLevel] => [id, 'error'])
+    : [];
+  const severities = new Map([...crdLevels, ...config.rules, ...flagLevels]);
   checkPolicySettings(severities, config.policies, config.file);
+  const bundleDirs =
+    opts.bundleDirs === undefined ? undefined : (await readBundleDirMap(opts.bundleDirs, io.cwd)).dirs;
   const run = (onProgress: ProgressSink, imageSource?: ImageSource): Promise<ValidateResult> =>
     validateCatalog(dir, {
       onProgress,
       displayDir: directory,
       severities,
       policies: config.policies,
+      ...(bundleDirs === undefined ? {} : { bundleDirs }),
       strict: opts.strict,
       with: opts.with,
       cwd: io.cwd,

@@ -26,6 +26,15 @@ export function registerValidate(program: Command, io: CliIO): void {
       'severity configuration file (default: the nearest .opm-validate.yaml at or above the catalog directory)',
     )
     .option(
+      '--crd-upgrade-safety',
+      'check the CRDs along every upgrade edge as OLM v0 and v1 do (the crd.* rules, as errors unless configured otherwise)',
+      false,
+    )
+    .option(
+      '--bundle-dirs <file>',
+      'map of bundle image references to registry+v1 bundle directories, where --crd-upgrade-safety reads CRDs the catalog does not carry',
+    )
+    .option(
       '--with <ref>',
       'another catalog (directory or image) whose bundles may satisfy dependencies (repeatable)',
       collect,

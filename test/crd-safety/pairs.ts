@@ -1,0 +1,17 @@
+// The pairs of CRDs of our own: testdata/crd-safety/<scenario>/old.json and new.json.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const PAIRS_DIR = path.resolve(__dirname, '../../testdata/crd-safety');
+
+export function pairScenarios(): string[] {
+  return readdirSync(PAIRS_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+}
+
+export function readPair(name: string): { old: unknown; new: unknown } {
+  const read = (f: string): unknown => JSON.parse(readFileSync(path.join(PAIRS_DIR, name, f), 'utf8'));
+  return { old: read('old.json'), new: read('new.json') };
+}
