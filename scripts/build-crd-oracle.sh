@@ -27,7 +27,14 @@ if [ -n "${OPERATOR_CONTROLLER_GIT:-}" ]; then
 else
   dir=$(cd "$work" && go mod download -json "github.com/operator-framework/operator-controller@$version" |
     sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
-  [ -n "$dir" ] || { echo "cannot download operator-controller@$version (set OPERATOR_CONTROLLER_GIT)" >&2; exit 1; }
+  if [ -z "$dir" ]; then
+    # The module proxy refuses the module (it answered 403 "not available" here): say so where the
+    # test looks, so that it reports why it cannot compare rather than only that nothing was built.
+    mkdir -p "$(dirname "$out")"
+    echo "the Go module proxy does not serve github.com/operator-framework/operator-controller@$version (set OPERATOR_CONTROLLER_GIT and CRDIFY_GIT to git directories of both)" >"$out.unavailable"
+    echo "cannot download operator-controller@$version (set OPERATOR_CONTROLLER_GIT)" >&2
+    exit 1
+  fi
   cp -r "$dir/." "$mod"
   chmod -R u+w "$mod"
 fi
@@ -41,4 +48,5 @@ cp "$src/main.go" "$mod/cmd/crd-upgrade-oracle/"
 mkdir -p "$(dirname "$out")"
 (cd "$mod" && GOFLAGS="-mod=mod -buildvcs=false" nice -n 19 go build -p 1 -o "$out.tmp" ./cmd/crd-upgrade-oracle)
 mv "$out.tmp" "$out"
+rm -f "$out.unavailable"
 echo "$out"
