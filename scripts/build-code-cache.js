@@ -1,17 +1,15 @@
-// Run by scripts/bundle.js: compiles a bundle of the command line (second argument: opm.cjs, the
-// default, or opm-short.cjs) the way bin/opm.js does, runs the commands people run most on the
+// Run by scripts/bundle.js: compiles a bundle (the argument: opm.cjs, the default, opm-short.cjs or
+// opm-render-bundle.cjs) the way bin/opm.js does, runs the commands people run most with it on the
 // example data in testdata/ (output thrown away), and writes the V8 code cache of everything that
-// was compiled to dist/<bundle>.cache (first argument `flags`), dist/<bundle>.serve.cache (`serve`:
-// runs of `serve` itself, under the flags bin/opm.js gives it), dist/<bundle>.plain.cache (`plain`) or
-// dist/<bundle>.generate.cache (`generate`). Its own process, so that the cache is made with the V8
-// flags of that start
-// (scripts/bundle.js starts it with bin/opm.js's flags for catalogs, or with none).
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+// was compiled to dist/<bundle>.cache. V8 takes a cache only under the flags it was made with: this
+// process first sets the V8 flags bin/opm.js sets at every start, read from its `V8_FLAGS` line.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import {
   compileCli,
   compileRenderBundle,
@@ -22,18 +20,16 @@ import {
 } from '../dist/cli/launch.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const which = ['plain', 'generate', 'serve'].includes(process.argv[2] ?? '') ? process.argv[2] : 'flags';
-const bundleFile = path.join(root, 'dist', process.argv[3] ?? 'opm.cjs');
+const launcherFlags = /^const V8_FLAGS = '([^']*)';$/m.exec(
+  readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8'),
+)?.[1];
+if (launcherFlags === undefined) throw new Error("bin/opm.js: no `const V8_FLAGS = '…';` line");
+v8.setFlagsFromString(launcherFlags);
+const bundleName = process.argv[2] ?? 'opm.cjs';
+const bundleFile = path.join(root, 'dist', bundleName);
 const catalog = path.join(root, 'testdata', 'examples', 'catalog');
 const bundle = path.join(root, 'testdata', 'render', 'good', 'properties-and-dependencies');
 const home = mkdtempSync(path.join(os.tmpdir(), 'opm-code-cache-'));
-
-/** A copy of `dir` in the temporary folder, for a command that writes beside it. */
-function copyOf(dir) {
-  const copy = path.join(home, path.basename(dir));
-  cpSync(dir, copy, { recursive: true });
-  return copy;
-}
 
 const discard = () => new Writable({ write: (_chunk, _enc, done) => done() });
 const io = () => ({
@@ -71,44 +67,40 @@ function closedPort() {
   });
 }
 
-// The cache for starts without V8 flags serves the commands that read no catalog (bin/opm.js): only
-// those run, so that it holds what they use and no more (V8 takes the whole cache at every start).
-// `generate dockerfile` validates the catalog: its code has a cache of its own (src/cli/launch.ts).
+// The short bundle's cache holds what its commands use most, and no more (V8 takes the whole cache at
+// every start): `generate dockerfile`, which validates the catalog, compiles that code as it runs. The whole bundle's holds the catalog commands and what a catalog image's two
+// steps of `serve` run: the cache built, then served from it (the fingerprint checked, the server
+// started), and a start without a cache; each server stopped as SIGTERM stops it once it logs
+// that it serves.
 const runs =
-  which === 'plain'
+  bundleName === 'opm-short.cjs'
     ? [
         ['--help'],
         ['render', '--help'],
         ['init', 'warm-up'],
+        ['render', catalog, '-o', 'json'],
+        ['render', catalog, '-o', 'yaml'],
         ['render', bundle, '-o', 'json'],
         ['render', bundle, '-o', 'yaml', '--migrate-level', 'bundle-object-to-csv-metadata'],
       ]
-    : which === 'generate'
-      ? [['generate', 'dockerfile', copyOf(catalog)]]
-      : which === 'serve'
-        ? // `serve`'s own cache holds what a catalog image's two steps run: the cache built, then served
-          // from it (the fingerprint checked, gRPC loaded, the server started), and a start without a
-          // cache; each server stopped as SIGTERM stops it once it logs that it serves.
-          [
-            ['serve', catalog, '--cache-dir', path.join(home, 'serve-cache'), '--cache-only'],
-            ['serve', catalog, '--cache-dir', path.join(home, 'serve-cache'), '-p', '0'],
-            ['serve', catalog, '-p', '0'],
-          ]
-        : [
-            ['--help'],
-            ['render', '--help'],
-            ['validate', catalog],
-            ['render', catalog, '-o', 'json'],
-            ['render', catalog, '-o', 'yaml'],
-            ['render', bundle, '-o', 'json'],
-            ['render', bundle, '-o', 'yaml', '--migrate-level', 'bundle-object-to-csv-metadata'],
-            // An image on a closed local port: reference parsing, credentials, transport, error reporting.
-            ['render', '--use-http', `127.0.0.1:${await closedPort()}/opm-ts/warm-up:v1`],
-          ];
+    : [
+        ['--help'],
+        ['render', '--help'],
+        ['validate', catalog],
+        ['render', catalog, '-o', 'json'],
+        ['render', catalog, '-o', 'yaml'],
+        ['render', bundle, '-o', 'json'],
+        ['render', bundle, '-o', 'yaml', '--migrate-level', 'bundle-object-to-csv-metadata'],
+        // An image on a closed local port: reference parsing, credentials, transport, error reporting.
+        ['render', '--use-http', `127.0.0.1:${await closedPort()}/opm-ts/warm-up:v1`],
+        ['serve', catalog, '--cache-dir', path.join(home, 'serve-cache'), '--cache-only'],
+        ['serve', catalog, '--cache-dir', path.join(home, 'serve-cache'), '-p', '0'],
+        ['serve', catalog, '-p', '0'],
+      ];
 
 try {
   let script;
-  if (path.basename(bundleFile) === 'opm-render-bundle.cjs') {
+  if (bundleName === 'opm-render-bundle.cjs') {
     // The render of bundle directories alone (src/cli/render-bundle-fast.ts): what it compiles when
     // it renders a bundle directory to JSON and to YAML, and no more.
     const compiled = compileRenderBundle(bundleFile);
@@ -122,8 +114,8 @@ try {
     for (const argv of runs) await compiled.cli.runCli(argv, argv[0] === 'serve' ? serveIO() : io());
     script = compiled.script;
   }
-  writeAtomically(shippedCacheFile(bundleFile, which), script.createCachedData());
-  writeAtomically(shippedStampFile(bundleFile, which), Buffer.from(`${runtimeStamp()}\n`));
+  writeAtomically(shippedCacheFile(bundleFile), script.createCachedData());
+  writeAtomically(shippedStampFile(bundleFile), Buffer.from(`${runtimeStamp()}\n`));
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

@@ -1,9 +1,9 @@
 // Run by `npm run build` after tsc: bundles the command line (dist/cli/main.js, what it imports and
 // the libraries it uses) into one CommonJS module, dist/opm.cjs (its body wrapped as the launcher
-// compiles it, see below) and again without the commands short runs never start (dist/opm-short.cjs),
+// compiles it, see below) and again without the commands that need most of the code (dist/opm-short.cjs),
 // the render of bundle directories alone (dist/opm-render-bundle.cjs), and the launcher that
 // bin/opm.js requires (src/cli/launch.ts) into dist/launch.cjs, then has
-// scripts/build-code-cache.js write the V8 code caches the launcher loads the bundles with. A file
+// scripts/build-code-cache.js write the V8 code cache the launcher loads each bundle with. A file
 // and a code cache instead of a hundred ES modules: start-up is most of the time of a short command.
 // Left outside: ajv (the precompiled validators require its runtime by path), undici (loaded
 // only when a proxy is configured), dagre (loaded only to draw `render-graph -o svg|html`) and
@@ -33,7 +33,7 @@ const lazyChildProcess = {
     }));
   },
 };
-// The run modules of the commands bin/opm.js never starts with dist/opm-short.cjs (see below): in
+// The run modules of the commands the launcher never starts with dist/opm-short.cjs (see below): in
 // that bundle each is a module that fails when loaded, which a command of the short bundle never
 // does (test/cli/launch.test.ts runs them and compares with the whole bundle).
 const LEFT_OUT_OF_SHORT = [
@@ -113,8 +113,8 @@ async function bundleCli(outfile, plugins, entry = 'main.js') {
 const outfile = path.join(root, 'dist', 'opm.cjs');
 await bundleCli(outfile, []);
 // The same command line without the commands that need most of the code (validate, serve, the
-// catalog operations, alpha): dist/opm-short.cjs, which the launcher loads for the commands that
-// start without V8 flags (init, render, generate, version, completion, help; src/cli/launch.ts). A
+// catalog operations, alpha): dist/opm-short.cjs, which the launcher loads for the other commands
+// (init, render, generate, version, completion, help; src/cli/launch.ts). A
 // process loads one of the two bundles and never both, so every module is there once. Half the
 // text to read and a smaller code cache to take: `render <bundle dir>` and `--help` start faster.
 await bundleCli(path.join(root, 'dist', 'opm-short.cjs'), [leftOut]);
@@ -156,31 +156,12 @@ for (const [entry, out] of [
     logLevel: 'warning',
   });
 }
-// The code caches are made under the V8 flags bin/opm.js's shell line starts Node.js with for
-// commands that read catalogs (opm_ts_v8), under those it gives `serve` (its `serve)` case), and
-// without V8 flags for the others (V8 refuses a cache made under other flags, and the launcher
-// compares their stamps): the flags are read from that line. The short bundle runs only without
-// flags. The whole bundle has a cache without flags as well, for `node bin/opm.js <command>`. The
-// cache with flags is made last: build-if-stale.js takes its time for the whole build.
-const shellLine = readFileSync(path.join(root, 'bin', 'opm.js'), 'utf8');
-const FLAGS = "'?((?:--[a-z-]+(?:=[^ ;']*)?)(?: --[a-z-]+(?:=[^ ;']*)?)*)'?;";
-const flagsLine = new RegExp(`opm_ts_v8=${FLAGS}`).exec(shellLine);
-if (flagsLine === null) throw new Error('bin/opm.js: no `opm_ts_v8=--flag …;` in its shell line');
-const serveLine = new RegExp(`serve\\) opm_ts_v8=${FLAGS}`).exec(shellLine);
-if (serveLine === null) throw new Error("bin/opm.js: no `serve) opm_ts_v8='--flag …';` in its shell line");
-const flagList = (m) => (m[1] ?? '').split(' ').filter((f) => f !== '');
-for (const [which, flags, bundle] of [
-  ['plain', [], 'opm.cjs'],
-  ['plain', [], 'opm-short.cjs'],
-  ['generate', [], 'opm-short.cjs'],
-  ['plain', [], 'opm-render-bundle.cjs'],
-  ['serve', flagList(serveLine), 'opm.cjs'],
-  ['flags', flagList(flagsLine), 'opm.cjs'],
-]) {
-  const cache = spawnSync(
-    process.execPath,
-    [...flags, path.join(root, 'scripts', 'build-code-cache.js'), which, bundle],
-    { stdio: 'inherit' },
-  );
+// One code cache per bundle, each made in a process of its own under the V8 flags bin/opm.js sets
+// (scripts/build-code-cache.js). The whole bundle's is made last: build-if-stale.js takes its time
+// for the whole build.
+for (const bundle of ['opm-short.cjs', 'opm-render-bundle.cjs', 'opm.cjs']) {
+  const cache = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-code-cache.js'), bundle], {
+    stdio: 'inherit',
+  });
   if (cache.status !== 0) process.exit(cache.status ?? 1);
 }

@@ -5,17 +5,14 @@
 // with Node 22), and start-up was most of the wall time of a short command such as a cached
 // `opm render <image>`.
 //
-// The caches written by the build are valid only for the Node.js version and V8 flags that built
-// them (their .stamp files): dist/opm.cjs.cache for the memory flags bin/opm.js gives commands that
-// read catalogs, dist/opm.cjs.serve.cache for those it gives `serve`, dist/opm.cjs.plain.cache for
-// a start without V8 flags (short commands, and `node bin/opm.js`). Any other run compiles as usual
-// the first time and leaves a cache for its own stamp in the user's cache folder. A cache V8
-// rejects only costs speed.
+// Each bundle has one code cache, written by the build under the V8 flags bin/opm.js sets for every
+// start (<bundle>.cache, its .stamp naming the Node.js that made it). A run under other V8 flags (a
+// NODE_OPTIONS heap size, say) compiles as usual the first time and leaves a cache for its own stamp
+// in the user's cache folder. A cache V8 rejects only costs speed.
 //
 // `opm render <bundle dir>... [-o json|yaml]` is tried first from a third bundle holding that render
-// alone (dist/opm-render-bundle.cjs, src/cli/render-bundle-fast.ts), under its own cache made without
-// V8 flags; it leaves any other outcome than a clean render to the command line, having written
-// nothing.
+// alone (dist/opm-render-bundle.cjs, src/cli/render-bundle-fast.ts); it leaves any other outcome than
+// a clean render to the command line, having written nothing.
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -42,19 +39,9 @@ export interface CompiledCli {
   cacheAccepted: boolean;
 }
 
-/**
- * The code caches the build writes beside a bundle: made under bin/opm.js's memory flags
- * ('flags'), under those it gives `serve` ('serve'), or without V8 flags ('plain'), and for the
- * short bundle one more without V8 flags made by `generate dockerfile` alone ('generate'): that
- * command validates the catalog, whose code would make the cache of every other short command a
- * third larger.
- */
-export type ShippedCache = 'flags' | 'serve' | 'plain' | 'generate';
-const SHIPPED_CACHES: readonly ShippedCache[] = ['flags', 'serve', 'plain'];
-
-/** A code cache the build writes beside the bundle. */
-export function shippedCacheFile(bundle: string, which: ShippedCache = 'flags'): string {
-  return which === 'flags' ? `${bundle}.cache` : `${bundle}.${which}.cache`;
+/** The code cache the build writes beside a bundle. */
+export function shippedCacheFile(bundle: string): string {
+  return `${bundle}.cache`;
 }
 
 /**
@@ -67,8 +54,8 @@ export function runtimeStamp(): string {
 }
 
 /** The stamp of the Node.js that wrote a shipped cache. */
-export function shippedStampFile(bundle: string, which: ShippedCache = 'flags'): string {
-  return `${shippedCacheFile(bundle, which)}.stamp`;
+export function shippedStampFile(bundle: string): string {
+  return `${shippedCacheFile(bundle)}.stamp`;
 }
 
 function isCliModule(u: unknown): u is CliModule {
@@ -191,8 +178,8 @@ export function isBareVersion(args: readonly string[], env: NodeJS.ProcessEnv = 
 }
 
 /**
- * The commands the short bundle holds whole (dist/opm-short.cjs, scripts/bundle.js): those
- * bin/opm.js starts without V8 flags, and the help and completion of every command.
+ * The commands the short bundle holds whole (dist/opm-short.cjs, scripts/bundle.js): those that need
+ * the least code, and the help and completion of every command.
  */
 const SHORT_COMMANDS: ReadonlySet<string> = new Set([
   'init',
@@ -208,13 +195,11 @@ const SHORT_COMMANDS: ReadonlySet<string> = new Set([
 
 /**
  * Whether a command line runs from the short bundle: its first word is one of SHORT_COMMANDS (or
- * there is none), and Node.js runs without V8 flags, as bin/opm.js starts those commands (the
- * short bundle has a code cache for that start only). Any other command line, `opm --quiet render
- * …` included, loads the whole bundle.
+ * there is none). Any other command line, `opm --quiet render …` included, loads the whole bundle.
  */
-export function runsShort(args: readonly string[], stamp: string = runtimeStamp()): boolean {
+export function runsShort(args: readonly string[]): boolean {
   const first = args[0];
-  return (first === undefined || SHORT_COMMANDS.has(first)) && stamp === `${process.version} ${process.arch}`;
+  return first === undefined || SHORT_COMMANDS.has(first);
 }
 
 /** The short bundle the build writes beside the whole one. */
@@ -227,26 +212,13 @@ export function renderBundleFile(bundle: string): string {
   return path.join(path.dirname(bundle), 'opm-render-bundle.cjs');
 }
 
-/** V8's interrupt budget (`--interrupt-budget`) in Node.js 20: its default, in bytes of bytecode run. */
-export const V8_INTERRUPT_BUDGET = 67584;
-
-/**
- * The budget the render of bundle directories runs with. V8 compiles a function with TurboFan once it
- * has run its budget's worth of bytecode; in a process this short, on one core, compiling the YAML
- * reader took longer than reading a bundle directory of a few hundred kilobytes with the baseline
- * code. With a budget 8 times V8's, such a render never waits for TurboFan, and larger ones are still
- * optimised, later (docs/performance.md, "Short commands, third round").
- */
-export const RENDER_INTERRUPT_BUDGET = 512 * 1024;
-
 /**
  * `opm render <bundle dir>... [-o json|yaml]` from dist/opm-render-bundle.cjs, without the command
  * line (render-bundle-fast.ts): 'written' when it rendered and wrote the whole output; 'declined'
  * when it declined, or could not write a byte: nothing was written, and the ordinary command line
  * runs from scratch and says whatever there is to say; otherwise the write failed after a part of
  * the output was out (or the reader went away), and the promise settles once that is reported as
- * the command line reports it, with its exit code. Only under the stamp its code cache was made with
- * (a start without V8 flags, as bin/opm.js starts such a render).
+ * the command line reports it, with its exit code.
  */
 function renderBundleDirs(
   args: readonly string[],
@@ -254,20 +226,12 @@ function renderBundleDirs(
   stamp: string,
 ): 'written' | 'declined' | Promise<void> {
   const file = renderBundleFile(whole);
-  if (readText(shippedStampFile(file, 'plain')) !== stamp) return 'declined';
+  const cache = readText(shippedStampFile(file)) === stamp ? readOptional(shippedCacheFile(file)) : undefined;
   let out: Uint8Array | undefined;
-  const { setFlagsFromString } = process.getBuiltinModule('node:v8');
   try {
-    const { exports } = compileRenderBundle(file, readOptional(shippedCacheFile(file, 'plain')));
-    // Set once the bundle is compiled, whose cache V8 checks against its flags (see below).
-    setFlagsFromString(`--interrupt-budget=${RENDER_INTERRUPT_BUDGET}`);
-    out = exports.renderBundleDirsFast(args, process.cwd());
+    out = compileRenderBundle(file, cache).exports.renderBundleDirsFast(args, process.cwd());
   } catch {
     // A bundle of another build: the command line does the render.
-  } finally {
-    // V8 takes a code cache only under the flags it was made with, the budget included: the
-    // command line's cache would be refused under the render's budget.
-    setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
   }
   if (out === undefined) return 'declined';
   const progress = { written: 0 };
@@ -305,31 +269,22 @@ export async function launch(whole: string): Promise<void> {
   const stamp = runtimeStamp();
   const args = process.argv.slice(2);
   const short = shortBundleFile(whole);
-  const isShort = runsShort(args, stamp);
+  const isShort = runsShort(args);
   // A code cache keeps the file name the bundle had when the cache was made (the build folder), and
   // stack traces would show it: --debug compiles afresh, so its traces name the installed files.
   const debug = args.includes('--debug') || process.env.OPM_DEBUG === '1';
   if (isShort && !debug && plainBundleRender(args) !== undefined) {
+    // Written whole, synchronously: the process ends as any other, with exit code 0.
     const rendered = renderBundleDirs(args, whole, stamp);
-    // Written whole, synchronously, and nothing else was: nothing is left to flush or to run, so
-    // the process ends without Node.js's teardown of its environment (0.97 of the CPU time).
-    if (rendered === 'written') process.exit(0);
-    if (rendered !== 'declined') return rendered;
+    if (rendered !== 'declined') return rendered === 'written' ? undefined : rendered;
   }
   const bundle = isShort && existsSync(short) ? short : whole;
   if (bundle === whole && !existsSync(bundle))
     throw new Error(`${bundle} is missing: build opm-ts with \`npm run build\``);
-  // The short bundle has caches without flags only (it runs only without them).
-  const shortCache: ShippedCache = ['generate', 'generate-dockerfile'].includes(args[0] ?? '')
-    ? 'generate'
-    : 'plain';
-  const shipped = (bundle === short ? [shortCache] : SHIPPED_CACHES).find(
-    (which) => readText(shippedStampFile(bundle, which)) === stamp,
-  );
+  const shipped = readText(shippedStampFile(bundle)) === stamp;
   let cacheFile: string | undefined;
   try {
-    if (!debug)
-      cacheFile = shipped !== undefined ? shippedCacheFile(bundle, shipped) : userCacheFile(bundle, stamp);
+    if (!debug) cacheFile = shipped ? shippedCacheFile(bundle) : userCacheFile(bundle, stamp);
   } catch {
     // No home folder to keep a cache in: compile without one.
   }
@@ -337,7 +292,7 @@ export async function launch(whole: string): Promise<void> {
     bundle,
     cacheFile === undefined ? undefined : readOptional(cacheFile),
   );
-  if (!cacheAccepted && shipped === undefined && cacheFile !== undefined) {
+  if (!cacheAccepted && !shipped && cacheFile !== undefined) {
     const file = cacheFile;
     // Written at exit, when the run has compiled what it used; a later run of this Node.js reads it.
     process.once('exit', () => {

@@ -1,6 +1,7 @@
 // needs-build: it runs bin/opm.js over dist/.
-// The launcher (src/cli/launch.ts, run by bin/opm.js over dist/): the bundle is compiled with the
-// build's code cache, or with one the run leaves in the cache folder when Node.js's V8 flags differ.
+// The launcher (bin/opm.js, then src/cli/launch.ts over dist/): the same V8 flags however it is
+// started; each bundle compiled with the build's code cache, or with one the run leaves in the cache
+// folder when Node.js's V8 flags differ.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -21,12 +22,11 @@ import {
   CLI_WRAPPER_TAIL,
   compileCli,
   compileRenderBundle,
-  RENDER_INTERRUPT_BUDGET,
   renderBundleFile,
   runsShort,
+  shippedCacheFile,
   shippedStampFile,
   shortBundleFile,
-  V8_INTERRUPT_BUDGET,
   type CliModule,
 } from '../../src/cli/launch.js';
 import { plainBundleRender } from '../../src/cli/render-bundle-args.js';
@@ -43,14 +43,15 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(cacheDir, { recursive: true, force: true }));
 
-// The build's stamp: Node.js version, architecture, then the V8 flags it ran with (bin/opm.js's and
-// any NODE_OPTIONS), given to the runs below on Node.js's command line (NODE_OPTIONS takes only
-// some V8 flags).
+// The build's stamp: Node.js version and architecture (and the V8 flags of Node.js's command line or
+// NODE_OPTIONS, none in a build).
 const stamp = readFileSync(path.resolve('dist/opm.cjs.cache.stamp'), 'utf8').trim();
-const buildFlags = stamp.split(' ').slice(2);
+
+/** The V8 flags bin/opm.js sets at every start, from its `V8_FLAGS` line. */
+const launcherFlags = /^const V8_FLAGS = '([^']*)';$/m.exec(readFileSync(bin, 'utf8'))?.[1] ?? 'missing';
 
 function run(nodeFlags: string[], args: string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, [...buildFlags, ...nodeFlags, bin, ...args], {
+  return spawnSync(process.execPath, [...nodeFlags, bin, ...args], {
     encoding: 'utf8',
     env: {
       PATH: process.env.PATH,
@@ -101,135 +102,163 @@ describe('the launcher', () => {
     expect(ownCaches()).toEqual([]);
   });
 
-  it('run as a program, starts Node.js with the flags the build made its cache with, and uses it', () => {
-    // bin/opm.js's shell line gives Node.js its V8 flags (a smaller young generation) for commands
-    // that read catalogs; the stamp names them, and such a run compiles with the shipped cache.
-    const flags = /opm_ts_v8='?([^;']*)'?;/.exec(readFileSync(bin, 'utf8'))?.[1];
-    expect(flags).toBe(
-      '--max-semi-space-size=4 --max-inlined-bytecode-size-cumulative=300 --no-allocation-site-pretenuring --initial-old-space-size=32 --interrupt-budget=270336',
+  it('is plain JavaScript, and every way of starting it gives V8 the same flags and no environment', () => {
+    const text = readFileSync(bin, 'utf8');
+    expect(text.split('\n')[0]).toBe('#!/usr/bin/env node');
+    expect(text).not.toMatch(/MALLOC_TRIM_THRESHOLD_|NODE_EXTRA_CA_CERTS|exec node/);
+    expect(launcherFlags).not.toBe('missing');
+    // V8's cache tag is a hash of its version and flags (those set at run time included): each start
+    // reports it when it ends, through a module NODE_OPTIONS has every start require first.
+    const probe = path.join(cacheDir, 'probe.cjs');
+    writeFileSync(
+      probe,
+      "process.on('exit', () => require('node:fs').writeSync(2, `tag ${require('node:v8').cachedDataVersionTag()}\\n`));\n",
     );
-    expect(stamp.endsWith(` ${flags ?? ''}`)).toBe(true);
-    const r = spawnSync(bin, ['render', catalog, '-o', 'json'], { encoding: 'utf8', env: asProgram() });
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    expect(r.stdout).toContain('"schema": "olm.package"');
-    expect(ownCaches()).toEqual([]);
-    // Without V8 flags (`node bin/opm.js`) the cache the build made without flags is used.
-    const plain = spawnSync(process.execPath, [bin, 'render', catalog, '-o', 'json'], {
+    const tagOf = (cmd: string, args: string[]): string => {
+      const r = spawnSync(cmd, args, {
+        encoding: 'utf8',
+        env: { ...asProgram(), NODE_OPTIONS: `--require ${probe}` },
+      });
+      expect(r.status, `${cmd} ${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return /^tag (\d+)$/m.exec(r.stderr)?.[1] ?? `no tag in ${r.stderr}`;
+    };
+    // npm's link (a symbolic link named `opm`), `node bin/opm.js`, and a shim that runs
+    // `node <path>/bin/opm.js "$@"` as npm's Windows shims do.
+    const links = path.join(cacheDir, 'links');
+    mkdirSync(links);
+    symlinkSync(bin, path.join(links, 'opm'));
+    const shim = path.join(links, 'opm-shim');
+    writeFileSync(shim, `#!/bin/sh\nexec node "${bin}" "$@"\n`, { mode: 0o755 });
+    const expected = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `require('node:v8').setFlagsFromString('${launcherFlags}'); console.log(require('node:v8').cachedDataVersionTag())`,
+      ],
+      { encoding: 'utf8' },
+    ).stdout.trim();
+    const plain = spawnSync(process.execPath, ['-p', "require('node:v8').cachedDataVersionTag()"], {
       encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: cacheDir, OLM_CACHE_DIR: cacheDir },
-    });
-    expect(plain.stdout).toBe(r.stdout);
-    expect(ownCaches()).toEqual([]);
-  });
-
-  it('run as a program, starts `serve` with its own V8 flags, its own shipped cache and a lower malloc trim threshold', () => {
-    // The shell line as it runs, with a stand-in `node` first in PATH that prints what it was given.
+    }).stdout.trim();
+    if (launcherFlags !== '') expect(expected).not.toBe(plain);
+    for (const args of [
+      ['version'],
+      ['render', catalog, '-o', 'json'],
+      ['validate', catalog],
+      ['serve', '--help'],
+    ]) {
+      const tags = [
+        tagOf(path.join(links, 'opm'), args),
+        tagOf(process.execPath, [bin, ...args]),
+        tagOf(shim, args),
+      ];
+      expect(tags, args.join(' ')).toEqual([expected, expected, expected]);
+    }
+    // Run as a program, Node.js is started with the script alone: a stand-in `node` first in PATH
+    // prints what it was given, and no malloc tuning is put in its environment.
     const fake = path.join(cacheDir, 'fake-node');
     mkdirSync(fake);
     writeFileSync(path.join(fake, 'node'), '#!/bin/sh\necho "${MALLOC_TRIM_THRESHOLD_-unset}" "$@"\n', {
       mode: 0o755,
     });
-    const shell = (args: string[], env: NodeJS.ProcessEnv = {}): string =>
-      spawnSync(bin, args, {
-        encoding: 'utf8',
-        env: { PATH: [fake, process.env.PATH ?? ''].join(path.delimiter), ...env },
-      }).stdout.trim();
-    const serveFlags = '--max-semi-space-size=1 --max-inlined-bytecode-size-cumulative=300';
-    expect(shell(['serve', catalog])).toBe(`131072 ${serveFlags} ${bin} serve ${catalog}`);
-    // A threshold the user set is kept; other commands get neither.
-    expect(shell(['serve', catalog], { MALLOC_TRIM_THRESHOLD_: '65536' })).toBe(
-      `65536 ${serveFlags} ${bin} serve ${catalog}`,
-    );
-    expect(shell(['validate', catalog])).toBe(`unset ${buildFlags.join(' ')} ${bin} validate ${catalog}`);
-    // The build made a cache under exactly those flags, and V8 takes it under them.
-    const serveStamp = readFileSync(path.resolve('dist/opm.cjs.serve.cache.stamp'), 'utf8').trim();
-    expect(serveStamp).toBe(`${process.version} ${process.arch} ${serveFlags}`);
-    const accepted = spawnSync(
-      process.execPath,
-      [
-        ...serveFlags.split(' '),
-        '-e',
-        `const { compileCli } = require(${JSON.stringify(path.resolve('dist/launch.cjs'))});
-         const cache = require('node:fs').readFileSync(${JSON.stringify(path.resolve('dist/opm.cjs.serve.cache'))});
-         process.stdout.write(String(compileCli(${JSON.stringify(path.resolve('dist/opm.cjs'))}, cache).cacheAccepted));`,
-      ],
-      { encoding: 'utf8' },
-    );
-    expect(accepted.stdout).toBe('true');
-    // Run as a program, `serve` finds that cache and leaves none of its own.
-    const help = spawnSync(bin, ['serve', '--help'], { encoding: 'utf8', env: asProgram() });
-    expect(help.status).toBe(0);
-    expect(help.stdout).toContain('serve');
+    for (const args of [['serve', catalog], ['validate', catalog], ['render', catalog], ['version']])
+      expect(
+        spawnSync(bin, args, {
+          encoding: 'utf8',
+          env: { PATH: [fake, process.env.PATH ?? ''].join(path.delimiter) },
+        }).stdout.trim(),
+      ).toBe(`unset ${bin} ${args.join(' ')}`);
+  });
+
+  it("has one code cache per bundle, made under the launcher's V8 flags, and every start uses it", () => {
+    // V8 takes each cache under the flags bin/opm.js sets, and refuses it under V8's defaults (which
+    // shows the flags are the ones the cache was made with).
+    const accepted = (flags: string, bundle: string): string =>
+      spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `require('node:v8').setFlagsFromString(${JSON.stringify(flags)});
+           const l = require(${JSON.stringify(path.resolve('dist/launch.cjs'))});
+           const file = ${JSON.stringify(path.resolve('dist', bundle))};
+           const cache = require('node:fs').readFileSync(l.shippedCacheFile(file));
+           const compile = file.endsWith('opm-render-bundle.cjs') ? l.compileRenderBundle : l.compileCli;
+           process.stdout.write(String(compile(file, cache).cacheAccepted));`,
+        ],
+        { encoding: 'utf8' },
+      ).stdout;
+    for (const bundle of ['opm.cjs', 'opm-short.cjs', 'opm-render-bundle.cjs']) {
+      expect(readFileSync(shippedStampFile(path.resolve('dist', bundle)), 'utf8').trim()).toBe(
+        `${process.version} ${process.arch}`,
+      );
+      expect(accepted(launcherFlags, bundle), bundle).toBe('true');
+      if (launcherFlags !== '') expect(accepted('', bundle), bundle).toBe('false');
+    }
+    // The build writes no other cache.
+    expect(
+      readdirSync(path.resolve('dist'))
+        .filter((n) => n.endsWith('.cache'))
+        .sort(),
+    ).toEqual(['opm-render-bundle.cjs.cache', 'opm-short.cjs.cache', 'opm.cjs.cache']);
+    // As a program and through `node`, the same bytes, and no start leaves a cache of its own.
+    const bundleDir = path.resolve('testdata/render/good/properties-and-dependencies');
+    for (const args of [
+      ['render', catalog, '-o', 'json'],
+      ['render', bundleDir, '-o', 'yaml'],
+      ['validate', catalog],
+      ['--help'],
+      ['serve', '--help'],
+    ]) {
+      const a = spawnSync(bin, args, { encoding: 'utf8', env: asProgram() });
+      const b = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: asProgram() });
+      expect(a.stderr, args.join(' ')).toBe('');
+      expect(a.status, args.join(' ')).toBe(0);
+      expect({ status: b.status, stdout: b.stdout, stderr: b.stderr }, args.join(' ')).toEqual({
+        status: a.status,
+        stdout: a.stdout,
+        stderr: a.stderr,
+      });
+    }
     expect(ownCaches()).toEqual([]);
   });
 
-  it('run as a program, starts commands that read no catalog without V8 flags', () => {
-    // An installed copy without the cache made without flags: a run started without flags finds no
-    // shipped cache of its stamp and leaves one of its own, a run with the flags uses the shipped one.
+  it('without shipped caches, leaves one of its own per bundle it loads, and reads it next time', () => {
     const installed = installedCopy();
-    // (The render of bundle directories alone has no cache of its own either: it runs only with its
-    // shipped one, so here the command line renders them.)
-    for (const f of [
-      'opm.cjs.plain',
-      'opm-short.cjs.plain',
-      'opm-short.cjs.generate',
-      'opm-render-bundle.cjs.plain',
-    ].flatMap((b) => [`${b}.cache`, `${b}.cache.stamp`]))
-      rmSync(path.join(installed, 'dist', f));
+    for (const n of readdirSync(path.join(installed, 'dist')))
+      if (n.endsWith('.cache') || n.endsWith('.cache.stamp')) rmSync(path.join(installed, 'dist', n));
     const opm = path.join(installed, 'bin', 'opm.js');
-    const bundleDir = path.resolve('testdata/render/good/properties-and-dependencies');
     const asRun = (args: string[]): string => {
       const r = spawnSync(opm, args, { encoding: 'utf8', env: asProgram() });
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
       return r.stdout;
     };
-    // Commands that read catalogs: with the flags.
-    asRun(['render', catalog, '-o', 'json']);
-    asRun(['render', bundleDir, catalog, '-o', 'json']);
-    asRun(['validate', catalog]);
-    expect(ownCaches()).toEqual([]);
-    // A bundle directory alone: without them; the same bytes as with them.
-    const out = asRun(['render', bundleDir, '-o', 'json']);
-    expect(ownCaches()).toHaveLength(1);
-    const withFlags = spawnSync(
-      process.execPath,
-      [
-        '--max-semi-space-size=4',
-        '--max-inlined-bytecode-size-cumulative=300',
-        '--no-allocation-site-pretenuring',
-        '--initial-old-space-size=32',
-        '--interrupt-budget=270336',
-        opm,
-        'render',
-        bundleDir,
-        '-o',
-        'json',
-      ],
-      {
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH, HOME: cacheDir, OLM_CACHE_DIR: cacheDir },
-      },
-    );
-    expect(withFlags.stdout).toBe(out);
-    expect(out).toContain('"schema": "olm.bundle"');
-    // Help, and the same bundle directory with options before it: the cache of that start again.
-    const [own] = ownCaches();
-    const written = statSync(own ?? '').mtimeMs;
+    // The short bundle, then the whole one; the render of a bundle directory alone keeps none.
     expect(asRun(['--help'])).toContain('Usage:');
-    asRun(['render', '-o', 'yaml', bundleDir]);
-    expect(asRun(['init', 'p'])).toContain('"schema": "olm.package"');
-    expect(ownCaches()).toEqual([own]);
-    expect(statSync(own ?? '').mtimeMs).toBe(written);
-    // A bundle directory beside something that looks like an image reference: with the flags (the
-    // image may be a whole catalog), so the shipped cache again and no other of its own.
-    const image = spawnSync(opm, ['render', bundleDir, '127.0.0.1:9/opm-ts/absent:v1', '--use-http'], {
+    expect(ownCaches()).toHaveLength(1);
+    asRun(['validate', catalog]);
+    expect(ownCaches()).toHaveLength(2);
+    asRun(['render', path.resolve('testdata/render/good/properties-and-dependencies')]);
+    expect(ownCaches()).toHaveLength(2);
+    const written = ownCaches().map((f) => statSync(f).mtimeMs);
+    asRun(['init', 'p']);
+    asRun(['validate', catalog]);
+    // Rewritten only when V8 refuses one: unchanged files are caches that were accepted.
+    expect(ownCaches().map((f) => statSync(f).mtimeMs)).toEqual(written);
+  });
+
+  it('ends a render of bundle directories as any run ends, without process.exit', () => {
+    // 'beforeExit' is emitted when the event loop empties, never on process.exit().
+    const probe = path.join(cacheDir, 'before-exit.cjs');
+    writeFileSync(probe, "process.on('beforeExit', () => process.stderr.write('before exit\\n'));\n");
+    const bundleDir = path.resolve('testdata/render/good/properties-and-dependencies');
+    const r = spawnSync(bin, ['render', bundleDir, '-o', 'json'], {
       encoding: 'utf8',
-      env: asProgram(),
+      env: { ...asProgram(), NODE_OPTIONS: `--require ${probe}` },
     });
-    expect(image.status).toBe(1);
-    expect(ownCaches()).toEqual([own]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('"schema": "olm.bundle"');
+    expect(r.stderr).toBe('before exit\n');
   });
 
   it('leaves a cache for other V8 flags and reads it on the next run', () => {
@@ -325,20 +354,18 @@ describe('the short bundle', () => {
   const runIn = (cli: CliModule, args: string[], cwd: string): Promise<CliResult> =>
     runOpm(args, { cli, cwd, env: { HOME: cacheDir, OLM_CACHE_DIR: cacheDir } });
 
-  it('is what the launcher loads for the command lines bin/opm.js starts without V8 flags', () => {
-    const plain = `${process.version} ${process.arch}`;
+  it('is what the launcher loads for the commands that need the least code', () => {
     for (const args of [[], ['--help'], ['-h'], ['help', 'validate'], ['render', 'x'], ['init', 'p']])
-      expect(runsShort(args, plain), args.join(' ')).toBe(true);
+      expect(runsShort(args), args.join(' ')).toBe(true);
     for (const args of [
       ['generate', 'dockerfile', 'x'],
       ['version', '--help'],
       ['completion', 'fish'],
     ])
-      expect(runsShort(args, plain), args.join(' ')).toBe(true);
-    // Other commands, options before the command, and any run with V8 flags: the whole bundle.
+      expect(runsShort(args), args.join(' ')).toBe(true);
+    // Other commands and options before the command: the whole bundle.
     for (const args of [['validate', 'x'], ['serve', 'x'], ['alpha'], ['--quiet', 'render', 'x'], ['diff']])
-      expect(runsShort(args, plain), args.join(' ')).toBe(false);
-    expect(runsShort(['render', 'x'], `${plain} --max-semi-space-size=4`)).toBe(false);
+      expect(runsShort(args), args.join(' ')).toBe(false);
     // The short bundle leaves out what those command lines never run: the server (gRPC, reflection,
     // the catalog API) and the serve cache. Its size is checked against the whole bundle's too.
     const shortText = readFileSync(short, 'utf8');
@@ -399,11 +426,8 @@ describe('the short bundle', () => {
       );
   });
 
-  it('has caches without V8 flags, one of them for generate dockerfile, which the launcher uses', () => {
-    for (const which of ['plain', 'generate'] as const)
-      expect(readFileSync(`${shippedStampFile(short, which)}`, 'utf8').trim()).toBe(
-        `${process.version} ${process.arch}`,
-      );
+  it('has its cache, which the launcher uses for each of its commands, generate dockerfile included', () => {
+    expect(readFileSync(shippedStampFile(short), 'utf8').trim()).toBe(`${process.version} ${process.arch}`);
     const dir = path.join(cacheDir, 'catalog');
     cpSync(catalog, dir, { recursive: true });
     for (const args of [['generate', 'dockerfile', dir], ['--help'], ['render', bundleDir]]) {
@@ -465,35 +489,9 @@ describe('the render of bundle directories alone', () => {
       expect(plainBundleRender(args), args.join(' ')).toBeUndefined();
   });
 
-  it("runs under a larger interrupt budget, and gives it back so that the command line's cache is taken", () => {
-    // The budget given back is V8's own: with it the short bundle's cache is accepted again, and under
-    // the render's it is not (so that giving it back matters).
-    const options = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }).stdout;
-    expect(options).toContain(`default: --interrupt-budget=${V8_INTERRUPT_BUDGET}\n`);
-    expect(RENDER_INTERRUPT_BUDGET).toBeGreaterThan(V8_INTERRUPT_BUDGET);
-    const accepted = (budgets: number[]): string =>
-      spawnSync(
-        process.execPath,
-        [
-          '-e',
-          `const v8 = require('node:v8');
-           for (const b of ${JSON.stringify(budgets)}) v8.setFlagsFromString('--interrupt-budget=' + b);
-           const { compileCli } = require(${JSON.stringify(path.resolve('dist/launch.cjs'))});
-           const short = ${JSON.stringify(shortBundleFile(whole))};
-           const cache = require('node:fs').readFileSync(short + '.plain.cache');
-           process.stdout.write(String(compileCli(short, cache).cacheAccepted));`,
-        ],
-        { encoding: 'utf8' },
-      ).stdout;
-    expect(accepted([])).toBe('true');
-    expect(accepted([RENDER_INTERRUPT_BUDGET])).toBe('false');
-    expect(accepted([RENDER_INTERRUPT_BUDGET, V8_INTERRUPT_BUDGET])).toBe('true');
-  });
-
-  it('has a code cache without V8 flags, and is small', () => {
-    expect(readFileSync(shippedStampFile(fast, 'plain'), 'utf8').trim()).toBe(
-      `${process.version} ${process.arch}`,
-    );
+  it('has a code cache of its own, and is small', () => {
+    expect(readFileSync(shippedStampFile(fast), 'utf8').trim()).toBe(`${process.version} ${process.arch}`);
+    expect(statSync(shippedCacheFile(fast)).size).toBeGreaterThan(0);
     expect(statSync(fast).size).toBeLessThan(statSync(shortBundleFile(whole)).size / 4);
   });
 
@@ -540,9 +538,17 @@ describe('the render of bundle directories alone', () => {
 
   // As a program: the launcher tries the fast path for these command lines, and every other way out
   // (a missing directory, an error, a warning, a bad flag value) is the whole bundle's, byte for byte.
+  /** bin/opm.js of an installed copy without the fast path's bundle: the command line renders. */
+  const withoutFastPath = (): string => {
+    const installed = installedCopy();
+    rmSync(path.join(installed, 'dist', 'opm-render-bundle.cjs'));
+    return path.join(installed, 'bin', 'opm.js');
+  };
+
   it('answers as the whole bundle does, run as a program, failures and warnings included', () => {
-    const program = (nodeFlags: string[], args: string[]): ReturnType<typeof spawnSync> =>
-      spawnSync(process.execPath, [...nodeFlags, bin, ...args], {
+    const other = withoutFastPath();
+    const program = (opm: string, args: string[]): ReturnType<typeof spawnSync> =>
+      spawnSync(process.execPath, [opm, ...args], {
         encoding: 'utf8',
         cwd: path.resolve('testdata/render'),
         env: { PATH: process.env.PATH, HOME: cacheDir, OLM_CACHE_DIR: cacheDir },
@@ -564,9 +570,8 @@ describe('the render of bundle directories alone', () => {
       ['render', good, '-o', 'json', '-o', 'yaml'],
     ];
     for (const args of lines) {
-      // With a V8 flag the launcher loads the whole bundle and never the fast path.
-      const a = program([], args);
-      const b = program(OTHER_FLAGS, args);
+      const a = program(bin, args);
+      const b = program(other, args);
       const what = args.join(' ');
       expect({ status: a.status, stdout: a.stdout, stderr: a.stderr }, what).toEqual({
         status: b.status,
@@ -581,19 +586,15 @@ describe('the render of bundle directories alone', () => {
     // Through bash: a file size limit of 8 KiB (SIGXFSZ ignored, so the write fails with EFBIG once
     // a part is out), and /dev/full, which takes nothing.
     const out = path.join(cacheDir, 'out');
-    const shell = (
-      nodeFlags: string[],
-      limit: string,
-      to: string,
-    ): { status: number | null; stderr: string } => {
+    const other = withoutFastPath();
+    const shell = (opm: string, limit: string, to: string): { status: number | null; stderr: string } => {
       const r = spawnSync(
         'bash',
         [
           '-c',
           `trap '' XFSZ; ${limit} exec "$0" "$@" > ${to}`,
           process.execPath,
-          ...nodeFlags,
-          bin,
+          opm,
           'render',
           large,
           large,
@@ -608,9 +609,9 @@ describe('the render of bundle directories alone', () => {
       ['ulimit -f 8;', out],
       ['', '/dev/full'],
     ] as const) {
-      const a = shell([], limit, to);
+      const a = shell(bin, limit, to);
       const written = to === out ? readFileSync(out) : undefined;
-      const b = shell(OTHER_FLAGS, limit, to);
+      const b = shell(other, limit, to);
       expect(a, `${limit} ${to}`).toEqual(b);
       expect(a.status).toBe(1);
       expect(a.stderr).toMatch(/^error: write \/dev\/stdout: (file too large|no space left on device)\n$/);

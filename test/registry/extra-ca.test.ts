@@ -1,8 +1,7 @@
 // needs-build: it runs bin/opm.js over dist/, as a program.
-// NODE_EXTRA_CA_CERTS through the `opm` program (bin/opm.js run through its first line, as npm's link
-// runs it): the shell part hands the variable to Node.js under another name so that Node.js does
-// not load every root certificate at start-up; the registry client trusts those certificates all the
-// same, and child processes see the variable as the user set it.
+// NODE_EXTRA_CA_CERTS through the `opm` program (bin/opm.js run as npm's link runs it): Node.js reads
+// the variable as it does for any program, the registry client trusts those certificates whatever
+// else a connection trusts, and child processes see the variable as the user set it.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -116,7 +115,9 @@ function opm(
   } catch {
     // The helper did not run.
   }
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, helperSaw };
+  // Progress lines appear only when a pull takes over a second (a loaded machine): left out.
+  const stderr = r.stderr.replace(/^pull(?:ing|ed) image .*\n/gm, '');
+  return { status: r.status, stdout: r.stdout, stderr, helperSaw };
 }
 
 describe('NODE_EXTRA_CA_CERTS with the opm program', () => {
@@ -176,16 +177,15 @@ describe('NODE_EXTRA_CA_CERTS with the opm program', () => {
     expect(lines[0]).toMatch(/certificate/i);
   });
 
-  it('warns of an unreadable NODE_EXTRA_CA_CERTS when TLS needs it, not at start-up', () => {
+  it('warns of an unreadable NODE_EXTRA_CA_CERTS once, as Node.js does at start-up, and of one without a certificate when TLS needs it', () => {
     const missing = path.join(tmp, 'no-such-ca.crt');
+    const nodeWarning = `Warning: Ignoring extra certs from \`${missing}\`, load failed: error:80000002:system library::No such file or directory\n`;
     const version = opm(['version'], { NODE_EXTRA_CA_CERTS: missing });
     expect(version.status).toBe(0);
-    expect(version.stderr).toBe('');
+    expect(version.stderr).toBe(nodeWarning);
     const r = opm(['render', ref, '-o', 'json'], { NODE_EXTRA_CA_CERTS: missing }, fx.basicCa);
     expect(r.status).toBe(0);
-    expect(r.stderr).toBe(
-      `warning: ignoring extra certificates from NODE_EXTRA_CA_CERTS ${missing}: no such file or directory\n`,
-    );
+    expect(r.stderr).toBe(nodeWarning);
     const notPem = path.join(tmp, 'not-a-certificate.txt');
     writeFileSync(notPem, 'not a certificate\n');
     const garbage = opm(['render', ref, '-o', 'json'], { NODE_EXTRA_CA_CERTS: notPem }, fx.basicCa);

@@ -98,7 +98,7 @@ export function referenceKind(binary: string): ServerKind {
 
 /**
  * opm-ts, from the built command line, run as the installed `opm` runs (and a catalog image's
- * CMD): bin/opm.js as a program, whose shell line starts Node.js with the flags it ships with.
+ * CMD): bin/opm.js as a program, which starts as `node bin/opm.js` does.
  */
 export function oursKind(): ServerKind {
   const opm = path.join(root, 'bin/opm.js');

@@ -7,7 +7,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SecureContext } from 'node:tls';
-import { errnoText } from '../../go/errno.js';
 import { compareUtf8 } from '../../go/utf8.js';
 import { envRoots } from './env-roots.js';
 
@@ -67,10 +66,11 @@ export class TlsTrust {
   }
 
   /**
-   * The certificates of the file NODE_EXTRA_CA_CERTS names. `opm` starts Node.js without that
-   * variable (bin/opm.js), so Node's own store lacks them: they are added here to every TLS
-   * connection, as Node.js would have. A file that cannot be read or holds no certificate is
-   * warned about once and ignored, as Node.js does.
+   * The certificates of the file NODE_EXTRA_CA_CERTS names. Node.js adds them to its own store,
+   * but a connection given CAs of its own (SSL_CERT_FILE's roots, a certs.d folder's, --root-ca)
+   * trusts those alone: they are added here to every TLS connection. A file that cannot be read is
+   * ignored (Node.js has said so at start-up); one that holds no certificate, which Node.js passes
+   * over in silence, is warned about once and ignored.
    */
   private nodeExtraCa(): string {
     if (this.extraCa !== undefined) return this.extraCa;
@@ -82,8 +82,8 @@ export class TlsTrust {
       const text = readFileSync(file, 'utf8');
       if (text.includes('-----BEGIN CERTIFICATE-----')) this.extraCa = text;
       else problem = 'no PEM certificate in it';
-    } catch (err) {
-      problem = errnoText(err);
+    } catch {
+      return this.extraCa;
     }
     if (problem !== undefined)
       this.warn(`warning: ignoring extra certificates from NODE_EXTRA_CA_CERTS ${file}: ${problem}`);
