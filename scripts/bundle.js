@@ -42,6 +42,7 @@ const LEFT_OUT_OF_SHORT = [
   'registry-run',
   'registry-add-run',
   'index-add-run',
+  'index-edit-run',
   'migrate-run',
   'image-run',
   'filter-run',

@@ -86,28 +86,41 @@ export interface IndexAddResult {
   permissiveError?: string;
 }
 
-/** The database of the new index: `--from-index`'s (a copy) or a new one, with the bundles added. */
-export async function indexAddDatabase(o: IndexAddOptions): Promise<IndexAddResult> {
+/**
+ * The database of a new index: a copy of `fromIndex`'s (or none, for a new one) at a temporary
+ * path given to `edit`, then copied to `<buildDir>/database/index.db` once the edit succeeded.
+ */
+export async function editIndexDatabase<R>(
+  o: { fromIndex: string; imageSource: ImageSource; buildDir: string; signal?: AbortSignal },
+  edit: (copy: string) => Promise<R> | R,
+): Promise<R & { database: string }> {
   const dbDir = path.join(o.buildDir, 'database');
-  const work = mkdtempSync(path.join(os.tmpdir(), 'opm-index-add-'));
+  const work = mkdtempSync(path.join(os.tmpdir(), 'opm-index-'));
   try {
     const copy = path.join(work, 'index.db');
     if (o.fromIndex !== '') await pullIndexDatabase(o.fromIndex, o.imageSource, copy, o.signal);
-    const result = await registryAdd({
+    const result = await edit(copy);
+    mkdirSync(dbDir, { recursive: true });
+    const database = path.join(dbDir, 'index.db');
+    copyFileSync(copy, database);
+    return { ...result, database };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The database of the new index: `--from-index`'s (a copy) or a new one, with the bundles added. */
+export async function indexAddDatabase(o: IndexAddOptions): Promise<IndexAddResult> {
+  return editIndexDatabase(o, (copy) =>
+    registryAdd({
       database: copy,
       bundles: o.bundles,
       mode: o.mode,
       permissive: o.permissive,
       imageSource: o.imageSource,
       ...(o.signal === undefined ? {} : { signal: o.signal }),
-    });
-    mkdirSync(dbDir, { recursive: true });
-    const database = path.join(dbDir, 'index.db');
-    copyFileSync(copy, database);
-    return { database, ...result };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+    }),
+  );
 }
 
 /** Write the Dockerfile (opm writes it whole, then builds from it). */

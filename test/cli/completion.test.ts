@@ -66,7 +66,10 @@ describe('opm completion bash', () => {
       ['opm', 'in'],
       ['init', 'index'],
     ],
-    [['opm', 'index', ''], ['add']],
+    [
+      ['opm', 'index', ''],
+      ['add', 'deprecatetruncate', 'prune', 'prune-stranded', 'rm'],
+    ],
     [['opm', 'render', '--use'], ['--use-http']],
   ])('%j completes to %j', async (words, want) => {
     expect(await complete(words)).toEqual(want);
@@ -83,7 +86,7 @@ describe('opm completion bash', () => {
     'the %s script offers no command opm-ts does not provide',
     async (shell) => {
       const script = (await runOpm(['completion', shell])).stdout;
-      // `index` is provided for `add`; `registry` for `serve`, `add` and the verbs that remove
+      // `index` is provided but for `export`; `registry` for `serve`, `add` and the verbs that remove
       // from a database; those not provided are neither offered as a word nor a path of their own.
       expect(script).toMatch(/[ ']index[ ']/);
       expect(script).not.toMatch(/[ ']export[ ']/);

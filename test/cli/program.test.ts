@@ -82,7 +82,7 @@ describe('opm command line', () => {
 
   it.each([
     [['index', 'export', '--package', 'x']],
-    [['index', 'prune', '--help']],
+    [['index', 'export', '--help']],
     [['registry', 'mirror', 'x']],
   ])('an opm command opm-ts does not provide says what to use instead: %j', async (args) => {
     const r = await runOpm(args);

@@ -3,6 +3,7 @@ import type { CliIO } from '../io.js';
 import { notProvided } from './not-provided.js';
 import { collectSlice } from './registry.js';
 import type { IndexAddFlags } from './index-add-run.js';
+import { registerIndexEdit } from './index-edit.js';
 
 const ADD_LONG = `Add operator bundles to an index.
 
@@ -25,8 +26,9 @@ will be pruned on add to:
 0.1.1 -> 0.1.2`;
 
 /**
- * `opm index`: SQLite index images. `add` is provided (with an engine-less build for
- * `--container-tool none`); the other verbs answer that opm-ts does not provide them.
+ * `opm index`: SQLite index images. `add`, `rm`, `prune`, `prune-stranded` and
+ * `deprecatetruncate` are provided (with an engine-less build for `--container-tool none`);
+ * `export` answers that opm-ts does not provide it.
  */
 export function registerIndex(program: Command, io: CliIO): void {
   const index = program
@@ -91,10 +93,9 @@ export function registerIndex(program: Command, io: CliIO): void {
       const { runIndexAdd } = await import('./index-add-run.js');
       await runIndexAdd(io, { ...flags, bundles: flags.bundles ?? [] }, cmd);
     });
-  const what = 'edit SQLite index images (deprecated in opm)';
+  registerIndexEdit(index, io);
+  const what = 'export the contents of SQLite index images (deprecated in opm)';
   const instead =
     'keep catalogs as File-Based Catalogs: `opm migrate <index image> <dir>` converts one, then `opm validate` and `opm generate dockerfile` build it';
-  for (const verb of ['rm', 'prune', 'prune-stranded', 'deprecatetruncate', 'export']) {
-    notProvided(index, verb, what, instead);
-  }
+  notProvided(index, 'export', what, instead);
 }

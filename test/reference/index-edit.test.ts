@@ -1,0 +1,226 @@
+// needs-registry: bundle and index images on a real docker-registry on 127.0.0.1.
+// `index rm|prune|prune-stranded|deprecatetruncate` from an index image whose database the
+// reference opm v1.73 wrote: with --generate, both tools leave the same Dockerfile bytes and a
+// database with the same rows, which both render the same; with -c none, opm-ts builds the index
+// image itself and pushes it, and `render` of the pushed image by both tools gives the same bytes.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runOpm } from '../run-cli.js';
+import { reference } from './reference-opm.js';
+import { startFixture, type Fixture } from '../registry/fixture.js';
+import { buildImage, buildOpmStandIn, pushImage } from '../registry/image-builder.js';
+import { bundleLabels, csvName, writeBundle, type BundleSpec } from '../sqlite/bundles.js';
+
+let fx: Fixture | undefined;
+let tmp = '';
+const env = (): NodeJS.ProcessEnv => ({ ...process.env, HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache') });
+
+/** Two packages of two bundles each, and a bundle whose package the reference adds permissively. */
+const SPECS: BundleSpec[] = [
+  { pkg: 'etcd', version: '0.9.0', channels: ['alpha'], defaultChannel: 'alpha', owns: ['EtcdCluster'] },
+  {
+    pkg: 'etcd',
+    version: '0.9.2',
+    channels: ['alpha', 'stable'],
+    defaultChannel: 'stable',
+    replaces: csvName('etcd', '0.9.0'),
+    owns: ['EtcdCluster'],
+  },
+  {
+    pkg: 'etcd',
+    version: '0.9.4',
+    channels: ['alpha', 'stable'],
+    defaultChannel: 'stable',
+    replaces: csvName('etcd', '0.9.2'),
+    owns: ['EtcdCluster'],
+  },
+  { pkg: 'prom', version: '1.0.0', channels: ['beta'], defaultChannel: 'beta', owns: ['Prometheus'] },
+  {
+    pkg: 'prom',
+    version: '1.1.0',
+    channels: ['beta'],
+    replaces: csvName('prom', '1.0.0'),
+    owns: ['Prometheus'],
+  },
+];
+// Replaces a bundle that is not there: added with --permissive, it leaves a stranded bundle row.
+const ORPHAN: BundleSpec = {
+  pkg: 'orphan',
+  version: '2.0.0',
+  channels: ['stable'],
+  defaultChannel: 'stable',
+  replaces: csvName('orphan', '1.0.0'),
+};
+
+function registry(): Fixture {
+  if (fx === undefined) throw new Error('the registry fixture did not start');
+  return fx;
+}
+const imageOf = (b: BundleSpec): string => `${registry().plain.host}/bundles/${b.pkg}:${b.version}`;
+
+function opmRef(args: string[], cwd: string): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(reference, args, { cwd, encoding: 'utf8', env: env(), maxBuffer: 1 << 28 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** As index-add.test.ts compares databases: rows as a set, channel entries aside, times masked. */
+function rows(db: string): string[] {
+  const r = spawnSync('sqlite3', [db, '.dump'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('INSERT INTO') && !l.startsWith('INSERT INTO channel_entry'))
+    .map((l) => l.replace(/'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d'/, "'<time>'"))
+    .sort();
+}
+
+let base = '';
+let fromIndex = '';
+let indexDb = '';
+
+beforeAll(async () => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'opm-index-edit-'));
+  fx = await startFixture();
+  for (const b of [...SPECS, ORPHAN]) {
+    const dir = writeBundle(path.join(tmp, 'bundles'), b);
+    const image = await buildImage({ layers: [{ dir }], labels: bundleLabels(b) });
+    await pushImage(image, { url: registry().plain.url, repo: `bundles/${b.pkg}`, tag: b.version });
+  }
+  const standIn = await buildOpmStandIn({ format: 'oci' });
+  await pushImage(standIn, { url: registry().plain.url, repo: 'base/opm', tag: 'v1' });
+  base = `${registry().plain.host}/base/opm:v1`;
+  // The index image's database, made by the reference one bundle at a time.
+  const db = path.join(tmp, 'index.db');
+  indexDb = db;
+  for (const [b, extra] of [...SPECS.map((s) => [s, []] as const), [ORPHAN, ['--permissive']] as const]) {
+    const r = opmRef(['registry', 'add', '-b', imageOf(b), '-d', db, '--use-http', ...extra], tmp);
+    if (r.code !== 0) throw new Error(`registry add ${imageOf(b)}: ${r.stderr}`);
+  }
+  const index = await buildImage({
+    layers: [
+      {
+        entries: [
+          { name: 'database', type: 'directory' },
+          { name: 'database/index.db', content: readFileSync(db) },
+        ],
+      },
+    ],
+    labels: { 'operators.operatorframework.io.index.database.v1': '/database/index.db' },
+  });
+  await pushImage(index, { url: registry().plain.url, repo: 'index/all', tag: 'v1' });
+  fromIndex = `${registry().plain.host}/index/all:v1`;
+}, 600_000);
+
+afterAll(async () => {
+  await fx?.stop();
+  if (tmp !== '') rmSync(tmp, { recursive: true, force: true });
+});
+
+// opm's `index prune` and `prune-stranded` pull --from-index with their container tool (podman
+// unless -c docker), which this machine does not have: there the reference's database is its
+// registry verb's edit of a copy of the image's database, and its Dockerfile that of `index rm`
+// (one function of opm writes it for every verb).
+const VERBS: [string, () => string[], string[] | undefined][] = [
+  ['rm', () => ['-o', 'prom'], undefined],
+  ['prune', () => ['-p', 'etcd'], ['registry', 'prune', '-p', 'etcd']],
+  ['prune-stranded', () => [], ['registry', 'prune-stranded']],
+  ['deprecatetruncate', () => ['-b', imageOf(SPECS[1] as BundleSpec)], undefined],
+];
+
+describe('index VERB --generate', () => {
+  it.each(VERBS)(
+    '%s: the same Dockerfile bytes, database rows and render',
+    async (verb, more, registryVerb) => {
+      const refDir = mkdtempSync(path.join(tmp, 'gen-ref-'));
+      const ourDir = mkdtempSync(path.join(tmp, 'gen-ours-'));
+      const args = ['index', verb, '--generate', '-f', fromIndex, ...more(), '-i', base, '--use-http'];
+      const refDb = path.join(refDir, 'database', 'index.db');
+      const theirs =
+        registryVerb === undefined
+          ? opmRef(args, refDir)
+          : (() => {
+              const rm = opmRef(
+                [
+                  'index',
+                  'rm',
+                  '--generate',
+                  '-f',
+                  fromIndex,
+                  '-o',
+                  'none',
+                  '-i',
+                  base,
+                  '--use-http',
+                  '--permissive',
+                ],
+                refDir,
+              );
+              if (rm.code !== 0) return rm;
+              copyFileSync(indexDb, refDb);
+              return opmRef([...registryVerb, '-d', refDb], refDir);
+            })();
+      const ours = await runOpm(args, { cwd: ourDir, env: env() });
+      expect(theirs.code, theirs.stderr).toBe(0);
+      expect(ours.code, ours.stderr).toBe(0);
+      const file = 'index.Dockerfile';
+      expect(readFileSync(path.join(ourDir, file), 'utf8')).toBe(
+        readFileSync(path.join(refDir, file), 'utf8'),
+      );
+      const ourDb = path.join(ourDir, 'database', 'index.db');
+      expect(rows(ourDb)).toEqual(rows(refDb));
+      // Every verb changes something in this index.
+      expect(rows(ourDb)).not.toEqual(rows(indexDb));
+      const renderRef = opmRef(['render', refDb, '-o', 'yaml'], tmp);
+      const renderOurs = await runOpm(['render', ourDb, '-o', 'yaml'], { cwd: tmp, env: env() });
+      expect(renderRef.code, renderRef.stderr).toBe(0);
+      expect(renderOurs.code, renderOurs.stderr).toBe(0);
+      expect(renderOurs.stdout).toBe(renderRef.stdout);
+    },
+  );
+
+  it('without --from-index: a usage error, as opm', async () => {
+    const r = await runOpm(['index', 'rm', '-o', 'prom'], { cwd: tmp, env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--from-index');
+  });
+});
+
+describe('index rm -c none (opm-ts builds the image itself)', () => {
+  it('pushes an index image whose render by both tools is the same', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'build-'));
+    const tag = `${registry().plain.host}/index/all:v2`;
+    const r = await runOpm(
+      [
+        'index',
+        'rm',
+        '-c',
+        'none',
+        '-o',
+        'prom',
+        '-f',
+        fromIndex,
+        '-i',
+        base,
+        '-t',
+        tag,
+        '--push',
+        '--use-http',
+      ],
+      { cwd: dir, env: { ...env(), SOURCE_DATE_EPOCH: '0' } },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^sha256:[0-9a-f]{64}$/);
+    // Nothing left behind in the working folder.
+    expect(spawnSync('ls', ['-A', dir], { encoding: 'utf8' }).stdout).toBe('');
+    const theirs = opmRef(['render', tag, '--use-http', '-o', 'yaml'], dir);
+    const ours = await runOpm(['render', tag, '--use-http', '-o', 'yaml'], { cwd: dir, env: env() });
+    expect(theirs.code, theirs.stderr).toBe(0);
+    expect(ours.code).toBe(0);
+    expect(ours.stdout).toBe(theirs.stdout);
+    expect(ours.stdout).toContain('name: etcd.v0.9.4');
+    expect(ours.stdout).not.toContain('name: prom');
+  });
+});
