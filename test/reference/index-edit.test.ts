@@ -1,9 +1,18 @@
 // needs-registry: bundle and index images on a real docker-registry on 127.0.0.1.
 // `index rm|prune|prune-stranded|deprecatetruncate` from an index image whose database the
 // reference opm v1.73 wrote: with --generate, both tools leave the same Dockerfile bytes and a
-// database with the same rows, which both render the same; with -c none, opm-ts builds the index
+// database with the same rows, which both render the same; `index rm -u docker|podman` runs the
+// same command line on the same Dockerfile; with -c none, opm-ts builds the index
 // image itself and pushes it, and `render` of the pushed image by both tools gives the same bytes.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -185,6 +194,61 @@ describe('index VERB --generate', () => {
     const r = await runOpm(['index', 'rm', '-o', 'prom'], { cwd: tmp, env: env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--from-index');
+  });
+});
+
+describe('index rm with a container tool: the command line opm runs', () => {
+  // A recorder named docker / podman on PATH: it writes the arguments it was given and the
+  // Dockerfile they name, and succeeds. Only the command line is compared, not an engine.
+  function recorder(): { bin: string; log: string } {
+    const bin = mkdtempSync(path.join(tmp, 'bin-'));
+    const log = path.join(bin, 'log');
+    const script = `#!/bin/sh\nprintf '%s\\n' "$0" "$@" > ${log}\nwhile [ $# -gt 0 ]; do if [ "$1" = -f ]; then cat "$2" >> ${log}; fi; shift; done\n`;
+    for (const tool of ['docker', 'podman']) {
+      writeFileSync(path.join(bin, tool), script);
+      chmodSync(path.join(bin, tool), 0o755);
+    }
+    return { bin, log };
+  }
+  // Temporary names are random in both tools.
+  const normal = (text: string): string =>
+    text
+      .replace(/index_build_tmp[\w.-]+/g, 'index_build_tmp<N>')
+      .replace(/index\.Dockerfile\d+/g, 'index.Dockerfile<N>')
+      .replace(/^.*\/(docker|podman)$/m, '$1');
+
+  it.each(['docker', 'podman'])('-u %s: the same argv and Dockerfile, nothing left behind', async (tool) => {
+    const out: string[] = [];
+    for (const side of ['ref', 'ours'] as const) {
+      const { bin, log } = recorder();
+      const dir = mkdtempSync(path.join(tmp, `tool-${side}-`));
+      const args = [
+        'index',
+        'rm',
+        '-o',
+        'prom',
+        '-f',
+        fromIndex,
+        '-t',
+        'example.com/i:1',
+        '-u',
+        tool,
+        '--use-http',
+      ];
+      const e = { ...env(), PATH: `${bin}:${process.env.PATH ?? ''}` };
+      const r =
+        side === 'ref'
+          ? (() => {
+              const x = spawnSync(reference, args, { cwd: dir, encoding: 'utf8', env: e });
+              return { code: x.status ?? -1, stderr: x.stderr };
+            })()
+          : await runOpm(args, { cwd: dir, env: e });
+      expect(r.code, r.stderr).toBe(0);
+      out.push(normal(readFileSync(log, 'utf8')));
+      expect(readdirSync(dir), side).toEqual([]);
+    }
+    expect(out[1]).toBe(out[0]);
+    expect(out[0]).toContain('example.com/i:1');
   });
 });
 
