@@ -6,9 +6,8 @@
  */
 import path from 'node:path';
 import { OpmError } from '../errors.js';
-import { memoryQueries } from '../api/memory.js';
 import type { ServedIndex } from '../api/queries.js';
-import { loadServedCatalog } from '../api/load.js';
+import { loadMemoryIndex } from '../api/load.js';
 import type { ServeLog } from '../util/log.js';
 import { throwIfAborted } from '../util/abort.js';
 import { catalogApiConfig } from './serve-http-address.js';
@@ -87,7 +86,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
     const { loadDiskCache } = await import('../serve-cache/load-cache.js');
     index = await loadDiskCache(dir, {
       cacheDir: path.resolve(opts.cwd ?? '', cacheDir),
-      enforceIntegrity: enforce && !tolerateStale,
+      // Fatal only when asked for on the command line; opm's default enforcement is tolerated.
+      enforceIntegrity: opts.cacheEnforceIntegrity === true,
       tolerateStale,
       log: opts.log,
       fields,
@@ -97,13 +97,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
       ...(opts.signal === undefined ? {} : { signal: opts.signal }),
     });
   } else {
-    const { cfg, model } = await loadServedCatalog(dir, { ...opts, label: configDir });
-    const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
-    index = {
-      queries: memoryQueries(model, cfg.others, restore),
-      leftGarbage: restore !== undefined,
-      close: () => Promise.resolve(),
-    };
+    index = await loadMemoryIndex(dir, { ...opts, label: configDir });
   }
   try {
     if (cacheOnly) return;

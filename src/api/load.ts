@@ -15,6 +15,8 @@ import { compareUtf8 } from '../go/utf8.js';
 import { goQuote } from '../go/fmt.js';
 import { throwIfAborted } from '../util/abort.js';
 import { metaKeyProblem } from '../declcfg/meta.js';
+import { memoryQueries } from './memory.js';
+import type { CatalogQueries, ServedIndex } from './queries.js';
 
 /** The fatal texts of opm's rebuild path. */
 export const REBUILD = 'failed to load or rebuild cache: failed to rebuild cache';
@@ -101,4 +103,21 @@ export async function loadServedCatalog(
     }
   }
   return { cfg, model };
+}
+
+/**
+ * The catalog in `dir` served from memory (`serve` without a cache, or with one it can neither
+ * trust nor rebuild): loaded as `loadServedCatalog` loads it, payloads left on disk.
+ */
+export async function loadMemoryIndex(
+  dir: string,
+  opts: { env?: Record<string, string | undefined>; signal?: AbortSignal; label?: string } = {},
+): Promise<ServedIndex & { queries: CatalogQueries }> {
+  const { cfg, model } = await loadServedCatalog(dir, opts);
+  const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
+  return {
+    queries: memoryQueries(model, cfg.others, restore),
+    leftGarbage: restore !== undefined,
+    close: () => Promise.resolve(),
+  };
 }

@@ -9,8 +9,7 @@ import { accessSync, constants, existsSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { errnoCode } from '../go/errno.js';
-import { loadServedCatalog } from '../api/load.js';
-import { memoryQueries } from '../api/memory.js';
+import { loadMemoryIndex, loadServedCatalog } from '../api/load.js';
 import { toApiBundle } from '../api/convert.js';
 import { decodeBundle, encodeBundle, type ApiBundle } from '../api/messages.js';
 import {
@@ -223,7 +222,14 @@ export async function loadDiskCache(
           hint: `rebuild the cache whenever the catalog changes (opm serve ${opts.configLabel ?? configDir} --cache-dir ${label ?? dir} --cache-only); --cache-enforce-integrity=true makes this fatal`,
         },
       );
-      if (!writable) return servedFromFiles(configDir, opts);
+      // Served from its files, as `serve` serves a catalog without a cache.
+      const fromFiles = (): ReturnType<typeof loadMemoryIndex> =>
+        loadMemoryIndex(configDir, {
+          ...(opts.env === undefined ? {} : { env: opts.env }),
+          ...(signal === undefined ? {} : { signal }),
+          ...(opts.configLabel === undefined ? {} : { label: opts.configLabel }),
+        });
+      if (!writable) return fromFiles();
       try {
         await buildDiskCache(configDir, dir, buildOpts);
       } catch (err) {
@@ -233,7 +239,7 @@ export async function loadDiskCache(
           ...fields,
           reason: (err as Error).message,
         });
-        return servedFromFiles(configDir, opts);
+        return fromFiles();
       }
     } else {
       opts.log('info', 'building cache', fields);
@@ -259,24 +265,6 @@ export async function loadDiskCache(
       opened.close();
       return Promise.resolve();
     },
-  };
-}
-
-/** The catalog served from its files, held in memory: what `serve` does without a cache. */
-async function servedFromFiles(
-  configDir: string,
-  opts: CacheLoadOptions,
-): Promise<ServedIndex & { queries: CatalogQueries }> {
-  const { cfg, model } = await loadServedCatalog(configDir, {
-    ...(opts.env === undefined ? {} : { env: opts.env }),
-    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
-    ...(opts.configLabel === undefined ? {} : { label: opts.configLabel }),
-  });
-  const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
-  return {
-    queries: memoryQueries(model, cfg.others, restore),
-    leftGarbage: restore !== undefined,
-    close: () => Promise.resolve(),
   };
 }
 
