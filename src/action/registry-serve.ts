@@ -18,8 +18,6 @@ export interface RegistryServeOptions extends Omit<
 > {
   /** The database file, as given (logged as `database`). */
   database: string;
-  /** Problems opm logs as warnings and reads past (none are found while serving: kept for callers). */
-  onWarning?: (message: string) => void;
 }
 
 /** Serve the index database until `signal` fires. */
@@ -43,7 +41,7 @@ export async function registryServe(opts: RegistryServeOptions): Promise<void> {
       db.close();
     }
   };
-  const { database, onWarning: _w, ...rest } = opts;
+  const { database, ...rest } = opts;
   const fields = { database, port: opts.port ?? '50051' };
   await serve({
     ...rest,

@@ -37,7 +37,6 @@ export async function runRegistryServe(io: CliIO, flags: RegistryServeFlags): Pr
         cwd: io.cwd,
         env: io.env,
         signal,
-        onWarning: (m) => log('warning', m, {}),
       }),
     io.stdout,
   );
