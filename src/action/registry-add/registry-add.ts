@@ -15,7 +15,7 @@ import {
 import { bundleRecord, type BundleRecord } from './bundle-record.js';
 import { addExitCode, populate, type AddMode } from './populate.js';
 import { newDatabaseContent, SCHEMA_VERSION } from './schema-13.js';
-import { Tables } from './tables.js';
+import { RowStore } from '../../sqlite/write/row-store.js';
 
 export type { AddMode } from './populate.js';
 
@@ -98,11 +98,9 @@ export function addToContent(
   bundles: BundleRecord[],
   mode: AddMode,
 ): string | undefined {
-  const creates = new Map<string, string>();
-  for (const o of content.objects) if (o.type === 'table' && o.sql !== null) creates.set(o.name, o.sql);
-  const t = new Tables(creates, content.rows);
+  const t = new RowStore(content);
   const err = populate(t, bundles, mode);
-  content.rows = t.toRows();
+  content.rows = t.toContent().rows;
   return err;
 }
 
