@@ -20,7 +20,7 @@ import {
   type ApiTypedValue,
 } from '../api/messages.js';
 import { bundlesInChannels, type ChannelEntryRow } from '../sqlite/channel-rows.js';
-import { splitBundleObjects } from '../sqlite/bundle-rows.js';
+import { splitBundleObjects, uniqueTypedValues } from '../sqlite/bundle-rows.js';
 import { gvkKey, type BundleRow, type PerBundleRow, type RegistryRows } from '../sqlite/registry-rows.js';
 
 const GVK_TYPE = 'olm.gvk';
@@ -96,18 +96,6 @@ function typedRowsFor(
     out.push({ type: r.type, value: r.value });
   }
   return out;
-}
-
-/** Drop repeats of the same type and value, keeping the first (the querier's uniqueProps/uniqueDeps). */
-function unique(list: ApiTypedValue[]): ApiTypedValue[] {
-  if (list.length <= 1) return list;
-  const seen = new Set<string>();
-  return list.filter((p) => {
-    const k = `${p.type}/${p.value}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }
 
 /** ListBundles' GVKs of one kind: each olm.gvk value decoded until the first that does not decode. */
@@ -383,9 +371,9 @@ export class SqliteRegistryQueries implements RegistryQueries {
       replaces: k.replaces ?? '',
       skips: k.skips ?? [],
       requiredApis: legacyApis(deps),
-      dependencies: unique(deps),
+      dependencies: uniqueTypedValues(deps),
       providedApis: legacyApis(props),
-      properties: unique(props),
+      properties: uniqueTypedValues(props),
     };
   }
 

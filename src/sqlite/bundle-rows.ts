@@ -24,6 +24,18 @@ export interface TypedValue {
   value: string;
 }
 
+/** Drop repeats of the same type and value, keeping the first (opm's uniqueProps, uniqueDeps). */
+export function uniqueTypedValues<T extends TypedValue>(list: readonly T[]): T[] {
+  if (list.length <= 1) return [...list];
+  const seen = new Set<string>();
+  return list.filter((p) => {
+    const k = `${p.type}/${p.value}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
 /** Go's decoder refuses deeper nesting. */
 const MAX_DEPTH = 10000;
 

@@ -74,7 +74,8 @@ export class SqliteDatabase {
   }
 }
 
-function rowidValue(v: bigint): number | bigint {
+/** A rowid as a number when it is one exactly, else as a bigint. */
+export function rowidValue(v: bigint): number | bigint {
   return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 

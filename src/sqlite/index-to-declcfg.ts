@@ -22,7 +22,13 @@ import { parseSemver, SemverError } from '../model/semver.js';
 import { convertToModel } from '../model/convert.js';
 import type { SqliteDatabase } from './database.js';
 import { bundlesInChannels, channelEntryRow, text, type BundleInChannel } from './channel-rows.js';
-import { bundleProperties, relatedImagesOf, splitBundleObjects, type TypedValue } from './bundle-rows.js';
+import {
+  bundleProperties,
+  relatedImagesOf,
+  splitBundleObjects,
+  uniqueTypedValues,
+  type TypedValue,
+} from './bundle-rows.js';
 import { packageIcon } from './icon.js';
 import { readableSchema } from './schema-version.js';
 import { ObjectBytes } from './payloads.js';
@@ -56,18 +62,6 @@ function typedValuesByBundle(db: SqliteDatabase, table: string): Map<string, Typ
     else list.push(v);
   }
   return out;
-}
-
-/** Drop repeats of the same type and value, keeping the first (opm's uniqueProps, uniqueDeps). */
-function unique(list: readonly TypedValue[]): TypedValue[] {
-  if (list.length <= 1) return [...list];
-  const seen = new Set<string>();
-  return list.filter((p) => {
-    const k = `${p.type}/${p.value}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }
 
 interface PackageRow {
@@ -135,7 +129,7 @@ export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}):
     const image = text(r.bundlepath);
     const usable = at.filter((p) => p.channel !== null);
     if (version === null || image === null || usable.length === 0) continue;
-    const bundleProps = unique(props.get(name) ?? []);
+    const bundleProps = uniqueTypedValues(props.get(name) ?? []);
     if (bundleProps.some((p) => p.type === DEPRECATED_TYPE)) continue;
     const pkgName = usable[0]?.pkg ?? '';
     for (const place of usable) {
@@ -161,7 +155,7 @@ export function indexToDeclcfg(db: SqliteDatabase, opts: IndexReadOptions = {}):
       packageName: pkgName,
       version,
       properties: bundleProps,
-      dependencies: unique(deps.get(name) ?? []),
+      dependencies: uniqueTypedValues(deps.get(name) ?? []),
       objects: bytes,
       bundleName: name,
       deferObjects: defer,

@@ -69,7 +69,12 @@ const nullFirst = (a: string | null, b: string | null): number =>
 export const gvkKey = (group: string, version: string, kind: string): string =>
   JSON.stringify([group, version, kind]);
 
-function perBundle(db: SqliteDatabase, table: string): Map<string, PerBundleRow[]> {
+/** A per-bundle table grouped by bundle; each row also added to `scan` (in rowid order) when given. */
+function perBundle(
+  db: SqliteDatabase,
+  table: string,
+  scan?: RegistryRows['propertyScan'],
+): Map<string, PerBundleRow[]> {
   const out = new Map<string, PerBundleRow[]>();
   for (const r of db.rows(table)) {
     const name = text(r.operatorbundle_name);
@@ -80,6 +85,7 @@ function perBundle(db: SqliteDatabase, table: string): Map<string, PerBundleRow[
       version: text(r.operatorbundle_version),
       path: text(r.operatorbundle_path),
     };
+    scan?.push({ name, type: row.type, value: row.value });
     const list = out.get(name);
     if (list === undefined) out.set(name, [row]);
     else list.push(row);
@@ -139,6 +145,7 @@ export function readRegistryRows(db: SqliteDatabase): RegistryRows {
   }
   let properties: Map<string, PerBundleRow[]>;
   let dependencies: Map<string, PerBundleRow[]>;
+  const propertyScan: RegistryRows['propertyScan'] = [];
   if (schema < 9) {
     properties = migrated(propertiesFromProvidedApis(db), true);
     const stored = new Map<string, { type: string; value: string }[]>();
@@ -150,19 +157,12 @@ export function readRegistryRows(db: SqliteDatabase): RegistryRows {
           list.map((d) => ({ type: d.type ?? '', value: d.value ?? 'null' })),
         );
     dependencies = migrated(dependenciesAfterMigration9(stored), false);
-  } else {
-    properties = perBundle(db, 'properties');
-    dependencies = perBundle(db, 'dependencies');
-  }
-  const propertyScan: RegistryRows['propertyScan'] = [];
-  if (schema < 9) {
     for (const [name, list] of properties)
       for (const p of list) propertyScan.push({ name, type: p.type, value: p.value, blob: true });
   } else {
-    for (const r of db.rows('properties')) {
-      const name = text(r.operatorbundle_name);
-      if (name !== null) propertyScan.push({ name, type: text(r.type), value: text(r.value) });
-    }
+    // One pass over properties gives both the per-bundle lists and the scan the provider queries use.
+    properties = perBundle(db, 'properties', propertyScan);
+    dependencies = perBundle(db, 'dependencies');
   }
   const plurals = new Map<string, string>();
   for (const r of db.rows('api')) {

@@ -9,7 +9,7 @@ import { marshal } from '../../go/json-encode.js';
 import { goStruct } from '../../go/go-struct.js';
 import type { SqlValue } from '../../sqlite/file.js';
 import type { BundleRecord } from './bundle-record.js';
-import type { Row, Tables } from './tables.js';
+import type { RowStore } from '../../sqlite/write/row-store.js';
 
 const enc = new TextEncoder();
 
@@ -21,20 +21,26 @@ const nullable = (s: string): SqlValue => (s === '' ? null : s);
 
 const str = (v: SqlValue | undefined): string => (typeof v === 'string' ? v : '');
 
-export function isDeprecated(t: Tables, name: string): boolean {
-  return t.find('deprecated', (r) => r.operatorbundle_name === name) !== undefined;
+/** The first row of `table` whose column `column` holds `value`. */
+export function findBy(t: RowStore, table: string, column: string, value: SqlValue): SqlValue[] | undefined {
+  const c = t.col(table, column);
+  return t.find(table, (r) => r[c] === value);
+}
+
+export function isDeprecated(t: RowStore, name: string): boolean {
+  return findBy(t, 'deprecated', 'operatorbundle_name', name) !== undefined;
 }
 
 /** operatorbundle and the rows hanging off it (opm's addOperatorBundle). */
-export function addOperatorBundle(t: Tables, b: BundleRecord): void {
+export function addOperatorBundle(t: RowStore, b: BundleRecord): void {
   if (b.name === '') throw new AddError('csv name not found');
   if (b.substitutesFor !== '')
     throw new AddError(
       'SubstitutesFor is an alpha-only feature. You must enable alpha features with the flag --enable-alpha in order to use this feature.',
     );
-  if (t.find('operatorbundle', (r) => r.name === b.name) !== undefined)
+  if (findBy(t, 'operatorbundle', 'name', b.name) !== undefined)
     throw new AddError(`failed to add bundle "${b.name}": UNIQUE constraint failed: operatorbundle.name`);
-  t.insert('operatorbundle', {
+  t.insertNamed('operatorbundle', {
     name: b.name,
     // Stored as bytes, as opm's driver stores the []byte it is given.
     csv: enc.encode(b.csvJson),
@@ -46,9 +52,9 @@ export function addOperatorBundle(t: Tables, b: BundleRecord): void {
     skips: b.skips.join(','),
     substitutesfor: b.substitutesFor,
   });
-  for (const image of b.images) t.insert('related_image', { image, operatorbundle_name: b.name });
+  for (const image of b.images) t.insertNamed('related_image', { image, operatorbundle_name: b.name });
   for (const d of b.dependencies) {
-    t.insert('dependencies', {
+    t.insertNamed('dependencies', {
       type: d.type,
       value: d.value,
       operatorbundle_name: b.name,
@@ -60,6 +66,7 @@ export function addOperatorBundle(t: Tables, b: BundleRecord): void {
   if (isDeprecated(t, b.name) && !props.some((p) => p.type === 'olm.deprecated' && p.value === '{}'))
     props.push({ type: 'olm.deprecated', value: '{}' });
   for (const p of props) addProperty(t, p.type, p.value, b.name, b.version, b.image);
+  const api = t.getter('api');
   for (const [list, table] of [
     [b.provided, 'api_provider'],
     [b.required, 'api_requirer'],
@@ -67,11 +74,12 @@ export function addOperatorBundle(t: Tables, b: BundleRecord): void {
     for (const a of list) {
       const exists = t.find(
         'api',
-        (r) => r.group_name === a.group && r.version === a.version && r.kind === a.kind,
+        (r) =>
+          api(r, 'group_name') === a.group && api(r, 'version') === a.version && api(r, 'kind') === a.kind,
       );
       if (exists === undefined)
-        t.insert('api', { group_name: a.group, version: a.version, kind: a.kind, plural: a.plural });
-      t.insert(table, {
+        t.insertNamed('api', { group_name: a.group, version: a.version, kind: a.kind, plural: a.plural });
+      t.insertNamed(table, {
         group_name: a.group,
         version: a.version,
         kind: a.kind,
@@ -84,14 +92,14 @@ export function addOperatorBundle(t: Tables, b: BundleRecord): void {
 }
 
 function addProperty(
-  t: Tables,
+  t: RowStore,
   type: string,
   value: string,
   name: string,
   version: string,
   path: string,
 ): void {
-  t.insert('properties', {
+  t.insertNamed('properties', {
     type,
     value,
     operatorbundle_name: name,
@@ -107,18 +115,28 @@ export interface BundleFields {
 }
 
 /** replaces, skips and version of the first operatorbundle row named `name`. */
-export function bundleFields(t: Tables, name: string): BundleFields | undefined {
-  const r = t.find('operatorbundle', (x) => x.name === name);
+export function bundleFields(t: RowStore, name: string): BundleFields | undefined {
+  const r = findBy(t, 'operatorbundle', 'name', name);
   if (r === undefined) return undefined;
-  const skips = str(r.skips);
-  return { replaces: str(r.replaces), skips: skips === '' ? [] : skips.split(','), version: str(r.version) };
+  const get = t.getter('operatorbundle');
+  const skips = str(get(r, 'skips'));
+  return {
+    replaces: str(get(r, 'replaces')),
+    skips: skips === '' ? [] : skips.split(','),
+    version: str(get(r, 'version')),
+  };
 }
 
 /** Delete a package, its channels and their entries (opm's rmPackage). */
-export function rmPackage(t: Tables, pkg: string): void {
-  t.delete('package', (r) => r.name === pkg);
-  t.delete('channel', (r) => r.package_name === pkg);
-  t.delete('channel_entry', (r) => r.package_name === pkg);
+export function rmPackage(t: RowStore, pkg: string): void {
+  for (const [table, column] of [
+    ['package', 'name'],
+    ['channel', 'package_name'],
+    ['channel_entry', 'package_name'],
+  ] as const) {
+    const c = t.col(table, column);
+    t.deleteWhere(table, (r) => r[c] === pkg);
+  }
 }
 
 export interface PackageChannel {
@@ -132,8 +150,8 @@ export interface PackageManifest {
   channels: PackageChannel[];
 }
 
-function entry(t: Tables, channel: string, pkg: string, bundle: string, depth: number): Row {
-  return t.insert('channel_entry', {
+function entry(t: RowStore, channel: string, pkg: string, bundle: string, depth: number): SqlValue[] {
+  return t.insertNamed('channel_entry', {
     channel_name: channel,
     package_name: pkg,
     operatorbundle_name: bundle,
@@ -145,25 +163,27 @@ function entry(t: Tables, channel: string, pkg: string, bundle: string, depth: n
  * A package and its channels from their heads: each channel's entries follow `replaces` down from
  * the head, a pair of entries for every skipped name (opm's addPackageChannels). Errors gathered.
  */
-export function addPackageChannels(t: Tables, m: PackageManifest): string[] {
+export function addPackageChannels(t: RowStore, m: PackageManifest): string[] {
   const errs: string[] = [];
-  if (t.find('package', (r) => r.name === m.packageName) !== undefined) {
+  if (findBy(t, 'package', 'name', m.packageName) !== undefined) {
     throw new AddError(`failed to add package "${m.packageName}": UNIQUE constraint failed: package.name`);
   }
-  const pkgRow = t.insert('package', { name: m.packageName });
+  let pkgRow = t.insertNamed('package', { name: m.packageName });
   const channels: PackageChannel[] = [];
   let hasDefault = false;
   for (const c of m.channels) {
     if (isDeprecated(t, c.head)) continue;
-    t.insert('channel', { name: c.name, package_name: m.packageName, head_operatorbundle_name: c.head });
+    t.insertNamed('channel', { name: c.name, package_name: m.packageName, head_operatorbundle_name: c.head });
     if (c.name === m.defaultChannel || m.channels.length === 1) {
       hasDefault = true;
-      pkgRow.default_channel = c.name;
+      pkgRow = t.set('package', pkgRow, 'default_channel', c.name);
     }
     channels.push(c);
   }
   if (!hasDefault) errs.push(`no default channel specified for ${m.packageName}`);
 
+  const entryId = t.getter('channel_entry');
+  const bundlepath = t.col('operatorbundle', 'bundlepath');
   for (const c of channels) {
     let current = entry(t, c.name, m.packageName, c.head, 0);
     let name = c.head;
@@ -175,14 +195,14 @@ export function addPackageChannels(t: Tables, m: PackageManifest): string[] {
         errs.push(`no bundle found for bundlename ${name}`);
         break;
       }
-      const path = str(t.find('operatorbundle', (r) => r.name === name)?.bundlepath);
+      const path = str(findBy(t, 'operatorbundle', 'name', name)?.[bundlepath]);
       const pkgValue = marshal(goStruct({ packageName: m.packageName, version: f.version }), true);
       addProperty(t, 'olm.package', pkgValue, name, f.version, path);
       if (isDeprecated(t, name)) break;
       for (const skip of f.skips) {
         const skipped = entry(t, c.name, m.packageName, skip, depth);
         const synthesized = entry(t, c.name, m.packageName, name, depth);
-        synthesized.replaces = skipped.entry_id ?? null;
+        t.set('channel_entry', synthesized, 'replaces', entryId(skipped, 'entry_id'));
         depth++;
       }
       if (f.replaces === '') break;
@@ -192,7 +212,7 @@ export function addPackageChannels(t: Tables, m: PackageManifest): string[] {
         break;
       }
       seen.add(f.replaces);
-      current.replaces = replaced.entry_id ?? null;
+      t.set('channel_entry', current, 'replaces', entryId(replaced, 'entry_id'));
       if (bundleFields(t, f.replaces) === undefined) {
         errs.push(`Invalid bundle ${c.head}, replaces nonexistent bundle ${f.replaces}`);
         break;
@@ -206,13 +226,18 @@ export function addPackageChannels(t: Tables, m: PackageManifest): string[] {
 }
 
 /** Drop the manifests of bundles with an image that head no channel (semver modes end so). */
-export function clearNonHeadBundles(t: Tables): void {
-  const heads = new Set(t.rows('channel').map((r) => r.head_operatorbundle_name));
-  for (const r of t.rows('operatorbundle')) {
+export function clearNonHeadBundles(t: RowStore): void {
+  const head = t.col('channel', 'head_operatorbundle_name');
+  const heads = new Set(t.rows('channel').map((r) => r[head]));
+  const col = (c: string): number => t.col('operatorbundle', c);
+  const [name, path, bundle, csv] = [col('name'), col('bundlepath'), col('bundle'), col('csv')] as const;
+  t.update(
+    'operatorbundle',
     // opm's condition `bundlepath != null or bundlepath != ""` holds for a non-empty path only.
-    if (str(r.bundlepath) !== '' && !heads.has(r.name)) {
-      r.bundle = null;
-      r.csv = null;
-    }
-  }
+    (r) => str(r[path]) !== '' && !heads.has(r[name] ?? null),
+    (r) => {
+      r[bundle] = null;
+      r[csv] = null;
+    },
+  );
 }

@@ -11,34 +11,22 @@ import {
   addOperatorBundle,
   addPackageChannels,
   clearNonHeadBundles,
+  findBy,
   rmPackage,
   type PackageManifest,
 } from './loader.js';
+import type { SqlValue } from '../../sqlite/file.js';
+import type { RowStore } from '../../sqlite/write/row-store.js';
 import {
   addBundleToGraph,
   addPackageChannelsFromGraph,
   packageGraph,
   type BundleKey,
 } from './semver-graph.js';
-import { restore, snapshot, type Row, type Tables } from './tables.js';
 import { compareUtf8 } from '../../go/utf8.js';
 import { formatSemver, parseSemver, type SemVer } from '../../model/semver.js';
 
 export type AddMode = 'replaces' | 'semver' | 'semver-skippatch';
-
-export const TABLES = [
-  'operatorbundle',
-  'package',
-  'channel',
-  'channel_entry',
-  'api',
-  'api_provider',
-  'api_requirer',
-  'related_image',
-  'dependencies',
-  'properties',
-  'deprecated',
-] as const;
 
 /** Errors gathered as Kubernetes' aggregate prints them: one alone, several in brackets, repeats once. */
 export function aggregate(msgs: string[]): string | undefined {
@@ -49,8 +37,8 @@ export function aggregate(msgs: string[]): string | undefined {
 }
 
 /** Run `step` as a transaction: when it throws or reports errors, the tables are put back. */
-function tx(t: Tables, step: () => string[]): string[] {
-  const before = snapshot(t, TABLES);
+function tx(t: RowStore, step: () => string[]): string[] {
+  const restore = t.snapshot();
   let errs: string[];
   try {
     errs = step();
@@ -58,23 +46,27 @@ function tx(t: Tables, step: () => string[]): string[] {
     if (!(err instanceof AddError)) throw err;
     errs = [err.message];
   }
-  if (errs.length > 0) restore(t, before);
+  if (errs.length > 0) restore();
   return errs;
 }
 
 const ALREADY_ADDED = 'Bundle already added that provides package and csv';
 
-const str = (v: Row[string] | undefined): string => (typeof v === 'string' ? v : '');
+const str = (v: SqlValue | undefined): string => (typeof v === 'string' ? v : '');
 
-function globalSanityCheck(t: Tables, bundles: BundleRecord[]): string[] {
+function globalSanityCheck(t: RowStore, bundles: BundleRecord[]): string[] {
   const errs: string[] = [];
   const images = new Set(bundles.map((b) => b.image));
+  const ce = t.getter('channel_entry');
+  const ob = t.getter('operatorbundle');
+  const channel = t.getter('channel');
   for (const b of bundles) {
-    const entries = t.rows('channel_entry').filter((e) => e.package_name === b.packageName);
-    const entryNames = new Set(entries.map((e) => e.operatorbundle_name));
+    const entries = t.rows('channel_entry').filter((e) => ce(e, 'package_name') === b.packageName);
+    const entryNames = new Set(entries.map((e) => ce(e, 'operatorbundle_name')));
     const paths = new Set<string | null>();
     for (const r of t.rows('operatorbundle')) {
-      if (entryNames.has(r.name)) paths.add(typeof r.bundlepath === 'string' ? r.bundlepath : null);
+      const path = ob(r, 'bundlepath');
+      if (entryNames.has(ob(r, 'name'))) paths.add(typeof path === 'string' ? path : null);
     }
     // opm gives up checking altogether on an index with an empty bundle path.
     if (paths.has('')) return [];
@@ -84,12 +76,13 @@ function globalSanityCheck(t: Tables, bundles: BundleRecord[]): string[] {
     const channels = new Set(
       t
         .rows('channel')
-        .filter((c) => c.package_name === b.packageName)
-        .map((c) => str(c.name)),
+        .filter((c) => channel(c, 'package_name') === b.packageName)
+        .map((c) => str(channel(c, 'name'))),
     );
-    const known = t.find('operatorbundle', (r) => r.name === b.name) !== undefined;
+    const known = findBy(t, 'operatorbundle', 'name', b.name) !== undefined;
     for (const ch of channels) {
-      const present = known && entries.some((e) => e.channel_name === ch && e.operatorbundle_name === b.name);
+      const present =
+        known && entries.some((e) => ce(e, 'channel_name') === ch && ce(e, 'operatorbundle_name') === b.name);
       if (present) {
         errs.push(ALREADY_ADDED);
         break;
@@ -101,7 +94,7 @@ function globalSanityCheck(t: Tables, bundles: BundleRecord[]): string[] {
   return errs;
 }
 
-function validateEdgeBundlePackage(t: Tables, bundles: BundleRecord[]): string | undefined {
+function validateEdgeBundlePackage(t: RowStore, bundles: BundleRecord[]): string | undefined {
   const expected = new Map<string, string>();
   for (const b of bundles) {
     for (const name of [...b.skips, b.replaces, b.name]) {
@@ -115,12 +108,16 @@ function validateEdgeBundlePackage(t: Tables, bundles: BundleRecord[]): string |
     }
   }
   if (expected.size === 0) return undefined;
-  const packages = new Set(t.rows('package').map((p) => p.name));
+  const pkgName = t.col('package', 'name');
+  const packages = new Set(t.rows('package').map((p) => p[pkgName]));
+  const ce = t.getter('channel_entry');
   for (const e of t.rows('channel_entry')) {
-    if (!packages.has(e.package_name)) continue;
-    const want = expected.get(str(e.operatorbundle_name));
-    if (want !== undefined && want !== e.package_name)
-      return `bundle ${str(e.operatorbundle_name)} belongs to package ${str(e.package_name)} on index, cannot be added as an edge for package ${want}`;
+    const pkg = ce(e, 'package_name');
+    if (!packages.has(pkg)) continue;
+    const bundle = str(ce(e, 'operatorbundle_name'));
+    const want = expected.get(bundle);
+    if (want !== undefined && want !== pkg)
+      return `bundle ${bundle} belongs to package ${str(pkg)} on index, cannot be added as an edge for package ${want}`;
   }
   return undefined;
 }
@@ -133,29 +130,31 @@ interface Versioned {
 }
 
 /** The bundles of `pkg` already in its channels, as opm lists them for the replaces mode. */
-function existingBundles(t: Tables, pkg: string): Versioned[] {
+function existingBundles(t: RowStore, pkg: string): Versioned[] {
+  const ce = t.getter('channel_entry');
+  const ob = t.getter('operatorbundle');
   const inPkg = new Set(
     t
       .rows('channel_entry')
-      .filter((e) => e.package_name === pkg)
-      .map((e) => str(e.operatorbundle_name)),
+      .filter((e) => ce(e, 'package_name') === pkg)
+      .map((e) => str(ce(e, 'operatorbundle_name'))),
   );
-  const defaultChannel = str(t.find('package', (p) => p.name === pkg)?.default_channel);
+  const defaultChannel = str(findBy(t, 'package', 'name', pkg)?.[t.col('package', 'default_channel')]);
   const seen = new Set<string>();
   const out: Versioned[] = [];
   for (const r of t.rows('operatorbundle')) {
-    const name = str(r.name);
+    const name = str(ob(r, 'name'));
     if (!inPkg.has(name) || seen.has(name)) continue;
     seen.add(name);
     const channels = [
       ...new Set(
         t
           .rows('channel_entry')
-          .filter((e) => e.operatorbundle_name === name)
-          .map((e) => str(e.channel_name)),
+          .filter((e) => ce(e, 'operatorbundle_name') === name)
+          .map((e) => str(ce(e, 'channel_name'))),
       ),
     ];
-    out.push({ name, version: str(r.version), channels, defaultChannel });
+    out.push({ name, version: str(ob(r, 'version')), channels, defaultChannel });
   }
   return out;
 }
@@ -211,7 +210,7 @@ export function semverPackageManifest(pkg: string, bundles: Versioned[]): Packag
   return m;
 }
 
-function loadReplaces(t: Tables, bundles: BundleRecord[]): string[] {
+function loadReplaces(t: RowStore, bundles: BundleRecord[]): string[] {
   const errs: string[] = [];
   const packages = new Map<string, BundleRecord[]>();
   for (const b of bundles) {
@@ -252,7 +251,7 @@ function loadReplaces(t: Tables, bundles: BundleRecord[]): string[] {
   return errs;
 }
 
-function loadSemver(t: Tables, bundles: BundleRecord[], skippatch: boolean): string[] {
+function loadSemver(t: RowStore, bundles: BundleRecord[], skippatch: boolean): string[] {
   for (const b of bundles) {
     const g = packageGraph(t, b.packageName) ?? {
       name: b.packageName,
@@ -274,7 +273,7 @@ function loadSemver(t: Tables, bundles: BundleRecord[], skippatch: boolean): str
 }
 
 /** Each added bundle must be reachable from the head of each of its channels. */
-function checkForBundles(t: Tables, bundles: BundleRecord[]): string[] {
+function checkForBundles(t: RowStore, bundles: BundleRecord[]): string[] {
   const errs: string[] = [];
   for (const b of bundles) {
     let g;
@@ -321,7 +320,7 @@ function checkForBundles(t: Tables, bundles: BundleRecord[]): string[] {
  * Add `bundles` to the tables as `registry add` does; returns opm's error text when it fails
  * (the tables then hold what opm would have committed before failing).
  */
-export function populate(t: Tables, bundles: BundleRecord[], mode: AddMode): string | undefined {
+export function populate(t: RowStore, bundles: BundleRecord[], mode: AddMode): string | undefined {
   const sanity = globalSanityCheck(t, bundles);
   if (sanity.length > 0) return aggregate(sanity);
   return load(t, bundles, mode);
@@ -340,7 +339,7 @@ export function addExitCode(message: string): number {
   return 1;
 }
 
-function load(t: Tables, bundles: BundleRecord[], mode: AddMode): string | undefined {
+function load(t: RowStore, bundles: BundleRecord[], mode: AddMode): string | undefined {
   let errs: string[];
   try {
     errs =

@@ -14,8 +14,9 @@ import {
 } from '../../sqlite/write/content.js';
 import { bundleRecord, type BundleRecord } from './bundle-record.js';
 import { addExitCode, populate, type AddMode } from './populate.js';
-import { newDatabaseContent, SCHEMA_VERSION } from './schema-13.js';
-import { Tables } from './tables.js';
+import { NEWEST_SCHEMA } from '../../sqlite/schema-version.js';
+import { newDatabaseContent } from './schema-13.js';
+import { RowStore } from '../../sqlite/write/row-store.js';
 
 export type { AddMode } from './populate.js';
 
@@ -65,9 +66,9 @@ export function openOrCreate(file: string, now: Date): DatabaseContent {
   if (!existsSync(file) || statSync(file).size === 0) return newDatabaseContent(now);
   const content = readDatabaseContent(file);
   const version = content.rows.get('schema_migrations')?.[0]?.[0];
-  if (version !== SCHEMA_VERSION && version !== BigInt(SCHEMA_VERSION)) {
+  if (version !== NEWEST_SCHEMA && version !== BigInt(NEWEST_SCHEMA)) {
     throw new OpmError(
-      `${file}: the database is at schema version ${String(version ?? 'none')}; opm-ts adds to databases at version ${SCHEMA_VERSION} (the one opm v1.73 writes)`,
+      `${file}: the database is at schema version ${String(version ?? 'none')}; opm-ts adds to databases at version ${NEWEST_SCHEMA} (the one opm v1.73 writes)`,
       { hint: 'open it once with opm v1.73 (any `opm registry` command migrates it), then add again' },
     );
   }
@@ -98,11 +99,9 @@ export function addToContent(
   bundles: BundleRecord[],
   mode: AddMode,
 ): string | undefined {
-  const creates = new Map<string, string>();
-  for (const o of content.objects) if (o.type === 'table' && o.sql !== null) creates.set(o.name, o.sql);
-  const t = new Tables(creates, content.rows);
+  const t = new RowStore(content);
   const err = populate(t, bundles, mode);
-  content.rows = t.toRows();
+  content.rows = t.toContent().rows;
   return err;
 }
 

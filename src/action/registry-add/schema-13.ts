@@ -4,9 +4,8 @@
  * database, read back: what `sqlite3 .dump` prints must be the same), and the one row of
  * `schema_migrations` (version 13, the time it was made).
  */
+import { NEWEST_SCHEMA } from '../../sqlite/schema-version.js';
 import type { DatabaseContent, SchemaObject } from '../../sqlite/write/content.js';
-
-export const SCHEMA_VERSION = 13;
 
 export const SCHEMA_13: readonly SchemaObject[] = [
   {
@@ -115,6 +114,6 @@ export function sqliteTimestamp(d: Date): string {
 export function newDatabaseContent(now: Date): DatabaseContent {
   const rows = new Map<string, Array<Array<string | number | null>>>();
   for (const o of SCHEMA_13) if (o.type === 'table') rows.set(o.name, []);
-  rows.set('schema_migrations', [[SCHEMA_VERSION, sqliteTimestamp(now)]]);
+  rows.set('schema_migrations', [[NEWEST_SCHEMA, sqliteTimestamp(now)]]);
   return { objects: SCHEMA_13.map((o) => ({ ...o })), rows };
 }

@@ -7,8 +7,9 @@
 import { compareUtf8 } from '../../go/utf8.js';
 import { compareSemver, formatSemver, parseSemver, type SemVer } from '../../model/semver.js';
 import type { BundleRecord } from './bundle-record.js';
-import { AddError } from './loader.js';
-import type { Row, Tables } from './tables.js';
+import type { SqlValue } from '../../sqlite/file.js';
+import type { RowStore } from '../../sqlite/write/row-store.js';
+import { AddError, findBy } from './loader.js';
 
 export interface BundleKey {
   csvName: string;
@@ -32,42 +33,51 @@ export interface PackageGraph {
   channels: Map<string, ChannelGraph>;
 }
 
-const str = (v: Row[string] | undefined): string => (typeof v === 'string' ? v : '');
+const str = (v: SqlValue | undefined): string => (typeof v === 'string' ? v : '');
 
 /** The graph of `pkg` from its channel entries; `undefined` when the package (or its default channel) is missing. */
-export function packageGraph(t: Tables, pkg: string): PackageGraph | undefined {
-  const p = t.find('package', (r) => r.name === pkg);
-  if (p === undefined || p.default_channel === null) return undefined;
-  const bundles = new Map<string, Row>();
-  for (const r of t.rows('operatorbundle')) if (!bundles.has(str(r.name))) bundles.set(str(r.name), r);
-  const byId = new Map<unknown, Row>();
-  const entries = t.rows('channel_entry').filter((e) => e.package_name === pkg);
-  for (const e of t.rows('channel_entry')) byId.set(e.entry_id, e);
+export function packageGraph(t: RowStore, pkg: string): PackageGraph | undefined {
+  const p = findBy(t, 'package', 'name', pkg);
+  const defaultChannel = p?.[t.col('package', 'default_channel')] ?? null;
+  if (p === undefined || defaultChannel === null) return undefined;
+  const ob = t.getter('operatorbundle');
+  const bundles = new Map<string, SqlValue[]>();
+  for (const r of t.rows('operatorbundle'))
+    if (!bundles.has(str(ob(r, 'name')))) bundles.set(str(ob(r, 'name')), r);
+  const ce = t.getter('channel_entry');
+  const byId = new Map<unknown, SqlValue[]>();
+  const entries = t.rows('channel_entry').filter((e) => ce(e, 'package_name') === pkg);
+  for (const e of t.rows('channel_entry')) byId.set(ce(e, 'entry_id'), e);
   const keyFor = (name: string): BundleKey => {
     const b = bundles.get(name);
-    return { csvName: name, version: str(b?.version), bundlePath: str(b?.bundlepath) };
+    return {
+      csvName: name,
+      version: str(b && ob(b, 'version')),
+      bundlePath: str(b && ob(b, 'bundlepath')),
+    };
   };
   const existing = new Set<string>();
   for (const e of entries) {
-    const b = bundles.get(str(e.operatorbundle_name));
-    if (b !== undefined) existing.add(keyOf(keyFor(str(e.operatorbundle_name))));
+    const b = bundles.get(str(ce(e, 'operatorbundle_name')));
+    if (b !== undefined) existing.add(keyOf(keyFor(str(ce(e, 'operatorbundle_name')))));
   }
   const graph = new Map<string, Map<string, { key: BundleKey; replaces: Map<string, BundleKey> }>>();
   const candidates = new Map<string, Map<string, BundleKey>>();
   for (const e of entries) {
-    const ch = str(e.channel_name);
+    const ch = str(ce(e, 'channel_name'));
     if (!graph.has(ch)) graph.set(ch, new Map());
-    const key = keyFor(str(e.operatorbundle_name));
+    const key = keyFor(str(ce(e, 'operatorbundle_name')));
     if (!existing.has(keyOf(key))) continue;
     graph.get(ch)?.set(keyOf(key), { key, replaces: new Map() });
     if (!candidates.has(ch)) candidates.set(ch, new Map());
     candidates.get(ch)?.set(keyOf(key), key);
   }
   for (const e of entries) {
-    const ch = str(e.channel_name);
-    const key = keyFor(str(e.operatorbundle_name));
-    const replaced = e.replaces === null ? undefined : byId.get(e.replaces);
-    const rk = replaced === undefined ? EMPTY : keyFor(str(replaced.operatorbundle_name));
+    const ch = str(ce(e, 'channel_name'));
+    const key = keyFor(str(ce(e, 'operatorbundle_name')));
+    const replaces = ce(e, 'replaces');
+    const replaced = replaces === null ? undefined : byId.get(replaces);
+    const rk = replaced === undefined ? EMPTY : keyFor(str(ce(replaced, 'operatorbundle_name')));
     if (!isEmpty(rk)) {
       let nodes = graph.get(ch);
       if (nodes === undefined) graph.set(ch, (nodes = new Map()));
@@ -84,7 +94,7 @@ export function packageGraph(t: Tables, pkg: string): PackageGraph | undefined {
     const head = [...cands.values()][0] as BundleKey;
     channels.set(ch, { head, nodes: graph.get(ch) ?? new Map() });
   }
-  return { name: pkg, defaultChannel: str(p.default_channel), channels };
+  return { name: pkg, defaultChannel: str(defaultChannel), channels };
 }
 
 function parseOr(v: string, message: string): SemVer {
@@ -150,34 +160,49 @@ export function addBundleToGraph(b: BundleRecord, g: PackageGraph, skippatch: bo
 }
 
 /** Write the package, its channels and their entries from the graph (opm's AddPackageChannelsFromGraph). */
-export function addPackageChannelsFromGraph(t: Tables, g: PackageGraph): string[] {
+export function addPackageChannelsFromGraph(t: RowStore, g: PackageGraph): string[] {
   const errs: string[] = [];
+  const entry = t.getter('channel_entry');
+  const [chName, chPkg] = [t.col('channel', 'name'), t.col('channel', 'package_name')] as const;
+  const [ceName, cePkg] = [
+    t.col('channel_entry', 'channel_name'),
+    t.col('channel_entry', 'package_name'),
+  ] as const;
+  const isChannel =
+    (name: string) =>
+    (r: SqlValue[]): boolean =>
+      r[chName] === name && r[chPkg] === g.name;
+  const isEntryOf =
+    (name: string) =>
+    (r: SqlValue[]): boolean =>
+      r[ceName] === name && r[cePkg] === g.name;
   // INSERT OR REPLACE: the old row goes, the new one has no default channel yet.
-  t.delete('package', (r) => r.name === g.name);
-  const pkgRow = t.insert('package', { name: g.name });
+  const pkgName = t.col('package', 'name');
+  t.deleteWhere('package', (r) => r[pkgName] === g.name);
+  const pkgRow = t.insertNamed('package', { name: g.name });
   for (const [name, ch] of g.channels) {
-    t.delete('channel', (r) => r.name === name && r.package_name === g.name);
-    t.delete('channel_entry', (r) => r.channel_name === name && r.package_name === g.name);
-    t.insert('channel', { name, package_name: g.name, head_operatorbundle_name: ch.head.csvName });
+    t.deleteWhere('channel', isChannel(name));
+    t.deleteWhere('channel_entry', isEntryOf(name));
+    t.insertNamed('channel', { name, package_name: g.name, head_operatorbundle_name: ch.head.csvName });
   }
-  if (t.find('channel', (r) => r.name === g.defaultChannel && r.package_name === g.name) === undefined) {
+  if (t.find('channel', isChannel(g.defaultChannel)) === undefined) {
     errs.push(`the default channel (${g.defaultChannel}) does not exist: FOREIGN KEY constraint failed`);
   } else {
-    pkgRow.default_channel = g.defaultChannel;
+    t.set('package', pkgRow, 'default_channel', g.defaultChannel);
   }
   for (const [name, ch] of g.channels) {
-    t.delete('channel_entry', (r) => r.channel_name === name && r.package_name === g.name);
+    t.deleteWhere('channel_entry', isEntryOf(name));
     let current = ch.head;
     let depth = 0;
-    let previous: Row | undefined;
+    let previous: SqlValue[] | undefined;
     for (;;) {
-      const id = t.insert('channel_entry', {
+      const id = t.insertNamed('channel_entry', {
         channel_name: name,
         package_name: g.name,
         operatorbundle_name: current.csvName,
         depth,
       });
-      if (previous !== undefined) previous.replaces = id.entry_id ?? null;
+      if (previous !== undefined) t.set('channel_entry', previous, 'replaces', entry(id, 'entry_id'));
       let next: BundleKey | undefined;
       let syntheticDepth = depth + 1;
       for (const r of ch.nodes.get(keyOf(current))?.replaces.values() ?? []) {
@@ -185,18 +210,18 @@ export function addPackageChannelsFromGraph(t: Tables, g: PackageGraph): string[
           next = r;
           continue;
         }
-        const replaced = t.insert('channel_entry', {
+        const replaced = t.insertNamed('channel_entry', {
           channel_name: name,
           package_name: g.name,
           operatorbundle_name: r.csvName,
           depth: syntheticDepth,
         });
-        t.insert('channel_entry', {
+        t.insertNamed('channel_entry', {
           channel_name: name,
           package_name: g.name,
           operatorbundle_name: current.csvName,
           depth: syntheticDepth,
-          replaces: replaced.entry_id ?? null,
+          replaces: entry(replaced, 'entry_id'),
         });
         syntheticDepth++;
       }

@@ -8,7 +8,7 @@
 import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync, fchmodSync } from 'node:fs';
 import path from 'node:path';
 import { SqliteFile, SqliteFormatError, type SqlValue } from '../file.js';
-import { parseCreateTable } from '../database.js';
+import { parseCreateTable, rowidValue } from '../database.js';
 import { PageFile, PAGE_SIZE } from './pages.js';
 import { TableTreeBuilder, writeIndexTree } from './btree.js';
 import { compareKeys, encodeRecord, sortValue, type KeyColumn, type SortValue } from './record.js';
@@ -72,7 +72,7 @@ export function readDatabaseContent(file: string): DatabaseContent {
       for (const raw of f.scan(root)) {
         const row: SqlValue[] = [];
         for (let i = 0; i < columns.length; i++) {
-          if (i === rowidColumn) row.push(asNumber(raw.rowid));
+          if (i === rowidColumn) row.push(rowidValue(raw.rowid));
           else row.push(i < raw.values.length ? (raw.values[i] as SqlValue) : (defaults[i] ?? null));
         }
         out.push(row);
@@ -100,9 +100,6 @@ function readHeader(file: string): DatabaseHeader {
     closeSync(fd);
   }
 }
-
-const asNumber = (v: bigint): number | bigint =>
-  v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 
 /** A table's rows as stored: rowid and record values (the rowid column's own value NULL). */
 interface StoredRow {
@@ -251,9 +248,9 @@ function indexEntries(
   keyCols.push({ collation: 'binary', desc: false });
   const entries = rows.map((r) => {
     const values: SqlValue[] = idx.map((i) =>
-      i < 0 || i === def.rowidColumn ? asNumber(r.rowid) : (r.values[i] as SqlValue),
+      i < 0 || i === def.rowidColumn ? rowidValue(r.rowid) : (r.values[i] as SqlValue),
     );
-    values.push(asNumber(r.rowid));
+    values.push(rowidValue(r.rowid));
     const sort: SortValue[] = values.map((v, k) => sortValue(v, keyCols[k]?.collation));
     return { values, sort };
   });

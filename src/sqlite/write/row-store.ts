@@ -92,6 +92,12 @@ export class RowStore {
     return t === undefined ? [] : (t.rows.filter((r) => r !== undefined) as SqlValue[][]);
   }
 
+  /** The first live row of `table` that `pred` accepts. */
+  find(table: string, pred: (row: SqlValue[]) => boolean): SqlValue[] | undefined {
+    for (const r of this.table(table).rows) if (r !== undefined && pred(r)) return r;
+    return undefined;
+  }
+
   /** A column's values by name, for readable predicates. */
   getter(table: string): (row: SqlValue[], column: string) => SqlValue {
     const t = this.table(table);
@@ -231,6 +237,37 @@ export class RowStore {
   /** `INSERT INTO table VALUES (…)`: a row after all others (the next rowid). */
   insert(table: string, values: SqlValue[]): void {
     this.table(table).rows.push(values);
+  }
+
+  /**
+   * `INSERT INTO table (columns…) VALUES (…)`: the columns not given are NULL, and an INTEGER
+   * PRIMARY KEY left NULL takes the largest rowid plus one, as SQLite gives it. Returns the row.
+   */
+  insertNamed(table: string, values: Readonly<Record<string, SqlValue>>): SqlValue[] {
+    const t = this.table(table);
+    const row = t.def.columns.map((c) => values[c.name.toLowerCase()] ?? null);
+    const key = t.def.rowidColumn;
+    if (key >= 0 && row[key] === null) {
+      let max = 0;
+      for (const r of t.rows) {
+        const v = r?.[key];
+        if (typeof v === 'number' && v > max) max = v;
+      }
+      row[key] = max + 1;
+    }
+    t.rows.push(row);
+    return row;
+  }
+
+  /** `UPDATE table SET column = value` on one row this store gave; returns the row as it now is. */
+  set(table: string, row: SqlValue[], column: string, value: SqlValue): SqlValue[] {
+    const t = this.table(table);
+    const i = t.rows.lastIndexOf(row);
+    if (i < 0) throw new SqliteFormatError(`no such row in ${t.name}`);
+    const next = [...row];
+    next[this.col(table, column)] = value;
+    t.rows[i] = next;
+    return next;
   }
 
   /**
