@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { reference } from './reference-opm.js';
+import { runOpm } from '../run-cli.js';
 import { startFixture, type Fixture } from '../registry/fixture.js';
 import { buildImage, buildOpmStandIn, pushImage } from '../registry/image-builder.js';
 import { bundleLabels, writeBundle, type BundleSpec } from '../sqlite/bundles.js';
@@ -38,6 +39,14 @@ export interface BundleRegistry {
   pushBase: () => Promise<string>;
   /** Pushes an index image holding `db` at /database/index.db as `repo:v1`; gives its reference. */
   pushIndex: (db: string, repo: string) => Promise<string>;
+  /**
+   * `args` run by one of the tools in a new folder (`dir`), with a toolRecorder's docker and podman
+   * first on PATH; `log` is what the recorder wrote.
+   */
+  recorded: (
+    side: 'ref' | 'ours',
+    args: string[],
+  ) => Promise<{ code: number; stderr: string; log: string; dir: string }>;
   stop: () => Promise<void>;
 }
 
@@ -54,8 +63,8 @@ export function bundleRegistry(prefix: string): BundleRegistry {
     OLM_CACHE_DIR: path.join(tmp, 'cache'),
   });
   const imageOf = (b: BundleSpec): string => `${registry().plain.host}/bundles/${b.pkg}:${b.version}`;
-  const opmRef = (args: string[], cwd = tmp): RefRun => {
-    const r = spawnSync(reference, args, { cwd, encoding: 'utf8', env: env(), maxBuffer: 1 << 28 });
+  const opmRef = (args: string[], cwd = tmp, e = env()): RefRun => {
+    const r = spawnSync(reference, args, { cwd, encoding: 'utf8', env: e, maxBuffer: 1 << 28 });
     return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   };
   return {
@@ -105,6 +114,13 @@ export function bundleRegistry(prefix: string): BundleRegistry {
       await pushImage(index, { url: registry().plain.url, repo, tag: 'v1' });
       return `${registry().plain.host}/${repo}:v1`;
     },
+    recorded: async (side, args) => {
+      const { bin, log } = toolRecorder(tmp);
+      const dir = mkdtempSync(path.join(tmp, `tool-${side}-`));
+      const e = { ...env(), PATH: `${bin}:${process.env.PATH ?? ''}` };
+      const r = side === 'ref' ? opmRef(args, dir, e) : await runOpm(args, { cwd: dir, env: e });
+      return { code: r.code, stderr: r.stderr, log: readFileSync(log, 'utf8'), dir };
+    },
     stop: async () => {
       await fx?.stop();
       rmSync(tmp, { recursive: true, force: true });
@@ -130,7 +146,7 @@ export function insertRows(db: string): string[] {
  * A recorder named docker and podman in a new folder under `parent`, for PATH: it writes the
  * arguments it was given and the Dockerfile they name to `log`, and succeeds.
  */
-export function toolRecorder(parent: string): { bin: string; log: string } {
+function toolRecorder(parent: string): { bin: string; log: string } {
   const bin = mkdtempSync(path.join(parent, 'bin-'));
   const log = path.join(bin, 'log');
   const script = `#!/bin/sh\nprintf '%s\\n' "$0" "$@" > ${log}\nwhile [ $# -gt 0 ]; do if [ "$1" = -f ]; then cat "$2" >> ${log}; fi; shift; done\n`;

@@ -9,8 +9,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
-import { reference } from './reference-opm.js';
-import { bundleRegistry, insertRows as rows, normalToolLog, toolRecorder } from './bundle-registry.js';
+import { bundleRegistry, insertRows as rows, normalToolLog } from './bundle-registry.js';
 import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 
 const reg = bundleRegistry('opm-index-edit-');
@@ -140,12 +139,10 @@ describe('index VERB --generate', () => {
 });
 
 describe('index rm with a container tool: the command line opm runs', () => {
-  // A recorder named docker / podman on PATH: only the command line is compared, not an engine.
+  // docker and podman on PATH are recorders (reg.recorded): only the command line is compared, not an engine.
   it.each(['docker', 'podman'])('-u %s: the same argv and Dockerfile, nothing left behind', async (tool) => {
     const out: string[] = [];
     for (const side of ['ref', 'ours'] as const) {
-      const { bin, log } = toolRecorder(tmp);
-      const dir = mkdtempSync(path.join(tmp, `tool-${side}-`));
       const args = [
         'index',
         'rm',
@@ -159,17 +156,10 @@ describe('index rm with a container tool: the command line opm runs', () => {
         tool,
         '--use-http',
       ];
-      const e = { ...env(), PATH: `${bin}:${process.env.PATH ?? ''}` };
-      const r =
-        side === 'ref'
-          ? (() => {
-              const x = spawnSync(reference, args, { cwd: dir, encoding: 'utf8', env: e });
-              return { code: x.status ?? -1, stderr: x.stderr };
-            })()
-          : await runOpm(args, { cwd: dir, env: e });
+      const r = await reg.recorded(side, args);
       expect(r.code, r.stderr).toBe(0);
-      out.push(normalToolLog(readFileSync(log, 'utf8')));
-      expect(readdirSync(dir), side).toEqual([]);
+      out.push(normalToolLog(r.log));
+      expect(readdirSync(r.dir), side).toEqual([]);
     }
     expect(out[1]).toBe(out[0]);
     expect(out[0]).toContain('example.com/i:1');
