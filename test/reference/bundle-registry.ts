@@ -37,8 +37,11 @@ export interface BundleRegistry {
   deprecateTruncate: (db: string, b: BundleSpec) => void;
   /** Pushes an opm stand-in as `base/opm:v1` for -i; gives its reference. */
   pushBase: () => Promise<string>;
-  /** Pushes an index image holding `db` at /database/index.db as `repo:v1`; gives its reference. */
-  pushIndex: (db: string, repo: string) => Promise<string>;
+  /**
+   * Pushes an image holding `db` at /database/index.db as `repo:tag`, labelled as an index image
+   * unless other labels are given; gives its reference.
+   */
+  pushIndex: (db: string, repo: string, tag?: string, labels?: Record<string, string>) => Promise<string>;
   /**
    * `args` run by one of the tools in a new folder (`dir`), with a toolRecorder's docker and podman
    * first on PATH; `log` is what the recorder wrote.
@@ -99,7 +102,12 @@ export function bundleRegistry(prefix: string): BundleRegistry {
       await pushImage(standIn, { url: registry().plain.url, repo: 'base/opm', tag: 'v1' });
       return `${registry().plain.host}/base/opm:v1`;
     },
-    pushIndex: async (db, repo) => {
+    pushIndex: async (
+      db,
+      repo,
+      tag = 'v1',
+      labels = { 'operators.operatorframework.io.index.database.v1': '/database/index.db' },
+    ) => {
       const index = await buildImage({
         layers: [
           {
@@ -109,10 +117,10 @@ export function bundleRegistry(prefix: string): BundleRegistry {
             ],
           },
         ],
-        labels: { 'operators.operatorframework.io.index.database.v1': '/database/index.db' },
+        labels,
       });
-      await pushImage(index, { url: registry().plain.url, repo, tag: 'v1' });
-      return `${registry().plain.host}/${repo}:v1`;
+      await pushImage(index, { url: registry().plain.url, repo, tag });
+      return `${registry().plain.host}/${repo}:${tag}`;
     },
     recorded: async (side, args) => {
       const { bin, log } = toolRecorder(tmp);

@@ -9,11 +9,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
 import { bundleRegistry } from './bundle-registry.js';
-import { buildImage, pushImage } from '../registry/image-builder.js';
 import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 
 const reg = bundleRegistry('opm-sqlite-ref-');
-const { tmp, registry, env, opmRef, addAll } = reg;
+const { tmp, env, opmRef, addAll } = reg;
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex').toString('base64');
 
@@ -201,21 +200,8 @@ describe.each(SCENARIOS)('a %s database', (name) => {
 describe('an index image (the database under the label operators.operatorframework.io.index.database.v1)', () => {
   const DB_LABEL = 'operators.operatorframework.io.index.database.v1';
 
-  async function pushIndex(tag: string, labels: Record<string, string>): Promise<string> {
-    const image = await buildImage({
-      layers: [
-        {
-          entries: [
-            { name: 'database', type: 'directory' },
-            { name: 'database/index.db', content: readFileSync(dbs.replaces as string) },
-          ],
-        },
-      ],
-      labels,
-    });
-    await pushImage(image, { url: registry().plain.url, repo: 'index/catalog', tag });
-    return `${registry().plain.host}/index/catalog:${tag}`;
-  }
+  const pushIndex = (tag: string, labels: Record<string, string>): Promise<string> =>
+    reg.pushIndex(dbs.replaces as string, 'index/catalog', tag, labels);
 
   it.each([['json'], ['yaml']])('render -o %s: the same bytes', async (format) => {
     const ref = await pushIndex('v1', { [DB_LABEL]: '/database/index.db' });
