@@ -2,20 +2,16 @@
 // `index add`: with --generate, both tools leave the same Dockerfile bytes and a database with the
 // same rows (from scratch and --from-index an index image); with -c none, opm-ts builds the index
 // image itself, pushes it, and `render` of the pushed image by both tools gives the same bytes.
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
-import { reference } from './reference-opm.js';
-import { startFixture, type Fixture } from '../registry/fixture.js';
-import { buildImage, buildOpmStandIn, pushImage } from '../registry/image-builder.js';
-import { bundleLabels, csvName, writeBundle, type BundleSpec } from '../sqlite/bundles.js';
+import { bundleRegistry, insertRows as rows, normalToolLog } from './bundle-registry.js';
+import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 
-let fx: Fixture | undefined;
-let tmp = '';
-const env = (): NodeJS.ProcessEnv => ({ ...process.env, HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache') });
+const reg = bundleRegistry('opm-index-add-');
+const { tmp, registry, env, imageOf, opmRef } = reg;
 
 const BUNDLES: BundleSpec[] = [
   { pkg: 'etcd', version: '0.9.0', channels: ['alpha'], defaultChannel: 'alpha', owns: ['EtcdCluster'] },
@@ -40,65 +36,21 @@ const NEXT: BundleSpec = {
   owns: ['EtcdCluster'],
 };
 
-function registry(): Fixture {
-  if (fx === undefined) throw new Error('the registry fixture did not start');
-  return fx;
-}
-const imageOf = (b: BundleSpec): string => `${registry().plain.host}/bundles/${b.pkg}:${b.version}`;
-
-function opmRef(args: string[], cwd: string): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(reference, args, { cwd, encoding: 'utf8', env: env(), maxBuffer: 1 << 28 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function rows(db: string): string[] {
-  const r = spawnSync('sqlite3', [db, '.dump'], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(r.stderr);
-  // Row order and entry ids follow Go map iteration in opm: compared as sets, channel entries by content.
-  return r.stdout
-    .split('\n')
-    .filter((l) => l.startsWith('INSERT INTO') && !l.startsWith('INSERT INTO channel_entry'))
-    .map((l) => l.replace(/'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d'/, "'<time>'"))
-    .sort();
-}
-
 let base = '';
 let fromIndex = '';
 
 beforeAll(async () => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'opm-index-add-'));
-  fx = await startFixture();
-  for (const b of [...BUNDLES, NEXT]) {
-    const dir = writeBundle(path.join(tmp, 'bundles'), b);
-    const image = await buildImage({ layers: [{ dir }], labels: bundleLabels(b) });
-    await pushImage(image, { url: registry().plain.url, repo: `bundles/${b.pkg}`, tag: b.version });
-  }
-  const standIn = await buildOpmStandIn({ format: 'oci' });
-  await pushImage(standIn, { url: registry().plain.url, repo: 'base/opm', tag: 'v1' });
-  base = `${registry().plain.host}/base/opm:v1`;
+  await reg.start();
+  await reg.push([...BUNDLES, NEXT]);
+  base = await reg.pushBase();
   // An index image of the first two bundles, its database made by the reference.
   const dir = mkdtempSync(path.join(tmp, 'from-'));
   const r = opmRef(['index', 'add', '--generate', '-b', BUNDLES.map(imageOf).join(','), '--use-http'], dir);
   if (r.code !== 0) throw new Error(r.stderr);
-  const index = await buildImage({
-    layers: [
-      {
-        entries: [
-          { name: 'database', type: 'directory' },
-          { name: 'database/index.db', content: readFileSync(path.join(dir, 'database', 'index.db')) },
-        ],
-      },
-    ],
-    labels: { 'operators.operatorframework.io.index.database.v1': '/database/index.db' },
-  });
-  await pushImage(index, { url: registry().plain.url, repo: 'index/etcd', tag: 'v1' });
-  fromIndex = `${registry().plain.host}/index/etcd:v1`;
+  fromIndex = await reg.pushIndex(path.join(dir, 'database', 'index.db'), 'index/etcd');
 }, 600_000);
 
-afterAll(async () => {
-  await fx?.stop();
-  if (tmp !== '') rmSync(tmp, { recursive: true, force: true });
-});
+afterAll(reg.stop);
 
 describe('index add --generate', () => {
   it.each([
@@ -145,25 +97,7 @@ describe('index add --generate', () => {
 });
 
 describe('index add with a container tool: the command line opm runs', () => {
-  // A recorder named docker / podman on PATH: it writes the arguments it was given and the
-  // Dockerfile they name, and succeeds. Only the command line is compared, not an engine.
-  function recorder(): { bin: string; log: string } {
-    const bin = mkdtempSync(path.join(tmp, 'bin-'));
-    const log = path.join(bin, 'log');
-    const script = `#!/bin/sh\nprintf '%s\\n' "$0" "$@" > ${log}\nwhile [ $# -gt 0 ]; do if [ "$1" = -f ]; then cat "$2" >> ${log}; fi; shift; done\n`;
-    for (const tool of ['docker', 'podman']) {
-      writeFileSync(path.join(bin, tool), script);
-      chmodSync(path.join(bin, tool), 0o755);
-    }
-    return { bin, log };
-  }
-  // Temporary names are random in both tools.
-  const normal = (text: string): string =>
-    text
-      .replace(/index_build_tmp[\w.-]+/g, 'index_build_tmp<N>')
-      .replace(/index\.Dockerfile\d+/g, 'index.Dockerfile<N>')
-      .replace(/^.*\/(docker|podman)$/m, '$1');
-
+  // docker and podman on PATH are recorders (reg.recorded): only the command line is compared, not an engine.
   it.each([
     ['-u docker', ['-u', 'docker']],
     ['-u podman', ['-u', 'podman']],
@@ -171,8 +105,6 @@ describe('index add with a container tool: the command line opm runs', () => {
   ] as const)('%s: the same argv and Dockerfile, nothing left behind', async (_n, tool) => {
     const out: string[] = [];
     for (const side of ['ref', 'ours'] as const) {
-      const { bin, log } = recorder();
-      const dir = mkdtempSync(path.join(tmp, `tool-${side}-`));
       const args = [
         'index',
         'add',
@@ -185,17 +117,10 @@ describe('index add with a container tool: the command line opm runs', () => {
         ...tool,
         '--use-http',
       ];
-      const e = { ...env(), PATH: `${bin}:${process.env.PATH ?? ''}` };
-      const r =
-        side === 'ref'
-          ? (() => {
-              const x = spawnSync(reference, args, { cwd: dir, encoding: 'utf8', env: e });
-              return { code: x.status ?? -1, stderr: x.stderr };
-            })()
-          : await runOpm(args, { cwd: dir, env: e });
+      const r = await reg.recorded(side, args);
       expect(r.code, r.stderr).toBe(0);
-      out.push(normal(readFileSync(log, 'utf8')));
-      const left = readdirSync(dir).filter((f) => f !== 'my.Dockerfile' && !f.startsWith('bundle_tmp'));
+      out.push(normalToolLog(r.log));
+      const left = readdirSync(r.dir).filter((f) => f !== 'my.Dockerfile' && !f.startsWith('bundle_tmp'));
       expect(left, side).toEqual([]);
     }
     expect(out[1]).toBe(out[0]);

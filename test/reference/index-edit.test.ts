@@ -4,28 +4,16 @@
 // database with the same rows, which both render the same; `index rm -u docker|podman` runs the
 // same command line on the same Dockerfile; with -c none, opm-ts builds the index
 // image itself and pushes it, and `render` of the pushed image by both tools gives the same bytes.
-import {
-  chmodSync,
-  copyFileSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
-import { reference } from './reference-opm.js';
-import { startFixture, type Fixture } from '../registry/fixture.js';
-import { buildImage, buildOpmStandIn, pushImage } from '../registry/image-builder.js';
-import { bundleLabels, csvName, writeBundle, type BundleSpec } from '../sqlite/bundles.js';
+import { bundleRegistry, insertRows as rows, normalToolLog } from './bundle-registry.js';
+import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 
-let fx: Fixture | undefined;
-let tmp = '';
-const env = (): NodeJS.ProcessEnv => ({ ...process.env, HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache') });
+const reg = bundleRegistry('opm-index-edit-');
+const { tmp, registry, env, imageOf, opmRef } = reg;
 
 /** Two packages of two bundles each, and a bundle whose package the reference adds permissively. */
 const SPECS: BundleSpec[] = [
@@ -64,69 +52,22 @@ const ORPHAN: BundleSpec = {
   replaces: csvName('orphan', '1.0.0'),
 };
 
-function registry(): Fixture {
-  if (fx === undefined) throw new Error('the registry fixture did not start');
-  return fx;
-}
-const imageOf = (b: BundleSpec): string => `${registry().plain.host}/bundles/${b.pkg}:${b.version}`;
-
-function opmRef(args: string[], cwd: string): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(reference, args, { cwd, encoding: 'utf8', env: env(), maxBuffer: 1 << 28 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** As index-add.test.ts compares databases: rows as a set, channel entries aside, times masked. */
-function rows(db: string): string[] {
-  const r = spawnSync('sqlite3', [db, '.dump'], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return r.stdout
-    .split('\n')
-    .filter((l) => l.startsWith('INSERT INTO') && !l.startsWith('INSERT INTO channel_entry'))
-    .map((l) => l.replace(/'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d'/, "'<time>'"))
-    .sort();
-}
-
 let base = '';
 let fromIndex = '';
 let indexDb = '';
 
 beforeAll(async () => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'opm-index-edit-'));
-  fx = await startFixture();
-  for (const b of [...SPECS, ORPHAN]) {
-    const dir = writeBundle(path.join(tmp, 'bundles'), b);
-    const image = await buildImage({ layers: [{ dir }], labels: bundleLabels(b) });
-    await pushImage(image, { url: registry().plain.url, repo: `bundles/${b.pkg}`, tag: b.version });
-  }
-  const standIn = await buildOpmStandIn({ format: 'oci' });
-  await pushImage(standIn, { url: registry().plain.url, repo: 'base/opm', tag: 'v1' });
-  base = `${registry().plain.host}/base/opm:v1`;
+  await reg.start();
+  await reg.push([...SPECS, ORPHAN]);
+  base = await reg.pushBase();
   // The index image's database, made by the reference one bundle at a time.
-  const db = path.join(tmp, 'index.db');
-  indexDb = db;
-  for (const [b, extra] of [...SPECS.map((s) => [s, []] as const), [ORPHAN, ['--permissive']] as const]) {
-    const r = opmRef(['registry', 'add', '-b', imageOf(b), '-d', db, '--use-http', ...extra], tmp);
-    if (r.code !== 0) throw new Error(`registry add ${imageOf(b)}: ${r.stderr}`);
-  }
-  const index = await buildImage({
-    layers: [
-      {
-        entries: [
-          { name: 'database', type: 'directory' },
-          { name: 'database/index.db', content: readFileSync(db) },
-        ],
-      },
-    ],
-    labels: { 'operators.operatorframework.io.index.database.v1': '/database/index.db' },
-  });
-  await pushImage(index, { url: registry().plain.url, repo: 'index/all', tag: 'v1' });
-  fromIndex = `${registry().plain.host}/index/all:v1`;
+  indexDb = path.join(tmp, 'index.db');
+  reg.addAll(indexDb, SPECS);
+  reg.addAll(indexDb, [ORPHAN], ['--permissive']);
+  fromIndex = await reg.pushIndex(indexDb, 'index/all');
 }, 600_000);
 
-afterAll(async () => {
-  await fx?.stop();
-  if (tmp !== '') rmSync(tmp, { recursive: true, force: true });
-});
+afterAll(reg.stop);
 
 // opm's `index prune` and `prune-stranded` pull --from-index with their container tool (podman
 // unless -c docker), which this machine does not have: there the reference's database is its
@@ -198,30 +139,10 @@ describe('index VERB --generate', () => {
 });
 
 describe('index rm with a container tool: the command line opm runs', () => {
-  // A recorder named docker / podman on PATH: it writes the arguments it was given and the
-  // Dockerfile they name, and succeeds. Only the command line is compared, not an engine.
-  function recorder(): { bin: string; log: string } {
-    const bin = mkdtempSync(path.join(tmp, 'bin-'));
-    const log = path.join(bin, 'log');
-    const script = `#!/bin/sh\nprintf '%s\\n' "$0" "$@" > ${log}\nwhile [ $# -gt 0 ]; do if [ "$1" = -f ]; then cat "$2" >> ${log}; fi; shift; done\n`;
-    for (const tool of ['docker', 'podman']) {
-      writeFileSync(path.join(bin, tool), script);
-      chmodSync(path.join(bin, tool), 0o755);
-    }
-    return { bin, log };
-  }
-  // Temporary names are random in both tools.
-  const normal = (text: string): string =>
-    text
-      .replace(/index_build_tmp[\w.-]+/g, 'index_build_tmp<N>')
-      .replace(/index\.Dockerfile\d+/g, 'index.Dockerfile<N>')
-      .replace(/^.*\/(docker|podman)$/m, '$1');
-
+  // docker and podman on PATH are recorders (reg.recorded): only the command line is compared, not an engine.
   it.each(['docker', 'podman'])('-u %s: the same argv and Dockerfile, nothing left behind', async (tool) => {
     const out: string[] = [];
     for (const side of ['ref', 'ours'] as const) {
-      const { bin, log } = recorder();
-      const dir = mkdtempSync(path.join(tmp, `tool-${side}-`));
       const args = [
         'index',
         'rm',
@@ -235,17 +156,10 @@ describe('index rm with a container tool: the command line opm runs', () => {
         tool,
         '--use-http',
       ];
-      const e = { ...env(), PATH: `${bin}:${process.env.PATH ?? ''}` };
-      const r =
-        side === 'ref'
-          ? (() => {
-              const x = spawnSync(reference, args, { cwd: dir, encoding: 'utf8', env: e });
-              return { code: x.status ?? -1, stderr: x.stderr };
-            })()
-          : await runOpm(args, { cwd: dir, env: e });
+      const r = await reg.recorded(side, args);
       expect(r.code, r.stderr).toBe(0);
-      out.push(normal(readFileSync(log, 'utf8')));
-      expect(readdirSync(dir), side).toEqual([]);
+      out.push(normalToolLog(r.log));
+      expect(readdirSync(r.dir), side).toEqual([]);
     }
     expect(out[1]).toBe(out[0]);
     expect(out[0]).toContain('example.com/i:1');

@@ -3,20 +3,16 @@
 // `registry add` by both tools from the same bundle images: the databases dumped by the sqlite3
 // command line are the same row for row (the migration timestamp and the order of rows opm
 // writes from Go map iteration left aside), and `render` of each by each tool gives the same bytes.
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
-import { reference } from './reference-opm.js';
-import { startFixture, type Fixture } from '../registry/fixture.js';
-import { buildImage, pushImage } from '../registry/image-builder.js';
-import { bundleLabels, csvName, writeBundle, type BundleSpec } from '../sqlite/bundles.js';
+import { bundleRegistry } from './bundle-registry.js';
+import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 
-let fx: Fixture | undefined;
-let tmp = '';
-const env = (): NodeJS.ProcessEnv => ({ ...process.env, HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache') });
+const reg = bundleRegistry('opm-registry-add-');
+const { tmp, env, imageOf, opmRef } = reg;
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex').toString('base64');
 
@@ -98,26 +94,6 @@ const LATER: BundleSpec = {
   owns: ['EtcdCluster', 'EtcdBackup', 'EtcdRestore'],
 };
 
-function registry(): Fixture {
-  if (fx === undefined) throw new Error('the registry fixture did not start');
-  return fx;
-}
-
-const imageOf = (b: BundleSpec): string => `${registry().plain.host}/bundles/${b.pkg}:${b.version}`;
-
-async function push(specs: BundleSpec[]): Promise<void> {
-  for (const b of specs) {
-    const dir = writeBundle(path.join(tmp, 'bundles'), b);
-    const image = await buildImage({ layers: [{ dir }], labels: bundleLabels(b) });
-    await pushImage(image, { url: registry().plain.url, repo: `bundles/${b.pkg}`, tag: b.version });
-  }
-}
-
-function opmRef(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(reference, args, { cwd: tmp, encoding: 'utf8', env: env(), maxBuffer: 1 << 28 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
 async function opmOurs(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return runOpm(args, { cwd: tmp, env: env() });
 }
@@ -197,15 +173,11 @@ const SCENARIOS: Scenario[] = [
 ];
 
 beforeAll(async () => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'opm-registry-add-'));
-  fx = await startFixture();
-  await push([...ETCD, ...SEMVER, ...SKIPPATCH, SKIPPATCH_LATE, ORPHAN, LATER]);
+  await reg.start();
+  await reg.push([...ETCD, ...SEMVER, ...SKIPPATCH, SKIPPATCH_LATE, ORPHAN, LATER]);
 }, 600_000);
 
-afterAll(async () => {
-  await fx?.stop();
-  if (tmp !== '') rmSync(tmp, { recursive: true, force: true });
-});
+afterAll(reg.stop);
 
 const addArgs = (db: string, bundles: BundleSpec[], flags: string[] = []): string[] => [
   'registry',

@@ -5,25 +5,22 @@
 // the database gives (and made-up ones), is sent to each as raw gRPC; the answers' message bytes,
 // grpc-status and grpc-message must be the same, byte for byte, in the same order.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import http2 from 'node:http2';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtoWriter } from '../../src/api/wire.js';
 import { reference } from './reference-opm.js';
 import { projectRoot } from '../corpus.js';
 import { answering, freePort, OPM } from '../serve/client.js';
-import { startFixture, type Fixture } from '../registry/fixture.js';
-import { buildImage, pushImage } from '../registry/image-builder.js';
-import { bundleLabels, csvName, writeBundle, type BundleSpec } from '../sqlite/bundles.js';
+import { bundleRegistry } from './bundle-registry.js';
+import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 import { haveSqlite3, rowsSql, schemaSql, sqlite3, type DbBundle } from '../sqlite/index-db.js';
 
 if (!haveSqlite3) throw new Error('the registry serve comparison needs the sqlite3 command line');
 
-let fx: Fixture | undefined;
-let tmp = '';
-const env = (): NodeJS.ProcessEnv => ({ ...process.env, HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache') });
+const reg = bundleRegistry('opm-registry-serve-ref-');
+const { tmp, env, opmRef, addAll } = reg;
 
 const ETCD: BundleSpec[] = [
   { pkg: 'etcd', version: '0.9.0', channels: ['alpha'], defaultChannel: 'alpha', owns: ['EtcdCluster'] },
@@ -115,36 +112,12 @@ const OLD_SCHEMA_BUNDLES: DbBundle[] = [
   },
 ];
 
-function registry(): Fixture {
-  if (fx === undefined) throw new Error('the registry fixture did not start');
-  return fx;
-}
-
-const imageOf = (b: BundleSpec): string => `${registry().plain.host}/bundles/${b.pkg}:${b.version}`;
-
-function opmRef(args: string[]): { code: number; stderr: string } {
-  const r = spawnSync(reference, args, { cwd: tmp, encoding: 'utf8', env: env() });
-  return { code: r.status ?? -1, stderr: r.stderr };
-}
-
-function addAll(db: string, specs: BundleSpec[], extra: string[] = []): void {
-  for (const b of specs) {
-    const r = opmRef(['registry', 'add', '-b', imageOf(b), '-d', db, '--use-http', ...extra]);
-    if (r.code !== 0) throw new Error(`registry add ${imageOf(b)}: ${r.stderr}`);
-  }
-}
-
 const dbs: Record<string, string> = {};
 const grpcurl = process.env.GRPCURL ?? path.join(projectRoot(), '.tools/bin/grpcurl');
 
 beforeAll(async () => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'opm-registry-serve-ref-'));
-  fx = await startFixture();
-  for (const b of [...ETCD, ...SEMVER]) {
-    const dir = writeBundle(path.join(tmp, 'bundles'), b);
-    const image = await buildImage({ layers: [{ dir }], labels: bundleLabels(b) });
-    await pushImage(image, { url: registry().plain.url, repo: `bundles/${b.pkg}`, tag: b.version });
-  }
+  await reg.start();
+  await reg.push([...ETCD, ...SEMVER]);
   dbs.replaces = path.join(tmp, 'replaces.db');
   addAll(dbs.replaces, ETCD);
   dbs.semver = path.join(tmp, 'semver.db');
@@ -158,10 +131,7 @@ beforeAll(async () => {
   }
 }, 600_000);
 
-afterAll(async () => {
-  await fx?.stop();
-  if (tmp !== '') rmSync(tmp, { recursive: true, force: true });
-});
+afterAll(reg.stop);
 
 /** Rows of a query, by the sqlite3 command line. */
 function query(db: string, sql: string): Record<string, string | null>[] {

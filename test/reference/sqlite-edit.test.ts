@@ -3,20 +3,16 @@
 // `registry rm`, `prune` and `prune-stranded` on databases the reference opm v1.73 wrote: the same
 // verb by both tools on copies of one database leaves the same rows (`sqlite3 .dump` of both), and
 // each tool renders the other's result as it renders its own.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
-import { reference } from './reference-opm.js';
-import { startFixture, type Fixture } from '../registry/fixture.js';
-import { buildImage, pushImage } from '../registry/image-builder.js';
-import { bundleLabels, csvName, writeBundle, type BundleSpec } from '../sqlite/bundles.js';
+import { bundleRegistry } from './bundle-registry.js';
+import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 
-let fx: Fixture | undefined;
-let tmp = '';
-const env = (): NodeJS.ProcessEnv => ({ ...process.env, HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache') });
+const reg = bundleRegistry('opm-sqlite-edit-ref-');
+const { tmp, registry, env, opmRef, addAll } = reg;
 
 /** Three packages; etcd requires prom's API (api_requirer rows, and the api clean-up triggers). */
 const SPECS: BundleSpec[] = [
@@ -60,57 +56,22 @@ const ORPHAN: BundleSpec = {
   replaces: csvName('orphan', '1.0.0'),
 };
 
-function registry(): Fixture {
-  if (fx === undefined) throw new Error('the registry fixture did not start');
-  return fx;
-}
-const imageOf = (b: BundleSpec): string => `${registry().plain.host}/bundles/${b.pkg}:${b.version}`;
-
-function opmRef(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(reference, args, { cwd: tmp, encoding: 'utf8', env: env(), maxBuffer: 1 << 28 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function addAll(db: string, specs: BundleSpec[], extra: string[] = []): void {
-  for (const b of specs) {
-    const r = opmRef(['registry', 'add', '-b', imageOf(b), '-d', db, '--use-http', ...extra]);
-    if (r.code !== 0) throw new Error(`registry add ${imageOf(b)}: ${r.stderr}`);
-  }
-}
-
 const dbs: Record<string, string> = {};
 
 beforeAll(async () => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'opm-sqlite-edit-ref-'));
-  fx = await startFixture();
-  for (const b of [...SPECS, ORPHAN]) {
-    const dir = writeBundle(path.join(tmp, 'bundles'), b);
-    const image = await buildImage({ layers: [{ dir }], labels: bundleLabels(b) });
-    await pushImage(image, { url: registry().plain.url, repo: `bundles/${b.pkg}`, tag: b.version });
-  }
+  await reg.start();
+  await reg.push([...SPECS, ORPHAN]);
   dbs.three = path.join(tmp, 'three.db');
   addAll(dbs.three, SPECS);
   dbs.truncated = path.join(tmp, 'truncated.db');
   copyFileSync(dbs.three, dbs.truncated);
-  const t = opmRef([
-    'registry',
-    'deprecatetruncate',
-    '-b',
-    imageOf(SPECS[1] as BundleSpec),
-    '-d',
-    dbs.truncated,
-    '--use-http',
-  ]);
-  if (t.code !== 0) throw new Error(`deprecatetruncate: ${t.stderr}`);
+  reg.deprecateTruncate(dbs.truncated, SPECS[1] as BundleSpec);
   dbs.orphan = path.join(tmp, 'orphan.db');
   copyFileSync(dbs.three, dbs.orphan);
   addAll(dbs.orphan, [ORPHAN], ['--permissive']);
 }, 600_000);
 
-afterAll(async () => {
-  await fx?.stop();
-  if (tmp !== '') rmSync(tmp, { recursive: true, force: true });
-});
+afterAll(reg.stop);
 
 function copyOf(name: string, tag: string): string {
   const to = path.join(tmp, `${name}-${tag}-${Math.random().toString(36).slice(2)}.db`);

@@ -3,21 +3,16 @@
 // SQLite index databases written by the reference opm v1.73 itself (`registry add` in the three
 // modes, `registry deprecatetruncate`, `--permissive`), rendered and migrated by both tools: the
 // same bytes, and the database opm-ts read left as it was.
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { copyFileSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
-import { reference } from './reference-opm.js';
-import { startFixture, type Fixture } from '../registry/fixture.js';
-import { buildImage, pushImage } from '../registry/image-builder.js';
-import { bundleLabels, csvName, writeBundle, type BundleSpec } from '../sqlite/bundles.js';
+import { bundleRegistry } from './bundle-registry.js';
+import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 
-let fx: Fixture | undefined;
-let tmp = '';
-const env = (): NodeJS.ProcessEnv => ({ ...process.env, HOME: tmp, OLM_CACHE_DIR: path.join(tmp, 'cache') });
+const reg = bundleRegistry('opm-sqlite-ref-');
+const { tmp, env, opmRef, addAll } = reg;
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex').toString('base64');
 
@@ -84,43 +79,13 @@ const SEMVER: BundleSpec[] = [
   { pkg: 'sv', version: '2.0.0', channels: ['stable'], owns: ['Thing'] },
 ];
 
-function registry(): Fixture {
-  if (fx === undefined) throw new Error('the registry fixture did not start');
-  return fx;
-}
-
 /** semver-skippatch: a patch after a minor that already had one is refused by the reference ("Invalid graph"). */
 const SKIPPATCH: BundleSpec[] = SEMVER.filter((b) => b.version !== '1.1.3');
-
-const imageOf = (b: BundleSpec): string => `${registry().plain.host}/bundles/${b.pkg}:${b.version}`;
-
-async function push(specs: BundleSpec[]): Promise<void> {
-  for (const b of specs) {
-    const dir = writeBundle(path.join(tmp, 'bundles'), b);
-    const image = await buildImage({ layers: [{ dir }], labels: bundleLabels(b) });
-    await pushImage(image, { url: registry().plain.url, repo: `bundles/${b.pkg}`, tag: b.version });
-  }
-}
-
-function opmRef(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(reference, args, { cwd: tmp, encoding: 'utf8', env: env(), maxBuffer: 1 << 28 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** A database made by the reference's `registry add`: one bundle at a time, or all in one call. */
-function addAll(db: string, specs: BundleSpec[], extra: string[] = [], together = false): void {
-  const batches = together ? [specs.map(imageOf).join(',')] : specs.map(imageOf);
-  for (const images of batches) {
-    const r = opmRef(['registry', 'add', '-b', images, '-d', db, '--use-http', ...extra]);
-    if (r.code !== 0) throw new Error(`registry add ${images}: ${r.stderr}`);
-  }
-}
 
 const dbs: Record<string, string> = {};
 
 beforeAll(async () => {
-  tmp = mkdtempSync(path.join(tmpdir(), 'opm-sqlite-ref-'));
-  fx = await startFixture();
+  await reg.start();
   const orphan: BundleSpec = {
     pkg: 'orphan',
     version: '2.0.0',
@@ -128,7 +93,7 @@ beforeAll(async () => {
     defaultChannel: 'stable',
     replaces: csvName('orphan', '1.0.0'),
   };
-  await push([...ETCD, ...SEMVER, orphan]);
+  await reg.push([...ETCD, ...SEMVER, orphan]);
   dbs.replaces = path.join(tmp, 'replaces.db');
   addAll(dbs.replaces, ETCD);
   dbs.semver = path.join(tmp, 'semver.db');
@@ -137,24 +102,12 @@ beforeAll(async () => {
   addAll(dbs.skippatch, SKIPPATCH, ['--mode', 'semver-skippatch']);
   dbs.truncated = path.join(tmp, 'truncated.db');
   addAll(dbs.truncated, ETCD);
-  const t = opmRef([
-    'registry',
-    'deprecatetruncate',
-    '-b',
-    imageOf(ETCD[1] as BundleSpec),
-    '-d',
-    dbs.truncated,
-    '--use-http',
-  ]);
-  if (t.code !== 0) throw new Error(`deprecatetruncate: ${t.stderr}`);
+  reg.deprecateTruncate(dbs.truncated, ETCD[1] as BundleSpec);
   dbs.permissive = path.join(tmp, 'permissive.db');
   addAll(dbs.permissive, [orphan], ['--permissive']);
 }, 600_000);
 
-afterAll(async () => {
-  await fx?.stop();
-  if (tmp !== '') rmSync(tmp, { recursive: true, force: true });
-});
+afterAll(reg.stop);
 
 const sha = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
 
@@ -247,21 +200,8 @@ describe.each(SCENARIOS)('a %s database', (name) => {
 describe('an index image (the database under the label operators.operatorframework.io.index.database.v1)', () => {
   const DB_LABEL = 'operators.operatorframework.io.index.database.v1';
 
-  async function pushIndex(tag: string, labels: Record<string, string>): Promise<string> {
-    const image = await buildImage({
-      layers: [
-        {
-          entries: [
-            { name: 'database', type: 'directory' },
-            { name: 'database/index.db', content: readFileSync(dbs.replaces as string) },
-          ],
-        },
-      ],
-      labels,
-    });
-    await pushImage(image, { url: registry().plain.url, repo: 'index/catalog', tag });
-    return `${registry().plain.host}/index/catalog:${tag}`;
-  }
+  const pushIndex = (tag: string, labels: Record<string, string>): Promise<string> =>
+    reg.pushIndex(dbs.replaces as string, 'index/catalog', tag, labels);
 
   it.each([['json'], ['yaml']])('render -o %s: the same bytes', async (format) => {
     const ref = await pushIndex('v1', { [DB_LABEL]: '/database/index.db' });

@@ -48,17 +48,26 @@ function staleCatalog(name: string): { configs: string; cache: string } {
   return { configs, cache };
 }
 
-/** What the catalog as it now is answers, served without a cache. */
-async function answersOf(configs: string, extra: string[] = []): Promise<Record<string, unknown>> {
-  const s = await startServe(configs, { extra });
+/** What `serve` of `configs` answers, and its stderr once it stopped (which it must do cleanly). */
+async function served(
+  configs: string,
+  opts: Parameters<typeof startServe>[1] = {},
+): Promise<{ answers: Record<string, unknown>; stderr: string }> {
+  const s = await startServe(configs, opts);
   const c = registryClient(s.port);
+  let answers: Record<string, unknown>;
   try {
-    return await probe(c, { customSchemas });
+    answers = await probe(c, { customSchemas });
   } finally {
     c.close();
     expect(await s.stop()).toBe(0);
   }
+  return { answers, stderr: s.stderr() };
 }
+
+/** What the catalog as it now is answers, served without a cache. */
+const answersOf = async (configs: string): Promise<Record<string, unknown>> =>
+  (await served(configs)).answers;
 
 /** The cache's files and their bytes. */
 function snapshot(cache: string): Record<string, string> {
@@ -88,15 +97,9 @@ describe('serve --cache-dir on a cache that does not match its catalog', () => {
     const { configs, cache } = staleCatalog('default');
     const expected = await answersOf(configs);
     expect(JSON.stringify(expected).includes('"n":{"numberValue":7}')).toBe(true);
-    const s = await startServe(configs, { extra: ['--cache-dir', cache] });
-    const c = registryClient(s.port);
-    try {
-      expect(await probe(c, { customSchemas })).toEqual(expected);
-    } finally {
-      c.close();
-      expect(await s.stop()).toBe(0);
-    }
-    const lines = warnings(s.stderr());
+    const s = await served(configs, { extra: ['--cache-dir', cache] });
+    expect(s.answers).toEqual(expected);
+    const lines = warnings(s.stderr);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
       /level=warning msg="cache does not match the catalog: rebuilding it from the catalog" cache=\S+ configs=\S+ hint="rebuild the cache whenever the catalog changes \(opm serve \S+ --cache-dir \S+ --cache-only\); --cache-enforce-integrity=true makes this fatal" reason="cache requires rebuild: cache reports digest as \\"[0-9a-f]{16}\\", but computed digest is \\"[0-9a-f]{16}\\""$/,
@@ -126,16 +129,10 @@ describe('serve --cache-dir on a cache that does not match its catalog', () => {
       for (const d of ['', 'pogreb.v1', 'pogreb.v1/db']) chmodSync(path.join(cache, d), 0o555);
     }
     const extra = ['--cache-dir', cache];
-    const s = await startServe(configs, { extra, ...(binary === undefined ? {} : { binary }) });
-    const c = registryClient(s.port);
-    try {
-      expect(await probe(c, { customSchemas })).toEqual(expected);
-    } finally {
-      c.close();
-      expect(await s.stop()).toBe(0);
-    }
+    const s = await served(configs, { extra, ...(binary === undefined ? {} : { binary }) });
+    expect(s.answers).toEqual(expected);
     if (!root) for (const d of ['', 'pogreb.v1', 'pogreb.v1/db']) chmodSync(path.join(cache, d), 0o755);
-    const lines = warnings(s.stderr());
+    const lines = warnings(s.stderr);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(
       'level=warning msg="cache does not match the catalog and cannot be written: serving the catalog from its files"',
