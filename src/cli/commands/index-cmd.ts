@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { CliIO } from '../io.js';
 import { notProvided } from './not-provided.js';
-import { collectSlice } from './registry.js';
+import { addHiddenOptions, collectSlice } from './registry.js';
 import type { IndexAddFlags } from './index-add-run.js';
 import { registerIndexEdit } from './index-edit.js';
 
@@ -34,8 +34,7 @@ export function registerIndex(program: Command, io: CliIO): void {
   const index = program
     .command('index')
     .description('generate operator index container images (SQLite-based; deprecated in opm)');
-  index
-    .command('add')
+  addHiddenOptions(index.command('add'))
     .description('Add operator bundles to an index.')
     .summary('Add operator bundles to an index.')
     .addHelpText('before', `${ADD_LONG}\n`)
@@ -75,19 +74,6 @@ export function registerIndex(program: Command, io: CliIO): void {
     .option(
       '--oci-layout <dir>',
       'opm-ts, with --container-tool none: write the built image as an OCI image layout',
-    )
-    .addOption(
-      new Option(
-        '--overwrite-latest',
-        'overwrite the latest bundles (channel heads) with those of the same csv name given by --bundles',
-      )
-        .default(false)
-        .hideHelp(),
-    )
-    .addOption(
-      new Option('--enable-alpha', 'enable unsupported alpha features of the OPM CLI')
-        .default(false)
-        .hideHelp(),
     )
     .action(async (flags: Omit<IndexAddFlags, 'bundles'> & { bundles?: string[] }, cmd: Command) => {
       const { runIndexAdd } = await import('./index-add-run.js');
