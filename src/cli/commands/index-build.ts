@@ -6,11 +6,10 @@ import type { Command } from 'commander';
 import { OpmError, UsageError } from '../../errors.js';
 import type { ImageSource } from '../../oci/image-source.js';
 import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
-import { registryOptionsFromEnv } from '../../oci/options.js';
 import { runOptions, type CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
 import { registryFlagsOf } from '../global-options.js';
-import { withImageSource } from '../registry.js';
+import { pusherOptions, withImageSource } from '../registry.js';
 import { escapeLine } from '../escape.js';
 
 /** The flags every `opm index` verb that makes an image shares. */
@@ -117,11 +116,7 @@ export async function buildIndex(
     const { buildIndexImage } = await import('../../action/index-image.js');
     const { RegistryPusher } = await import('../../oci/push/pusher.js');
     const say = (line: string): void => void io.stderr.write(`${escapeLine(line)}\n`);
-    const pusher = new RegistryPusher({
-      ...registryOptionsFromEnv({ ...reg, noCache: false }, io.env),
-      warn: say,
-      ...(io.configRoot !== undefined ? { configRoot: io.configRoot } : {}),
-    });
+    const pusher = new RegistryPusher(pusherOptions(io, reg));
     try {
       const built = await buildIndexImage({
         buildDir,
