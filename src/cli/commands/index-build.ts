@@ -8,7 +8,7 @@ import type { ImageSource } from '../../oci/image-source.js';
 import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
 import { runOptions, type CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
-import { registryFlagsOf } from '../global-options.js';
+import { registryFlags } from '../global-options.js';
 import { pusherOptions, withImageSource } from '../registry.js';
 import { escapeLine } from '../escape.js';
 
@@ -61,13 +61,7 @@ export async function buildIndex(
   makeDatabase: (imageSource: ImageSource, buildDir: string) => Promise<void>,
 ): Promise<void> {
   const { indexDockerfile, buildArgv, DEFAULT_DOCKERFILE } = await import('../../action/index-add.js');
-  // The program's own --use-http / --skip-tls-verify take the value when given before the verb.
-  const g = cmd.optsWithGlobals<{ skipTls?: boolean; skipTlsVerify?: boolean; useHttp?: boolean }>();
-  const reg = registryFlagsOf({
-    skipTls: g.skipTls === true,
-    skipTlsVerify: g.skipTlsVerify === true,
-    useHttp: g.useHttp === true,
-  });
+  const reg = registryFlags(cmd);
   const tools = containerTools(flags, verb);
   const build = tools.build === 'docker' || tools.build === 'podman' ? tools.build : 'none';
   if (!flags.generate && build === 'none' && !flags.push && flags.ociLayout === undefined)
