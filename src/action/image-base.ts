@@ -6,12 +6,13 @@
 import os from 'node:os';
 import path from 'node:path';
 import { rm } from 'node:fs/promises';
-import { OpmError, UsageError } from '../errors.js';
+import { OpmError } from '../errors.js';
 import { buildBaseImage } from '../image/base-image.js';
 import { sourceDateEpoch } from '../image/layer.js';
 import { writeOciLayout } from '../image/layout.js';
 import type { RegistryPusher } from '../oci/push/pusher.js';
 import { parseReference } from '../oci/reference.js';
+import { checkImageDestination } from './image-destination.js';
 import { makeOwnedDir, releaseOwned } from '../util/owned-temp.js';
 
 export interface ImageBaseOptions {
@@ -40,13 +41,7 @@ export interface ImageBaseResult {
 }
 
 export async function imageBase(o: ImageBaseOptions): Promise<ImageBaseResult> {
-  if (!o.push && o.ociLayout === undefined)
-    throw new UsageError('say where the image goes: --push (to each --tag), --oci-layout DIR, or both');
-  if (o.push && o.tags.length === 0) throw new UsageError('--push needs at least one --tag');
-  for (const t of o.tags) {
-    if (parseReference(t).digest !== undefined)
-      throw new UsageError(`invalid --tag "${t}": a digest cannot be pushed to; name a tag`);
-  }
+  checkImageDestination(o);
   const epoch = sourceDateEpoch(o.env);
   const work = await makeOwnedDir(o.workDir ?? os.tmpdir(), 'opm-image-base-');
   try {

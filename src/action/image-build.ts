@@ -14,6 +14,7 @@ import type { RegistryPusher } from '../oci/push/pusher.js';
 import type { RemoteImage } from '../oci/push/remote-image.js';
 import { parseReference } from '../oci/reference.js';
 import { buildDiskCache } from '../serve-cache/load-cache.js';
+import { checkImageDestination } from './image-destination.js';
 import { phase, type ProgressSink } from '../util/progress.js';
 import { makeOwnedDir, releaseOwned } from '../util/owned-temp.js';
 import { throwIfAborted } from '../util/abort.js';
@@ -103,14 +104,7 @@ export async function baseImageOf(
 }
 
 export async function imageBuild(o: ImageBuildOptions): Promise<ImageBuildResult> {
-  if (!o.push && o.ociLayout === undefined)
-    throw new UsageError('say where the image goes: --push (to each --tag), --oci-layout DIR, or both');
-  if (o.push && o.tags.length === 0) throw new UsageError('--push needs at least one --tag');
-  for (const t of o.tags) {
-    const r = parseReference(t);
-    if (r.digest !== undefined)
-      throw new UsageError(`invalid --tag "${t}": a digest cannot be pushed to; name a tag`);
-  }
+  checkImageDestination(o);
   const labels = parseLabels(o.labels);
   const platforms = parsePlatforms(o.platforms);
   const epoch = sourceDateEpoch(o.env);

@@ -6,6 +6,7 @@ import type { CliIO } from './io.js';
 import { registryFlags, type RegistryFlags } from './global-options.js';
 import { startProgress } from './progress.js';
 import type { ProgressSink } from '../util/progress.js';
+import type { RegistryPusher } from '../oci/push/pusher.js';
 
 interface Closable {
   close?: () => Promise<void>;
@@ -63,4 +64,17 @@ export async function withImageSource<T>(
     progress.end();
     await client?.close?.();
   }
+}
+
+/** A registry pusher's settings from the registry flags and the environment; warnings go to stderr. */
+export function pusherOptions(
+  io: CliIO,
+  flags: RegistryFlags,
+  noCache = false,
+): ConstructorParameters<typeof RegistryPusher>[0] {
+  return {
+    ...registryOptionsFromEnv({ ...flags, noCache }, io.env),
+    warn: (line: string) => void io.stderr.write(`${escapeLine(line)}\n`),
+    ...(io.configRoot !== undefined ? { configRoot: io.configRoot } : {}),
+  };
 }

@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { imageBase } from '../../action/image-base.js';
 import { InternalError } from '../../errors.js';
-import { registryOptionsFromEnv } from '../../oci/options.js';
 import { RegistryPusher } from '../../oci/push/pusher.js';
 import { escapeLine } from '../escape.js';
 import { registryFlags } from '../global-options.js';
 import { runOptions, type CliIO } from '../io.js';
+import { pusherOptions } from '../registry.js';
 import { writeAll } from '../output.js';
 
 export interface ImageBaseFlags {
@@ -32,13 +32,8 @@ function packageRoot(): string {
 
 /** `opm image base`: the digest on stdout, what was pushed or written and the size on stderr. */
 export async function runImageBase(io: CliIO, flags: ImageBaseFlags, cmd: Command): Promise<void> {
-  const reg = registryFlags(cmd);
   const say = (line: string): void => void io.stderr.write(`${escapeLine(line)}\n`);
-  const pusher = new RegistryPusher({
-    ...registryOptionsFromEnv({ ...reg }, io.env),
-    warn: say,
-    ...(io.configRoot !== undefined ? { configRoot: io.configRoot } : {}),
-  });
+  const pusher = new RegistryPusher(pusherOptions(io, registryFlags(cmd)));
   let result;
   try {
     result = await imageBase({

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { OpmError } from '../../errors.js';
-import { FailureExitCode } from '../exit-code.js';
 import type { CliIO } from '../io.js';
-import { logrusLine } from '../logrus.js';
 import { buildIndex, type IndexBuildFlags } from './index-build.js';
+import { warnPermissive, withAddExitCode } from './registry-add-run.js';
 
 /** The flags of `opm index add`. */
 export interface IndexAddFlags extends IndexBuildFlags {
@@ -39,17 +38,8 @@ export async function runIndexAdd(io: CliIO, flags: IndexAddFlags, cmd: Command)
         permissive: flags.permissive,
         imageSource,
         buildDir,
-      }).catch(async (err: unknown) => {
-        const { RegistryAddError } = await import('../../action/registry-add/registry-add.js');
-        // opm exits 2 or 3 when the bundle is already there.
-        if (err instanceof RegistryAddError && err.opmExitCode !== 1)
-          throw new FailureExitCode(err.opmExitCode, err);
-        throw err;
-      });
-      if (result.permissiveError !== undefined)
-        io.stderr.write(
-          logrusLine('warning', 'permissive mode enabled', { ...fields, error: result.permissiveError }),
-        );
+      }).catch(withAddExitCode);
+      warnPermissive(io, fields, result.permissiveError);
     },
   );
 }

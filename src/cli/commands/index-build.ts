@@ -6,11 +6,10 @@ import type { Command } from 'commander';
 import { OpmError, UsageError } from '../../errors.js';
 import type { ImageSource } from '../../oci/image-source.js';
 import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
-import { registryOptionsFromEnv } from '../../oci/options.js';
 import { runOptions, type CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
-import { registryFlagsOf } from '../global-options.js';
-import { withImageSource } from '../registry.js';
+import { registryFlags } from '../global-options.js';
+import { pusherOptions, withImageSource } from '../registry.js';
 import { escapeLine } from '../escape.js';
 
 /** The flags every `opm index` verb that makes an image shares. */
@@ -62,13 +61,7 @@ export async function buildIndex(
   makeDatabase: (imageSource: ImageSource, buildDir: string) => Promise<void>,
 ): Promise<void> {
   const { indexDockerfile, buildArgv, DEFAULT_DOCKERFILE } = await import('../../action/index-add.js');
-  // The program's own --use-http / --skip-tls-verify take the value when given before the verb.
-  const g = cmd.optsWithGlobals<{ skipTls?: boolean; skipTlsVerify?: boolean; useHttp?: boolean }>();
-  const reg = registryFlagsOf({
-    skipTls: g.skipTls === true,
-    skipTlsVerify: g.skipTlsVerify === true,
-    useHttp: g.useHttp === true,
-  });
+  const reg = registryFlags(cmd);
   const tools = containerTools(flags, verb);
   const build = tools.build === 'docker' || tools.build === 'podman' ? tools.build : 'none';
   if (!flags.generate && build === 'none' && !flags.push && flags.ociLayout === undefined)
@@ -117,11 +110,7 @@ export async function buildIndex(
     const { buildIndexImage } = await import('../../action/index-image.js');
     const { RegistryPusher } = await import('../../oci/push/pusher.js');
     const say = (line: string): void => void io.stderr.write(`${escapeLine(line)}\n`);
-    const pusher = new RegistryPusher({
-      ...registryOptionsFromEnv({ ...reg, noCache: false }, io.env),
-      warn: say,
-      ...(io.configRoot !== undefined ? { configRoot: io.configRoot } : {}),
-    });
+    const pusher = new RegistryPusher(pusherOptions(io, reg));
     try {
       const built = await buildIndexImage({
         buildDir,

@@ -1,9 +1,15 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
 import { notProvided } from './not-provided.js';
-import { collectSlice } from './registry.js';
+import { addHiddenOptions, collectSlice } from './registry.js';
 import type { IndexAddFlags } from './index-add-run.js';
-import { registerIndexEdit } from './index-edit.js';
+import {
+  imageBuildOptions,
+  NONE_NOTE,
+  permissive,
+  pullBuildToolOptions,
+  registerIndexEdit,
+} from './index-edit.js';
 
 const ADD_LONG = `Add operator bundles to an index.
 
@@ -34,60 +40,21 @@ export function registerIndex(program: Command, io: CliIO): void {
   const index = program
     .command('index')
     .description('generate operator index container images (SQLite-based; deprecated in opm)');
-  index
-    .command('add')
+  permissive(addHiddenOptions(pullBuildToolOptions(imageBuildOptions(index.command('add')))))
     .description('Add operator bundles to an index.')
     .summary('Add operator bundles to an index.')
     .addHelpText('before', `${ADD_LONG}\n`)
-    .addOption(new Option('--debug', 'enable debug logging').default(false).hideHelp())
-    .option('--generate', 'if enabled, just creates the dockerfile and saves it to local disk', false)
-    .option(
-      '-d, --out-dockerfile <string>',
-      'if generating the dockerfile, this flag is used to (optionally) specify a dockerfile name',
-      '',
-    )
     .option('-f, --from-index <string>', 'previous index to add to', '')
     .option('-b, --bundles <strings>', 'comma separated list of bundles to add', collectSlice)
-    .option('-i, --binary-image <opm>', 'container image for on-image `opm` command', '')
     .option(
       '-c, --container-tool <string>',
-      'tool to interact with container images (save, build, etc.). One of: [docker, podman] (opm-ts: none builds the image itself, see --push and --oci-layout)',
+      `tool to interact with container images (save, build, etc.). One of: [docker, podman] ${NONE_NOTE}`,
       '',
     )
-    .option(
-      '-u, --build-tool <string>',
-      'tool to build container images. One of: [docker, podman]. Defaults to podman. Overrides part of container-tool.',
-      '',
-    )
-    .option(
-      '-p, --pull-tool <string>',
-      'tool to pull container images. One of: [none, docker, podman]. Defaults to none. Overrides part of container-tool.',
-      '',
-    )
-    .option('-t, --tag <string>', 'custom tag for container image being built', '')
-    .option('--permissive', 'allow registry load errors', false)
     .option(
       '--mode <string>',
       'graph update mode that defines how channel graphs are updated. One of: [replaces, semver, semver-skippatch]',
       'replaces',
-    )
-    .option('--push', 'opm-ts, with --container-tool none: push the built image to --tag', false)
-    .option(
-      '--oci-layout <dir>',
-      'opm-ts, with --container-tool none: write the built image as an OCI image layout',
-    )
-    .addOption(
-      new Option(
-        '--overwrite-latest',
-        'overwrite the latest bundles (channel heads) with those of the same csv name given by --bundles',
-      )
-        .default(false)
-        .hideHelp(),
-    )
-    .addOption(
-      new Option('--enable-alpha', 'enable unsupported alpha features of the OPM CLI')
-        .default(false)
-        .hideHelp(),
     )
     .action(async (flags: Omit<IndexAddFlags, 'bundles'> & { bundles?: string[] }, cmd: Command) => {
       const { runIndexAdd } = await import('./index-add-run.js');

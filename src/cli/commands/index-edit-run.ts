@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
-import { logrusLine } from '../logrus.js';
 import type { IndexEdit } from '../../action/index-edit.js';
 import { buildIndex, type IndexBuildFlags } from './index-build.js';
+import { reportEdit } from './registry-edit-run.js';
 
 /** The flags of `opm index rm|prune|prune-stranded|deprecatetruncate` (those a verb lacks are empty). */
 export interface IndexEditFlags extends IndexBuildFlags {
@@ -58,10 +58,10 @@ export async function runIndexEdit(
   const { indexEditDatabase } = await import('../../action/index-edit.js');
   const b = begin(edit);
   await buildIndex(io, cmd, edit.verb, flags, b, async (imageSource, buildDir) => {
-    const result = await indexEditDatabase({ fromIndex: flags.fromIndex, imageSource, buildDir }, edit);
-    for (const w of result.warnings)
-      io.stderr.write(logrusLine('warning', 'permissive mode enabled', { ...b.fields, error: w }));
-    if (result.removed.length > 0)
-      io.stderr.write(logrusLine('info', 'removed packages', { packages: `[${result.removed.join(' ')}]` }));
+    reportEdit(
+      io,
+      await indexEditDatabase({ fromIndex: flags.fromIndex, imageSource, buildDir }, edit),
+      b.fields,
+    );
   });
 }

@@ -26,11 +26,11 @@ removed from the index). This behavior can be enabled via the
 allow-package-removal flag. Changing the default channel prior to deprecation
 is possible by publishing a new bundle to the index.`;
 
-const NONE_NOTE = '(opm-ts: none builds the image itself, see --push and --oci-layout)';
+export const NONE_NOTE = '(opm-ts: none builds the image itself, see --push and --oci-layout)';
 
-/** The image flags every verb shares with `index add`; `tools` says whether -u and -p are there. */
-function imageOptions(cmd: Command, fromIndexHelp: string, tools: boolean): Command {
-  cmd
+/** The flags of every `opm index` verb that makes an image, `index add` among them. */
+export function imageBuildOptions(cmd: Command): Command {
+  return cmd
     .addOption(new Option('--debug', 'enable debug logging').default(false).hideHelp())
     .option('--generate', 'if enabled, just creates the dockerfile and saves it to local disk', false)
     .option(
@@ -38,7 +38,6 @@ function imageOptions(cmd: Command, fromIndexHelp: string, tools: boolean): Comm
       'if generating the dockerfile, this flag is used to (optionally) specify a dockerfile name',
       '',
     )
-    .requiredOption('-f, --from-index <string>', fromIndexHelp)
     .option('-i, --binary-image <opm>', 'container image for on-image `opm` command', '')
     .option('-t, --tag <string>', 'custom tag for container image being built', '')
     .option('--push', 'opm-ts, with --container-tool none: push the built image to --tag', false)
@@ -46,18 +45,11 @@ function imageOptions(cmd: Command, fromIndexHelp: string, tools: boolean): Comm
       '--oci-layout <dir>',
       'opm-ts, with --container-tool none: write the built image as an OCI image layout',
     );
-  if (!tools)
-    return cmd.option(
-      '-c, --container-tool <string>',
-      `tool to interact with container images (save, build, etc.). One of: [docker, podman] ${NONE_NOTE}`,
-      'podman',
-    );
+}
+
+/** -u and -p, of the verbs that have them beside -c. */
+export function pullBuildToolOptions(cmd: Command): Command {
   return cmd
-    .option(
-      '-c, --container-tool <string>',
-      `tool to interact with container images (save, build, etc.). One of: [none, docker, podman] ${NONE_NOTE}`,
-      '',
-    )
     .option(
       '-u, --build-tool <string>',
       'tool to build container images. One of: [docker, podman]. Defaults to podman. Overrides part of container-tool.',
@@ -70,7 +62,26 @@ function imageOptions(cmd: Command, fromIndexHelp: string, tools: boolean): Comm
     );
 }
 
-const permissive = (cmd: Command): Command => cmd.option('--permissive', 'allow registry load errors', false);
+/** The image flags every verb shares with `index add`; `tools` says whether -u and -p are there. */
+function imageOptions(cmd: Command, fromIndexHelp: string, tools: boolean): Command {
+  imageBuildOptions(cmd).requiredOption('-f, --from-index <string>', fromIndexHelp);
+  if (!tools)
+    return cmd.option(
+      '-c, --container-tool <string>',
+      `tool to interact with container images (save, build, etc.). One of: [docker, podman] ${NONE_NOTE}`,
+      'podman',
+    );
+  return pullBuildToolOptions(
+    cmd.option(
+      '-c, --container-tool <string>',
+      `tool to interact with container images (save, build, etc.). One of: [none, docker, podman] ${NONE_NOTE}`,
+      '',
+    ),
+  );
+}
+
+export const permissive = (cmd: Command): Command =>
+  cmd.option('--permissive', 'allow registry load errors', false);
 
 /**
  * `opm index rm|prune|prune-stranded|deprecatetruncate`: the registry verbs' edits on a copy of

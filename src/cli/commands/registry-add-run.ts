@@ -68,7 +68,6 @@ export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Co
   io.stderr.write(logrusLine('info', 'adding to the registry', fields));
   const rootCaPem =
     flags.caFile === '' ? undefined : readFileSync(path.resolve(io.cwd, flags.caFile), 'utf8');
-  const { RegistryAddError } = await import('../../action/registry-add/registry-add.js');
   const result = await withImageSource(
     cmd,
     io,
@@ -81,14 +80,20 @@ export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Co
         imageSource,
       }),
     { flags: reg, ...(rootCaPem === undefined ? {} : { rootCaPem }) },
-  ).catch((err: unknown) => {
-    // opm exits 2 or 3 when the bundle is already there.
-    if (err instanceof RegistryAddError && err.opmExitCode !== 1)
-      throw new FailureExitCode(err.opmExitCode, err);
-    throw err;
-  });
-  if (result.permissiveError !== undefined)
-    io.stderr.write(
-      logrusLine('warning', 'permissive mode enabled', { ...fields, error: result.permissiveError }),
-    );
+  ).catch(withAddExitCode);
+  warnPermissive(io, fields, result.permissiveError);
+}
+
+/** An add's failure with the exit code opm gives it: 2 or 3 when the bundle is already there. */
+export async function withAddExitCode(err: unknown): Promise<never> {
+  const { RegistryAddError } = await import('../../action/registry-add/registry-add.js');
+  if (err instanceof RegistryAddError && err.opmExitCode !== 1)
+    throw new FailureExitCode(err.opmExitCode, err);
+  throw err;
+}
+
+/** opm's warning when --permissive let an add go on past a load error. */
+export function warnPermissive(io: CliIO, fields: Record<string, string>, error: string | undefined): void {
+  if (error !== undefined)
+    io.stderr.write(logrusLine('warning', 'permissive mode enabled', { ...fields, error }));
 }

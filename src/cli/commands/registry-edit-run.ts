@@ -9,9 +9,10 @@ import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
 import type { CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
 
-function report(io: CliIO, result: RegistryEditResult): void {
+/** What an edit let pass and what it removed, as opm logs them; `fields` go on the warnings. */
+export function reportEdit(io: CliIO, result: RegistryEditResult, fields: Record<string, string> = {}): void {
   for (const w of result.warnings)
-    io.stderr.write(logrusLine('warning', 'permissive mode enabled', { error: w }));
+    io.stderr.write(logrusLine('warning', 'permissive mode enabled', { ...fields, error: w }));
   if (result.removed.length > 0)
     io.stderr.write(logrusLine('info', 'removed packages', { packages: `[${result.removed.join(' ')}]` }));
 }
@@ -22,7 +23,7 @@ export function runRegistryRm(
   flags: { database: string; packages: string[]; permissive: boolean },
 ): void {
   io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
-  report(io, registryRm({ ...flags, cwd: io.cwd }));
+  reportEdit(io, registryRm({ ...flags, cwd: io.cwd }));
 }
 
 /** `opm registry prune -d DB -p KEEP,...`. */
@@ -31,7 +32,7 @@ export function runRegistryPrune(
   flags: { database: string; packages: string[]; permissive: boolean },
 ): void {
   io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
-  report(
+  reportEdit(
     io,
     registryPrune({
       database: flags.database,
@@ -45,7 +46,7 @@ export function runRegistryPrune(
 /** `opm registry prune-stranded -d DB`. */
 export function runRegistryPruneStranded(io: CliIO, flags: { database: string }): void {
   io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
-  report(io, registryPruneStranded({ ...flags, cwd: io.cwd }));
+  reportEdit(io, registryPruneStranded({ ...flags, cwd: io.cwd }));
 }
 
 /** `opm registry deprecatetruncate -d DB -b IMAGE,...`. */
@@ -54,7 +55,7 @@ export function runRegistryDeprecateTruncate(
   flags: { database: string; bundleImages: string[]; permissive: boolean; allowPackageRemoval: boolean },
 ): void {
   io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
-  report(
+  reportEdit(
     io,
     registryDeprecateTruncate({
       database: flags.database,

@@ -10,6 +10,24 @@ export function collectSlice(value: string, previous: string[] | undefined): str
   return [...(previous ?? []), ...value.split(',')];
 }
 
+/** The hidden flags `registry add` and `index add` share with opm (one refused, one ignored). */
+export function addHiddenOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option(
+        '--overwrite-latest',
+        'overwrite the latest bundles (channel heads) with those of the same csv name given by --bundles',
+      )
+        .default(false)
+        .hideHelp(),
+    )
+    .addOption(
+      new Option('--enable-alpha', 'enable unsupported alpha features of the OPM CLI')
+        .default(false)
+        .hideHelp(),
+    );
+}
+
 /**
  * `opm registry`: SQLite registry databases. `serve` (the entrypoint of SQLite index images), `add` and
  * the verbs that remove from a database (registry-edit.ts) are provided; `mirror` answers that
@@ -46,8 +64,7 @@ export function registerRegistry(program: Command, io: CliIO): void {
   const writes = 'write SQLite registry databases (deprecated in opm)';
   const instead =
     'build catalogs as File-Based Catalogs: `opm migrate <database or index image> <dir>` converts one, then `opm validate` and `opm generate dockerfile`';
-  registry
-    .command('add')
+  addHiddenOptions(registry.command('add'))
     .description('add operator bundle to operator registry DB')
     .option('--debug', 'enable debug logging', false)
     .option('-d, --database <string>', 'relative path to database file', 'bundles.db')
@@ -74,19 +91,6 @@ export function registerRegistry(program: Command, io: CliIO): void {
       '-c, --container-tool <string>',
       'tool to interact with container images (save, build, etc.). One of: [none, docker, podman] (opm-ts pulls itself whichever is named)',
       'none',
-    )
-    .addOption(
-      new Option(
-        '--overwrite-latest',
-        'overwrite the latest bundles (channel heads) with those of the same csv name given by --bundles',
-      )
-        .default(false)
-        .hideHelp(),
-    )
-    .addOption(
-      new Option('--enable-alpha', 'enable unsupported alpha features of the OPM CLI')
-        .default(false)
-        .hideHelp(),
     )
     .action(
       async (flags: Omit<RegistryAddFlags, 'bundleImages'> & { bundleImages?: string[] }, cmd: Command) => {
