@@ -18,7 +18,7 @@ import {
   encodeChannelEntry,
   encodePackage,
   encodePackageName,
-} from '../api/messages.js';
+} from '../api-contract/messages.js';
 import {
   type DescriptorSet,
   descriptorSet,
@@ -27,11 +27,11 @@ import {
   REFLECTION_V1_FILE,
   REGISTRY_FILE,
   STRUCT_FILE,
-} from '../api/descriptors.js';
-import { RpcError, STATUS, type RegistryQueries } from '../api/queries.js';
+} from '../api-contract/descriptors.js';
+import { RpcError, STATUS, type RegistryQueries } from '../catalog-queries/queries.js';
 import type { LogFields, LogLevel, ServeLog } from '../util/log.js';
 import { rfc3339Local } from '../go/time.js';
-import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
+import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../protobuf/wire.js';
 import { releaseLoadGarbage } from './heap.js';
 import { answerReflection } from './reflection.js';
 import { AnswerCache } from './answer-cache.js';

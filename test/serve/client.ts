@@ -1,6 +1,6 @@
 /**
  * A gRPC client of the catalog server for tests: @grpc/grpc-js with @grpc/proto-loader reading
- * our registry.proto (src/api/registry.proto), so responses are decoded by a codec other than the
+ * our registry.proto (src/api-contract/registry.proto), so responses are decoded by a codec other than the
  * server's own. Also starts `bin/opm.js serve` (or the reference opm) on a free 127.0.0.1 port.
  */
 import * as grpc from '@grpc/grpc-js';
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { PATIENCE_MS } from '../patience.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const PROTO = path.join(root, 'src/api/registry.proto');
+export const PROTO = path.join(root, 'src/api-contract/registry.proto');
 export const OPM = path.join(root, 'bin/opm.js');
 
 /** A port nothing listens on now (freed right away). */

@@ -2,14 +2,19 @@
  * The queries of opm's catalog server (operator-registry `pkg/cache/pkgs.go`, `cache.go`) over a
  * package index: which package, channel and bundle a request names, the channel entries that
  * replace or provide something, and the order of ListBundles. Bundles themselves come from a
- * `BundleStore` (memory.ts over a model; the on-disk cache supplies its own). Errors carry the
+ * `BundleStore` (served-catalog/memory.ts over a model; the on-disk cache supplies its own). Errors carry the
  * status code and the exact text opm sends.
  */
 import { goQuote as q } from '../go/fmt.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { metaKeyProblem } from '../declcfg/meta.js';
 import type { IndexBundle, IndexChannel, PackageIndex } from './package-index.js';
-import { encodeBundle, type ApiBundle, type ApiChannelEntry, type ApiPackage } from './messages.js';
+import {
+  encodeBundle,
+  type ApiBundle,
+  type ApiChannelEntry,
+  type ApiPackage,
+} from '../api-contract/messages.js';
 
 /** gRPC status codes the registry answers with. */
 export const STATUS = { OK: 0, UNKNOWN: 2, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
