@@ -74,11 +74,11 @@ interface Gvk {
 }
 
 /**
- * What the gRPC server asks of a served catalog: one method per RPC of `api.Registry`, and of
- * `api.ExperimentalRegistry` when `customSchemaBlobs` is there (the service is registered only
- * then). Errors are RpcErrors.
+ * The query engine the gRPC server asks (CatalogQueries over a catalog, SqliteRegistryQueries over
+ * an index database): one method per RPC of `api.Registry`, and of `api.ExperimentalRegistry` when
+ * `customSchemaBlobs` is there (the service is registered only then). Errors are RpcErrors.
  */
-export interface RegistryQueries {
+export interface QueryEngine {
   listPackages(): string[];
   getPackage(name: string): ApiPackage;
   getBundle(pkgName: string, channelName: string, csvName: string): Promise<ApiBundle>;
@@ -94,7 +94,7 @@ export interface RegistryQueries {
 }
 
 /** The catalog server's answers, one method per RPC of `api.Registry` and `api.ExperimentalRegistry`. */
-export class CatalogQueries implements RegistryQueries {
+export class CatalogQueries implements QueryEngine {
   readonly packages: PackageIndex;
   private readonly store: BundleStore;
   readonly customSchemas: CustomSchemaStore | undefined;
@@ -299,7 +299,7 @@ function entriesOf(b: IndexBundle, keepSkip: (skip: string) => boolean): ApiChan
 
 /** A served catalog: its queries, and what the server does with what holds them. */
 export interface ServedIndex {
-  queries: RegistryQueries;
+  queries: QueryEngine;
   /** Loading it let go of most of what it read (payloads left on disk): worth a collection. */
   leftGarbage?: boolean;
   /** Release what the index holds open (files, a database). */
