@@ -15,7 +15,7 @@ import {
   type CacheBundle,
 } from '../src/serve-cache/cache.js';
 import { PogrebReader } from '../src/serve-cache/pogreb.js';
-import { decodeBundle } from '../src/api/messages.js';
+import { decodeBundle } from '../src/api-contract/messages.js';
 
 async function main(): Promise<void> {
   const [mode, a = '', b = '', c = ''] = process.argv.slice(2);

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Writes src/api/registry-file.ts, the declaration of our registry.proto that the server's
-// reflection encodes (src/api/descriptors.ts), from src/api/registry.proto itself: the proto copy
+// Writes src/api-contract/registry-file.ts, the declaration of our registry.proto that the server's
+// reflection encodes (src/api-contract/descriptors.ts), from src/api-contract/registry.proto itself: the proto copy
 // is the one place the catalog server's contract is written. `--check` writes nothing and exits 1
-// when the file is not what the proto gives (src/api/registry-file.test.ts runs it; `npm run build`
+// when the file is not what the proto gives (src/api-contract/registry-file.test.ts runs it; `npm run build`
 // writes it first).
 //
 // It reads the proto3 that file is written in: `syntax`, `package`, `import`, `option go_package`,
@@ -14,8 +14,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PROTO = path.join(root, 'src/api/registry.proto');
-const OUT = path.join(root, 'src/api/registry-file.ts');
+const PROTO = path.join(root, 'src/api-contract/registry.proto');
+const OUT = path.join(root, 'src/api-contract/registry-file.ts');
 const SCALARS = new Set(['string', 'double', 'bool', 'int32', 'bytes']);
 
 /** The proto's tokens, comments left out. */
@@ -131,7 +131,7 @@ function render(file) {
   const q = (s) => `'${s}'`;
   const lines = [];
   lines.push('// Generated from registry.proto by scripts/generate-registry-file.js; do not edit.');
-  lines.push('// src/api/registry-file.test.ts checks that it is what the proto gives.');
+  lines.push('// src/api-contract/registry-file.test.ts checks that it is what the proto gives.');
   lines.push('');
   lines.push(
     "/** registry.proto of operator-registry's `api` package, as this repository's copy declares it. */",

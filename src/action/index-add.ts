@@ -9,10 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import type { ImageSource } from '../oci/image-source.js';
-import { CONFIGS_LABEL } from '../bundle/labels.js';
+import { CONFIGS_LABEL, DATABASE_LABEL } from '../bundle/labels.js';
 import { registryAdd, type AddMode } from './registry-add/registry-add.js';
 
-export const INDEX_DB_LABEL = 'operators.operatorframework.io.index.database.v1';
 export const DEFAULT_DB_LOCATION = '/database/index.db';
 export const DEFAULT_BINARY_IMAGE = 'quay.io/operator-framework/opm:latest';
 export const DEFAULT_DOCKERFILE = 'index.Dockerfile';
@@ -25,7 +24,7 @@ export function indexDockerfile(binaryImage: string, databasePath: string): stri
   const from = binaryImage === '' ? DEFAULT_BINARY_IMAGE : binaryImage;
   return (
     `FROM ${from}\n` +
-    `LABEL ${INDEX_DB_LABEL}=${DEFAULT_DB_LOCATION}\n` +
+    `LABEL ${DATABASE_LABEL}=${DEFAULT_DB_LOCATION}\n` +
     `ADD ${databasePath} ${DEFAULT_DB_LOCATION}\n` +
     'EXPOSE 50051\n' +
     'ENTRYPOINT ["/bin/opm"]\n' +
@@ -50,18 +49,18 @@ export async function pullIndexDatabase(
 ): Promise<void> {
   const img = await source.pull(ref, signal === undefined ? {} : { signal });
   try {
-    const where = img.labels[INDEX_DB_LABEL];
+    const where = img.labels[DATABASE_LABEL];
     if (where === undefined) {
       if (img.labels[CONFIGS_LABEL] !== undefined)
         throw new OpmError(
           '`opm index prune` only supports sqlite-based catalogs. See https://github.com/redhat-openshift-ecosystem/community-operators-prod/issues/793 for instructions on pruning a plaintext files backed catalog.',
         );
-      throw new OpmError(`index image ${ref} missing label ${INDEX_DB_LABEL}`);
+      throw new OpmError(`index image ${ref} missing label ${DATABASE_LABEL}`);
     }
     const file = path.join(img.root, path.normalize(`/${where}`));
     if (!existsSync(file))
       throw new OpmError(
-        `index image ${ref}: its label ${INDEX_DB_LABEL} names ${where}, which the image does not hold`,
+        `index image ${ref}: its label ${DATABASE_LABEL} names ${where}, which the image does not hold`,
       );
     copyFileSync(file, to);
   } finally {

@@ -11,18 +11,13 @@ import path from 'node:path';
 import { OpmError, UsageError } from '../errors.js';
 import type { RegistryPusher } from '../oci/push/pusher.js';
 import { parseReference } from '../oci/reference.js';
+import { DATABASE_LABEL } from '../bundle/labels.js';
 import { assemble, type ConfigEdit } from '../image/assemble.js';
 import { sourceDateEpoch, writeLayer } from '../image/layer.js';
 import { writeOciLayout } from '../image/layout.js';
 import { phase, type ProgressSink } from '../util/progress.js';
 import { baseImageOf } from './image-build.js';
-import {
-  DEFAULT_BINARY_IMAGE,
-  DEFAULT_DB_LOCATION,
-  INDEX_CMD,
-  INDEX_DB_LABEL,
-  INDEX_ENTRYPOINT,
-} from './index-add.js';
+import { DEFAULT_BINARY_IMAGE, DEFAULT_DB_LOCATION, INDEX_CMD, INDEX_ENTRYPOINT } from './index-add.js';
 
 export interface IndexImageOptions {
   /** The folder holding `database/index.db`. */
@@ -70,10 +65,10 @@ export async function buildIndexImage(o: IndexImageOptions): Promise<IndexImageR
     const edit: ConfigEdit = {
       entrypoint: INDEX_ENTRYPOINT,
       cmd: INDEX_CMD,
-      labels: { [INDEX_DB_LABEL]: DEFAULT_DB_LOCATION },
+      labels: { [DATABASE_LABEL]: DEFAULT_DB_LOCATION },
       exposedPorts: ['50051/tcp'],
       history: [`ADD database/index.db ${DEFAULT_DB_LOCATION}`],
-      settings: `LABEL ${INDEX_DB_LABEL}=${DEFAULT_DB_LOCATION} EXPOSE 50051 ENTRYPOINT ${JSON.stringify(INDEX_ENTRYPOINT)} CMD ${JSON.stringify(INDEX_CMD)}`,
+      settings: `LABEL ${DATABASE_LABEL}=${DEFAULT_DB_LOCATION} EXPOSE 50051 ENTRYPOINT ${JSON.stringify(INDEX_ENTRYPOINT)} CMD ${JSON.stringify(INDEX_CMD)}`,
       ...(epoch !== undefined ? { epoch } : {}),
     };
     const baseSel = { image: base, platforms: 'all' as const };

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { OpmError } from '../errors.js';
-import type { ServedIndex } from '../api/queries.js';
+import type { ServedIndex } from '../catalog-queries/queries.js';
 import { looksLikeSqlite } from '../sqlite/read.js';
 import { SqliteDatabase } from '../sqlite/database.js';
 import { readRegistryRows } from '../sqlite/registry-rows.js';

@@ -11,13 +11,11 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { compareUtf8 } from '../go/utf8.js';
-import { CONFIGS_LABEL } from '../bundle/labels.js';
+import { CONFIGS_LABEL, DATABASE_LABEL } from '../bundle/labels.js';
 import type { ImageSource, PulledImage } from '../oci/image-source.js';
 import { parseReference } from '../oci/reference.js';
 import { serve, type ServeOptions } from './serve.js';
 import { registryServe } from './registry-serve.js';
-
-export const DATABASE_LABEL = 'operators.operatorframework.io.index.database.v1';
 
 export interface ServeImageOptions extends Omit<ServeOptions, 'configDir' | 'index'> {
   /** The image reference, as given. */

@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import { OpmError } from '../errors.js';
-import type { ServedIndex } from '../api/queries.js';
-import { loadMemoryIndex } from '../api/load.js';
+import type { ServedIndex } from '../catalog-queries/queries.js';
+import { loadMemoryIndex } from '../served-catalog/load.js';
 import type { ServeLog } from '../util/log.js';
 import { throwIfAborted } from '../util/abort.js';
 import { catalogApiConfig } from './serve-http-address.js';

@@ -14,9 +14,9 @@ import {
 import { loadCatalogDir } from '../declcfg/load.js';
 import { metaKeyProblem } from '../declcfg/meta.js';
 import { convertToModelOrThrow } from '../model/convert.js';
-import { packageIndexFromModel, type PackageIndex } from '../api/package-index.js';
-import { decodeBundle, emptyBundle, encodeBundle } from '../api/messages.js';
-import { decodeStruct } from '../api/struct.js';
+import { packageIndexFromModel, type PackageIndex } from '../catalog-queries/package-index.js';
+import { decodeBundle, emptyBundle, encodeBundle } from '../api-contract/messages.js';
+import { decodeStruct } from '../protobuf/struct.js';
 import { walkMetaBlobs } from './digest.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');

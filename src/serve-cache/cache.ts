@@ -31,11 +31,11 @@ import {
   type MetaBlob,
 } from './digest.js';
 import { decodePackageIndex, encodePackageIndex } from './packages-json.js';
-import { PackageIndexError, type PackageIndex } from '../api/package-index.js';
+import { PackageIndexError, type PackageIndex } from '../catalog-queries/package-index.js';
 import { PogrebError, PogrebReader, PogrebWriter } from './pogreb.js';
 import { Fnv1a64 } from './hash.js';
 import { ListedBundleReader } from './listed-bundle.js';
-import { encodeStruct } from '../api/struct.js';
+import { encodeStruct } from '../protobuf/struct.js';
 import { jsonBackendDigest, readJsonBundle, readJsonMetas } from './json-backend.js';
 import { fingerprintMatches, sha256Hex, writeFingerprint, type CatalogFileSum } from './fingerprint.js';
 
@@ -365,7 +365,7 @@ export interface CacheBundle {
   packageName: string;
   channelName: string;
   bundleName: string;
-  /** The api module's `encodeBundle` output (api/messages.ts). */
+  /** `encodeBundle`'s output (api-contract/messages.ts). */
   bundle: Uint8Array;
 }
 

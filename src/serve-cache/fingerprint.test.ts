@@ -15,10 +15,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalogDir } from '../declcfg/load.js';
 import { convertToModelOrThrow } from '../model/convert.js';
-import { emptyBundle, encodeBundle } from '../api/messages.js';
+import { emptyBundle, encodeBundle } from '../api-contract/messages.js';
 import { catalogBlobs, openServeCache, writePogrebCache } from './cache.js';
 import { walkMetaBlobs } from './digest.js';
-import { packageIndexFromModel } from '../api/package-index.js';
+import { packageIndexFromModel } from '../catalog-queries/package-index.js';
 import { FINGERPRINT_FILE, FINGERPRINT_VERSION, readFingerprint } from './fingerprint.js';
 import { loadDiskCache } from './load-cache.js';
 

@@ -6,9 +6,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openServeCache } from './cache.js';
 import { encodePackageIndex } from './packages-json.js';
-import type { PackageIndex } from '../api/package-index.js';
-import { decodeBundle } from '../api/messages.js';
-import { decodeStruct } from '../api/struct.js';
+import type { PackageIndex } from '../catalog-queries/package-index.js';
+import { decodeBundle } from '../api-contract/messages.js';
+import { decodeStruct } from '../protobuf/struct.js';
 import { jsonBackendDigest } from './json-backend.js';
 
 const FIXTURE = path.resolve('testdata/serve-cache/basic/catalog');

@@ -21,8 +21,8 @@ import {
   type ApiBundle,
   type ApiGroupVersionKind,
   type ApiTypedValue,
-} from '../api/messages.js';
-import { encodeStruct } from '../api/struct.js';
+} from '../api-contract/messages.js';
+import { encodeStruct } from '../protobuf/struct.js';
 import { throwIfAborted } from '../util/abort.js';
 
 /** A json-layout cache that cannot be read or hashed. */

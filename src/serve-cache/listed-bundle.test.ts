@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBundle, emptyBundle, encodeBundle, type ApiBundle } from '../api/messages.js';
-import { ProtoWriter } from '../api/wire.js';
+import { decodeBundle, emptyBundle, encodeBundle, type ApiBundle } from '../api-contract/messages.js';
+import { ProtoWriter } from '../protobuf/wire.js';
 import { ListedBundleReader } from './listed-bundle.js';
 import type { StoredValue } from './pogreb.js';
 

@@ -5,7 +5,7 @@
  * and encoding again all of it (the first ListBundles from a prebuilt cache of the corpus catalog
  * read about 50 MB to send 1.2 MB).
  *
- * The bytes are those decodeBundle then encodeBundle would give (api/messages.ts) only when the
+ * The bytes are those decodeBundle then encodeBundle would give (api-contract/messages.ts) only when the
  * stored message is written as proto.Marshal and encodeBundle write it: fields in number order,
  * each known and length-delimited, singular strings non-empty and present once, minimal varints,
  * valid UTF-8, nested messages likewise. Anything else, and a bundle without an image (whose

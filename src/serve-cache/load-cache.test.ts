@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadServedCatalog } from '../api/load.js';
-import { memoryQueries } from '../api/memory.js';
-import { decodeBundle, encodeBundle, encodeChannelEntry, encodePackage } from '../api/messages.js';
-import type { CatalogQueries } from '../api/queries.js';
+import { loadServedCatalog } from '../served-catalog/load.js';
+import { memoryQueries } from '../served-catalog/memory.js';
+import { decodeBundle, encodeBundle, encodeChannelEntry, encodePackage } from '../api-contract/messages.js';
+import type { CatalogQueries } from '../catalog-queries/queries.js';
 import type { LogFields } from '../util/log.js';
 import { loadDiskCache } from './load-cache.js';
 

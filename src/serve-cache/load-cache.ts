@@ -9,17 +9,17 @@ import { accessSync, constants, existsSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { errnoCode } from '../go/errno.js';
-import { loadMemoryIndex, loadServedCatalog } from '../api/load.js';
-import { toApiBundle } from '../api/convert.js';
-import { decodeBundle, encodeBundle, type ApiBundle } from '../api/messages.js';
+import { loadMemoryIndex, loadServedCatalog } from '../served-catalog/load.js';
+import { toApiBundle } from '../served-catalog/convert.js';
+import { decodeBundle, encodeBundle, type ApiBundle } from '../api-contract/messages.js';
 import {
   CatalogQueries,
   type BundleKey,
   type BundleStore,
   type CustomSchemaStore,
   type ServedIndex,
-} from '../api/queries.js';
-import { packageIndexFromModel } from '../api/package-index.js';
+} from '../catalog-queries/queries.js';
+import { packageIndexFromModel } from '../catalog-queries/package-index.js';
 import type { LogFields, ServeLog } from '../util/log.js';
 import type { DeclarativeConfig } from '../declcfg/types.js';
 import type { Model } from '../model/model.js';

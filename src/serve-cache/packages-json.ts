@@ -1,5 +1,5 @@
 /**
- * The package index (api/package-index.ts) as opm's cache keeps it under `packages.json`.
+ * The package index (catalog-queries/package-index.ts) as opm's cache keeps it under `packages.json`.
  *
  * Its JSON is Go's encoding of those structs: field names partly capitalised (`Channels`, `Name`,
  * `Head`, `Bundles`), maps with their keys in byte order, `icon` null when there is none, `skips`
@@ -16,7 +16,7 @@ import {
   type IndexChannel,
   type IndexPackage,
   type PackageIndex,
-} from '../api/package-index.js';
+} from '../catalog-queries/package-index.js';
 
 function sortedMap<V>(m: ReadonlyMap<string, V>, f: (v: V) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;

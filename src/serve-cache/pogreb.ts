@@ -14,8 +14,8 @@
  *
  * The reader trusts the index, as pogreb does: a slot points at the live record of its key, so
  * overwritten and deleted records left in segments are never seen. A database whose writer did not
- * close it (its `lock` file left behind) is read as pogreb recovers it: from the segments' records. It reads with positional reads,
- * so a large cache is not loaded whole.
+ * close it (its `lock` file left behind) is read as pogreb recovers it: from the segments' records.
+ * It reads with positional reads, so a large cache is not loaded whole.
  */
 import {
   closeSync,
@@ -93,9 +93,8 @@ function header(): Buffer {
 }
 
 function checkHeader(buf: Uint8Array, name: string): void {
-  if (buf.length < HEADER_SIZE || !SIGNATURE.every((b, i) => buf[i] === b)) {
+  if (buf.length < HEADER_SIZE || !SIGNATURE.every((b, i) => buf[i] === b))
     throw new PogrebError(`${name}: database is corrupted (bad file header)`);
-  }
 }
 
 /** Which bucket of a table with `level` and `split` holds `hash` (pogreb's index.bucketIndex). */
@@ -227,9 +226,8 @@ export class PogrebReader {
       this.numBuckets = asNumber(im.NumBuckets);
       this.splitBucketIndex = asNumber(im.SplitBucketIndex);
       this.count = asNumber(im.NumKeys);
-      if (this.numBuckets < 1 || HEADER_SIZE + this.numBuckets * BUCKET_SIZE > this.main.length) {
+      if (this.numBuckets < 1 || HEADER_SIZE + this.numBuckets * BUCKET_SIZE > this.main.length)
         throw new PogrebError(`${INDEX_META}: ${this.numBuckets} buckets do not fit in ${MAIN_INDEX}`);
-      }
       this.hashSeed = this.count === 0 ? 0 : asNumber(readGobFile(dir, DB_META).HashSeed);
     }
   }
@@ -305,9 +303,8 @@ export class PogrebReader {
     let off = HEADER_SIZE + index * BUCKET_SIZE;
     const seen = new Set<number>();
     for (;;) {
-      if (off + BUCKET_SIZE > file.length) {
+      if (off + BUCKET_SIZE > file.length)
         throw new PogrebError(`${file === this.main ? MAIN_INDEX : OVERFLOW_INDEX}: bucket past end of file`);
-      }
       for (let i = 0; i < SLOTS_PER_BUCKET; i++) {
         const sl = readSlot(file, off + i * SLOT_SIZE);
         if (sl.offset === 0) break;
@@ -327,9 +324,8 @@ export class PogrebReader {
     if (seg === undefined) throw new PogrebError(`index points at segment ${sl.segment}, which is missing`);
     const start = sl.offset + 6;
     const len = sl.keySize + (withValue ? sl.valueSize : 0);
-    if (start + sl.keySize + sl.valueSize > seg.size) {
+    if (start + sl.keySize + sl.valueSize > seg.size)
       throw new PogrebError(`${seg.name}: record at offset ${sl.offset} runs past the end of the file`);
-    }
     const buf = Buffer.allocUnsafe(len);
     readFully(seg.fd, buf, start, seg.name);
     return { key: buf.subarray(0, sl.keySize), value: buf.subarray(sl.keySize) };
@@ -365,9 +361,8 @@ export class PogrebReader {
     const seg = this.segments.get(sl.segment);
     if (seg === undefined) throw new PogrebError(`index points at segment ${sl.segment}, which is missing`);
     const start = sl.offset + 6;
-    if (start + sl.keySize + sl.valueSize > seg.size) {
+    if (start + sl.keySize + sl.valueSize > seg.size)
       throw new PogrebError(`${seg.name}: record at offset ${sl.offset} runs past the end of the file`);
-    }
     const valueStart = start + sl.keySize;
     let n = Math.min(head.length, sl.keySize + sl.valueSize);
     if (n < sl.keySize) {
@@ -424,9 +419,8 @@ export class PogrebReader {
       const seg = this.segments.get(sl.segment);
       if (seg === undefined) throw new PogrebError(`index points at segment ${sl.segment}, which is missing`);
       const len = sl.keySize + sl.valueSize;
-      if (sl.offset + 6 + len > seg.size) {
+      if (sl.offset + 6 + len > seg.size)
         throw new PogrebError(`${seg.name}: record at offset ${sl.offset} runs past the end of the file`);
-      }
       if (buf.length < len) buf = Buffer.allocUnsafe(Math.max(len, buf.length * 2));
       readFully(seg.fd, buf.subarray(0, len), sl.offset + 6, seg.name);
       yield [buf.subarray(0, sl.keySize), buf.subarray(sl.keySize, len)];

@@ -9,8 +9,8 @@ import { readdirSync } from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CatalogQueries } from '../api/queries.js';
-import type { PackageIndex } from '../api/package-index.js';
+import { CatalogQueries } from '../catalog-queries/queries.js';
+import type { PackageIndex } from '../catalog-queries/package-index.js';
 import { startServer, type RunningServer } from './server.js';
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;

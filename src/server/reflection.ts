@@ -1,10 +1,10 @@
 /**
  * gRPC server reflection (grpc.reflection.v1 and v1alpha, one wire format): answers list_services,
- * file_by_filename and file_containing_symbol from real FileDescriptorProtos (api/descriptors.ts),
+ * file_by_filename and file_containing_symbol from real FileDescriptorProtos (api-contract/descriptors.ts),
  * each file sent with the files it imports, as grpc-go does.
  */
-import { ProtoWriter, fieldString, readFields } from '../api/wire.js';
-import type { DescriptorSet } from '../api/descriptors.js';
+import { ProtoWriter, fieldString, readFields } from '../protobuf/wire.js';
+import type { DescriptorSet } from '../api-contract/descriptors.js';
 import { compareUtf8 } from '../go/utf8.js';
 
 const NOT_FOUND = 5;

@@ -5,8 +5,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CatalogQueries } from '../api/queries.js';
-import { ProtoWriter, readFields, fieldString } from '../api/wire.js';
+import type { CatalogQueries } from '../catalog-queries/queries.js';
+import { ProtoWriter, readFields, fieldString } from '../protobuf/wire.js';
 import { chainRegistry } from '../../test/serve/chain-registry.js';
 import { startServer, type RunningServer } from './server.js';
 

@@ -18,7 +18,7 @@ import {
   encodeChannelEntry,
   encodePackage,
   encodePackageName,
-} from '../api/messages.js';
+} from '../api-contract/messages.js';
 import {
   type DescriptorSet,
   descriptorSet,
@@ -27,11 +27,11 @@ import {
   REFLECTION_V1_FILE,
   REGISTRY_FILE,
   STRUCT_FILE,
-} from '../api/descriptors.js';
-import { RpcError, STATUS, type RegistryQueries } from '../api/queries.js';
+} from '../api-contract/descriptors.js';
+import { RpcError, STATUS, type QueryEngine } from '../catalog-queries/queries.js';
 import type { LogFields, LogLevel, ServeLog } from '../util/log.js';
 import { rfc3339Local } from '../go/time.js';
-import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../api/wire.js';
+import { decodeStrings, ProtoDecodeError, ProtoWriter } from '../protobuf/wire.js';
 import { releaseLoadGarbage } from './heap.js';
 import { answerReflection } from './reflection.js';
 import { AnswerCache } from './answer-cache.js';
@@ -203,7 +203,7 @@ async function* each<T>(
   for (const item of await items) yield encode(item);
 }
 
-function registryHandlers(reg: RegistryQueries, answers: AnswerCache): Handlers {
+function registryHandlers(reg: QueryEngine, answers: AnswerCache): Handlers {
   const gvk = (buf: Buffer) => decodeProvidersRequest(buf);
   // A request whose answer is kept has decoded before: it is not read again.
   const unlessKept =
@@ -313,7 +313,7 @@ function addReflection(routes: Map<string, Route>, service: string, set: Descrip
 }
 
 export interface ServerOptions {
-  registry: RegistryQueries;
+  registry: QueryEngine;
   /** The port as given (`:port` is listened on, every interface). */
   port: string;
   log: ServeLog;

@@ -9,7 +9,7 @@ import { marshal } from '../go/json-encode.js';
 import { goFieldFor } from '../go/json-decode.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { OpmError } from '../errors.js';
-import { RpcError, STATUS, type RegistryQueries } from '../api/queries.js';
+import { RpcError, STATUS, type QueryEngine } from '../catalog-queries/queries.js';
 import {
   emptyBundle,
   encodeBundle,
@@ -18,7 +18,7 @@ import {
   type ApiGroupVersionKind,
   type ApiPackage,
   type ApiTypedValue,
-} from '../api/messages.js';
+} from '../api-contract/messages.js';
 import { bundlesInChannels, type ChannelEntryRow } from '../sqlite/channel-rows.js';
 import { splitBundleObjects, uniqueTypedValues } from '../sqlite/bundle-rows.js';
 import { gvkKey, type BundleRow, type PerBundleRow, type RegistryRows } from '../sqlite/registry-rows.js';
@@ -125,7 +125,7 @@ const entryMessage = (e: ChannelEntryRow, replaces: string | null): ApiChannelEn
 });
 
 /** The registry's answers over the rows of one index database. */
-export class SqliteRegistryQueries implements RegistryQueries {
+export class SqliteRegistryQueries implements QueryEngine {
   private readonly rows: RegistryRows;
 
   constructor(rows: RegistryRows) {

@@ -9,7 +9,7 @@ import { copyFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProtoWriter } from '../../src/api/wire.js';
+import { ProtoWriter } from '../../src/protobuf/wire.js';
 import { reference } from './reference-opm.js';
 import { projectRoot } from '../corpus.js';
 import { answering, freePort, OPM } from '../serve/client.js';

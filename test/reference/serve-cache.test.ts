@@ -33,10 +33,10 @@ import {
   type CacheBundle,
 } from '../../src/serve-cache/cache.js';
 import { DB_META, INDEX_META, PogrebReader } from '../../src/serve-cache/pogreb.js';
-import { decodeBundle, encodeBundle } from '../../src/api/messages.js';
-import { decodeStruct, encodeStruct } from '../../src/api/struct.js';
+import { decodeBundle, encodeBundle } from '../../src/api-contract/messages.js';
+import { decodeStruct, encodeStruct } from '../../src/protobuf/struct.js';
 import { decodePackageIndex, encodePackageIndex } from '../../src/serve-cache/packages-json.js';
-import { packageIndexFromModel } from '../../src/api/package-index.js';
+import { packageIndexFromModel } from '../../src/catalog-queries/package-index.js';
 import { decodeGob } from '../../src/serve-cache/gob.js';
 
 if (!haveCorpus()) throw new Error('the serve cache suite needs the corpus');

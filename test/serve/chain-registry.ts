@@ -3,9 +3,9 @@
  * b.v(count-1) each replace the one before, b.v(count-1) the head. `bundle` makes what the store
  * returns for a bundle (its name, package and channel from the key); the rest of the message is empty.
  */
-import type { ApiBundle } from '../../src/api/messages.js';
-import { CatalogQueries, type BundleKey } from '../../src/api/queries.js';
-import type { IndexChannel, PackageIndex } from '../../src/api/package-index.js';
+import type { ApiBundle } from '../../src/api-contract/messages.js';
+import { CatalogQueries, type BundleKey } from '../../src/catalog-queries/queries.js';
+import type { IndexChannel, PackageIndex } from '../../src/catalog-queries/package-index.js';
 
 export function chainRegistry(
   count: number,

@@ -1,33 +1,23 @@
 /**
  * A gRPC client of the catalog server for tests: @grpc/grpc-js with @grpc/proto-loader reading
- * our registry.proto (src/api/registry.proto), so responses are decoded by a codec other than the
+ * our registry.proto (src/api-contract/registry.proto), so responses are decoded by a codec other than the
  * server's own. Also starts `bin/opm.js serve` (or the reference opm) on a free 127.0.0.1 port.
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { spawn, type ChildProcess } from 'node:child_process';
 import http2 from 'node:http2';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PATIENCE_MS } from '../patience.js';
+import { freePort } from '../registry/tools.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const PROTO = path.join(root, 'src/api/registry.proto');
+export const PROTO = path.join(root, 'src/api-contract/registry.proto');
 export const OPM = path.join(root, 'bin/opm.js');
 
-/** A port nothing listens on now (freed right away). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /**
  * Resolves once a server on `port` answers an HTTP/2 client preface, that is once its gRPC loop

@@ -12,6 +12,7 @@ import type { DeclarativeConfig } from '../../src/declcfg/types.js';
 import type { Property } from '../../src/property/types.js';
 import { projectRoot } from '../corpus.js';
 import { PATIENCE_MS } from '../patience.js';
+import { freePort } from '../registry/tools.js';
 
 const root = projectRoot();
 const toolDir = path.join(root, '.tools/bin');
@@ -37,19 +38,6 @@ export function oursServes(): boolean {
     timeout: PATIENCE_MS,
   });
   return r.status === 0 && !/not provided/i.test(`${r.stdout}${r.stderr}`);
-}
-
-/** A free TCP port on 127.0.0.1 (the kernel picks it; released just before the server binds it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** How to start one implementation's server on a catalog and port. */

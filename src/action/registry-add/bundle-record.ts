@@ -10,6 +10,7 @@ import { goStruct } from '../../go/go-struct.js';
 import type { Obj } from '../../go/json-decode.js';
 import type { RegistryBundle } from '../../bundle/parse.js';
 import { annotationProperties, crdApis, objectJson } from '../../bundle/convert.js';
+import { CHANNELS_LABEL, DEFAULT_CHANNEL_LABEL } from '../../bundle/labels.js';
 import {
   csvAnnotations,
   csvRelatedImages,
@@ -162,10 +163,10 @@ export function bundleRecord(b: RegistryBundle, image: string): BundleRecord {
   return {
     name: b.name,
     packageName: b.packageName,
-    channels: (b.annotations['operators.operatorframework.io.bundle.channels.v1'] ?? '')
+    channels: (b.annotations[CHANNELS_LABEL] ?? '')
       .split(',')
       .filter((_, i, all) => all.length > 1 || all[0] !== ''),
-    defaultChannel: b.annotations['operators.operatorframework.io.bundle.channel.default.v1'] ?? '',
+    defaultChannel: b.annotations[DEFAULT_CHANNEL_LABEL] ?? '',
     image,
     version,
     skipRange: ann('olm.skipRange'),

@@ -17,7 +17,7 @@ import { OpmError, formatPosition, wrapError } from '../../errors.js';
 import { emptyConfig, mergeConfigs, type Bundle, type DeclarativeConfig } from '../../declcfg/types.js';
 import type { ImageSource, PulledImage } from '../../oci/image-source.js';
 import { isBundleDir, parseBundleDir, type ParseOptions } from '../../bundle/parse.js';
-import { CONFIGS_LABEL, PACKAGE_LABEL } from '../../bundle/labels.js';
+import { CONFIGS_LABEL, DATABASE_LABEL, PACKAGE_LABEL } from '../../bundle/labels.js';
 import { packageVersionOf, toDeclcfgBundle } from '../../bundle/convert.js';
 import { compareUtf8 } from '../../go/utf8.js';
 import { parseImageRefTemplate, type ImageRefTemplate } from './image-ref-template.js';
@@ -55,8 +55,6 @@ export const REF_BUNDLE_IMAGES: RefMask = RefType.BundleImage;
 function refAllowed(mask: RefMask, type: number): boolean {
   return (mask & type) === type;
 }
-
-const DATABASE_LABEL = 'operators.operatorframework.io.index.database.v1';
 
 /** A ref of a kind the caller does not accept. Messages end in `not allowed`, as opm's do. */
 export class NotAllowedError extends OpmError {

@@ -11,8 +11,8 @@ import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { describe, expect, it } from 'vitest';
 import { descriptorSet, HEALTH_FILE, REGISTRY_FILE, STRUCT_FILE } from './descriptors.js';
 import { encodeBundle, encodePackage, type ApiBundle } from './messages.js';
-import { encodeStruct } from './struct.js';
-import { ProtoWriter } from './wire.js';
+import { encodeStruct } from '../protobuf/struct.js';
+import { ProtoWriter } from '../protobuf/wire.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fromText = new protobuf.Root();

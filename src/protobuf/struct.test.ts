@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBundle, emptyBundle, encodeBundle, type ApiBundle } from './messages.js';
+import { decodeBundle, emptyBundle, encodeBundle, type ApiBundle } from '../api-contract/messages.js';
 import { decodeStruct, encodeStruct } from './struct.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');

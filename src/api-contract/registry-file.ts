@@ -1,5 +1,5 @@
 // Generated from registry.proto by scripts/generate-registry-file.js; do not edit.
-// src/api/registry-file.test.ts checks that it is what the proto gives.
+// src/api-contract/registry-file.test.ts checks that it is what the proto gives.
 
 /** registry.proto of operator-registry's `api` package, as this repository's copy declares it. */
 export const REGISTRY_PROTO = {

@@ -5,7 +5,7 @@
  * proto.Marshal writes (fields in field-number order), so a bundle read from a cache either opm
  * wrote encodes back to the bytes it was read from.
  */
-import { decodeStrings, ProtoReader, ProtoWriter } from './wire.js';
+import { decodeStrings, ProtoReader, ProtoWriter } from '../protobuf/wire.js';
 
 export interface ApiDeprecation {
   message: string;

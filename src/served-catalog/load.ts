@@ -16,7 +16,7 @@ import { goQuote } from '../go/fmt.js';
 import { throwIfAborted } from '../util/abort.js';
 import { metaKeyProblem } from '../declcfg/meta.js';
 import { memoryQueries } from './memory.js';
-import type { CatalogQueries, ServedIndex } from './queries.js';
+import type { CatalogQueries, ServedIndex } from '../catalog-queries/queries.js';
 
 /** The fatal texts of opm's rebuild path. */
 export const REBUILD = 'failed to load or rebuild cache: failed to rebuild cache';

@@ -2,14 +2,19 @@
  * The queries of opm's catalog server (operator-registry `pkg/cache/pkgs.go`, `cache.go`) over a
  * package index: which package, channel and bundle a request names, the channel entries that
  * replace or provide something, and the order of ListBundles. Bundles themselves come from a
- * `BundleStore` (memory.ts over a model; the on-disk cache supplies its own). Errors carry the
+ * `BundleStore` (served-catalog/memory.ts over a model; the on-disk cache supplies its own). Errors carry the
  * status code and the exact text opm sends.
  */
 import { goQuote as q } from '../go/fmt.js';
 import { compareUtf8 } from '../go/utf8.js';
 import { metaKeyProblem } from '../declcfg/meta.js';
 import type { IndexBundle, IndexChannel, PackageIndex } from './package-index.js';
-import { encodeBundle, type ApiBundle, type ApiChannelEntry, type ApiPackage } from './messages.js';
+import {
+  encodeBundle,
+  type ApiBundle,
+  type ApiChannelEntry,
+  type ApiPackage,
+} from '../api-contract/messages.js';
 
 /** gRPC status codes the registry answers with. */
 export const STATUS = { OK: 0, UNKNOWN: 2, INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
@@ -69,11 +74,11 @@ interface Gvk {
 }
 
 /**
- * What the gRPC server asks of a served catalog: one method per RPC of `api.Registry`, and of
- * `api.ExperimentalRegistry` when `customSchemaBlobs` is there (the service is registered only
- * then). Errors are RpcErrors.
+ * The query engine the gRPC server asks (CatalogQueries over a catalog, SqliteRegistryQueries over
+ * an index database): one method per RPC of `api.Registry`, and of `api.ExperimentalRegistry` when
+ * `customSchemaBlobs` is there (the service is registered only then). Errors are RpcErrors.
  */
-export interface RegistryQueries {
+export interface QueryEngine {
   listPackages(): string[];
   getPackage(name: string): ApiPackage;
   getBundle(pkgName: string, channelName: string, csvName: string): Promise<ApiBundle>;
@@ -89,7 +94,7 @@ export interface RegistryQueries {
 }
 
 /** The catalog server's answers, one method per RPC of `api.Registry` and `api.ExperimentalRegistry`. */
-export class CatalogQueries implements RegistryQueries {
+export class CatalogQueries implements QueryEngine {
   readonly packages: PackageIndex;
   private readonly store: BundleStore;
   readonly customSchemas: CustomSchemaStore | undefined;
@@ -294,7 +299,7 @@ function entriesOf(b: IndexBundle, keepSkip: (skip: string) => boolean): ApiChan
 
 /** A served catalog: its queries, and what the server does with what holds them. */
 export interface ServedIndex {
-  queries: RegistryQueries;
+  queries: QueryEngine;
   /** Loading it let go of most of what it read (payloads left on disk): worth a collection. */
   leftGarbage?: boolean;
   /** Release what the index holds open (files, a database). */

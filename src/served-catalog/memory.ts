@@ -5,10 +5,15 @@
 import type { Bundle, Meta } from '../declcfg/types.js';
 import type { ModelBundle, Model } from '../model/model.js';
 import { toApiBundle } from './convert.js';
-import type { ApiBundle } from './messages.js';
-import { CatalogQueries, type BundleKey, type BundleStore, type CustomSchemaStore } from './queries.js';
-import { packageIndexFromModel } from './package-index.js';
-import { encodeStruct } from './struct.js';
+import type { ApiBundle } from '../api-contract/messages.js';
+import {
+  CatalogQueries,
+  type BundleKey,
+  type BundleStore,
+  type CustomSchemaStore,
+} from '../catalog-queries/queries.js';
+import { packageIndexFromModel } from '../catalog-queries/package-index.js';
+import { encodeStruct } from '../protobuf/struct.js';
 
 /** Bundles converted from the model when a call needs them; nothing of them is kept. */
 export class ModelBundleStore implements BundleStore {

@@ -6,7 +6,7 @@
  * (scripts/generate-registry-file.js, run by the build); the other two are Google's and gRPC's
  * published files, written here.
  */
-import { ProtoWriter } from './wire.js';
+import { ProtoWriter } from '../protobuf/wire.js';
 import { REGISTRY_PROTO } from './registry-file.js';
 
 type Scalar = 'string' | 'double' | 'bool' | 'int32' | 'bytes';

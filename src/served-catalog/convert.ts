@@ -22,7 +22,7 @@ import { parseYamlDocument } from '../yaml/yaml11.js';
 import type { Property } from '../property/types.js';
 import { field, asString } from '../go/json-decode.js';
 import { synthesizeCsv } from './csv.js';
-import type { ApiBundle, ApiDependency, ApiGroupVersionKind, ApiProperty } from './messages.js';
+import type { ApiBundle, ApiDependency, ApiGroupVersionKind, ApiProperty } from '../api-contract/messages.js';
 
 /** A bundle the server cannot convert (opm fails its cache build with this text). */
 export class ConversionError extends Error {
