@@ -81,9 +81,8 @@ describe('opm command line', () => {
   );
 
   it.each([
-    [['index', 'export', '--package', 'x']],
-    [['index', 'export', '--help']],
     [['registry', 'mirror', 'x']],
+    [['registry', 'mirror', '--help']],
   ])('an opm command opm-ts does not provide says what to use instead: %j', async (args) => {
     const r = await runOpm(args);
     expect(r.code).toBe(1);
