@@ -60,6 +60,5 @@ export function registerIndex(program: Command, io: CliIO): void {
       const { runIndexAdd } = await import('./index-add-run.js');
       await runIndexAdd(io, { ...flags, bundles: flags.bundles ?? [] }, cmd);
     });
-  registerIndexEdit(index, io);
-  registerIndexExport(index, io);
+  registerIndexEdit(index, io, () => registerIndexExport(index, io));
 }
