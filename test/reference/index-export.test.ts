@@ -187,6 +187,30 @@ describe('index export: the same tree as opm v1.73', () => {
     expect(tree(ourDir)).toEqual(tree(refDir));
   });
 
+  it('an index with a deprecated bundle, a truncated one and one added with --permissive', async () => {
+    const orphan: BundleSpec = {
+      pkg: 'orphan',
+      version: '2.0.0',
+      channels: ['stable'],
+      defaultChannel: 'stable',
+      replaces: csvName('orphan', '1.0.0'),
+    };
+    await reg.push([orphan]);
+    const db = path.join(tmp, 'deprecated.db');
+    reg.addAll(db, SPECS.slice(0, 3));
+    reg.deprecateTruncate(db, SPECS[1] as BundleSpec);
+    reg.addAll(db, [orphan], ['--permissive']);
+    const image = await reg.pushIndex(db, 'index/deprecated');
+    const { ref, ours } = await both(['index', 'export', '-i', image, '--use-http']);
+    expect(ref.code, ref.stderr).toBe(0);
+    expect(ours.code, ours.stderr).toBe(0);
+    const theirs = tree(ref.dir);
+    expect(tree(ours.dir)).toEqual(theirs);
+    expect(theirs.some((l) => l.startsWith('downloaded/etcd/0.9.0/'))).toBe(false);
+    expect(theirs.some((l) => l.startsWith('downloaded/etcd/0.9.2/'))).toBe(true);
+    expect(messages(ours.stderr)).toEqual(messages(ref.stderr));
+  });
+
   it('the package.yaml and modes opm writes', async () => {
     const { ours } = await both(['index', 'export', '-i', index, '-p', 'etcd,quoted,odd', '--use-http']);
     expect(ours.code, ours.stderr).toBe(0);
