@@ -3,10 +3,10 @@
  * ("appregistry") tree, as opm v1.73 writes it — per package a folder holding `package.yaml` and,
  * per bundle, a folder `<version>` with the `manifests/` of the bundle's image. The index image and
  * the bundle images are pulled by opm-ts's registry client (no container engine). The tree is made
- * in a staging folder beside the download folder and moved into it only when every bundle was
- * exported: a failure leaves the download folder as it was.
+ * in a staging folder (beside the download folder, or inside it when it exists) and moved into it
+ * only when every bundle was exported: a failure leaves the download folder as it was.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { OpmError } from '../errors.js';
@@ -56,6 +56,9 @@ export async function indexExport(o: IndexExportOptions): Promise<IndexExportRes
   const sig = o.signal === undefined ? {} : { signal: o.signal };
   const work = mkdtempSync(path.join(os.tmpdir(), 'opm-index-export-'));
   let staging: string | undefined;
+  /** The first parent folder of the download folder this run made, removed on failure. */
+  let madeParent: string | undefined;
+  let done = false;
   try {
     const database = path.join(work, 'index.db');
     await pullIndexDatabase(o.index, o.imageSource, database, o.signal);
@@ -79,8 +82,17 @@ export async function indexExport(o: IndexExportOptions): Promise<IndexExportRes
     o.onPlan?.(plan);
 
     const dest = path.resolve(o.cwd, o.downloadFolder);
-    mkdirSync(path.dirname(dest), { recursive: true });
-    staging = mkdtempSync(path.join(path.dirname(dest), `.${path.basename(dest)}.export-`));
+    // Staged inside the download folder when it exists (its parent may not be writable, `-f .`),
+    // else beside it, on the same file system either way so that the tree is moved, not copied.
+    const exists = existsSync(dest);
+    if (exists && !statSync(dest).isDirectory())
+      throw new OpmError(`the download folder ${o.downloadFolder} exists and is not a folder`);
+    if (!exists) madeParent = mkdirSync(path.dirname(dest), { recursive: true });
+    staging = mkdtempSync(
+      exists
+        ? path.join(dest, '.opm-export-')
+        : path.join(path.dirname(dest), `.${path.basename(dest)}.export-`),
+    );
     const tree = path.join(staging, 'tree');
     mkdirSync(tree);
 
@@ -99,20 +111,23 @@ export async function indexExport(o: IndexExportOptions): Promise<IndexExportRes
               await img.release();
             }
           } catch (err) {
-            if (o.signal?.aborted === true) throw err;
             failures.push(`exporting bundle image ${b.image} failed: ${(err as Error).message}`);
           }
         }),
       ),
     );
+    // Every pull has ended (none writes into the staging folder any more) before it is removed.
+    o.signal?.throwIfAborted();
     if (failures.length > 0)
       throw new OpmError(`${failures.sort(compareUtf8).join('; ')}; nothing was exported`);
 
     for (const p of plan.packages) writeFileSync(path.join(tree, p.name, 'package.yaml'), packageYaml(p));
     commitTree(tree, dest);
+    done = true;
     return { plan, packageDirs: plan.packages.map((p) => path.join(o.downloadFolder, p.name)) };
   } finally {
     rmSync(work, { recursive: true, force: true });
     if (staging !== undefined) rmSync(staging, { recursive: true, force: true });
+    if (!done && madeParent !== undefined) rmSync(madeParent, { recursive: true, force: true });
   }
 }

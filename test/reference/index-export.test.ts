@@ -154,6 +154,7 @@ describe('index export: the same tree as opm v1.73', () => {
   const cases: [string, () => string[], string][] = [
     ['every package, to the default folder', () => ['-i', index], 'downloaded'],
     ['-p etcd,odd to a nested folder', () => ['-i', index, '-p', 'etcd,odd', '-f', 'out/sub'], 'out/sub'],
+    ['-f . (the working folder, which exists)', () => ['-i', index, '-p', 'prom', '-f', '.'], 'prom'],
     [
       '-o (the hidden shorthand), -c with a tool opm falls back from',
       () => ['-i', index, '-o', 'prom', '-c', 'bogus'],
