@@ -35,9 +35,10 @@ describe('--help', () => {
       'serve',
       'index add',
       'registry add',
+      'index export',
     ])
       expect(names).toContain(c);
-    expect(names).not.toContain('index export');
+    expect(names).not.toContain('registry mirror');
   });
 
   it.each([...PLAIN.map((p) => [p, {}] as const), ...ALPHA.map((p) => [p, { HELP_ALPHA: 'true' }] as const)])(
@@ -115,7 +116,7 @@ describe('--help', () => {
     expect(registry.stdout).not.toMatch(/^ {2}mirror /m);
     const index = await runOpm(['index', '--help']);
     expect(index.stdout).toMatch(/^ {2}add /m);
-    expect(index.stdout).not.toMatch(/^ {2}export /m);
+    expect(index.stdout).toMatch(/^ {2}export /m);
     const alpha = await runOpm(['alpha', '--help'], { env: { HELP_ALPHA: 'true' } });
     expect(alpha.stdout).toMatch(/^ {2}render-template /m);
     expect(alpha.stdout).toMatch(/^ {2}bundle /m);
@@ -124,13 +125,13 @@ describe('--help', () => {
       expect(bundle.stdout).toMatch(new RegExp(`^ {2}${name} `, 'm'));
     // Still there when called, with their one line.
     for (const args of [
-      ['index', 'export', '--help'],
-      ['index', 'export'],
+      ['registry', 'mirror', '--help'],
+      ['registry', 'mirror'],
     ]) {
       const r = await runOpm(args);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^error: opm index export is not provided by opm-ts \(.+\)\n$/);
+      expect(r.stderr).toMatch(/^error: opm registry mirror is not provided by opm-ts \(.+\)\n$/);
     }
   });
 

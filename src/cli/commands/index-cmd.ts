@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
-import { notProvided } from './not-provided.js';
 import { addHiddenOptions, collectSlice } from './registry.js';
 import type { IndexAddFlags } from './index-add-run.js';
+import { registerIndexExport } from './index-export.js';
 import {
   imageBuildOptions,
   NONE_NOTE,
@@ -33,8 +33,8 @@ will be pruned on add to:
 
 /**
  * `opm index`: SQLite index images. `add`, `rm`, `prune`, `prune-stranded` and
- * `deprecatetruncate` are provided (with an engine-less build for `--container-tool none`);
- * `export` answers that opm-ts does not provide it.
+ * `deprecatetruncate` are provided (with an engine-less build for `--container-tool none`), and
+ * `export`, which writes an index image's packages as opm's package-manifest tree.
  */
 export function registerIndex(program: Command, io: CliIO): void {
   const index = program
@@ -60,9 +60,5 @@ export function registerIndex(program: Command, io: CliIO): void {
       const { runIndexAdd } = await import('./index-add-run.js');
       await runIndexAdd(io, { ...flags, bundles: flags.bundles ?? [] }, cmd);
     });
-  registerIndexEdit(index, io);
-  const what = 'export the contents of SQLite index images (deprecated in opm)';
-  const instead =
-    'keep catalogs as File-Based Catalogs: `opm migrate <index image> <dir>` converts one, then `opm validate` and `opm generate dockerfile` build it';
-  notProvided(index, 'export', what, instead);
+  registerIndexEdit(index, io, () => registerIndexExport(index, io));
 }

@@ -87,7 +87,7 @@ export const permissive = (cmd: Command): Command =>
  * `opm index rm|prune|prune-stranded|deprecatetruncate`: the registry verbs' edits on a copy of
  * `--from-index`'s database, made into an image as `index add` makes one.
  */
-export function registerIndexEdit(index: Command, io: CliIO): void {
+export function registerIndexEdit(index: Command, io: CliIO, between?: () => void): void {
   const run =
     (verb: 'rm' | 'prune' | 'prune-stranded' | 'deprecatetruncate') =>
     async (
@@ -110,6 +110,8 @@ export function registerIndexEdit(index: Command, io: CliIO): void {
       false,
     )
     .action(run('deprecatetruncate'));
+  // Another verb in its alphabetical place (`export`).
+  between?.();
   permissive(imageOptions(index.command('prune'), 'index to prune', false))
     .description('prune an index of all but specified packages')
     .requiredOption('-p, --packages <strings>', 'comma separated list of packages to keep', collectSlice)

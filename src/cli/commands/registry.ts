@@ -30,8 +30,8 @@ export function addHiddenOptions(cmd: Command): Command {
 
 /**
  * `opm registry`: SQLite registry databases. `serve` (the entrypoint of SQLite index images), `add` and
- * the verbs that remove from a database (registry-edit.ts) are provided; `mirror` answers that
- * opm-ts does not provide it.
+ * the verbs that remove from a database (registry-edit.ts) are provided; `mirror`, which opm v1.73
+ * does not register either, answers in one line why it is not there.
  */
 export function registerRegistry(program: Command, io: CliIO): void {
   const registry = program
@@ -61,9 +61,6 @@ export function registerRegistry(program: Command, io: CliIO): void {
       const debug = flags.debug || cmd.optsWithGlobals<{ debug?: boolean }>().debug === true;
       await runRegistryServe(io, { ...flags, debug });
     });
-  const writes = 'write SQLite registry databases (deprecated in opm)';
-  const instead =
-    'build catalogs as File-Based Catalogs: `opm migrate <database or index image> <dir>` converts one, then `opm validate` and `opm generate dockerfile`';
   addHiddenOptions(registry.command('add'))
     .description('add operator bundle to operator registry DB')
     .option('--debug', 'enable debug logging', false)
@@ -99,7 +96,12 @@ export function registerRegistry(program: Command, io: CliIO): void {
       },
     );
   registerRegistryEdit(registry, io);
-  for (const verb of ['mirror']) {
-    notProvided(registry, verb, writes, instead);
-  }
+  // opm v1.73 keeps `registry mirror`'s code but registers no such command: `opm registry mirror
+  // …` prints `opm registry`'s help and exits 0, which tells a script that the mirror was made.
+  notProvided(
+    registry,
+    'mirror',
+    'mirror an index image (opm v1.73 has no such command)',
+    'opm v1.73 has no `registry mirror` either (it prints `opm registry --help` and exits 0); copy the index image with `skopeo copy --all docker://SRC docker://DEST` or `oc image mirror SRC DEST`, and list the images it needs with `opm list images <index image>`',
+  );
 }
