@@ -43,6 +43,7 @@ await build({
     compose: path.join(root, 'bench', 'compose-main.ts'),
     image: path.join(root, 'bench', 'image-main.ts'),
     'serve-ready': path.join(root, 'bench', 'serve-ready.ts'),
+    'image-serve': path.join(root, 'bench', 'image-serve.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },

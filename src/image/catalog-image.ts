@@ -2,12 +2,15 @@
  * The catalog image `generate dockerfile`'s Dockerfile builds: the base image, a layer with the
  * catalog at `/configs`, a layer with the serve cache at `/tmp/cache`, `ENTRYPOINT ["/bin/opm"]`,
  * `CMD ["serve", "/configs", "--cache-dir=/tmp/cache"]` and the label naming `/configs`, then the
- * extra labels.
+ * extra labels. The cache belongs to the base's user (1001:0 on opm's base), as it does when the
+ * Dockerfile's `RUN … --cache-only` writes it under the base's `USER`, with the modes opm gives it
+ * (folders 0770, files 0660): the image's user reads it as its owner, and any other user of group 0
+ * (OpenShift's arbitrary user IDs) through the group.
  */
 import path from 'node:path';
 import type { Platform } from '../oci/manifest.js';
 import { assemble, type Assembled, type BaseImage, type ConfigEdit } from './assemble.js';
-import { writeLayer } from './layer.js';
+import { writeLayer, type Owner } from './layer.js';
 import { CONFIGS_LABEL } from '../bundle/labels.js';
 
 export const CATALOG_ENTRYPOINT = ['/bin/opm'];
@@ -33,6 +36,26 @@ export interface CatalogImage {
   asOci(): Assembled;
 }
 
+/**
+ * The numeric owner a `RUN` step under the base's `USER` gives its files: `1001` is 1001:0 (no group
+ * given: group 0), `1001:1002` is 1001:1002; none, or a name (which only the base's /etc/passwd could
+ * turn into a number), root's 0:0.
+ */
+export function runOwner(base: BaseImage): Owner {
+  const config = base.images[0]?.config;
+  let user: unknown;
+  try {
+    const doc =
+      config === undefined ? undefined : (JSON.parse(Buffer.from(config).toString('utf8')) as unknown);
+    user = (doc as { config?: { User?: unknown } } | undefined)?.config?.User;
+  } catch {
+    user = undefined; // assemble() reports a config that is not JSON
+  }
+  const m = typeof user === 'string' ? /^(\d+)(?::(\d+))?$/.exec(user) : null;
+  if (m === null) return { uid: 0, gid: 0 };
+  return { uid: Number(m[1]), gid: Number(m[2] ?? 0) };
+}
+
 export async function buildCatalogImage(o: CatalogImageOptions): Promise<CatalogImage> {
   const opts = {
     ...(o.epoch !== undefined ? { epoch: o.epoch } : {}),
@@ -45,7 +68,7 @@ export async function buildCatalogImage(o: CatalogImageOptions): Promise<Catalog
   );
   // No entry for /tmp itself: the base's (mode 1777) stays as it is.
   const cache = await writeLayer(
-    [{ dir: o.cacheDir, at: 'tmp/cache' }],
+    [{ dir: o.cacheDir, at: 'tmp/cache', owner: runOwner(o.base) }],
     path.join(o.workDir, 'cache.tar.gz'),
     opts,
   );

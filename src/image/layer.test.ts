@@ -142,6 +142,25 @@ describe('writeLayer', () => {
     expect((await entries(readFileSync(without.file)))[0]?.name).toBe('tmp/cache');
   });
 
+  it('gives a folder’s entries its owner, and the folders above it root’s', async () => {
+    const c = catalog(dir);
+    const layer = await writeLayer(
+      [{ dir: c, at: 'tmp/cache', parents: true, owner: { uid: 1001, gid: 0 } }],
+      path.join(dir, 'o.tar.gz'),
+    );
+    const seen = await entries(readFileSync(layer.file));
+    expect(seen.map((e) => [e.name, e.uid, e.gid, e.uname, e.gname])).toEqual([
+      ['tmp', 0, 0, '', ''],
+      ['tmp/cache', 1001, 0, '', ''],
+      ['tmp/cache/Z-upper', 1001, 0, '', ''],
+      ['tmp/cache/a-pkg', 1001, 0, '', ''],
+      ['tmp/cache/a-pkg/index.json', 1001, 0, '', ''],
+      ['tmp/cache/b-pkg', 1001, 0, '', ''],
+      ['tmp/cache/b-pkg/index.yaml', 1001, 0, '', ''],
+      ['tmp/cache/link.json', 1001, 0, '', ''],
+    ]);
+  });
+
   it('refuses a SOURCE_DATE_EPOCH that is not a number of seconds, and a missing folder, in one line', async () => {
     expect(sourceDateEpoch({})).toBeUndefined();
     expect(() => sourceDateEpoch({ SOURCE_DATE_EPOCH: 'yesterday' })).toThrow(

@@ -1,7 +1,7 @@
 /**
  * Deterministic image layers: a tar of folders placed at paths of the image, entries sorted by the
- * bytes of their names, every time fixed (0, or SOURCE_DATE_EPOCH), owner 0:0 with no user or group
- * names, modes kept, directories included, compressed by gzip with a header that names no time
+ * bytes of their names, every time fixed (0, or SOURCE_DATE_EPOCH), owner 0:0 (or the folder's
+ * `owner`) with no user or group names, modes kept, directories included, compressed by gzip with a header that names no time
  * and no system. The same content gives the same digest on any machine. Layers are written to a
  * file while both digests (the tar's, `diff_id`, and the compressed blob's) are computed, so no
  * layer is ever held in memory.
@@ -28,6 +28,16 @@ export interface LayerFolder {
    * base has them with modes of its own (`/tmp` is 1777).
    */
   parents?: boolean;
+  /**
+   * Numeric owner of `at` and what it holds (not of the folders above it); default 0:0. A catalog
+   * image's cache belongs to the base's user, as the files of a `RUN` step under its `USER` do.
+   */
+  owner?: Owner;
+}
+
+export interface Owner {
+  uid: number;
+  gid: number;
 }
 
 export interface BuiltLayer {
@@ -52,6 +62,7 @@ interface Entry {
   mode: number;
   size: number;
   linkname?: string;
+  owner?: Owner;
 }
 
 async function walk(root: string, at: string, out: Entry[], signal: AbortSignal | undefined): Promise<void> {
@@ -98,8 +109,11 @@ export async function layerEntries(folders: LayerFolder[], signal?: AbortSignal)
           mode: 0o755,
           size: 0,
         });
+    const first = out.length;
     out.push({ name: at, abs: f.dir, type: 'directory', mode: st.mode & 0o7777, size: 0 });
     await walk(f.dir, at, out, signal);
+    const owner = f.owner;
+    if (owner !== undefined) for (let i = first; i < out.length; i++) (out[i] as Entry).owner = owner;
   }
   return out;
 }
@@ -156,8 +170,8 @@ export async function writeLayer(
         type: e.type,
         mode: e.mode,
         mtime,
-        uid: 0,
-        gid: 0,
+        uid: e.owner?.uid ?? 0,
+        gid: e.owner?.gid ?? 0,
         uname: '',
         gname: '',
         size: e.size,

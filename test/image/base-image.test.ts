@@ -162,6 +162,34 @@ describe.runIf(ready)('the opm-ts base image', () => {
         },
       );
       expect(inside.stdout + inside.stderr).toContain('status: SERVING');
+      // /bin/opm starts with the code cache the build shipped: a start whose V8 flags differ from
+      // the build's (V8 refuses the cache then) leaves a cache of its own in the user's folder.
+      const codeCache = (args: string[]): string => {
+        const env = ['--env', 'OLM_CACHE_DIR=/tmp/opm-ts-cache'];
+        runTool('buildah', ['run', ...env, ctr, '--', ...args, 'validate', '/configs'], benv);
+        const seen = 'process.stdout.write(String(require("fs").existsSync("/tmp/opm-ts-cache/code-cache")))';
+        return runTool('buildah', ['run', ctr, '--', '/usr/bin/node', '-e', seen], benv);
+      };
+      // The cache belongs to the image's user, with the modes opm's cache stage gives it (run as user
+      // 1001 in opm's image): the top folders 0755, the store's folder 0770, files 0660.
+      const owners = [
+        'const fs = require("fs"), path = require("path"), out = [];',
+        'const walk = (p) => { const s = fs.statSync(p); out.push(`${p} ${s.uid}:${s.gid} ${(s.mode & 0o7777).toString(8)}`);',
+        'if (s.isDirectory()) for (const n of fs.readdirSync(p).sort()) walk(path.join(p, n)); };',
+        'walk("/tmp/cache"); process.stdout.write(out.join("\\n"));',
+      ].join(' ');
+      const cache = runTool('buildah', ['run', ctr, '--', '/usr/bin/node', '-e', owners], benv).split('\n');
+      expect(cache.slice(0, 4)).toEqual([
+        '/tmp/cache 1001:0 755',
+        '/tmp/cache/pogreb.v1 1001:0 755',
+        '/tmp/cache/pogreb.v1/db 1001:0 770',
+        '/tmp/cache/pogreb.v1/db/00000-1.psg 1001:0 660',
+      ]);
+      for (const line of cache.slice(4)) expect(line).toMatch(/ 1001:0 660$/);
+      expect(codeCache(['/bin/opm'])).toBe('false');
+      expect(codeCache(['/usr/bin/node', '--max-semi-space-size=1', '/usr/lib/opm-ts/bin/opm.js'])).toBe(
+        'true',
+      );
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => (alive ? child.on('exit', r) : r(undefined)));

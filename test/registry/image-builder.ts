@@ -139,6 +139,8 @@ export interface BuildOptions {
   platforms?: Array<{ os: string; architecture: string; variant?: string }>;
   /** Force an index even for one platform. */
   index?: boolean;
+  /** More of the config's `config` (`User`, `Entrypoint`, `Env`…), beside the labels. */
+  config?: Record<string, unknown>;
 }
 
 /** Build an image in memory: layers, config, manifest(s) and, for several platforms, an index. */
@@ -166,6 +168,7 @@ export async function buildImage(o: BuildOptions): Promise<BuiltImage> {
       ...(p.variant !== undefined ? { variant: p.variant } : {}),
       // Several platforms: each config says which it is, so tests can see which one was chosen.
       config: {
+        ...o.config,
         Labels:
           platforms.length > 1
             ? { ...o.labels, 'test.platform': [p.os, p.architecture, p.variant].filter(Boolean).join('/') }
