@@ -29,7 +29,8 @@ import { fileURLToPath } from 'node:url';
 import { corpusDir, projectRoot } from '../test/corpus.js';
 import { startPlainRegistry } from '../test/registry/fixture.js';
 import { buildahEnv } from '../test/registry/opm-base.js';
-import { freePort, missingTools, tools } from '../test/serve/harness.js';
+import { missingTools, tools } from '../test/serve/harness.js';
+import { freePort } from '../test/registry/tools.js';
 import { generateCatalog } from './generate-catalog.js';
 import {
   cpuMs,
