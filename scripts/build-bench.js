@@ -43,6 +43,7 @@ await build({
     compose: path.join(root, 'bench', 'compose-main.ts'),
     image: path.join(root, 'bench', 'image-main.ts'),
     'serve-ready': path.join(root, 'bench', 'serve-ready.ts'),
+    sqlite: path.join(root, 'bench', 'sqlite.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },
