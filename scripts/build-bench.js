@@ -44,6 +44,7 @@ await build({
     image: path.join(root, 'bench', 'image-main.ts'),
     'serve-ready': path.join(root, 'bench', 'serve-ready.ts'),
     'image-serve': path.join(root, 'bench', 'image-serve.ts'),
+    sqlite: path.join(root, 'bench', 'sqlite.ts'),
   },
   outdir: out,
   outExtension: { '.js': '.mjs' },

@@ -1,7 +1,8 @@
 /**
  * `opm registry serve --database <file>`: the entrypoint of every SQLite index image. The database
- * is read once (never written: opm's migration in place is not done) and served by `opm serve`'s
- * server, each RPC answered from its rows as opm's SQLite querier answers (sqlite-serve/registry-queries.ts).
+ * is opened read-only (never written: opm's migration in place is not done), its bundle rows read
+ * when a call asks for them, and served by `opm serve`'s server, each RPC answered from its rows as
+ * opm's SQLite querier answers (sqlite-serve/registry-queries.ts).
  */
 import path from 'node:path';
 import { OpmError } from '../errors.js';
@@ -33,12 +34,20 @@ export async function registryServe(opts: RegistryServeOptions): Promise<void> {
       });
     }
     if (!sqlite) throw new OpmError(`${opts.database} is not a SQLite database`);
-    const db = SqliteDatabase.open(file);
+    // Read page by page and kept open: the bundle rows are read when a call asks for them.
+    const db = SqliteDatabase.open(file, true);
     try {
       const queries = new SqliteRegistryQueries(readRegistryRows(db));
-      return Promise.resolve({ queries, close: () => Promise.resolve() });
-    } finally {
+      return Promise.resolve({
+        queries,
+        close: () => {
+          db.close();
+          return Promise.resolve();
+        },
+      });
+    } catch (err) {
       db.close();
+      throw err;
     }
   };
   const { database, ...rest } = opts;

@@ -4,7 +4,7 @@
  * (which SQLite rewrites on ALTER TABLE … ADD COLUMN, so older rows may hold fewer values: the
  * missing ones read as NULL, as SQLite reads them when the column has no default).
  */
-import { SqliteFile, SqliteFormatError, type SqlValue } from './file.js';
+import { SqliteFile, SqliteFormatError, type CellRef, type RawRow, type SqlValue } from './file.js';
 
 export type Row = Record<string, SqlValue>;
 
@@ -32,8 +32,9 @@ export class SqliteDatabase {
     }
   }
 
-  static open(path: string): SqliteDatabase {
-    const file = SqliteFile.open(path);
+  /** `pageByPage`: read pages when asked for, not the whole file first (SqliteFile.open). */
+  static open(path: string, pageByPage = false): SqliteDatabase {
+    const file = SqliteFile.open(path, pageByPage);
     try {
       return new SqliteDatabase(file);
     } catch (err) {
@@ -61,17 +62,43 @@ export class SqliteDatabase {
   *rows(table: string, bytes: readonly string[] = []): Generator<Row> {
     const info = this.tables.get(table.toLowerCase());
     if (info === undefined) return;
-    const { columns, rowidColumn, defaults } = info;
-    const rawIdx = bytes.length === 0 ? undefined : new Set(bytes.map((c) => columns.indexOf(c)));
-    for (const raw of this.file.scan(info.root, rawIdx)) {
-      const row: Row = {};
-      for (let i = 0; i < columns.length; i++) {
-        const v = i < raw.values.length ? (raw.values[i] as SqlValue) : (defaults[i] ?? null);
-        row[columns[i] as string] = i === rowidColumn ? rowidValue(raw.rowid) : v;
-      }
-      yield row;
-    }
+    const rawIdx = rawColumns(info, bytes);
+    for (const raw of this.file.scan(info.root, rawIdx)) yield toRow(info, raw);
   }
+
+  /**
+   * Every row of `table` in rowid order as the place of its cell and the value of its first column
+   * when it lies in the cell's page (undefined otherwise): the rest is read by rowAt when needed.
+   */
+  *rowRefs(table: string): Generator<{ ref: CellRef; first: SqlValue | undefined }> {
+    const info = this.tables.get(table.toLowerCase());
+    if (info !== undefined) yield* this.file.scanRefs(info.root);
+  }
+
+  /** The row of `table` at `ref` (from rowRefs), as rows() gives it. */
+  rowAt(table: string, ref: CellRef, bytes: readonly string[] = []): Row {
+    const info = this.tables.get(table.toLowerCase());
+    if (info === undefined) throw new SqliteFormatError(`no table ${table}`);
+    return toRow(info, this.file.rowAt(ref, rawColumns(info, bytes)));
+  }
+
+  /** The name of the first column of `table` (undefined when there is no such table). */
+  firstColumn(table: string): string | undefined {
+    return this.tables.get(table.toLowerCase())?.columns[0];
+  }
+}
+
+function rawColumns(info: TableInfo, bytes: readonly string[]): Set<number> | undefined {
+  return bytes.length === 0 ? undefined : new Set(bytes.map((c) => info.columns.indexOf(c)));
+}
+
+function toRow({ columns, rowidColumn, defaults }: TableInfo, raw: RawRow): Row {
+  const row: Row = {};
+  for (let i = 0; i < columns.length; i++) {
+    const v = i < raw.values.length ? (raw.values[i] as SqlValue) : (defaults[i] ?? null);
+    row[columns[i] as string] = i === rowidColumn ? rowidValue(raw.rowid) : v;
+  }
+  return row;
 }
 
 /** A rowid as a number when it is one exactly, else as a bigint. */

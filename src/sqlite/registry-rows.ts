@@ -5,7 +5,8 @@
  * database at schema 8 is read as migration 9 would leave it (schema-8.ts).
  */
 import { compareUtf8 } from '../go/utf8.js';
-import type { SqliteDatabase } from './database.js';
+import type { Row, SqliteDatabase } from './database.js';
+import type { CellRef } from './file.js';
 import { channelEntryRow, text, type ChannelEntryRow } from './channel-rows.js';
 import { readableSchema } from './schema-version.js';
 import {
@@ -93,6 +94,87 @@ function perBundle(
   return out;
 }
 
+function bundleRow(r: Row): BundleRow {
+  const raw = r.bundle;
+  return {
+    name: text(r.name) as string,
+    csv: text(r.csv),
+    bundle:
+      raw instanceof Uint8Array ? raw : raw === null || raw === undefined ? null : Buffer.from(String(raw)),
+    bundlepath: text(r.bundlepath),
+    version: text(r.version),
+    skiprange: text(r.skiprange),
+  };
+}
+
+/**
+ * Rows read when asked for: the last few kept, since one answer reads several fields of the same
+ * row. The manifests are most of the database; reading them all before serving took most of the
+ * start-up (docs/performance.md, "SQLite index databases").
+ */
+class RowsOnDemand {
+  private readonly recent = new Map<string, BundleRow>();
+  private readonly db: SqliteDatabase;
+  constructor(db: SqliteDatabase) {
+    this.db = db;
+  }
+  get(name: string, ref: CellRef): BundleRow {
+    let r = this.recent.get(name);
+    if (r === undefined) {
+      r = bundleRow(this.db.rowAt('operatorbundle', ref, ['bundle']));
+      if (this.recent.size >= 8) this.recent.delete(this.recent.keys().next().value as string);
+      this.recent.set(name, r);
+    }
+    return r;
+  }
+}
+
+/** A bundle row whose fields are read from the database when first used (RowsOnDemand). */
+class StoredBundleRow implements BundleRow {
+  readonly name: string;
+  private readonly ref: CellRef;
+  private readonly rows: RowsOnDemand;
+  constructor(name: string, ref: CellRef, rows: RowsOnDemand) {
+    this.name = name;
+    this.ref = ref;
+    this.rows = rows;
+  }
+  private get row(): BundleRow {
+    return this.rows.get(this.name, this.ref);
+  }
+  get csv(): string | null {
+    return this.row.csv;
+  }
+  get bundle(): Uint8Array | null {
+    return this.row.bundle;
+  }
+  get bundlepath(): string | null {
+    return this.row.bundlepath;
+  }
+  get version(): string | null {
+    return this.row.version;
+  }
+  get skiprange(): string | null {
+    return this.row.skiprange;
+  }
+}
+
+/**
+ * The bundle rows by name (the first row of a name wins): only the names are read now when the
+ * name is the table's first column and lies in its cell's page, as in every database opm writes.
+ */
+function readBundleRows(db: SqliteDatabase): Map<string, BundleRow> {
+  const bundles = new Map<string, BundleRow>();
+  const onDemand = new RowsOnDemand(db);
+  const byName = db.firstColumn('operatorbundle') === 'name';
+  for (const { ref, first } of db.rowRefs('operatorbundle')) {
+    const name = byName && typeof first === 'string' ? first : text(db.rowAt('operatorbundle', ref).name);
+    if (name === null || bundles.has(name)) continue;
+    bundles.set(name, new StoredBundleRow(name, ref, onDemand));
+  }
+  return bundles;
+}
+
 /** Schema 8's rows as migrations 8 and 9 leave them: no version or path (they match any bundle row). */
 function migrated(
   m: Map<string, { type: string; value: string }[]>,
@@ -103,7 +185,10 @@ function migrated(
   );
 }
 
-/** Read every table the registry's queries use. Throws OpmError for a schema this reader does not take. */
+/**
+ * Read every table the registry's queries use, the bundle rows' fields when first used: `db` must
+ * stay open while the rows are. Throws OpmError for a schema this reader does not take.
+ */
 export function readRegistryRows(db: SqliteDatabase): RegistryRows {
   const schema = readableSchema(db);
   const defaultChannel = new Map<string, string | null>();
@@ -128,21 +213,7 @@ export function readRegistryRows(db: SqliteDatabase): RegistryRows {
     if (list === undefined) entriesOfBundle.set(e.bundle, [e]);
     else list.push(e);
   }
-  const bundles = new Map<string, BundleRow>();
-  for (const r of db.rows('operatorbundle', ['bundle'])) {
-    const name = text(r.name);
-    if (name === null || bundles.has(name)) continue;
-    const raw = r.bundle;
-    bundles.set(name, {
-      name,
-      csv: text(r.csv),
-      bundle:
-        raw instanceof Uint8Array ? raw : raw === null || raw === undefined ? null : Buffer.from(String(raw)),
-      bundlepath: text(r.bundlepath),
-      version: text(r.version),
-      skiprange: text(r.skiprange),
-    });
-  }
+  const bundles = readBundleRows(db);
   let properties: Map<string, PerBundleRow[]>;
   let dependencies: Map<string, PerBundleRow[]>;
   const propertyScan: RegistryRows['propertyScan'] = [];
