@@ -47,6 +47,10 @@ function crdRules() {
       'A bundle directory named by --bundle-dirs cannot be read, so its CRDs are not checked.',
       'Fix the directory or its entry in the bundle directory map.',
     ),
+    'crd.crd-removal': rule(
+      'An upgrade drops a CRD the old bundle shipped: OLM v1 deletes it, and every object of it, on the upgrade.',
+      'Keep shipping the CRD (its versions may be served: false) until no cluster holds objects of it.',
+    ),
     'crd.scope': rule(
       'An upgrade changes a CRD’s scope (Namespaced or Cluster): OLM v1 refuses it.',
       'Keep the scope; a new scope needs a new CRD.',
