@@ -5,6 +5,7 @@
  */
 import { compareUtf8 } from '../go/utf8.js';
 import { isRecord } from '../go/json-value.js';
+import { RawJson } from '../go/raw-json.js';
 import { compareCrds, isCrd, isV1Crd, type CrdProblem } from './compare.js';
 
 /**
@@ -28,7 +29,9 @@ export function crdSetOf(objects: Iterable<unknown>): CrdSet {
  * The manifest of an `olm.bundle.object` value when it is a CRD (the base64 text's head tells,
  * so other manifests are not decoded whole), else undefined.
  */
-export function crdOfBundleObject(value: unknown): unknown {
+export function crdOfBundleObject(given: unknown): unknown {
+  // Rendered bundles hold property values as JSON text.
+  const value = given instanceof RawJson ? given.parse() : given;
   if (!isRecord(value)) return undefined;
   const data = Object.entries(value).find(([k]) => k.toLowerCase() === 'data')?.[1];
   if (typeof data !== 'string') return undefined;
