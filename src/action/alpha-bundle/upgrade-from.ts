@@ -13,6 +13,7 @@ import { OpmError, wrapError } from '../../errors.js';
 import type { Finding } from '../../findings.js';
 import { crdRuleId } from '../../lint/crd-upgrade.js';
 import type { ImageSource } from '../../oci/image-source.js';
+import { expectObject, expectOptions, expectString } from '../../util/args.js';
 
 export interface BundleRefOptions {
   /** Where an image reference is pulled from; a directory needs none. */
@@ -32,6 +33,8 @@ export async function isDirectoryRef(ref: string, cwd?: string): Promise<boolean
 
 /** A bundle read from a directory, or from an image pulled and unpacked for the time of reading. */
 export async function readBundleRef(ref: string, o: BundleRefOptions = {}): Promise<RegistryBundle> {
+  expectString(ref, 'readBundleRef(ref)', 'a bundle directory or image reference');
+  expectOptions(o, 'readBundleRef(ref, options)');
   const signal = o.signal === undefined ? {} : { signal: o.signal };
   if (await isDirectoryRef(ref, o.cwd)) return parseBundleDir(path.resolve(o.cwd ?? '', ref), signal);
   if (o.imageSource === undefined)
@@ -65,6 +68,8 @@ export function bundleUpgradeFindings(
   to: RegistryBundle,
   names: { from: string; to: string } = { from: from.name, to: to.name },
 ): Finding[] {
+  expectObject(from, 'bundleUpgradeFindings(from)', 'a bundle as readBundleRef returns it');
+  expectObject(to, 'bundleUpgradeFindings(from, to)', 'a bundle as readBundleRef returns it');
   const before = bundleCrds(from);
   const after = bundleCrds(to);
   return compareCrdSets(before.crds, after.crds).map((p) => {
@@ -88,6 +93,9 @@ export async function checkBundleUpgrade(
   toDir: string,
   o: BundleRefOptions & { toName?: string } = {},
 ): Promise<Finding[]> {
+  expectString(from, 'checkBundleUpgrade(from)', 'a bundle directory or image reference');
+  expectString(toDir, 'checkBundleUpgrade(from, toDir)', 'a bundle directory');
+  expectOptions(o, 'checkBundleUpgrade(from, toDir, options)');
   const old = await readBundleRef(from, o).catch((err: unknown) => {
     throw wrapError(`--upgrade-from ${from}`, err);
   });
