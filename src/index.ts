@@ -75,7 +75,8 @@ export type { BundleAnnotations, BundleMediaType } from './authoring/annotations
 export type { BundleFormatOptions } from './authoring/bundle-format.js';
 export { filterCatalog, type FilterResult } from './curate/filter.js';
 export type { FilterSpec, PackageSelection } from './curate/filter-config.js';
-export { diffCatalogs, isEmptyDiff, type CatalogDiff } from './curate/diff.js';
+export { diffCatalogs, isEmptyDiff, type CatalogDiff, type DiffCatalogsOptions } from './curate/diff.js';
+export type { CrdEdgeProblem } from './curate/crd-edges.js';
 export type { UpgradeImpact } from './curate/upgrade-impact.js';
 export { catalogImages, type CatalogImage } from './curate/images.js';
 export { convertToModel, convertToModelOrThrow } from './model/convert.js';
@@ -115,6 +116,12 @@ export type {
 export { OpmError, UsageError, InternalError, type OpmErrorCode } from './errors.js';
 export { sortFindings, type Finding, type Severity } from './findings.js';
 export type { Counts } from './lint/github.js';
+export {
+  bundleUpgradeFindings,
+  checkBundleUpgrade,
+  readBundleRef,
+  type BundleRefOptions,
+} from './action/alpha-bundle/upgrade-from.js';
 export {
   compareCrds,
   compareCrdSets,

@@ -44,8 +44,12 @@ function crdRules() {
   const loosen = 'Keep the old bound (or loosen it) in every version existing objects use.';
   return {
     'crd.bundle-unreadable': rule(
-      'A bundle directory named by --bundle-dirs cannot be read, so its CRDs are not checked.',
-      'Fix the directory or its entry in the bundle directory map.',
+      'A bundle directory named by --bundle-dirs, or a bundle image pulled by --crd-from-images, cannot be read, so its CRDs are not checked.',
+      'Fix the directory or its entry in the bundle directory map, or the image reference (and the registry settings).',
+    ),
+    'crd.crd-removal': rule(
+      'An upgrade drops a CRD the old bundle shipped: OLM v1 deletes it, and every object of it, on the upgrade.',
+      'Keep shipping the CRD (its versions may be served: false) until no cluster holds objects of it.',
     ),
     'crd.scope': rule(
       'An upgrade changes a CRD’s scope (Namespaced or Cluster): OLM v1 refuses it.',

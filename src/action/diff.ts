@@ -10,6 +10,11 @@ import { expectString } from '../util/args.js';
 export interface DiffOptions extends Omit<CatalogSourceOptions, 'ref'> {
   oldRef: string;
   newRef: string;
+  /**
+   * Bundle image reference → registry+v1 bundle directory: where the CRDs of new upgrade edges'
+   * bundles are read when the catalogs carry no manifests of them (readBundleDirMap reads the file).
+   */
+  bundleDirs?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -20,10 +25,12 @@ export async function diff(opts: DiffOptions): Promise<CatalogDiff> {
   checkSourceOptions(opts, 'diff');
   expectString(opts.oldRef, 'diff(options).oldRef', 'a catalog reference');
   expectString(opts.newRef, 'diff(options).newRef', 'a catalog reference');
-  const { oldRef, newRef, ...source } = opts;
+  const { oldRef, newRef, bundleDirs, ...source } = opts;
   const [before, after] = await Promise.all([
     renderRef({ ...source, ref: oldRef }),
     renderRef({ ...source, ref: newRef }),
   ]);
-  return phase(opts.onProgress, 'comparing catalogs', () => Promise.resolve(diffCatalogs(before, after)));
+  return phase(opts.onProgress, 'comparing catalogs', () =>
+    Promise.resolve(diffCatalogs(before, after, bundleDirs === undefined ? {} : { bundleDirs })),
+  );
 }

@@ -21,13 +21,18 @@ import { compareKubeVersions } from './kube-version.js';
 
 /** Checks on the CRD as a whole (OLM v1), and OLM v0's rule. */
 export type CrdCheck = 'scope' | 'storedVersionRemoval' | 'existingFieldRemoval' | 'servedVersionRemoval';
-export type Check = CrdCheck | PropertyCheck;
+/**
+ * Checks on a bundle's CRDs as a set (bundle-crds.ts): a CRD the new bundle no longer ships, which
+ * OLM v1 deletes with its objects. Not a check of the preflight (it sees the new bundle only).
+ */
+export type CrdSetCheck = 'crdRemoval';
+export type Check = CrdCheck | PropertyCheck | CrdSetCheck;
 
 export interface CrdProblem {
   /** The CRD's metadata.name. */
   crd: string;
   check: Check;
-  /** Which OLM refuses the upgrade. */
+  /** Which OLM refuses the upgrade (or, for `crdRemoval`, loses the CRD's objects on it). */
   olm: 'v0' | 'v1';
   /** The version compared (`v1`), or the pair of served versions of the new CRD (`v1beta1 -> v1`). */
   version?: string;
@@ -178,6 +183,16 @@ export function compareCrds(oldCrd: unknown, newCrd: unknown): CrdProblem[] {
 export function problemLine(p: CrdProblem): string {
   if (p.property === undefined || p.check === 'existingFieldRemoval') return `${p.check}: ${p.message}`;
   return `${p.version ?? ''}: ${p.property}: ${p.check}: ${p.message}`;
+}
+
+/** Whether an object is a CustomResourceDefinition of any apiextensions.k8s.io version. */
+export function isCrd(obj: unknown): boolean {
+  return (
+    isRecord(obj) &&
+    typeof obj.apiVersion === 'string' &&
+    obj.apiVersion.startsWith('apiextensions.k8s.io/') &&
+    obj.kind === 'CustomResourceDefinition'
+  );
 }
 
 /** Whether a CRD object is an apiextensions.k8s.io/v1 CustomResourceDefinition. */

@@ -8,6 +8,7 @@ import type { RelatedImage } from '../declcfg/types.js';
 import { mdCode } from '../util/markdown.js';
 import type { CatalogDiff, ContentChange, DeprecationRef, EdgeChange } from './diff.js';
 import { impactSentence, type UpgradeImpact } from './upgrade-impact.js';
+import type { CrdEdgeProblem } from './crd-edges.js';
 
 export interface Paint {
   added(s: string): string;
@@ -158,6 +159,18 @@ function impactItems(impacts: readonly UpgradeImpact[]): Item[] {
   return items;
 }
 
+/** One line per CRD problem of a new upgrade edge, with its validate rule. */
+function crdItems(problems: readonly CrdEdgeProblem[]): Item[] {
+  return problems.map((p) => ({
+    sign: '!',
+    text: ({ name }) =>
+      `upgrade ${name(p.from)} -> ${name(p.to)} (${p.edge}) in channel ${name(p.channel)} of package ${name(p.package)}: CRD ${name(JSON.stringify(p.crd))}: ${name(p.message)} [${p.rule}]`,
+  }));
+}
+
+const crdHeading = (n: number): string =>
+  `CRD upgrade safety: ${n} problem${n === 1 ? '' : 's'} on new upgrade edges`;
+
 function groups(d: CatalogDiff): Group[] {
   const out: Group[] = [];
   if (d.packagesAdded.length + d.packagesRemoved.length > 0) {
@@ -263,6 +276,12 @@ export function diffText(
     out += `${paint.impact(`upgrade impact: ${d.upgradeImpact.length} bundle${d.upgradeImpact.length === 1 ? '' : 's'} can no longer upgrade`)}\n`;
     for (const i of impacts) out += `  ${paint.impact(`${i.sign} ${i.text(style)}`)}\n`;
   }
+  // A diff built by an older version, or by hand, may lack the list.
+  const crd = (d.crdUpgrades as CrdEdgeProblem[] | undefined) ?? [];
+  if (crd.length > 0) {
+    out += `${paint.impact(crdHeading(crd.length))}\n`;
+    for (const i of crdItems(crd)) out += `  ${paint.impact(`${i.sign} ${i.text(style)}`)}\n`;
+  }
   for (const g of groups(d)) {
     out += `${paint.heading(g.title(escape))}\n`;
     for (const i of g.items) {
@@ -285,13 +304,19 @@ export function diffMarkdown(d: CatalogDiff): string {
   let out = '## Catalog diff\n\n';
   const impacts = impactItems(d.upgradeImpact);
   const gs = groups(d);
-  if (impacts.length === 0 && gs.length === 0) return `${out}No changes.\n`;
+  const crd = (d.crdUpgrades as CrdEdgeProblem[] | undefined) ?? [];
+  if (impacts.length === 0 && gs.length === 0 && crd.length === 0) return `${out}No changes.\n`;
   if (impacts.length > 0) {
     out += `### ⚠️ Upgrade impact: ${d.upgradeImpact.length} bundle${d.upgradeImpact.length === 1 ? '' : 's'} can no longer upgrade\n\n`;
     for (const i of impacts) out += `- ${i.text(MARKDOWN_STYLE)}\n`;
     out += '\n';
   } else {
     out += 'No upgrade impact: every bundle that could upgrade still can.\n\n';
+  }
+  if (crd.length > 0) {
+    out += `### ⚠️ ${crdHeading(crd.length)}\n\n`;
+    for (const i of crdItems(crd)) out += `- ${i.text(MARKDOWN_STYLE)}\n`;
+    out += '\n';
   }
   for (const g of gs) {
     out += `### ${g.title(mdCode)}\n\n`;

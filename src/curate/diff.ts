@@ -2,8 +2,8 @@
  * A semantic diff of two catalogs, for review: what was added and removed (packages, channels,
  * bundles, channel entries, deprecations), default channel changes, changed upgrade edges
  * (`replaces`, `skips`, `skipRange` of an entry present on both sides), released bundles whose
- * content changed, and the upgrade impact. Every list is in byte order of package, channel,
- * bundle.
+ * content changed, the upgrade impact, and the CRD upgrade problems of the upgrade edges the change
+ * adds (crd-edges.ts). Every list is in byte order of package, channel, bundle.
  *
  * Lists inside a blob (`skips`, related images, the values of one property type) are compared as
  * sets: neither their order nor a value written twice means anything to OLM, so a list that was
@@ -25,6 +25,7 @@ import { expectConfig } from '../util/args.js';
 import { propertyValue } from '../property/property.js';
 import { versionLookup } from '../model/channel-graph.js';
 import { packageImpact, type PackageGraph, type UpgradeImpact } from './upgrade-impact.js';
+import { newEdgeCrdProblems, type CrdEdgeProblem } from './crd-edges.js';
 
 export interface ChannelRef {
   package: string;
@@ -111,6 +112,19 @@ export interface CatalogDiff {
   /** Bundles on both sides whose content differs (a released bundle should not change). */
   bundlesChanged: ContentChange[];
   upgradeImpact: UpgradeImpact[];
+  /**
+   * Upgrade edges new in the catalog whose CRD change OLM refuses (or, for a dropped CRD, that
+   * deletes objects), when both bundles' CRDs are known; in package order, then by edge.
+   */
+  crdUpgrades: CrdEdgeProblem[];
+}
+
+export interface DiffCatalogsOptions {
+  /**
+   * Bundle image reference → registry+v1 bundle directory: where the CRDs of bundles whose
+   * manifests the catalogs do not carry are read.
+   */
+  bundleDirs?: ReadonlyMap<string, string>;
 }
 
 function emptyDiff(): CatalogDiff {
@@ -131,6 +145,7 @@ function emptyDiff(): CatalogDiff {
     deprecationsChanged: [],
     bundlesChanged: [],
     upgradeImpact: [],
+    crdUpgrades: [],
   };
 }
 
@@ -182,7 +197,11 @@ function union(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>)
 }
 
 /** Compare two catalogs. */
-export function diffCatalogs(before: DeclarativeConfig, after: DeclarativeConfig): CatalogDiff {
+export function diffCatalogs(
+  before: DeclarativeConfig,
+  after: DeclarativeConfig,
+  opts: DiffCatalogsOptions = {},
+): CatalogDiff {
   expectConfig(before, 'diffCatalogs(before)');
   expectConfig(after, 'diffCatalogs(before, after)');
   const d = emptyDiff();
@@ -193,6 +212,7 @@ export function diffCatalogs(before: DeclarativeConfig, after: DeclarativeConfig
     const n = cur.get(name);
     if (o === undefined) {
       d.packagesAdded.push(name);
+      if (n !== undefined) d.crdUpgrades.push(...newEdgeCrdProblems(name, undefined, n, opts.bundleDirs));
       continue;
     }
     const oldGraph: PackageGraph = { channels: o.channels, versionOf: versionLookup(o.bundles) };
@@ -202,6 +222,7 @@ export function diffCatalogs(before: DeclarativeConfig, after: DeclarativeConfig
       continue;
     }
     diffPackage(d, name, o, n);
+    d.crdUpgrades.push(...newEdgeCrdProblems(name, o, n, opts.bundleDirs));
     d.upgradeImpact.push(
       ...packageImpact(name, oldGraph, { channels: n.channels, versionOf: versionLookup(n.bundles) }),
     );

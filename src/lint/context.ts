@@ -56,7 +56,15 @@ export interface LintInput {
   bundleCrds?: ReadonlyMap<object, readonly unknown[]>;
   /** Bundle image reference → bundle directory, where bundles' CRDs are read when the catalog lacks them. */
   bundleDirs?: ReadonlyMap<string, string>;
+  /**
+   * Bundle image reference → the CRDs among the manifests of that image, pulled for bundles the
+   * catalog carries no manifests of (`--crd-from-images`), or why they could not be read.
+   */
+  imageCrds?: ReadonlyMap<string, ImageCrds>;
 }
+
+/** The CRDs of a pulled bundle image, or why its manifests could not be read. */
+export type ImageCrds = { crds: readonly unknown[] } | { error: string };
 
 export interface Place {
   loc?: Location | undefined;

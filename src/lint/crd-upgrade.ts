@@ -27,9 +27,11 @@ export function crdRuleId(check: CrdProblem['check']): RuleId {
 
 /**
  * The CRDs of a bundle: read from its directory when `--bundle-dirs` maps its image to one, else
- * kept apart by the loader, or read from its properties.
+ * from its image's manifests when they were pulled, else kept apart by the loader, or read from its
+ * properties. Undefined when its manifests are unknown (a catalog without olm.bundle.object
+ * properties for it): a bundle that ships no CRD is then not told from one whose CRDs are missing.
  */
-function crdsOf(b: ModelBundle, input: LintInput, out: Finding[]): CrdSet {
+function crdsOf(b: ModelBundle, input: LintInput, out: Finding[]): CrdSet | undefined {
   const dir = input.bundleDirs?.get(b.image);
   if (dir !== undefined) {
     try {
@@ -39,33 +41,48 @@ function crdsOf(b: ModelBundle, input: LintInput, out: Finding[]): CrdSet {
       out.push(
         finding('crd.bundle-unreadable', `bundle directory ${dir} of ${b.name}: ${why}`, bundlePlace(b)),
       );
-      return new Map();
+      return undefined;
     }
+  }
+  const pulled = input.imageCrds?.get(b.image);
+  if (pulled !== undefined) {
+    if ('error' in pulled) {
+      out.push(
+        finding(
+          'crd.bundle-unreadable',
+          `bundle image ${b.image} of ${b.name}: ${pulled.error}`,
+          bundlePlace(b),
+        ),
+      );
+      return undefined;
+    }
+    return crdSetOf(pulled.crds);
   }
   const kept = b.blob === undefined ? undefined : input.bundleCrds?.get(b.blob);
   if (kept !== undefined) return crdSetOf(kept);
   const objects: unknown[] = [];
+  let manifests = false;
   for (const p of b.properties) {
     if (p.type !== 'olm.bundle.object') continue;
+    manifests = true;
     const crd = crdOfBundleObject(p.value);
     if (crd !== undefined) objects.push(crd);
   }
-  return crdSetOf(objects);
+  return manifests ? crdSetOf(objects) : undefined;
 }
 
 export interface CrdEdgeStats {
-  /** Upgrade edges whose both ends ship CRDs that were compared. */
+  /** Upgrade edges whose both ends' manifests are known, with a CRD on at least one end. */
   edges: number;
   /** Of those, edges with at least one problem. */
   unsafe: number;
 }
 
 function packageFindings(p: ModelPackage, input: LintInput, out: Finding[], stats: CrdEdgeStats): void {
-  const sets = new Map<string, CrdSet>();
-  const setOf = (b: ModelBundle): CrdSet => {
-    let s = sets.get(b.name);
-    if (s === undefined) sets.set(b.name, (s = crdsOf(b, input, out)));
-    return s;
+  const sets = new Map<string, CrdSet | undefined>();
+  const setOf = (b: ModelBundle): CrdSet | undefined => {
+    if (!sets.has(b.name)) sets.set(b.name, crdsOf(b, input, out));
+    return sets.get(b.name);
   };
   const done = new Set<string>();
   for (const ch of sortedByName(p.channels.values())) {
@@ -79,7 +96,7 @@ function packageFindings(p: ModelPackage, input: LintInput, out: Finding[], stat
         if (from === undefined || done.has(key)) continue;
         done.add(key);
         const [before, after] = [setOf(from), setOf(to)];
-        if (before.size === 0 || after.size === 0) continue;
+        if (before === undefined || after === undefined || (before.size === 0 && after.size === 0)) continue;
         stats.edges++;
         const problems = compareCrdSets(before, after);
         if (problems.length > 0) stats.unsafe++;

@@ -13,7 +13,7 @@ import { policyFindings } from './policies.js';
 import { upgradeGraphFindings } from './upgrade-graph.js';
 import { crdUpgradeFindings } from './crd-upgrade.js';
 
-export type { LintInput, LintPolicies, Provider } from './context.js';
+export type { ImageCrds, LintInput, LintPolicies, Provider } from './context.js';
 export { providersOf } from './dependencies.js';
 
 /** Each group of rules, by the prefix of its rule ids. */

@@ -11,6 +11,7 @@ import {
   crdRulesOn,
   dependencyRulesOn,
   lintFindings,
+  type ImageCrds,
   type LintInput,
   type LintPolicies,
 } from '../../lint/index.js';
@@ -31,6 +32,8 @@ export interface CheckOptions {
    * upgrade rules read the CRDs of bundles whose manifests the catalog does not carry.
    */
   bundleDirs?: ReadonlyMap<string, string>;
+  /** Bundle image reference → the CRDs of the pulled image (crd-images.ts), or why there are none. */
+  imageCrds?: ReadonlyMap<string, ImageCrds>;
 }
 
 export interface CatalogChecks {
@@ -108,6 +111,7 @@ export function checkCatalog(
       csvAnnotations: annotations,
       bundleCrds: crds,
       ...(opts.bundleDirs === undefined ? {} : { bundleDirs: opts.bundleDirs }),
+      ...(opts.imageCrds === undefined ? {} : { imageCrds: opts.imageCrds }),
       unknownBlobs: cfg.others,
     };
     const levels = opts.severities ?? new Map<RuleId, RuleLevel>();

@@ -30,6 +30,8 @@ import {
 import { errnoText } from '../../go/errno.js';
 import { phase, type ProgressSink } from '../../util/progress.js';
 import { checkCatalog, validateLoadOptions, type CheckOptions } from './validate-checks.js';
+import { pullBundleCrds } from './crd-images.js';
+import { crdRulesOn } from '../../lint/index.js';
 import { groupFiles, SHARD_MIN_BYTES, VALIDATE_WORKER, validateShards } from './validate-shards.js';
 import { canStartWorker } from '../../util/worker-pool.js';
 import { throwIfAborted } from '../../util/abort.js';
@@ -55,8 +57,14 @@ export interface ValidateOptions extends Omit<CheckOptions, 'severities'> {
    * images, bundle directories or images, read as `render` reads them.
    */
   with?: readonly string[];
-  /** Where `with` image references are pulled from. */
+  /** Where `with` image references (and, with `crdFromImages`, bundle images) are pulled from. */
   imageSource?: ImageSource;
+  /**
+   * For the CRD upgrade rules, pull the bundle images of bundles on upgrade edges whose manifests
+   * the catalog does not carry and `bundleDirs` does not map (needs `imageSource`; the catalog is
+   * then validated in one piece).
+   */
+  crdFromImages?: boolean;
   /** Directory `with` paths are relative to (RenderOptions.cwd). */
   cwd?: string;
   /** The environment OPM_THREADS is read from (the command line passes the process's); none by default. */
@@ -130,7 +138,7 @@ function checkedOptions(dir: unknown, opts: unknown): CheckedOptions {
   expectString(dir, 'validateCatalog(dir)', 'the catalog directory');
   expectOptions(opts, 'validateCatalog(dir, options)');
   const { severities: given, ...o } = (opts ?? {}) as ValidateOptions;
-  for (const key of ['schemas', 'lint', 'strict'] as const) {
+  for (const key of ['schemas', 'lint', 'strict', 'crdFromImages'] as const) {
     expectOptionalBoolean(o[key], `validateCatalog(dir, options).${key}`);
   }
   if (o.with !== undefined)
@@ -188,7 +196,7 @@ async function shardOrLoad(dir: string, opts: CheckedOptions): Promise<Prepared>
       ...(signal === undefined ? {} : { signal }),
     }),
   });
-  const withOthers = (opts.others?.length ?? 0) > 0 || (opts.with?.length ?? 0) > 0;
+  const withOthers = (opts.others?.length ?? 0) > 0 || (opts.with?.length ?? 0) > 0 || pullsCrdImages(opts);
   let bytes = 0;
   for (const f of walked.files) bytes += f.size;
   const threads = threadCount(opts.threads, opts.env, bytes);
@@ -203,6 +211,11 @@ async function shardOrLoad(dir: string, opts: CheckedOptions): Promise<Prepared>
   if (groups.length < 2 || !canStartWorker(VALIDATE_WORKER)) return inOnePiece();
   const merged = await validateShards(groups, threads, checkOptions(opts), signal);
   return merged === undefined ? inOnePiece() : { sharded: merged };
+}
+
+/** Whether bundle images are to be pulled for their CRDs (the CRD rules on, and asked for). */
+function pullsCrdImages(opts: CheckedOptions): boolean {
+  return opts.crdFromImages === true && opts.imageSource !== undefined && crdRulesOn(opts.severities);
 }
 
 /** The checks alone, for a worker thread (the loader, a function, cannot cross threads). */
@@ -254,7 +267,21 @@ async function validateNow(dir: string, opts: CheckedOptions): Promise<ValidateR
   const otherConfigs = opts.lint === false ? [] : await loadOthers(opts);
   throwIfAborted(opts.signal);
   const loadFailed = loadFindings.some((f) => f.severity === 'error');
-  const checks = checkCatalog(cfg, loadFailed, otherConfigs, opts);
+  const imageCrds =
+    pullsCrdImages(opts) && !loadFailed && opts.imageSource !== undefined
+      ? await pullBundleCrds(cfg, {
+          imageSource: opts.imageSource,
+          ...(opts.bundleDirs === undefined ? {} : { bundleDirs: opts.bundleDirs }),
+          ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+          ...(opts.env === undefined ? {} : { env: opts.env }),
+          ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+        })
+      : undefined;
+  throwIfAborted(opts.signal);
+  const checks = checkCatalog(cfg, loadFailed, otherConfigs, {
+    ...opts,
+    ...(imageCrds === undefined ? {} : { imageCrds }),
+  });
   return result(
     applySeverities(loadFindings, levels),
     sortFindings(applySeverities(checks.findings, levels)),

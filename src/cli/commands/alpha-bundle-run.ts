@@ -20,6 +20,7 @@ import { logrusLine } from '../logrus.js';
 import { quietFlag } from '../progress.js';
 import { withImageSource } from '../registry.js';
 import type { ImageSource } from '../../oci/image-source.js';
+import { checkBundleUpgrade, isDirectoryRef } from '../../action/alpha-bundle/upgrade-from.js';
 import { registryFlags, registryFlagsOf, type RegistryFlags } from '../global-options.js';
 
 export interface GenerateFlags {
@@ -53,6 +54,7 @@ export interface ValidateFlags {
   tag: string;
   imageBuilder: string;
   optionalValidators: string;
+  upgradeFrom?: string;
 }
 
 export type ExtractFlags = Record<string, unknown>;
@@ -202,6 +204,7 @@ export async function runBundleValidate(io: CliIO, flags: ValidateFlags, cmd: Co
   io.stderr.write(VALIDATE_DEPRECATED);
   const fields = { 'container-tool': flags.imageBuilder };
   const log = (l: LogLine): void => void io.stderr.write(logrusLine(l.level, l.message, fields));
+  const upgradeFrom = flags.upgradeFrom;
   const check = async (imageSource?: ImageSource): Promise<string[]> => {
     const verdict = await validateBundleImage(flags.tag, {
       imageBuilder: flags.imageBuilder,
@@ -211,7 +214,12 @@ export async function runBundleValidate(io: CliIO, flags: ValidateFlags, cmd: Co
       ...(imageSource === undefined ? {} : { imageSource }),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
     });
-    await verdict.release();
+    try {
+      if (upgradeFrom !== undefined && verdict.stage !== 'format')
+        crdProblems = await upgradeCheck(io, upgradeFrom, flags.tag, verdict.root, imageSource);
+    } finally {
+      await verdict.release();
+    }
     // Beyond opm: after its verdict's log, before its error line; they never change the exit code.
     for (const w of verdict.warnings)
       io.stderr.write(
@@ -221,9 +229,43 @@ export async function runBundleValidate(io: CliIO, flags: ValidateFlags, cmd: Co
       );
     return verdict.errors;
   };
-  const errors =
-    flags.imageBuilder === 'none' ? await withImageSource(cmd, io, (source) => check(source)) : await check();
+  let crdProblems = 0;
+  // A registry client for -b none, and for an --upgrade-from image (whatever the builder).
+  const needsSource =
+    flags.imageBuilder === 'none' ||
+    (upgradeFrom !== undefined && !(await isDirectoryRef(upgradeFrom, io.cwd)));
+  const errors = needsSource ? await withImageSource(cmd, io, (source) => check(source)) : await check();
   if (errors.length > 0) throw new OpmError(validationErrorsText(errors));
+  if (crdProblems > 0)
+    throw new OpmError(
+      `CRD upgrade from ${upgradeFrom ?? ''} is unsafe: ${crdProblems} problem${crdProblems === 1 ? '' : 's'}`,
+    );
+}
+
+/**
+ * `--upgrade-from`: the CRD upgrade from that bundle to the unpacked image at `root`, each problem
+ * an `error: …` line on stderr (after opm's log, before its verdict); how many there are.
+ */
+async function upgradeCheck(
+  io: CliIO,
+  from: string,
+  to: string,
+  root: string,
+  imageSource?: ImageSource,
+): Promise<number> {
+  const findings = await checkBundleUpgrade(from, root, {
+    toName: to,
+    cwd: io.cwd,
+    ...(imageSource === undefined ? {} : { imageSource }),
+    ...(io.signal === undefined ? {} : { signal: io.signal }),
+  });
+  for (const f of findings)
+    io.stderr.write(
+      escapeLine(
+        `error: ${f.file === undefined ? '' : formatPosition({ file: f.file, line: f.line })}${f.message} [${f.rule}]`,
+      ) + '\n',
+    );
+  return findings.length;
 }
 
 /** `opm alpha bundle extract`: it writes into a cluster, which opm-ts does not talk to. */

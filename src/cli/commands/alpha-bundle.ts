@@ -113,6 +113,10 @@ export function registerAlphaBundle(alpha: Command, io: CliIO): Command {
       'Specifies optional validations to be run. One or more of: [operatorhub, bundle-objects]',
       '',
     )
+    .option(
+      '--upgrade-from <bundle>',
+      'also check the CRD upgrade from this bundle (a bundle directory, or an image pulled with our registry client) to the one validated, as OLM v0 and v1 check it; an unsafe change fails',
+    )
     .action(async (flags: ValidateFlags, cmd: Command) => {
       const { runBundleValidate } = await import('./alpha-bundle-run.js');
       await runBundleValidate(io, flags, cmd);

@@ -11,10 +11,12 @@ import { outputFormat } from '../global-options.js';
 import { runOptions, type CliIO } from '../io.js';
 import { writeAll } from '../output.js';
 import { withImageSource } from '../registry.js';
+import { readBundleDirMap } from '../../template/bundle-dirs.js';
 
 export interface DiffFlags {
   output: string;
   failOn: string;
+  bundleDirs?: string;
 }
 
 /** As diff(1): 0 equal, 1 different, 2 trouble. */
@@ -36,8 +38,19 @@ export async function runDiff(
       throw new UsageError(`invalid --fail-on value "${flags.failOn}", expected (any|impact)`);
     }
     const warn = (m: string): void => void io.stderr.write(`warning: ${escapeLine(m)}\n`);
+    const bundleDirs =
+      flags.bundleDirs === undefined ? undefined : (await readBundleDirMap(flags.bundleDirs, io.cwd)).dirs;
     d = await withImageSource(cmd, io, (imageSource, onProgress) =>
-      diff({ oldRef, newRef, imageSource, cwd: io.cwd, ...runOptions(io), onWarning: warn, onProgress }),
+      diff({
+        oldRef,
+        newRef,
+        imageSource,
+        cwd: io.cwd,
+        ...runOptions(io),
+        onWarning: warn,
+        onProgress,
+        ...(bundleDirs === undefined ? {} : { bundleDirs }),
+      }),
     );
     text = formatDiff(d, format, io);
   } catch (err) {
@@ -47,7 +60,9 @@ export async function runDiff(
   await writeAll(io.stdout, text).catch((err: unknown) => {
     throw new FailureExitCode(TROUBLE, err);
   });
-  const fails = flags.failOn === 'impact' ? d.upgradeImpact.length > 0 : !isEmptyDiff(d);
+  // An upgrade OLM refuses (or that deletes a CRD's objects) is an impact on users too.
+  const fails =
+    flags.failOn === 'impact' ? d.upgradeImpact.length + d.crdUpgrades.length > 0 : !isEmptyDiff(d);
   if (fails) throw new ExitCode(1);
 }
 

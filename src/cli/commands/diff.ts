@@ -14,8 +14,12 @@ export function registerDiff(program: Command, io: CliIO): void {
     .option('-o, --output <string>', 'Output format (text|markdown|json|yaml)', 'text')
     .option(
       '--fail-on <what>',
-      'exit 1 on any difference (any) or only when users lose their upgrade path (impact)',
+      'exit 1 on any difference (any) or only when users lose their upgrade path or a new upgrade edge changes a CRD unsafely (impact)',
       'any',
+    )
+    .option(
+      '--bundle-dirs <file>',
+      'map of bundle image references to registry+v1 bundle directories, where the CRDs of new upgrade edges are read when the catalogs do not carry them',
     )
     .action(async (oldRef: string, newRef: string, flags: DiffFlags, cmd: Command) => {
       const { runDiff } = await import('./diff-run.js');

@@ -24,7 +24,8 @@ import { goStruct, type GoStruct } from '../../go/go-struct.js';
 import { marshalIndent } from '../../go/json-encode.js';
 import { toYaml } from '../../declcfg/write.js';
 import { compareUtf8 } from '../../go/utf8.js';
-import { OpmError, formatPosition } from '../../errors.js';
+import { OpmError, UsageError, formatPosition } from '../../errors.js';
+import { crdRulesOn } from '../../lint/index.js';
 import { errnoText } from '../../go/errno.js';
 
 export interface ValidateFlags {
@@ -36,6 +37,7 @@ export interface ValidateFlags {
   with: string[];
   crdUpgradeSafety: boolean;
   bundleDirs?: string;
+  crdFromImages: boolean;
 }
 
 const FORMATS = ['json', 'yaml', 'github', 'sarif'] as const;
@@ -175,6 +177,10 @@ export async function runValidate(
     : [];
   const severities = new Map([...crdLevels, ...config.rules, ...flagLevels]);
   checkPolicySettings(severities, config.policies, config.file);
+  if (opts.crdFromImages && !crdRulesOn(severities))
+    throw new UsageError('--crd-from-images reads CRDs for the CRD upgrade rules, which are off', {
+      hint: 'add --crd-upgrade-safety (or turn a crd.* rule on)',
+    });
   const bundleDirs =
     opts.bundleDirs === undefined ? undefined : (await readBundleDirMap(opts.bundleDirs, io.cwd)).dirs;
   const run = (onProgress: ProgressSink, imageSource?: ImageSource): Promise<ValidateResult> =>
@@ -184,15 +190,16 @@ export async function runValidate(
       severities,
       policies: config.policies,
       ...(bundleDirs === undefined ? {} : { bundleDirs }),
+      crdFromImages: opts.crdFromImages,
       strict: opts.strict,
       with: opts.with,
       cwd: io.cwd,
       ...runOptions(io),
       ...(imageSource === undefined ? {} : { imageSource }),
     });
-  // A registry client is set up only when --with names something to pull.
+  // A registry client is set up only when --with names something to pull, or bundle images are.
   const result =
-    opts.with.length > 0
+    opts.with.length > 0 || opts.crdFromImages
       ? await withImageSource(cmd, io, (imageSource, onProgress) => run(onProgress, imageSource))
       : await withProgress(cmd, io, (onProgress) => run(onProgress));
   switch (format) {

@@ -35,6 +35,11 @@ export function registerValidate(program: Command, io: CliIO): void {
       'map of bundle image references to registry+v1 bundle directories, where --crd-upgrade-safety reads CRDs the catalog does not carry',
     )
     .option(
+      '--crd-from-images',
+      'with --crd-upgrade-safety, pull the bundle images of bundles whose manifests the catalog does not carry and --bundle-dirs does not map (as render pulls them, cached), to read their CRDs',
+      false,
+    )
+    .option(
       '--with <ref>',
       'another catalog (directory or image) whose bundles may satisfy dependencies (repeatable)',
       collect,

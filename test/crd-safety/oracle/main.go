@@ -4,8 +4,11 @@
 // internal) by scripts/build-crd-oracle.sh.
 //
 // Input, on stdin: one JSON object a line, {"old": <CRD>, "new": <CRD>} (either may be YAML text
-// in a string). Output, one JSON object a line: {"errors": [...]} with the preflight's error lines
-// ([] when the upgrade is allowed), or {"fail": "..."} when a CRD cannot be read.
+// in a string), or {"old": [<CRD>...], "new": [<CRD>...]}: the CRDs of two bundles, the old ones on
+// the cluster and the new ones the release the preflight is given (a CRD only one side has is how
+// CRDs appear or disappear between bundles). Output, one JSON object a line: {"errors": [...]} with
+// the preflight's error lines ([] when the upgrade is allowed), or {"fail": "..."} when a CRD
+// cannot be read.
 package main
 
 import (
@@ -19,6 +22,7 @@ import (
 	"github.com/operator-framework/operator-controller/internal/operator-controller/rukpak/preflights/crdupgradesafety"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 )
@@ -62,35 +66,70 @@ func decode(raw json.RawMessage) (*apiextensionsv1.CustomResourceDefinition, err
 	return crd, nil
 }
 
+// decodeAll reads one side of a pair: a single CRD, or a JSON array of them (null: none).
+func decodeAll(raw json.RawMessage) ([]*apiextensionsv1.CustomResourceDefinition, bool, error) {
+	var list []json.RawMessage
+	if string(raw) == "null" || len(raw) == 0 {
+		return nil, true, nil
+	}
+	if json.Unmarshal(raw, &list) != nil {
+		crd, err := decode(raw)
+		if err != nil {
+			return nil, false, err
+		}
+		return []*apiextensionsv1.CustomResourceDefinition{crd}, false, nil
+	}
+	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(list))
+	for _, r := range list {
+		crd, err := decode(r)
+		if err != nil {
+			return nil, true, err
+		}
+		out = append(out, crd)
+	}
+	return out, true, nil
+}
+
 func check(p pair) (v verdict) {
 	defer func() {
 		if r := recover(); r != nil {
 			v = verdict{Errors: []string{}, Fail: fmt.Sprintf("panic: %v", r)}
 		}
 	}()
-	oldCrd, err := decode(p.Old)
+	oldCrds, oldSet, err := decodeAll(p.Old)
 	if err != nil {
 		return verdict{Errors: []string{}, Fail: "old: " + err.Error()}
 	}
-	newCrd, err := decode(p.New)
+	newCrds, newSet, err := decodeAll(p.New)
 	if err != nil {
 		return verdict{Errors: []string{}, Fail: "new: " + err.Error()}
 	}
-	// On a cluster the existing CRD's status lists the versions objects were stored in; a CRD
-	// read from a bundle has no status, so its storage version stands for them.
-	if len(oldCrd.Status.StoredVersions) == 0 {
-		for _, ver := range oldCrd.Spec.Versions {
-			if ver.Storage {
-				oldCrd.Status.StoredVersions = append(oldCrd.Status.StoredVersions, ver.Name)
+	existing := make([]runtime.Object, 0, len(oldCrds))
+	for _, oldCrd := range oldCrds {
+		// On a cluster the existing CRD's status lists the versions objects were stored in; a
+		// CRD read from a bundle has no status, so its storage version stands for them.
+		if len(oldCrd.Status.StoredVersions) == 0 {
+			for _, ver := range oldCrd.Spec.Versions {
+				if ver.Storage {
+					oldCrd.Status.StoredVersions = append(oldCrd.Status.StoredVersions, ver.Name)
+				}
 			}
 		}
+		existing = append(existing, oldCrd)
+	}
+	release := make([]client.Object, 0, len(newCrds))
+	for _, newCrd := range newCrds {
+		// A single pair compares the two CRDs whatever their names; sets match by name.
+		if !oldSet && !newSet && len(oldCrds) == 1 {
+			newCrd.Name = oldCrds[0].Name
+		}
+		release = append(release, newCrd)
 	}
 	// The fake clientset is client-go's in-memory object tracker: the preflight reads the
-	// existing CRD from it as it would from the API server.
-	cs := fake.NewSimpleClientset(oldCrd)
-	newCrd.Name = oldCrd.Name
+	// existing CRDs from it as it would from the API server.
+	cs := fake.NewSimpleClientset(existing...)
 	pf := crdupgradesafety.NewPreflight(cs.ApiextensionsV1().CustomResourceDefinitions())
-	err = pf.Upgrade(context.Background(), []client.Object{newCrd})
+	err = pf.Upgrade(context.Background(), release)
 	if err == nil {
 		return verdict{Errors: []string{}}
 	}
