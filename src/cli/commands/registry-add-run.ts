@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { OpmError, UsageError } from '../../errors.js';
 import { FailureExitCode } from '../exit-code.js';
-import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
+import { sqliteDeprecationNotice } from '../sqlite-notice.js';
 import type { CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
 import { registryFlagsOf } from '../global-options.js';
@@ -48,7 +48,7 @@ export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Co
       hint: 'remove the old head with `opm registry rm` of opm v1.73, or keep the catalog as a File-Based Catalog',
     });
   const fields = { bundles: `[${flags.bundleImages.join(' ')}]` };
-  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  io.stderr.write(sqliteDeprecationNotice(false));
   if (reg.skipTlsVerify)
     io.stderr.write(
       logrusLine(
