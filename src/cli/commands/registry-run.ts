@@ -1,4 +1,4 @@
-import { registryServe } from '../../action/registry-serve.js';
+import { parseTimeoutSeconds, registryServe } from '../../action/registry-serve.js';
 import type { CliIO } from '../io.js';
 import { sqliteDeprecationNotice } from '../sqlite-notice.js';
 import { runServer } from './serve-run.js';
@@ -19,6 +19,8 @@ export interface RegistryServeFlags {
  */
 export async function runRegistryServe(io: CliIO, flags: RegistryServeFlags): Promise<void> {
   io.stderr.write(sqliteDeprecationNotice(io.stderrIsTTY));
+  // A bad --timeout-seconds is refused before anything listens (opm says so once listening).
+  parseTimeoutSeconds(flags.timeoutSeconds);
   await runServer(
     io,
     flags,
@@ -26,6 +28,7 @@ export async function runRegistryServe(io: CliIO, flags: RegistryServeFlags): Pr
       registryServe({
         database: flags.database,
         port: flags.port,
+        timeoutSeconds: flags.timeoutSeconds,
         log,
         cwd: io.cwd,
         env: io.env,
