@@ -74,6 +74,8 @@ export interface IndexAddOptions {
   fromIndex: string;
   mode: AddMode;
   permissive: boolean;
+  /** Replace channel heads of the same CSV names (RegistryAddOptions.overwriteLatest). */
+  overwriteLatest?: boolean;
   imageSource: ImageSource;
   /** Where the database goes: `database/index.db` under this folder. */
   buildDir: string;
@@ -117,6 +119,7 @@ export async function indexAddDatabase(o: IndexAddOptions): Promise<IndexAddResu
       bundles: o.bundles,
       mode: o.mode,
       permissive: o.permissive,
+      overwriteLatest: o.overwriteLatest === true,
       imageSource: o.imageSource,
       ...(o.signal === undefined ? {} : { signal: o.signal }),
     }),

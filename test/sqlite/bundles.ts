@@ -23,6 +23,8 @@ export interface BundleSpec {
   properties?: unknown[];
   /** Padding in the CSV's description, to make large databases. */
   descriptionBytes?: number;
+  /** The image's tag (default: the version), for a second image of the same CSV. */
+  tag?: string;
 }
 
 export const csvName = (pkg: string, version: string): string => `${pkg}.v${version}`;
@@ -52,7 +54,7 @@ function crd(pkg: string, kind: string): Record<string, unknown> {
 
 /** Write the bundle directory of `b` under `dir` and return its path. */
 export function writeBundle(dir: string, b: BundleSpec): string {
-  const root = path.join(dir, `${b.pkg}-${b.version}`);
+  const root = path.join(dir, `${b.pkg}-${b.tag ?? b.version}`);
   mkdirSync(path.join(root, 'manifests'), { recursive: true });
   mkdirSync(path.join(root, 'metadata'), { recursive: true });
   const name = csvName(b.pkg, b.version);

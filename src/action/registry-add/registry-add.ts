@@ -28,6 +28,11 @@ export interface RegistryAddOptions {
   mode: AddMode;
   /** Add what can be added and report the error as a warning. */
   permissive: boolean;
+  /**
+   * `--overwrite-latest`: a bundle whose CSV name heads its package's channels replaces that head
+   * (replaces mode; the semver modes refuse it as already added).
+   */
+  overwriteLatest?: boolean;
   imageSource: ImageSource;
   /** The time written in `schema_migrations` of a new database (default: now). */
   now?: Date;
@@ -98,9 +103,10 @@ export function addToContent(
   content: DatabaseContent,
   bundles: BundleRecord[],
   mode: AddMode,
+  overwriteLatest = false,
 ): string | undefined {
   const t = new RowStore(content);
-  const err = populate(t, bundles, mode);
+  const err = populate(t, bundles, mode, overwriteLatest);
   content.rows = t.toContent().rows;
   return err;
 }
@@ -110,7 +116,7 @@ export async function registryAdd(o: RegistryAddOptions): Promise<RegistryAddRes
   let err: string | undefined;
   try {
     const bundles = await readBundles(o.bundles, o.imageSource, o.signal);
-    err = addToContent(content, bundles, o.mode);
+    err = addToContent(content, bundles, o.mode, o.overwriteLatest === true);
   } catch (e) {
     // opm reads the images inside the step --permissive forgives: a pull or parse error too.
     if (!(e instanceof OpmError) || !o.permissive) throw e;

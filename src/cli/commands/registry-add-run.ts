@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { OpmError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { FailureExitCode } from '../exit-code.js';
 import { sqliteDeprecationNotice } from '../sqlite-notice.js';
 import type { CliIO } from '../io.js';
@@ -43,10 +43,6 @@ export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Co
         `--ca-file cannot be set with --container-tool=${flags.containerTool}; certificates must be configured specifically for ${flags.containerTool}`,
       );
   }
-  if (flags.overwriteLatest)
-    throw new OpmError('registry add --overwrite-latest is not provided by opm-ts', {
-      hint: 'remove the old head with `opm registry rm` of opm v1.73, or keep the catalog as a File-Based Catalog',
-    });
   const fields = { bundles: `[${flags.bundleImages.join(' ')}]` };
   io.stderr.write(sqliteDeprecationNotice(false));
   if (reg.skipTlsVerify)
@@ -77,6 +73,7 @@ export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Co
         bundles: flags.bundleImages,
         mode,
         permissive: flags.permissive,
+        overwriteLatest: flags.overwriteLatest,
         imageSource,
       }),
     { flags: reg, ...(rootCaPem === undefined ? {} : { rootCaPem }) },
