@@ -14,7 +14,7 @@ import {
 } from '../../sqlite/write/content.js';
 import { bundleRecord, type BundleRecord } from './bundle-record.js';
 import { addExitCode, populate, type AddMode } from './populate.js';
-import { NEWEST_SCHEMA } from '../../sqlite/schema-version.js';
+import { migrateToNewest } from '../../sqlite/write/migrate-to-newest.js';
 import { newDatabaseContent } from './schema-13.js';
 import { RowStore } from '../../sqlite/write/row-store.js';
 
@@ -66,17 +66,11 @@ export function parseMode(mode: string): AddMode {
   }
 }
 
-/** The content of `file`, or a new schema-13 database when it is missing or empty. */
+/** The content of `file` (brought to schema 13), or a new schema-13 database when it is missing or empty. */
 export function openOrCreate(file: string, now: Date): DatabaseContent {
   if (!existsSync(file) || statSync(file).size === 0) return newDatabaseContent(now);
   const content = readDatabaseContent(file);
-  const version = content.rows.get('schema_migrations')?.[0]?.[0];
-  if (version !== NEWEST_SCHEMA && version !== BigInt(NEWEST_SCHEMA)) {
-    throw new OpmError(
-      `${file}: the database is at schema version ${String(version ?? 'none')}; opm-ts adds to databases at version ${NEWEST_SCHEMA} (the one opm v1.73 writes)`,
-      { hint: 'open it once with opm v1.73 (any `opm registry` command migrates it), then add again' },
-    );
-  }
+  migrateToNewest(content, file, now);
   return content;
 }
 
