@@ -76,6 +76,8 @@ export interface IndexAddOptions {
   permissive: boolean;
   /** Replace channel heads of the same CSV names (RegistryAddOptions.overwriteLatest). */
   overwriteLatest?: boolean;
+  /** `--enable-alpha` (RegistryAddOptions.enableAlpha). */
+  enableAlpha?: boolean;
   imageSource: ImageSource;
   /** Where the database goes: `database/index.db` under this folder. */
   buildDir: string;
@@ -120,6 +122,7 @@ export async function indexAddDatabase(o: IndexAddOptions): Promise<IndexAddResu
       mode: o.mode,
       permissive: o.permissive,
       overwriteLatest: o.overwriteLatest === true,
+      enableAlpha: o.enableAlpha === true,
       imageSource: o.imageSource,
       ...(o.signal === undefined ? {} : { signal: o.signal }),
     }),

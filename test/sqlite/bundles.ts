@@ -25,6 +25,8 @@ export interface BundleSpec {
   descriptionBytes?: number;
   /** The image's tag (default: the version), for a second image of the same CSV. */
   tag?: string;
+  /** The CSV's `olm.substitutesFor` annotation (an alpha feature of opm's `--enable-alpha`). */
+  substitutesFor?: string;
 }
 
 export const csvName = (pkg: string, version: string): string => `${pkg}.v${version}`;
@@ -60,6 +62,7 @@ export function writeBundle(dir: string, b: BundleSpec): string {
   const name = csvName(b.pkg, b.version);
   const annotations: Record<string, string> = {};
   if (b.skipRange !== undefined) annotations['olm.skipRange'] = b.skipRange;
+  if (b.substitutesFor !== undefined) annotations['olm.substitutesFor'] = b.substitutesFor;
   const owned = (b.owns ?? []).map((kind) => ({
     name: `${kind.toLowerCase()}s.${b.pkg}.example.com`,
     kind,
@@ -91,7 +94,7 @@ export function writeBundle(dir: string, b: BundleSpec): string {
                   metadata: { labels: { app: b.pkg } },
                   spec: {
                     containers: [
-                      { name: 'operator', image: `quay.io/example/${b.pkg}-operator:${b.version}` },
+                      { name: 'operator', image: `quay.io/example/${b.pkg}-operator:${b.tag ?? b.version}` },
                     ],
                   },
                 },

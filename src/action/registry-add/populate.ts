@@ -231,12 +231,12 @@ export function semverPackageManifest(pkg: string, bundles: Versioned[]): Packag
   return m;
 }
 
-function loadReplaces(t: RowStore, bundles: BundleRecord[]): string[] {
+function loadReplaces(t: RowStore, bundles: BundleRecord[], alpha: boolean): string[] {
   const errs: string[] = [];
   const packages = new Map<string, BundleRecord[]>();
   for (const b of bundles) {
     const e = tx(t, () => {
-      addOperatorBundle(t, b);
+      addOperatorBundle(t, b, alpha);
       return [];
     });
     if (e.length > 0) {
@@ -272,7 +272,7 @@ function loadReplaces(t: RowStore, bundles: BundleRecord[]): string[] {
   return errs;
 }
 
-function loadSemver(t: RowStore, bundles: BundleRecord[], skippatch: boolean): string[] {
+function loadSemver(t: RowStore, bundles: BundleRecord[], skippatch: boolean, alpha: boolean): string[] {
   for (const b of bundles) {
     const g = packageGraph(t, b.packageName) ?? {
       name: b.packageName,
@@ -282,7 +282,7 @@ function loadSemver(t: RowStore, bundles: BundleRecord[], skippatch: boolean): s
     addBundleToGraph(b, g, skippatch);
     const wrap = (e: string[]): string[] => e.map((m) => `error loading bundle ${b.name} into db: ${m}`);
     const e1 = tx(t, () => {
-      addOperatorBundle(t, b);
+      addOperatorBundle(t, b, alpha);
       return [];
     });
     if (e1.length > 0) return wrap(e1);
@@ -341,12 +341,21 @@ function checkForBundles(t: RowStore, bundles: BundleRecord[]): string[] {
  * Add `bundles` to the tables as `registry add` does; returns opm's error text when it fails
  * (the tables then hold what opm would have committed before failing).
  */
+export interface PopulateFlags {
+  /** `--overwrite-latest`: replace the channel heads of the same CSV names. */
+  overwriteLatest?: boolean;
+  /** `--enable-alpha`: take bundles with `olm.substitutesFor` (substitutes-for.ts). */
+  enableAlpha?: boolean;
+}
+
 export function populate(
   t: RowStore,
   bundles: BundleRecord[],
   mode: AddMode,
-  overwriteLatest = false,
+  flags: PopulateFlags = {},
 ): string | undefined {
+  const overwriteLatest = flags.overwriteLatest === true;
+  const alpha = flags.enableAlpha === true;
   let overwritten = new Map<string, string[]>();
   try {
     if (overwriteLatest) overwritten = overwrittenHeads(t, bundles);
@@ -368,7 +377,7 @@ export function populate(
       if (e.length > 0) return e[0];
     }
   }
-  return load(t, bundles, mode);
+  return load(t, bundles, mode, alpha);
 }
 
 /**
@@ -384,11 +393,13 @@ export function addExitCode(message: string): number {
   return 1;
 }
 
-function load(t: RowStore, bundles: BundleRecord[], mode: AddMode): string | undefined {
+function load(t: RowStore, bundles: BundleRecord[], mode: AddMode, alpha: boolean): string | undefined {
   let errs: string[];
   try {
     errs =
-      mode === 'replaces' ? loadReplaces(t, bundles) : loadSemver(t, bundles, mode === 'semver-skippatch');
+      mode === 'replaces'
+        ? loadReplaces(t, bundles, alpha)
+        : loadSemver(t, bundles, mode === 'semver-skippatch', alpha);
   } catch (err) {
     if (!(err instanceof AddError)) throw err;
     errs = [err.message];

@@ -13,7 +13,7 @@ import {
   type DatabaseContent,
 } from '../../sqlite/write/content.js';
 import { bundleRecord, type BundleRecord } from './bundle-record.js';
-import { addExitCode, populate, type AddMode } from './populate.js';
+import { addExitCode, populate, type AddMode, type PopulateFlags } from './populate.js';
 import { migrateToNewest } from '../../sqlite/write/migrate-to-newest.js';
 import { newDatabaseContent } from './schema-13.js';
 import { RowStore } from '../../sqlite/write/row-store.js';
@@ -33,6 +33,8 @@ export interface RegistryAddOptions {
    * (replaces mode; the semver modes refuse it as already added).
    */
   overwriteLatest?: boolean;
+  /** `--enable-alpha`: bundles with `olm.substitutesFor` are taken (opm's alpha substitutions). */
+  enableAlpha?: boolean;
   imageSource: ImageSource;
   /** The time written in `schema_migrations` of a new database (default: now). */
   now?: Date;
@@ -97,10 +99,10 @@ export function addToContent(
   content: DatabaseContent,
   bundles: BundleRecord[],
   mode: AddMode,
-  overwriteLatest = false,
+  flags: PopulateFlags = {},
 ): string | undefined {
   const t = new RowStore(content);
-  const err = populate(t, bundles, mode, overwriteLatest);
+  const err = populate(t, bundles, mode, flags);
   content.rows = t.toContent().rows;
   return err;
 }
@@ -110,7 +112,10 @@ export async function registryAdd(o: RegistryAddOptions): Promise<RegistryAddRes
   let err: string | undefined;
   try {
     const bundles = await readBundles(o.bundles, o.imageSource, o.signal);
-    err = addToContent(content, bundles, o.mode, o.overwriteLatest === true);
+    err = addToContent(content, bundles, o.mode, {
+      overwriteLatest: o.overwriteLatest === true,
+      enableAlpha: o.enableAlpha === true,
+    });
   } catch (e) {
     // opm reads the images inside the step --permissive forgives: a pull or parse error too.
     if (!(e instanceof OpmError) || !o.permissive) throw e;

@@ -32,6 +32,7 @@ export async function runIndexAdd(io: CliIO, flags: IndexAddFlags, cmd: Command)
         mode,
         permissive: flags.permissive,
         overwriteLatest: flags.overwriteLatest,
+        enableAlpha: flags.enableAlpha,
         imageSource,
         buildDir,
       }).catch(withAddExitCode);

@@ -74,6 +74,7 @@ export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Co
         mode,
         permissive: flags.permissive,
         overwriteLatest: flags.overwriteLatest,
+        enableAlpha: flags.enableAlpha,
         imageSource,
       }),
     { flags: reg, ...(rootCaPem === undefined ? {} : { rootCaPem }) },
