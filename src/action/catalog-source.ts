@@ -19,6 +19,8 @@ export interface CatalogSourceOptions {
   signal?: AbortSignal;
   loadCatalogDir?: CatalogDirLoader;
   onWarning?: (message: string) => void;
+  /** opm's SQLite deprecation notice (RenderOptions.onSqliteNotice). */
+  onSqliteNotice?: () => void;
   /** Progress as data: pulls, loading, and the work on the loaded catalog. */
   onProgress?: ProgressSink;
 }
@@ -40,6 +42,7 @@ export function renderRef(
     ...(opts.imageSource === undefined ? {} : { imageSource: opts.imageSource }),
     ...(opts.loadCatalogDir === undefined ? {} : { loadCatalogDir: opts.loadCatalogDir }),
     ...(opts.onWarning === undefined ? {} : { onWarning: opts.onWarning }),
+    ...(opts.onSqliteNotice === undefined ? {} : { onSqliteNotice: opts.onSqliteNotice }),
     ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
   });
 }

@@ -73,6 +73,10 @@ export interface IndexAddOptions {
   fromIndex: string;
   mode: AddMode;
   permissive: boolean;
+  /** Replace channel heads of the same CSV names (RegistryAddOptions.overwriteLatest). */
+  overwriteLatest?: boolean;
+  /** `--enable-alpha` (RegistryAddOptions.enableAlpha). */
+  enableAlpha?: boolean;
   imageSource: ImageSource;
   /** Where the database goes: `database/index.db` under this folder. */
   buildDir: string;
@@ -116,6 +120,8 @@ export async function indexAddDatabase(o: IndexAddOptions): Promise<IndexAddResu
       bundles: o.bundles,
       mode: o.mode,
       permissive: o.permissive,
+      overwriteLatest: o.overwriteLatest === true,
+      enableAlpha: o.enableAlpha === true,
       imageSource: o.imageSource,
       ...(o.signal === undefined ? {} : { signal: o.signal }),
     }),

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { OpmError } from '../errors.js';
 import { SqliteFormatError } from '../sqlite/file.js';
 import { NEWEST_SCHEMA } from '../sqlite/schema-version.js';
+import { migrateToNewest } from '../sqlite/write/migrate-to-newest.js';
 import { readDatabaseContent, writeDatabaseContent } from '../sqlite/write/content.js';
 import { RowStore } from '../sqlite/write/row-store.js';
 import { listPackages, removePackage, removeStrandedBundles } from '../sqlite/remove-packages.js';
@@ -21,7 +22,7 @@ export interface RegistryEditResult {
   warnings: string[];
 }
 
-/** Read the database for editing: present, writable, an index database at the newest schema. */
+/** Read the database for editing: present, writable, an index database (brought to the newest schema). */
 function open(database: string, cwd: string): { file: string; store: RowStore } {
   const file = path.resolve(cwd, database);
   let isFile = false;
@@ -43,7 +44,10 @@ function open(database: string, cwd: string): { file: string; store: RowStore } 
   }
   let store: RowStore;
   try {
-    store = new RowStore(readDatabaseContent(file));
+    const content = readDatabaseContent(file);
+    // Below schema 13 opm migrates the database first: so does opm-ts (9 to 12).
+    if (content.rows.has('schema_migrations')) migrateToNewest(content, database, new Date());
+    store = new RowStore(content);
   } catch (err) {
     if (err instanceof SqliteFormatError) throw new OpmError(`${database}: ${err.message}`);
     throw err;

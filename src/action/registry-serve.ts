@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { OpmError } from '../errors.js';
+import { goQuote } from '../go/fmt.js';
 import type { ServedIndex } from '../catalog-queries/queries.js';
 import { looksLikeSqlite } from '../sqlite/read.js';
 import { SqliteDatabase } from '../sqlite/database.js';
@@ -19,10 +20,30 @@ export interface RegistryServeOptions extends Omit<
 > {
   /** The database file, as given (logged as `database`). */
   database: string;
+  /** `--timeout-seconds` as given: `infinite` (the default), or whole seconds up to 65535. */
+  timeoutSeconds?: string;
+}
+
+/**
+ * The seconds of `--timeout-seconds` (undefined: `infinite`), read as opm reads them (Go's
+ * ParseUint in base 10 into 16 bits), its error's words kept.
+ */
+export function parseTimeoutSeconds(value: string): number | undefined {
+  if (value === 'infinite') return undefined;
+  const fail = (why: string): never => {
+    throw new OpmError(`invalid --timeout-seconds: strconv.ParseUint: parsing ${goQuote(value)}: ${why}`, {
+      hint: 'give a whole number of seconds from 0 to 65535, or infinite',
+    });
+  };
+  if (!/^[0-9]+$/.test(value)) return fail('invalid syntax');
+  const n = Number(value);
+  return n > 65535 ? fail('value out of range') : n;
 }
 
 /** Serve the index database until `signal` fires. */
 export async function registryServe(opts: RegistryServeOptions): Promise<void> {
+  const timeout = opts.timeoutSeconds ?? 'infinite';
+  const seconds = parseTimeoutSeconds(timeout);
   const file = path.resolve(opts.cwd ?? '', opts.database);
   const load = (): Promise<ServedIndex> => {
     let sqlite: boolean;
@@ -50,7 +71,7 @@ export async function registryServe(opts: RegistryServeOptions): Promise<void> {
       throw err;
     }
   };
-  const { database, ...rest } = opts;
+  const { database, timeoutSeconds: _given, ...rest } = opts;
   const fields = { database, port: opts.port ?? '50051' };
   await serve({
     ...rest,
@@ -60,7 +81,8 @@ export async function registryServe(opts: RegistryServeOptions): Promise<void> {
       fields: { database },
       // opm's registry server logs no calls, and says how long it stays open before serving.
       logCalls: false,
-      beforeServing: () => opts.log('info', 'Keeping server open for infinite seconds', fields),
+      beforeServing: () => opts.log('info', `Keeping server open for ${timeout} seconds`, fields),
+      ...(seconds === undefined ? {} : { stopAfterMs: seconds * 1000 }),
     },
   });
 }

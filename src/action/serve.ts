@@ -50,6 +50,11 @@ export interface ServeOptions {
     logCalls?: boolean;
     /** Lines logged once listening, before `serving registry`. */
     beforeServing?: () => void;
+    /**
+     * Stop gracefully this long after listening (`registry serve --timeout-seconds`), logging
+     * `Timeout expired. Gracefully stopping.` in place of `shutting down server`.
+     */
+    stopAfterMs?: number;
   };
 }
 
@@ -130,12 +135,17 @@ export async function serve(opts: ServeOptions): Promise<void> {
     opts.index?.beforeServing?.();
     opts.log('info', 'serving registry', { ...fields, port });
     opts.onListening?.(server.port);
-    await new Promise<void>((resolve) => {
+    const stopAfter = opts.index?.stopAfterMs;
+    let timer: NodeJS.Timeout | undefined;
+    const why = await new Promise<'signal' | 'timeout'>((resolve) => {
+      if (stopAfter !== undefined) timer = setTimeout(() => resolve('timeout'), stopAfter);
       if (opts.signal === undefined) return;
-      if (opts.signal.aborted) resolve();
-      else opts.signal.addEventListener('abort', () => resolve(), { once: true });
+      if (opts.signal.aborted) resolve('signal');
+      else opts.signal.addEventListener('abort', () => resolve('signal'), { once: true });
     });
-    opts.log('info', 'shutting down server', { ...fields, port });
+    clearTimeout(timer);
+    if (why === 'timeout') opts.log('info', 'Timeout expired. Gracefully stopping.', { ...fields, port });
+    else opts.log('info', 'shutting down server', { ...fields, port });
     await Promise.all([server.stop(), api?.stop()]);
   } finally {
     await index.close();

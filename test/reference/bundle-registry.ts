@@ -65,7 +65,8 @@ export function bundleRegistry(prefix: string): BundleRegistry {
     HOME: tmp,
     OLM_CACHE_DIR: path.join(tmp, 'cache'),
   });
-  const imageOf = (b: BundleSpec): string => `${registry().plain.host}/bundles/${b.pkg}:${b.version}`;
+  const imageOf = (b: BundleSpec): string =>
+    `${registry().plain.host}/bundles/${b.pkg}:${b.tag ?? b.version}`;
   const opmRef = (args: string[], cwd = tmp, e = env()): RefRun => {
     const r = spawnSync(reference, args, { cwd, encoding: 'utf8', env: e, maxBuffer: 1 << 28 });
     return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
@@ -83,7 +84,11 @@ export function bundleRegistry(prefix: string): BundleRegistry {
       for (const b of specs) {
         const dir = writeBundle(path.join(tmp, 'bundles'), b);
         const image = await buildImage({ layers: [{ dir }], labels: bundleLabels(b) });
-        await pushImage(image, { url: registry().plain.url, repo: `bundles/${b.pkg}`, tag: b.version });
+        await pushImage(image, {
+          url: registry().plain.url,
+          repo: `bundles/${b.pkg}`,
+          tag: b.tag ?? b.version,
+        });
       }
     },
     addAll: (db, specs, extra = [], together = false) => {

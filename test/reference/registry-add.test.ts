@@ -4,12 +4,12 @@
 // command line are the same row for row (the migration timestamp and the order of rows opm
 // writes from Go map iteration left aside), and `render` of each by each tool gives the same bytes.
 import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
 import { bundleRegistry } from './bundle-registry.js';
 import { csvName, type BundleSpec } from '../sqlite/bundles.js';
+import { normalisedDump } from './sqlite-dump.js';
 
 const reg = bundleRegistry('opm-registry-add-');
 const { tmp, env, imageOf, opmRef } = reg;
@@ -96,51 +96,6 @@ const LATER: BundleSpec = {
 
 async function opmOurs(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return runOpm(args, { cwd: tmp, env: env() });
-}
-
-function sqlite(db: string, ...args: string[]): string {
-  const r = spawnSync('sqlite3', [db, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`sqlite3 ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
-
-/**
- * A database's dump with what is arbitrary in opm's left aside: the migration's timestamp; the
- * order of rows (opm inserts them iterating Go maps); the entry ids of channel_entry, each entry
- * named instead by its bundle and depth and those of the entry it replaces.
- */
-function normalisedDump(db: string): { schema: string[]; rows: Record<string, string[]> } {
-  const schema: string[] = [];
-  const rows: Record<string, string[]> = {};
-  for (const line of sqlite(db, '.dump').split('\n')) {
-    const m = /^INSERT INTO (\w+|"\w+") VALUES\((.*)\);$/.exec(line);
-    if (m === null) {
-      if (line.trim() !== '') schema.push(line);
-      continue;
-    }
-    const table = (m[1] as string).replaceAll('"', '');
-    if (table === 'channel_entry') continue;
-    let values = m[2] as string;
-    if (table === 'schema_migrations')
-      values = values.replace(/'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d'/, "'<time>'");
-    (rows[table] ??= []).push(values);
-  }
-  const entries = JSON.parse(sqlite(db, '-json', 'select * from channel_entry') || '[]') as Array<
-    Record<string, string | number | null>
-  >;
-  const byId = new Map(entries.map((e) => [e.entry_id, e]));
-  rows.channel_entry = entries.map((e) => {
-    const r = e.replaces === null ? undefined : byId.get(e.replaces);
-    return JSON.stringify([
-      e.channel_name,
-      e.package_name,
-      e.operatorbundle_name,
-      e.depth,
-      r === undefined ? null : [r.operatorbundle_name, r.depth],
-    ]);
-  });
-  for (const k of Object.keys(rows)) rows[k]?.sort();
-  return { schema, rows };
 }
 
 interface Scenario {

@@ -23,6 +23,10 @@ export interface BundleSpec {
   properties?: unknown[];
   /** Padding in the CSV's description, to make large databases. */
   descriptionBytes?: number;
+  /** The image's tag (default: the version), for a second image of the same CSV. */
+  tag?: string;
+  /** The CSV's `olm.substitutesFor` annotation (an alpha feature of opm's `--enable-alpha`). */
+  substitutesFor?: string;
 }
 
 export const csvName = (pkg: string, version: string): string => `${pkg}.v${version}`;
@@ -52,12 +56,13 @@ function crd(pkg: string, kind: string): Record<string, unknown> {
 
 /** Write the bundle directory of `b` under `dir` and return its path. */
 export function writeBundle(dir: string, b: BundleSpec): string {
-  const root = path.join(dir, `${b.pkg}-${b.version}`);
+  const root = path.join(dir, `${b.pkg}-${b.tag ?? b.version}`);
   mkdirSync(path.join(root, 'manifests'), { recursive: true });
   mkdirSync(path.join(root, 'metadata'), { recursive: true });
   const name = csvName(b.pkg, b.version);
   const annotations: Record<string, string> = {};
   if (b.skipRange !== undefined) annotations['olm.skipRange'] = b.skipRange;
+  if (b.substitutesFor !== undefined) annotations['olm.substitutesFor'] = b.substitutesFor;
   const owned = (b.owns ?? []).map((kind) => ({
     name: `${kind.toLowerCase()}s.${b.pkg}.example.com`,
     kind,
@@ -89,7 +94,7 @@ export function writeBundle(dir: string, b: BundleSpec): string {
                   metadata: { labels: { app: b.pkg } },
                   spec: {
                     containers: [
-                      { name: 'operator', image: `quay.io/example/${b.pkg}-operator:${b.version}` },
+                      { name: 'operator', image: `quay.io/example/${b.pkg}-operator:${b.tag ?? b.version}` },
                     ],
                   },
                 },

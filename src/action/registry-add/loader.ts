@@ -10,6 +10,7 @@ import { goStruct } from '../../go/go-struct.js';
 import type { SqlValue } from '../../sqlite/file.js';
 import type { BundleRecord } from './bundle-record.js';
 import type { RowStore } from '../../sqlite/write/row-store.js';
+import { addSubstitutesFor } from './substitutes-for.js';
 
 const enc = new TextEncoder();
 
@@ -31,10 +32,10 @@ export function isDeprecated(t: RowStore, name: string): boolean {
   return findBy(t, 'deprecated', 'operatorbundle_name', name) !== undefined;
 }
 
-/** operatorbundle and the rows hanging off it (opm's addOperatorBundle). */
-export function addOperatorBundle(t: RowStore, b: BundleRecord): void {
+/** operatorbundle and the rows hanging off it (opm's addOperatorBundle); `enableAlpha`: --enable-alpha. */
+export function addOperatorBundle(t: RowStore, b: BundleRecord, enableAlpha = false): void {
   if (b.name === '') throw new AddError('csv name not found');
-  if (b.substitutesFor !== '')
+  if (b.substitutesFor !== '' && !enableAlpha)
     throw new AddError(
       'SubstitutesFor is an alpha-only feature. You must enable alpha features with the flag --enable-alpha in order to use this feature.',
     );
@@ -66,6 +67,7 @@ export function addOperatorBundle(t: RowStore, b: BundleRecord): void {
   if (isDeprecated(t, b.name) && !props.some((p) => p.type === 'olm.deprecated' && p.value === '{}'))
     props.push({ type: 'olm.deprecated', value: '{}' });
   for (const p of props) addProperty(t, p.type, p.value, b.name, b.version, b.image);
+  if (enableAlpha) addSubstitutesFor(t, b);
   const api = t.getter('api');
   for (const [list, table] of [
     [b.provided, 'api_provider'],

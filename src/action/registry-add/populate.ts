@@ -24,6 +24,7 @@ import {
   type BundleKey,
 } from './semver-graph.js';
 import { compareUtf8 } from '../../go/utf8.js';
+import { overwrittenHeads, removeOverwrittenChannelHead, replacedBy } from './overwrite.js';
 import { formatSemver, parseSemver, type SemVer } from '../../model/semver.js';
 
 export type AddMode = 'replaces' | 'semver' | 'semver-skippatch';
@@ -54,8 +55,13 @@ const ALREADY_ADDED = 'Bundle already added that provides package and csv';
 
 const str = (v: SqlValue | undefined): string => (typeof v === 'string' ? v : '');
 
-function globalSanityCheck(t: RowStore, bundles: BundleRecord[]): string[] {
+const NOT_A_HEAD = 'Cannot overwrite a bundle that is not at the head of a channel using --overwrite-latest';
+const ONE_PER_PACKAGE =
+  'Cannot overwrite more than one bundle at a time for a given package using --overwrite-latest';
+
+function globalSanityCheck(t: RowStore, bundles: BundleRecord[], overwrite: boolean): string[] {
   const errs: string[] = [];
+  const overwriting = new Set<string>();
   const images = new Set(bundles.map((b) => b.image));
   const ce = t.getter('channel_entry');
   const ob = t.getter('operatorbundle');
@@ -80,13 +86,28 @@ function globalSanityCheck(t: RowStore, bundles: BundleRecord[]): string[] {
         .map((c) => str(channel(c, 'name'))),
     );
     const known = findBy(t, 'operatorbundle', 'name', b.name) !== undefined;
+    let validOverwrite = false;
     for (const ch of channels) {
       const present =
         known && entries.some((e) => ce(e, 'channel_name') === ch && ce(e, 'operatorbundle_name') === b.name);
-      if (present) {
+      if (!present) continue;
+      if (!overwrite) {
         errs.push(ALREADY_ADDED);
         break;
       }
+      validOverwrite = replacedBy(t, b.name, b.packageName, ch) === undefined;
+      if (!validOverwrite) {
+        errs.push(NOT_A_HEAD);
+        break;
+      }
+    }
+    if (validOverwrite) {
+      // opm stops checking the other bundles here.
+      if (overwriting.has(b.packageName)) {
+        errs.push(ONE_PER_PACKAGE);
+        break;
+      }
+      overwriting.add(b.packageName);
     }
   }
   const edge = validateEdgeBundlePackage(t, bundles);
@@ -210,12 +231,12 @@ export function semverPackageManifest(pkg: string, bundles: Versioned[]): Packag
   return m;
 }
 
-function loadReplaces(t: RowStore, bundles: BundleRecord[]): string[] {
+function loadReplaces(t: RowStore, bundles: BundleRecord[], alpha: boolean): string[] {
   const errs: string[] = [];
   const packages = new Map<string, BundleRecord[]>();
   for (const b of bundles) {
     const e = tx(t, () => {
-      addOperatorBundle(t, b);
+      addOperatorBundle(t, b, alpha);
       return [];
     });
     if (e.length > 0) {
@@ -251,7 +272,7 @@ function loadReplaces(t: RowStore, bundles: BundleRecord[]): string[] {
   return errs;
 }
 
-function loadSemver(t: RowStore, bundles: BundleRecord[], skippatch: boolean): string[] {
+function loadSemver(t: RowStore, bundles: BundleRecord[], skippatch: boolean, alpha: boolean): string[] {
   for (const b of bundles) {
     const g = packageGraph(t, b.packageName) ?? {
       name: b.packageName,
@@ -261,7 +282,7 @@ function loadSemver(t: RowStore, bundles: BundleRecord[], skippatch: boolean): s
     addBundleToGraph(b, g, skippatch);
     const wrap = (e: string[]): string[] => e.map((m) => `error loading bundle ${b.name} into db: ${m}`);
     const e1 = tx(t, () => {
-      addOperatorBundle(t, b);
+      addOperatorBundle(t, b, alpha);
       return [];
     });
     if (e1.length > 0) return wrap(e1);
@@ -320,10 +341,43 @@ function checkForBundles(t: RowStore, bundles: BundleRecord[]): string[] {
  * Add `bundles` to the tables as `registry add` does; returns opm's error text when it fails
  * (the tables then hold what opm would have committed before failing).
  */
-export function populate(t: RowStore, bundles: BundleRecord[], mode: AddMode): string | undefined {
-  const sanity = globalSanityCheck(t, bundles);
+export interface PopulateFlags {
+  /** `--overwrite-latest`: replace the channel heads of the same CSV names. */
+  overwriteLatest?: boolean;
+  /** `--enable-alpha`: take bundles with `olm.substitutesFor` (substitutes-for.ts). */
+  enableAlpha?: boolean;
+}
+
+export function populate(
+  t: RowStore,
+  bundles: BundleRecord[],
+  mode: AddMode,
+  flags: PopulateFlags = {},
+): string | undefined {
+  const overwriteLatest = flags.overwriteLatest === true;
+  const alpha = flags.enableAlpha === true;
+  let overwritten = new Map<string, string[]>();
+  try {
+    if (overwriteLatest) overwritten = overwrittenHeads(t, bundles);
+  } catch (err) {
+    if (!(err instanceof AddError)) throw err;
+    return err.message;
+  }
+  const sanity = globalSanityCheck(t, bundles, overwritten.size > 0);
   if (sanity.length > 0) return aggregate(sanity);
-  return load(t, bundles, mode);
+  // Only the replaces mode removes the old heads (the semver modes then meet them as duplicates).
+  if (mode === 'replaces') {
+    for (const [pkg, names] of overwritten) {
+      const name = names[0];
+      if (name === undefined) continue;
+      const e = tx(t, () => {
+        removeOverwrittenChannelHead(t, pkg, name);
+        return [];
+      });
+      if (e.length > 0) return e[0];
+    }
+  }
+  return load(t, bundles, mode, alpha);
 }
 
 /**
@@ -339,11 +393,13 @@ export function addExitCode(message: string): number {
   return 1;
 }
 
-function load(t: RowStore, bundles: BundleRecord[], mode: AddMode): string | undefined {
+function load(t: RowStore, bundles: BundleRecord[], mode: AddMode, alpha: boolean): string | undefined {
   let errs: string[];
   try {
     errs =
-      mode === 'replaces' ? loadReplaces(t, bundles) : loadSemver(t, bundles, mode === 'semver-skippatch');
+      mode === 'replaces'
+        ? loadReplaces(t, bundles, alpha)
+        : loadSemver(t, bundles, mode === 'semver-skippatch', alpha);
   } catch (err) {
     if (!(err instanceof AddError)) throw err;
     errs = [err.message];

@@ -13,8 +13,8 @@ import {
   type DatabaseContent,
 } from '../../sqlite/write/content.js';
 import { bundleRecord, type BundleRecord } from './bundle-record.js';
-import { addExitCode, populate, type AddMode } from './populate.js';
-import { NEWEST_SCHEMA } from '../../sqlite/schema-version.js';
+import { addExitCode, populate, type AddMode, type PopulateFlags } from './populate.js';
+import { migrateToNewest } from '../../sqlite/write/migrate-to-newest.js';
 import { newDatabaseContent } from './schema-13.js';
 import { RowStore } from '../../sqlite/write/row-store.js';
 
@@ -28,6 +28,13 @@ export interface RegistryAddOptions {
   mode: AddMode;
   /** Add what can be added and report the error as a warning. */
   permissive: boolean;
+  /**
+   * `--overwrite-latest`: a bundle whose CSV name heads its package's channels replaces that head
+   * (replaces mode; the semver modes refuse it as already added).
+   */
+  overwriteLatest?: boolean;
+  /** `--enable-alpha`: bundles with `olm.substitutesFor` are taken (opm's alpha substitutions). */
+  enableAlpha?: boolean;
   imageSource: ImageSource;
   /** The time written in `schema_migrations` of a new database (default: now). */
   now?: Date;
@@ -61,17 +68,11 @@ export function parseMode(mode: string): AddMode {
   }
 }
 
-/** The content of `file`, or a new schema-13 database when it is missing or empty. */
+/** The content of `file` (brought to schema 13), or a new schema-13 database when it is missing or empty. */
 export function openOrCreate(file: string, now: Date): DatabaseContent {
   if (!existsSync(file) || statSync(file).size === 0) return newDatabaseContent(now);
   const content = readDatabaseContent(file);
-  const version = content.rows.get('schema_migrations')?.[0]?.[0];
-  if (version !== NEWEST_SCHEMA && version !== BigInt(NEWEST_SCHEMA)) {
-    throw new OpmError(
-      `${file}: the database is at schema version ${String(version ?? 'none')}; opm-ts adds to databases at version ${NEWEST_SCHEMA} (the one opm v1.73 writes)`,
-      { hint: 'open it once with opm v1.73 (any `opm registry` command migrates it), then add again' },
-    );
-  }
+  migrateToNewest(content, file, now);
   return content;
 }
 
@@ -98,9 +99,10 @@ export function addToContent(
   content: DatabaseContent,
   bundles: BundleRecord[],
   mode: AddMode,
+  flags: PopulateFlags = {},
 ): string | undefined {
   const t = new RowStore(content);
-  const err = populate(t, bundles, mode);
+  const err = populate(t, bundles, mode, flags);
   content.rows = t.toContent().rows;
   return err;
 }
@@ -110,7 +112,10 @@ export async function registryAdd(o: RegistryAddOptions): Promise<RegistryAddRes
   let err: string | undefined;
   try {
     const bundles = await readBundles(o.bundles, o.imageSource, o.signal);
-    err = addToContent(content, bundles, o.mode);
+    err = addToContent(content, bundles, o.mode, {
+      overwriteLatest: o.overwriteLatest === true,
+      enableAlpha: o.enableAlpha === true,
+    });
   } catch (e) {
     // opm reads the images inside the step --permissive forgives: a pull or parse error too.
     if (!(e instanceof OpmError) || !o.permissive) throw e;

@@ -93,6 +93,11 @@ export interface RenderOptions {
   /** Input problems opm tolerates silently. */
   onWarning?: (message: string) => void;
   /**
+   * opm's deprecation notice of SQLite catalogs, given once before the first index database is read
+   * (default: onWarning with its text), for a caller that says it as opm does.
+   */
+  onSqliteNotice?: () => void;
+  /**
    * Leave the olm.bundle.object payloads of large local catalog directories on disk (the loader's
    * `deferPayloads`): the returned config's `payloads` gives them back to the writers as each bundle
    * is written. For output only; not done with migrations, which may need the payloads.
@@ -123,6 +128,7 @@ export function checkSourceOptions(opts: unknown, fn: string): void {
   const o = opts as Partial<RenderOptions>;
   expectOptionalString(o.cwd, `${fn}(options).cwd`);
   expectOptionalFunction(o.onWarning, `${fn}(options).onWarning`);
+  expectOptionalFunction(o.onSqliteNotice, `${fn}(options).onSqliteNotice`);
   const source: unknown = o.imageSource;
   if (
     source !== undefined &&
@@ -287,7 +293,8 @@ async function readDatabase(file: string, display: string, ctx: Context): Promis
   const warn = ctx.opts.onWarning;
   if (!ctx.notice.given) {
     ctx.notice.given = true;
-    warn?.(SQLITE_DEPRECATION_NOTICE);
+    if (ctx.opts.onSqliteNotice !== undefined) ctx.opts.onSqliteNotice();
+    else warn?.(SQLITE_DEPRECATION_NOTICE);
   }
   // For output of one ref, the objects stay bytes until written (nothing to merge them with).
   const defer = ctx.opts.deferPayloads !== undefined && ctx.opts.deferPayloads !== false;

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { OpmError } from '../../errors.js';
 import type { CliIO } from '../io.js';
 import { buildIndex, type IndexBuildFlags } from './index-build.js';
 import { warnPermissive, withAddExitCode } from './registry-add-run.js';
@@ -19,10 +18,6 @@ export async function runIndexAdd(io: CliIO, flags: IndexAddFlags, cmd: Command)
   const { parseMode } = await import('../../action/registry-add/registry-add.js');
   const { indexAddDatabase } = await import('../../action/index-add.js');
   const mode = parseMode(flags.mode);
-  if (flags.overwriteLatest)
-    throw new OpmError('index add --overwrite-latest is not provided by opm-ts', {
-      hint: 'remove the old head with `opm index rm` of opm v1.73, or keep the catalog as a File-Based Catalog',
-    });
   const fields = { bundles: `[${flags.bundles.join(' ')}]` };
   await buildIndex(
     io,
@@ -36,6 +31,8 @@ export async function runIndexAdd(io: CliIO, flags: IndexAddFlags, cmd: Command)
         fromIndex: flags.fromIndex,
         mode,
         permissive: flags.permissive,
+        overwriteLatest: flags.overwriteLatest,
+        enableAlpha: flags.enableAlpha,
         imageSource,
         buildDir,
       }).catch(withAddExitCode);

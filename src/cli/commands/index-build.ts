@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { OpmError, UsageError } from '../../errors.js';
 import type { ImageSource } from '../../oci/image-source.js';
-import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
+import { sqliteDeprecationNotice } from '../sqlite-notice.js';
 import { runOptions, type CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
 import { registryFlags } from '../global-options.js';
@@ -69,7 +69,7 @@ export async function buildIndex(
       'with --container-tool none opm-ts builds the image itself: say where it goes, --push (to --tag), --oci-layout DIR, or both',
     );
   const { fields } = begin;
-  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  io.stderr.write(sqliteDeprecationNotice(false));
   io.stderr.write(logrusLine('info', begin.message, fields));
 
   // --generate: the context is the working folder; otherwise a temporary one beside it, as opm's.

@@ -4,6 +4,7 @@ import { migrate } from '../../action/migrate.js';
 import { runOptions, type CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
+import { sqliteDeprecationNotice } from '../sqlite-notice.js';
 
 export interface MigrateFlags {
   output: string;
@@ -31,6 +32,7 @@ export async function runMigrate(
       cwd: io.cwd,
       ...runOptions(io),
       onWarning: (m) => io.stderr.write(`warning: ${escapeLine(m)}\n`),
+      onSqliteNotice: () => void io.stderr.write(sqliteDeprecationNotice(io.stderrIsTTY)),
     }),
   );
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { OpmError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { FailureExitCode } from '../exit-code.js';
-import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
+import { sqliteDeprecationNotice } from '../sqlite-notice.js';
 import type { CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
 import { registryFlagsOf } from '../global-options.js';
@@ -43,12 +43,8 @@ export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Co
         `--ca-file cannot be set with --container-tool=${flags.containerTool}; certificates must be configured specifically for ${flags.containerTool}`,
       );
   }
-  if (flags.overwriteLatest)
-    throw new OpmError('registry add --overwrite-latest is not provided by opm-ts', {
-      hint: 'remove the old head with `opm registry rm` of opm v1.73, or keep the catalog as a File-Based Catalog',
-    });
   const fields = { bundles: `[${flags.bundleImages.join(' ')}]` };
-  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  io.stderr.write(sqliteDeprecationNotice(false));
   if (reg.skipTlsVerify)
     io.stderr.write(
       logrusLine(
@@ -77,6 +73,8 @@ export async function runRegistryAdd(io: CliIO, flags: RegistryAddFlags, cmd: Co
         bundles: flags.bundleImages,
         mode,
         permissive: flags.permissive,
+        overwriteLatest: flags.overwriteLatest,
+        enableAlpha: flags.enableAlpha,
         imageSource,
       }),
     { flags: reg, ...(rootCaPem === undefined ? {} : { rootCaPem }) },

@@ -5,7 +5,7 @@ import {
   registryRm,
   type RegistryEditResult,
 } from '../../action/registry-edit.js';
-import { SQLITE_DEPRECATION_NOTICE } from '../../sqlite/read.js';
+import { sqliteDeprecationNotice } from '../sqlite-notice.js';
 import type { CliIO } from '../io.js';
 import { logrusLine } from '../logrus.js';
 
@@ -22,7 +22,7 @@ export function runRegistryRm(
   io: CliIO,
   flags: { database: string; packages: string[]; permissive: boolean },
 ): void {
-  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  io.stderr.write(sqliteDeprecationNotice(false));
   reportEdit(io, registryRm({ ...flags, cwd: io.cwd }));
 }
 
@@ -31,7 +31,7 @@ export function runRegistryPrune(
   io: CliIO,
   flags: { database: string; packages: string[]; permissive: boolean },
 ): void {
-  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  io.stderr.write(sqliteDeprecationNotice(false));
   reportEdit(
     io,
     registryPrune({
@@ -45,7 +45,7 @@ export function runRegistryPrune(
 
 /** `opm registry prune-stranded -d DB`. */
 export function runRegistryPruneStranded(io: CliIO, flags: { database: string }): void {
-  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  io.stderr.write(sqliteDeprecationNotice(false));
   reportEdit(io, registryPruneStranded({ ...flags, cwd: io.cwd }));
 }
 
@@ -54,7 +54,7 @@ export function runRegistryDeprecateTruncate(
   io: CliIO,
   flags: { database: string; bundleImages: string[]; permissive: boolean; allowPackageRemoval: boolean },
 ): void {
-  io.stderr.write(logrusLine('warning', SQLITE_DEPRECATION_NOTICE, {}));
+  io.stderr.write(sqliteDeprecationNotice(false));
   reportEdit(
     io,
     registryDeprecateTruncate({

@@ -1,7 +1,6 @@
-import { registryServe } from '../../action/registry-serve.js';
-import { SQLITE_DEPRECATION_MESSAGE } from '../../sqlite/read.js';
+import { parseTimeoutSeconds, registryServe } from '../../action/registry-serve.js';
 import type { CliIO } from '../io.js';
-import { logrusLine, logrusTerminalLine } from '../logrus.js';
+import { sqliteDeprecationNotice } from '../sqlite-notice.js';
 import { runServer } from './serve-run.js';
 
 /** The flags of `opm registry serve`. */
@@ -16,16 +15,12 @@ export interface RegistryServeFlags {
 
 /**
  * `opm registry serve`: opm's deprecation notice, then the server as `opm serve` runs it, its
- * lines on stdout (opm's registry commands log through logrus's standard logger there). The
- * notice has the bytes opm's logrus gives it: on a terminal its coloured four lines, elsewhere one
- * text line with the escape codes and line breaks quoted.
+ * lines on stdout (opm's registry commands log through logrus's standard logger there).
  */
 export async function runRegistryServe(io: CliIO, flags: RegistryServeFlags): Promise<void> {
-  io.stderr.write(
-    io.stderrIsTTY
-      ? logrusTerminalLine('warning', SQLITE_DEPRECATION_MESSAGE, process.uptime())
-      : logrusLine('warning', SQLITE_DEPRECATION_MESSAGE, {}),
-  );
+  io.stderr.write(sqliteDeprecationNotice(io.stderrIsTTY));
+  // A bad --timeout-seconds is refused before anything listens (opm says so once listening).
+  parseTimeoutSeconds(flags.timeoutSeconds);
   await runServer(
     io,
     flags,
@@ -33,6 +28,7 @@ export async function runRegistryServe(io: CliIO, flags: RegistryServeFlags): Pr
       registryServe({
         database: flags.database,
         port: flags.port,
+        timeoutSeconds: flags.timeoutSeconds,
         log,
         cwd: io.cwd,
         env: io.env,

@@ -10,7 +10,7 @@ export function collectSlice(value: string, previous: string[] | undefined): str
   return [...(previous ?? []), ...value.split(',')];
 }
 
-/** The hidden flags `registry add` and `index add` share with opm (one refused, one ignored). */
+/** The hidden flags `registry add` and `index add` share with opm (overwrite.ts, substitutes-for.ts). */
 export function addHiddenOptions(cmd: Command): Command {
   return cmd
     .addOption(

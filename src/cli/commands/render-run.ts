@@ -11,6 +11,7 @@ import { runOptions, type CliIO } from '../io.js';
 import { outputFormat } from '../global-options.js';
 import { withImageSource } from '../registry.js';
 import { writeChunks } from '../output.js';
+import { sqliteDeprecationNotice } from '../sqlite-notice.js';
 
 export interface RenderFlags {
   output: string;
@@ -47,6 +48,7 @@ export async function runRender(io: CliIO, refs: string[], flags: RenderFlags, c
         cwd: io.cwd,
         ...runOptions(io),
         onWarning: warn,
+        onSqliteNotice: () => void io.stderr.write(sqliteDeprecationNotice(io.stderrIsTTY)),
         // Output only: large local catalogs keep their payloads on disk until written.
         deferPayloads: true,
       },
