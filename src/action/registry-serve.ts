@@ -33,12 +33,22 @@ export async function registryServe(opts: RegistryServeOptions): Promise<void> {
       });
     }
     if (!sqlite) throw new OpmError(`${opts.database} is not a SQLite database`);
-    const db = SqliteDatabase.open(file);
+    let db: SqliteDatabase | undefined;
     try {
+      db = SqliteDatabase.open(file);
       const queries = new SqliteRegistryQueries(readRegistryRows(db));
       return Promise.resolve({ queries, close: () => Promise.resolve() });
+    } catch (err) {
+      // The reader's words say what is wrong, not with which file.
+      if (err instanceof OpmError && err.code === undefined && !err.message.includes(opts.database)) {
+        throw new OpmError(`${opts.database}: ${err.message}`, {
+          cause: err,
+          ...(err.hint !== undefined ? { hint: err.hint } : {}),
+        });
+      }
+      throw err;
     } finally {
-      db.close();
+      db?.close();
     }
   };
   const { database, ...rest } = opts;
