@@ -70,6 +70,10 @@ describe('opm completion bash', () => {
       ['opm', 'index', ''],
       ['add', 'deprecatetruncate', 'prune', 'prune-stranded', 'rm'],
     ],
+    [
+      ['opm', 'registry', ''],
+      ['serve', 'add', 'rm', 'prune', 'prune-stranded', 'deprecatetruncate'],
+    ],
     [['opm', 'render', '--use'], ['--use-http']],
   ])('%j completes to %j', async (words, want) => {
     expect(await complete(words)).toEqual(want);
