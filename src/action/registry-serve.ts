@@ -55,19 +55,28 @@ export async function registryServe(opts: RegistryServeOptions): Promise<void> {
       });
     }
     if (!sqlite) throw new OpmError(`${opts.database} is not a SQLite database`);
-    // Read page by page and kept open: the bundle rows are read when a call asks for them.
-    const db = SqliteDatabase.open(file, true);
+    let db: SqliteDatabase | undefined;
     try {
-      const queries = new SqliteRegistryQueries(readRegistryRows(db));
+      // Read page by page and kept open: the bundle rows are read when a call asks for them.
+      const opened = SqliteDatabase.open(file, true);
+      db = opened;
+      const queries = new SqliteRegistryQueries(readRegistryRows(opened));
       return Promise.resolve({
         queries,
         close: () => {
-          db.close();
+          opened.close();
           return Promise.resolve();
         },
       });
     } catch (err) {
-      db.close();
+      db?.close();
+      // The reader's words say what is wrong, not with which file.
+      if (err instanceof OpmError && err.code === undefined && !err.message.includes(opts.database)) {
+        throw new OpmError(`${opts.database}: ${err.message}`, {
+          cause: err,
+          ...(err.hint !== undefined ? { hint: err.hint } : {}),
+        });
+      }
       throw err;
     }
   };

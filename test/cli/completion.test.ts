@@ -71,6 +71,10 @@ describe('opm completion bash', () => {
       ['add', 'deprecatetruncate', 'export', 'prune', 'prune-stranded', 'rm'],
     ],
     [['opm', 'index', 'export', '--do'], ['--download-folder']],
+    [
+      ['opm', 'registry', ''],
+      ['serve', 'add', 'rm', 'prune', 'prune-stranded', 'deprecatetruncate'],
+    ],
     [['opm', 'render', '--use'], ['--use-http']],
   ])('%j completes to %j', async (words, want) => {
     expect(await complete(words)).toEqual(want);

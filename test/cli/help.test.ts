@@ -113,6 +113,7 @@ describe('--help', () => {
     const registry = await runOpm(['registry', '--help']);
     expect(registry.stdout).toMatch(/^ {2}serve /m);
     expect(registry.stdout).toMatch(/^ {2}add /m);
+    expect(registry.stdout).toMatch(/^ {2}deprecatetruncate /m);
     expect(registry.stdout).not.toMatch(/^ {2}mirror /m);
     const index = await runOpm(['index', '--help']);
     expect(index.stdout).toMatch(/^ {2}add /m);

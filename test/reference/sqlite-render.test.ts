@@ -3,7 +3,7 @@
 // SQLite index databases written by the reference opm v1.73 itself (`registry add` in the three
 // modes, `registry deprecatetruncate`, `--permissive`), rendered and migrated by both tools: the
 // same bytes, and the database opm-ts read left as it was.
-import { copyFileSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -233,5 +233,34 @@ describe('an index image (the database under the label operators.operatorframewo
     expect(ours.stdout).toBe('');
     expect(ours.stderr.trim().split('\n')).toHaveLength(1);
     expect(ours.stderr).toContain('image type could not be determined');
+  });
+
+  // The reference's migrate pulls over HTTPS and its index verbs pull with podman: opm-ts alone.
+  it.each([
+    ['migrate', (ref: string) => ['migrate', ref, 'out-nolabel'], 'image type could not be determined'],
+    [
+      'index rm --generate',
+      (ref: string) => ['index', 'rm', '--generate', '-f', ref, '-o', 'etcd'],
+      'missing label',
+    ],
+    [
+      'index prune --generate',
+      (ref: string) => ['index', 'prune', '--generate', '-f', ref, '-p', 'etcd'],
+      'missing label',
+    ],
+  ] as const)('without the label, %s: one line, exit 1, nothing written', async (_n, args, says) => {
+    const ref = await pushIndex('nolabel', { other: 'x' });
+    const dir = mkdtempSync(path.join(tmp, 'nolabel-'));
+    const ours = await runOpm([...args(ref), '--use-http'], { cwd: dir, env: env() });
+    expect(ours.code).toBe(1);
+    expect(ours.stdout).toBe('');
+    const lines = ours.stderr
+      .split('\n')
+      .filter(
+        (l) => l.trim() !== '' && !l.includes('DEPRECATION NOTICE') && !/level=(info|warning) /.test(l),
+      );
+    expect(lines, ours.stderr).toHaveLength(1);
+    expect(lines[0]).toContain(says);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -9,12 +9,14 @@ import type { ImageSource } from '../../oci/image-source.js';
 import { parseBundleDirSync } from '../../bundle/parse.js';
 import {
   readDatabaseContent,
+  refuseUnwritable,
   writeDatabaseContent,
   type DatabaseContent,
 } from '../../sqlite/write/content.js';
 import { bundleRecord, type BundleRecord } from './bundle-record.js';
 import { addExitCode, populate, type AddMode, type PopulateFlags } from './populate.js';
 import { migrateToNewest } from '../../sqlite/write/migrate-to-newest.js';
+import { SqliteFormatError } from '../../sqlite/file.js';
 import { newDatabaseContent } from './schema-13.js';
 import { RowStore } from '../../sqlite/write/row-store.js';
 
@@ -70,8 +72,17 @@ export function parseMode(mode: string): AddMode {
 
 /** The content of `file` (brought to schema 13), or a new schema-13 database when it is missing or empty. */
 export function openOrCreate(file: string, now: Date): DatabaseContent {
+  // Refused before any image is pulled, and again when written.
+  refuseUnwritable(file);
   if (!existsSync(file) || statSync(file).size === 0) return newDatabaseContent(now);
-  const content = readDatabaseContent(file);
+  let content: DatabaseContent;
+  try {
+    content = readDatabaseContent(file);
+  } catch (err) {
+    // The reader's words say what is wrong, not with which file.
+    if (err instanceof SqliteFormatError) throw new OpmError(`${file}: ${err.message}`, { cause: err });
+    throw err;
+  }
   migrateToNewest(content, file, now);
   return content;
 }

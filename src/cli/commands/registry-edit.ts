@@ -41,7 +41,7 @@ export function registerRegistryEdit(registry: Command, io: CliIO): void {
       const { runRegistryPruneStranded } = await import('./registry-edit-run.js');
       runRegistryPruneStranded(io, flags);
     });
-  databaseOptions(registry.command('deprecatetruncate', { hidden: true }), 'index.db')
+  databaseOptions(registry.command('deprecatetruncate'), 'index.db')
     .description('deprecate operator bundle from registry DB')
     .option('-b, --bundle-images <strings>', 'comma separated list of links to bundle image', slice, [])
     .option('--permissive', 'allow registry load errors', false)

@@ -5,10 +5,24 @@
  * written beside the target under a temporary name and renamed over it, so a reader sees the old
  * database or the new one, never half of one.
  */
-import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync, fchmodSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 import { SqliteFile, SqliteFormatError, type SqlValue } from '../file.js';
 import { parseCreateTable, rowidValue } from '../database.js';
+import { OpmError } from '../../errors.js';
+import { sqliteWriteLockHolder } from '../write-lock.js';
 import { PageFile, PAGE_SIZE } from './pages.js';
 import { TableTreeBuilder, writeIndexTree } from './btree.js';
 import { compareKeys, encodeRecord, sortValue, type KeyColumn, type SortValue } from './record.js';
@@ -107,8 +121,35 @@ interface StoredRow {
   values: SqlValue[];
 }
 
-/** Write `content` as the database `file`, replacing it whole (through a temporary file and a rename). */
+/**
+ * Refuses to replace `file` when it is read-only (the rename would replace it anyway, in a
+ * writable folder), or while another process holds SQLite's write lock on it (see write-lock.ts).
+ * Writers call it before their work as well; writeDatabaseContent calls it before writing and
+ * again before the rename.
+ */
+export function refuseUnwritable(file: string): void {
+  if (!existsSync(file)) return;
+  try {
+    accessSync(file, constants.W_OK);
+  } catch {
+    throw new OpmError(`${file}: attempt to write a readonly database; nothing was changed`, {
+      hint: 'make the file writable, or edit a copy',
+    });
+  }
+  const holder = sqliteWriteLockHolder(file);
+  if (holder === undefined) return;
+  throw new OpmError(
+    `${file}: database is locked: ${holder > 0 ? `process ${holder}` : 'another process'} holds a write lock on it; nothing was changed`,
+    { hint: 'let that process end its transaction (or stop it), then run again' },
+  );
+}
+
+/**
+ * Write `content` as the database `file`, replacing it whole (through a temporary file and a
+ * rename); refused (refuseUnwritable) before anything is written and again before the rename.
+ */
 export function writeDatabaseContent(file: string, content: DatabaseContent): void {
+  refuseUnwritable(file);
   const dir = path.dirname(path.resolve(file));
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now().toString(36)}.tmp`);
   let mode: number | undefined;
@@ -129,6 +170,7 @@ export function writeDatabaseContent(file: string, content: DatabaseContent): vo
     if (!ok) rmSync(tmp, { force: true });
   }
   try {
+    refuseUnwritable(file);
     renameSync(tmp, file);
   } catch (err) {
     rmSync(tmp, { force: true });
