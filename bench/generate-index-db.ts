@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bundleRecord, type BundleRecord } from '../src/action/registry-add/bundle-record.js';
 import { populate } from '../src/action/registry-add/populate.js';
-import { newDatabaseContent } from '../src/action/registry-add/schema-13.js';
+import { newDatabaseContent } from '../src/sqlite/write/schema-13.js';
 import { parseBundleDirSync } from '../src/bundle/parse.js';
 import { writeDatabaseContent } from '../src/sqlite/write/content.js';
 import { RowStore } from '../src/sqlite/write/row-store.js';

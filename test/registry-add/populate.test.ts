@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BundleRecord } from '../../src/action/registry-add/bundle-record.js';
 import { addToContent } from '../../src/action/registry-add/registry-add.js';
-import { newDatabaseContent } from '../../src/action/registry-add/schema-13.js';
+import { newDatabaseContent } from '../../src/sqlite/write/schema-13.js';
 import { writeDatabaseContent } from '../../src/sqlite/write/content.js';
 import { readIndexDatabase } from '../../src/sqlite/read.js';
 import type { SqlValue } from '../../src/sqlite/file.js';

@@ -11,22 +11,14 @@ import type { SqlValue } from '../../sqlite/file.js';
 import type { BundleRecord } from './bundle-record.js';
 import type { RowStore } from '../../sqlite/write/row-store.js';
 import { addSubstitutesFor } from './substitutes-for.js';
+import { AddError, findBy } from './add-error.js';
 
 const enc = new TextEncoder();
-
-/** An error of one step, worded as opm words it. */
-export class AddError extends Error {}
 
 /** Go's sql.NullString: '' is NULL. */
 const nullable = (s: string): SqlValue => (s === '' ? null : s);
 
 const str = (v: SqlValue | undefined): string => (typeof v === 'string' ? v : '');
-
-/** The first row of `table` whose column `column` holds `value`. */
-export function findBy(t: RowStore, table: string, column: string, value: SqlValue): SqlValue[] | undefined {
-  const c = t.col(table, column);
-  return t.find(table, (r) => r[c] === value);
-}
 
 export function isDeprecated(t: RowStore, name: string): boolean {
   return findBy(t, 'deprecated', 'operatorbundle_name', name) !== undefined;

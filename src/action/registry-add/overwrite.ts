@@ -4,7 +4,7 @@
  * each is a head in every channel holding it, and the old head's removal (its channels' heads moved
  * to the bundle it replaced) as opm v1.73 makes them.
  */
-import { AddError, findBy } from './loader.js';
+import { AddError, findBy } from './add-error.js';
 import type { BundleRecord } from './bundle-record.js';
 import type { SqlValue } from '../../sqlite/file.js';
 import { removeBundle } from '../../sqlite/remove-packages.js';

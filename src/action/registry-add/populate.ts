@@ -7,14 +7,13 @@
 import { BuildIdCompare } from './build-id-compare.js';
 import type { BundleRecord } from './bundle-record.js';
 import {
-  AddError,
   addOperatorBundle,
   addPackageChannels,
   clearNonHeadBundles,
-  findBy,
   rmPackage,
   type PackageManifest,
 } from './loader.js';
+import { AddError, findBy } from './add-error.js';
 import type { SqlValue } from '../../sqlite/file.js';
 import type { RowStore } from '../../sqlite/write/row-store.js';
 import {

@@ -17,7 +17,7 @@ import { bundleRecord, type BundleRecord } from './bundle-record.js';
 import { addExitCode, populate, type AddMode, type PopulateFlags } from './populate.js';
 import { migrateToNewest } from '../../sqlite/write/migrate-to-newest.js';
 import { SqliteFormatError } from '../../sqlite/file.js';
-import { newDatabaseContent } from './schema-13.js';
+import { newDatabaseContent } from '../../sqlite/write/schema-13.js';
 import { RowStore } from '../../sqlite/write/row-store.js';
 
 export type { AddMode } from './populate.js';

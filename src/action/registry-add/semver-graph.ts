@@ -9,7 +9,7 @@ import { compareSemver, formatSemver, parseSemver, type SemVer } from '../../mod
 import type { BundleRecord } from './bundle-record.js';
 import type { SqlValue } from '../../sqlite/file.js';
 import type { RowStore } from '../../sqlite/write/row-store.js';
-import { AddError, findBy } from './loader.js';
+import { AddError, findBy } from './add-error.js';
 
 export interface BundleKey {
   csvName: string;

@@ -7,7 +7,7 @@
  * bundle found at a later step end the rewrite there without an error, and the skips rebuilt from
  * a set come out in Go's map order (here: the order first met).
  */
-import { AddError, findBy } from './loader.js';
+import { AddError, findBy } from './add-error.js';
 import type { BundleRecord } from './bundle-record.js';
 import { BuildIdCompare } from './build-id-compare.js';
 import type { SqlValue } from '../../sqlite/file.js';

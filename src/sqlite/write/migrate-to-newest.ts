@@ -10,7 +10,7 @@
  */
 import { OpmError } from '../../errors.js';
 import { NEWEST_SCHEMA } from '../schema-version.js';
-import { SCHEMA_13, sqliteTimestamp } from '../../action/registry-add/schema-13.js';
+import { SCHEMA_13, sqliteTimestamp } from './schema-13.js';
 import type { DatabaseContent, SchemaObject, SqlValue } from './content.js';
 import { RowStore, sqlEquals } from './row-store.js';
 

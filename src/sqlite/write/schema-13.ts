@@ -4,8 +4,8 @@
  * database, read back: what `sqlite3 .dump` prints must be the same), and the one row of
  * `schema_migrations` (version 13, the time it was made).
  */
-import { NEWEST_SCHEMA } from '../../sqlite/schema-version.js';
-import type { DatabaseContent, SchemaObject } from '../../sqlite/write/content.js';
+import { NEWEST_SCHEMA } from '../schema-version.js';
+import type { DatabaseContent, SchemaObject } from './content.js';
 
 export const SCHEMA_13: readonly SchemaObject[] = [
   {
