@@ -28,7 +28,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export const IN_THREAD_BYTES = 32 * 1024 * 1024;
 
 /** Environment variable that sets the number of loading threads (1 = no workers). */
-const THREADS_ENV = 'OPM_THREADS';
+export const THREADS_ENV = 'OPM_THREADS';
 
 /**
  * Threads used when none are asked for, at most. Each thread holds its own heap, so the default

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { OpmError, positionText } from '../errors.js';
 import { CatalogDirError, loadCatalogDir } from '../declcfg/load.js';
+import { THREADS_ENV } from '../declcfg/load-pool.js';
 import { emptyConfig, type DeclarativeConfig } from '../declcfg/types.js';
 import { convertToModel } from '../model/convert.js';
 import type { Model } from '../model/model.js';
@@ -42,12 +43,19 @@ function byPackage(cfg: DeclarativeConfig): Map<string, DeclarativeConfig> {
  */
 export async function loadServedCatalog(
   dir: string,
-  opts: { env?: Record<string, string | undefined>; signal?: AbortSignal; label?: string } = {},
+  opts: {
+    env?: Record<string, string | undefined>;
+    signal?: AbortSignal;
+    label?: string;
+    /** Threads that parse the files (default: as the loader counts them, load-pool.ts). */
+    threads?: number;
+  } = {},
 ): Promise<{ cfg: DeclarativeConfig; model: Model }> {
   let loaded;
   try {
     loaded = await loadCatalogDir(dir, {
       deferPayloads: true,
+      ...(opts.threads === undefined ? {} : { threads: opts.threads }),
       ...(opts.env === undefined ? {} : { env: opts.env }),
       ...(opts.signal === undefined ? {} : { signal: opts.signal }),
     });
@@ -107,13 +115,18 @@ export async function loadServedCatalog(
 
 /**
  * The catalog in `dir` served from memory (`serve` without a cache, or with one it can neither
- * trust nor rebuild): loaded as `loadServedCatalog` loads it, payloads left on disk.
+ * trust nor rebuild): loaded as `loadServedCatalog` loads it, payloads left on disk, in this
+ * thread unless OPM_THREADS asks for more. A worker thread started in the process lets V8 grow
+ * this thread's young generation to its 16 MiB semi-spaces whatever the launcher set
+ * (docs/performance.md, "Serving"): a server holds that memory while it idles, where the load's
+ * second thread saves a fraction of a start-up that happens once.
  */
 export async function loadMemoryIndex(
   dir: string,
   opts: { env?: Record<string, string | undefined>; signal?: AbortSignal; label?: string } = {},
 ): Promise<ServedIndex & { queries: CatalogQueries }> {
-  const { cfg, model } = await loadServedCatalog(dir, opts);
+  const threadsAsked = opts.env?.[THREADS_ENV] !== undefined && opts.env[THREADS_ENV] !== '';
+  const { cfg, model } = await loadServedCatalog(dir, threadsAsked ? opts : { ...opts, threads: 1 });
   const restore = cfg.payloads === undefined ? undefined : cfg.payloads.restore.bind(cfg.payloads);
   return {
     queries: memoryQueries(model, cfg.others, restore),

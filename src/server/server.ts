@@ -305,10 +305,10 @@ function healthHandlers(): Handlers {
   };
 }
 
-function addReflection(routes: Map<string, Route>, service: string, set: DescriptorSet): void {
+function addReflection(routes: Map<string, Route>, service: string, set: () => DescriptorSet): void {
   routes.set(`/${service}/ServerReflectionInfo`, {
     kind: 'bidi_stream',
-    answer: (req) => answerReflection(set, req),
+    answer: (req) => answerReflection(set(), req),
   });
 }
 
@@ -369,20 +369,26 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     addService(routes, 'api.ExperimentalRegistry', experimentalHandlers(experimental));
   }
   addService(routes, 'grpc.health.v1.Health', healthHandlers(), ['List', 'Watch']);
-  const all = descriptorSet([
-    REGISTRY_FILE,
-    STRUCT_FILE,
-    HEALTH_FILE,
-    REFLECTION_V1_FILE,
-    REFLECTION_V1ALPHA_FILE,
-  ]);
-  // Reflection lists the services registered; the files still describe every symbol.
-  const files =
-    experimental === undefined
-      ? { ...all, services: all.services.filter((s) => s !== 'api.ExperimentalRegistry') }
-      : all;
-  addReflection(routes, 'grpc.reflection.v1.ServerReflection', files);
-  addReflection(routes, 'grpc.reflection.v1alpha.ServerReflection', files);
+  // Made at the first reflection call: most servers (a catalog pod) are never asked.
+  let files: DescriptorSet | undefined;
+  const reflected = (): DescriptorSet => {
+    if (files !== undefined) return files;
+    const all = descriptorSet([
+      REGISTRY_FILE,
+      STRUCT_FILE,
+      HEALTH_FILE,
+      REFLECTION_V1_FILE,
+      REFLECTION_V1ALPHA_FILE,
+    ]);
+    // Reflection lists the services registered; the files still describe every symbol.
+    files =
+      experimental === undefined
+        ? { ...all, services: all.services.filter((s) => s !== 'api.ExperimentalRegistry') }
+        : all;
+    return files;
+  };
+  addReflection(routes, 'grpc.reflection.v1.ServerReflection', reflected);
+  addReflection(routes, 'grpc.reflection.v1alpha.ServerReflection', reflected);
   const portNumber = Number(opts.port);
   let server;
   try {
