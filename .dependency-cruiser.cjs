@@ -9,7 +9,7 @@ const path = require('node:path');
 const LAYERS = [
   ['errors.ts', 'rules.ts'],
   ['go/'],
-  ['findings.ts', 'util/', 'protobuf/'],
+  ['findings.ts', 'util/', 'protobuf/', 'crd-safety/'],
   ['yaml/', 'api-contract/'],
   ['property/'],
   ['declcfg/'],

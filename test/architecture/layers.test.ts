@@ -1,6 +1,7 @@
 // integration: runs the dependency checker on two trees (about 7 s of CPU time; ten times that in wall time on a loaded machine).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
@@ -76,5 +77,21 @@ describe('layer rule (.dependency-cruiser.cjs)', () => {
       scripts: { lint: string };
     };
     expect(scripts.lint).toContain('depcruise src --config .dependency-cruiser.cjs');
+  });
+
+  // A folder left out of the layer list is checked by no layer rule: its imports go unseen.
+  it('success/every folder and module of src/ has its layer', () => {
+    const cruiser = createRequire(import.meta.url)(config) as {
+      forbidden: { name: string; from: { path?: string } }[];
+    };
+    const layered = cruiser.forbidden
+      .filter((r) => r.name.startsWith('layer-') && r.from.path !== undefined)
+      .map((r) => new RegExp(r.from.path as string));
+    const unplaced = readdirSync(path.join(root, 'src'), { withFileTypes: true })
+      .filter((e) => e.isDirectory() || (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')))
+      .map((e) => `src/${e.name}${e.isDirectory() ? '/' : ''}`)
+      .filter((entry) => !layered.some((re) => re.test(entry)));
+    // The top layer (the library entry) has no rule of its own: nothing may import it.
+    expect(unplaced.filter((e) => e !== 'src/index.ts')).toEqual([]);
   });
 });
