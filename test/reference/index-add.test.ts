@@ -1,6 +1,7 @@
 // needs-registry: bundle and index images on a real docker-registry on 127.0.0.1.
 // `index add`: with --generate, both tools leave the same Dockerfile bytes and a database with the
-// same rows (from scratch and --from-index an index image); with -c none, opm-ts builds the index
+// same rows (from scratch, --from-index an index image, and --overwrite-latest of its channel
+// head); with -c none, opm-ts builds the index
 // image itself, pushes it, and `render` of the pushed image by both tools gives the same bytes.
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -36,12 +37,21 @@ const NEXT: BundleSpec = {
   owns: ['EtcdCluster'],
 };
 
+/** The head 0.9.2 of the index image again, from another image with another API. */
+const HEAD_B: BundleSpec = {
+  ...(BUNDLES[1] as BundleSpec),
+  tag: '0.9.2-b',
+  owns: ['EtcdCluster', 'EtcdBackup'],
+};
+/** 0.9.0 again: not a channel head in the index image. */
+const TAIL_B: BundleSpec = { ...(BUNDLES[0] as BundleSpec), tag: '0.9.0-b' };
+
 let base = '';
 let fromIndex = '';
 
 beforeAll(async () => {
   await reg.start();
-  await reg.push([...BUNDLES, NEXT]);
+  await reg.push([...BUNDLES, NEXT, HEAD_B, TAIL_B]);
   base = await reg.pushBase();
   // An index image of the first two bundles, its database made by the reference.
   const dir = mkdtempSync(path.join(tmp, 'from-'));
@@ -82,6 +92,39 @@ describe('index add --generate', () => {
     expect(rows(path.join(ourDir, 'database', 'index.db'))).toEqual(
       rows(path.join(refDir, 'database', 'index.db')),
     );
+  });
+
+  it("--overwrite-latest of the index image's channel head: the same Dockerfile bytes and rows", async () => {
+    const refDir = mkdtempSync(path.join(tmp, 'over-ref-'));
+    const ourDir = mkdtempSync(path.join(tmp, 'over-ours-'));
+    const args = ['index', 'add', '--generate', '-b', imageOf(HEAD_B), '--from-index', fromIndex];
+    const theirs = opmRef([...args, '--overwrite-latest', '--use-http'], refDir);
+    const ours = await runOpm([...args, '--overwrite-latest', '--use-http'], { cwd: ourDir, env: env() });
+    expect(theirs.code, theirs.stderr).toBe(0);
+    expect(ours.code, ours.stderr).toBe(0);
+    const file = 'index.Dockerfile';
+    expect(readFileSync(path.join(ourDir, file), 'utf8')).toBe(readFileSync(path.join(refDir, file), 'utf8'));
+    const mine = rows(path.join(ourDir, 'database', 'index.db'));
+    expect(mine).toEqual(rows(path.join(refDir, 'database', 'index.db')));
+    // The head now comes from the other image, and the old one is gone.
+    expect(mine.join('\n')).toContain(`'${imageOf(HEAD_B)}'`);
+    expect(mine.join('\n')).not.toContain(`'${imageOf(BUNDLES[1] as BundleSpec)}'`);
+  });
+
+  it.each([
+    ['without --overwrite-latest, the head again', HEAD_B, [] as string[]],
+    ['--overwrite-latest of a bundle that is not a channel head', TAIL_B, ['--overwrite-latest']],
+  ] as const)('%s: both refuse, in the same words', async (_name, bundle, flags) => {
+    const refDir = mkdtempSync(path.join(tmp, 'over-no-ref-'));
+    const ourDir = mkdtempSync(path.join(tmp, 'over-no-ours-'));
+    const args = ['index', 'add', '--generate', '-b', imageOf(bundle), '--from-index', fromIndex, ...flags];
+    const theirs = opmRef([...args, '--use-http'], refDir);
+    const ours = await runOpm([...args, '--use-http'], { cwd: ourDir, env: env() });
+    expect(theirs.code, theirs.stderr).not.toBe(0);
+    expect(ours.code, ours.stderr).not.toBe(0);
+    const said = /^Error: (.*)$/m.exec(theirs.stderr)?.[1] ?? '';
+    expect(said).not.toBe('');
+    expect(ours.stderr).toContain(said);
   });
 
   it('an image without the database label: both refuse, in the same words', async () => {

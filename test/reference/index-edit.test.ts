@@ -1,7 +1,8 @@
 // needs-registry: bundle and index images on a real docker-registry on 127.0.0.1.
 // `index rm|prune|prune-stranded|deprecatetruncate` from an index image whose database the
 // reference opm v1.73 wrote: with --generate, both tools leave the same Dockerfile bytes and a
-// database with the same rows, which both render the same; `index rm -u docker|podman` runs the
+// database with the same rows, which both render the same (also from an image whose database is at
+// schema 9 to 12, migrated to 13 by both); `index rm -u docker|podman` runs the
 // same command line on the same Dockerfile; with -c none, opm-ts builds the index
 // image itself and pushes it, and `render` of the pushed image by both tools gives the same bytes.
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
@@ -9,7 +10,9 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
-import { bundleRegistry, insertRows as rows, normalToolLog } from './bundle-registry.js';
+import { bundleRegistry, insertRows as rows, normalToolLog, type RefRun } from './bundle-registry.js';
+import { normalisedDump } from './sqlite-dump.js';
+import { rowsSql, schemaSql, sqlite3, type DbBundle } from '../sqlite/index-db.js';
 import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 
 const reg = bundleRegistry('opm-index-edit-');
@@ -80,6 +83,23 @@ const VERBS: [string, () => string[], string[] | undefined][] = [
   ['deprecatetruncate', () => ['-b', imageOf(SPECS[1] as BundleSpec)], undefined],
 ];
 
+/**
+ * The reference's `index VERB` run as `args` in `refDir`; with `registryVerb`, its Dockerfile is that
+ * of `index rm -o none` and its database its registry verb's edit of a copy of `db`.
+ */
+function reference(args: string[], refDir: string, registryVerb: string[] | undefined, db: string): RefRun {
+  if (registryVerb === undefined) return opmRef(args, refDir);
+  const fromIndex = args[args.indexOf('-f') + 1] as string;
+  const rm = opmRef(
+    ['index', 'rm', '--generate', '-f', fromIndex, '-o', 'none', '-i', base, '--use-http', '--permissive'],
+    refDir,
+  );
+  if (rm.code !== 0) return rm;
+  const refDb = path.join(refDir, 'database', 'index.db');
+  copyFileSync(db, refDb);
+  return opmRef([...registryVerb, '-d', refDb], refDir);
+}
+
 describe('index VERB --generate', () => {
   it.each(VERBS)(
     '%s: the same Dockerfile bytes, database rows and render',
@@ -88,30 +108,7 @@ describe('index VERB --generate', () => {
       const ourDir = mkdtempSync(path.join(tmp, 'gen-ours-'));
       const args = ['index', verb, '--generate', '-f', fromIndex, ...more(), '-i', base, '--use-http'];
       const refDb = path.join(refDir, 'database', 'index.db');
-      const theirs =
-        registryVerb === undefined
-          ? opmRef(args, refDir)
-          : (() => {
-              const rm = opmRef(
-                [
-                  'index',
-                  'rm',
-                  '--generate',
-                  '-f',
-                  fromIndex,
-                  '-o',
-                  'none',
-                  '-i',
-                  base,
-                  '--use-http',
-                  '--permissive',
-                ],
-                refDir,
-              );
-              if (rm.code !== 0) return rm;
-              copyFileSync(indexDb, refDb);
-              return opmRef([...registryVerb, '-d', refDb], refDir);
-            })();
+      const theirs = reference(args, refDir, registryVerb, indexDb);
       const ours = await runOpm(args, { cwd: ourDir, env: env() });
       expect(theirs.code, theirs.stderr).toBe(0);
       expect(ours.code, ours.stderr).toBe(0);
@@ -136,6 +133,68 @@ describe('index VERB --generate', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--from-index');
   });
+});
+
+/** A package of three bundles, in a database made with sqlite3 at an older schema. */
+const OLD: DbBundle[] = [
+  { name: 'foo.v1.0.0', pkg: 'foo', version: '1.0.0', image: 'example.com/foo:1.0.0', channels: ['stable'] },
+  {
+    name: 'foo.v1.1.0',
+    pkg: 'foo',
+    version: '1.1.0',
+    image: 'example.com/foo:1.1.0',
+    channels: ['stable', 'fast'],
+    skipRange: '<1.1.0',
+  },
+  { name: 'foo.v1.2.0', pkg: 'foo', version: '1.2.0', image: 'example.com/foo:1.2.0', channels: ['fast'] },
+];
+/** What the migrations to 13 work on: a property without its path, a deprecation, a stale one. */
+const oldExtra = (version: number): string =>
+  [
+    "INSERT INTO properties VALUES ('custom.note', '{}', 'foo.v1.1.0', '1.1.0', NULL);",
+    "INSERT INTO properties VALUES ('olm.deprecated', '{}', 'foo.v1.0.0', '1.0.0', 'example.com/foo:1.0.0');",
+    ...(version >= 12 ? ["INSERT INTO deprecated VALUES ('foo.v1.0.0'), ('gone.v0.1.0');"] : []),
+  ].join('\n');
+
+const OLD_VERBS: [string, string[], string[] | undefined][] = [
+  ['rm', ['-o', 'foo'], undefined],
+  ['prune-stranded', [], ['registry', 'prune-stranded']],
+  ['deprecatetruncate', ['-b', 'example.com/foo:1.0.0'], undefined],
+];
+
+describe.each([9, 10, 11, 12])('index VERB --generate from an index image at schema %i', (version) => {
+  let oldDb = '';
+  let oldIndex = '';
+  beforeAll(async () => {
+    oldDb = path.join(tmp, `v${version}.db`);
+    sqlite3(oldDb, `${schemaSql(version)}\n${rowsSql('foo', 'stable', OLD, version)}\n${oldExtra(version)}`);
+    oldIndex = await reg.pushIndex(oldDb, 'index/old', `v${version}`);
+  });
+
+  it.each(OLD_VERBS)(
+    '%s: migrated to 13, the same Dockerfile bytes, rows and render',
+    async (verb, more, rv) => {
+      const refDir = mkdtempSync(path.join(tmp, 'old-ref-'));
+      const ourDir = mkdtempSync(path.join(tmp, 'old-ours-'));
+      const args = ['index', verb, '--generate', '-f', oldIndex, ...more, '-i', base, '--use-http'];
+      const theirs = reference(args, refDir, rv, oldDb);
+      const ours = await runOpm(args, { cwd: ourDir, env: env() });
+      expect(theirs.code, theirs.stderr).toBe(0);
+      expect(ours.code, ours.stderr).toBe(0);
+      expect(readFileSync(path.join(ourDir, 'index.Dockerfile'), 'utf8')).toBe(
+        readFileSync(path.join(refDir, 'index.Dockerfile'), 'utf8'),
+      );
+      const refDb = path.join(refDir, 'database', 'index.db');
+      const ourDb = path.join(ourDir, 'database', 'index.db');
+      const mine = normalisedDump(ourDb);
+      expect(mine).toEqual(normalisedDump(refDb));
+      expect(mine.rows.schema_migrations).toEqual(["13,'<time>'"]);
+      const renderRef = opmRef(['render', refDb, '-o', 'yaml'], tmp);
+      const renderOurs = await runOpm(['render', ourDb, '-o', 'yaml'], { cwd: tmp, env: env() });
+      expect(renderRef.code, renderRef.stderr).toBe(0);
+      expect(renderOurs.stdout).toBe(renderRef.stdout);
+    },
+  );
 });
 
 describe('index rm with a container tool: the command line opm runs', () => {
