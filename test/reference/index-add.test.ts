@@ -1,7 +1,7 @@
 // needs-registry: bundle and index images on a real docker-registry on 127.0.0.1.
 // `index add`: with --generate, both tools leave the same Dockerfile bytes and a database with the
 // same rows (from scratch, --from-index an index image, and --overwrite-latest of its channel
-// head); with -c none, opm-ts builds the index
+// head, --enable-alpha of a substitute); with -c none, opm-ts builds the index
 // image itself, pushes it, and `render` of the pushed image by both tools gives the same bytes.
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -46,18 +46,37 @@ const HEAD_B: BundleSpec = {
 /** 0.9.0 again: not a channel head in the index image. */
 const TAIL_B: BundleSpec = { ...(BUNDLES[0] as BundleSpec), tag: '0.9.0-b' };
 
+/** An index of one package for --enable-alpha: 1.0.0 and 1.0.1, then a rebuild substituting for 1.0.1. */
+const SUB: BundleSpec[] = [
+  { pkg: 'sub', version: '1.0.0', channels: ['stable'], defaultChannel: 'stable' },
+  { pkg: 'sub', version: '1.0.1', channels: ['stable'], replaces: csvName('sub', '1.0.0') },
+];
+const SUB_C: BundleSpec = {
+  pkg: 'sub',
+  version: '1.0.1+1',
+  tag: '1.0.1-1',
+  channels: ['stable'],
+  replaces: csvName('sub', '1.0.0'),
+  substitutesFor: csvName('sub', '1.0.1'),
+  owns: ['Thing'],
+};
+
 let base = '';
+let subIndex = '';
 let fromIndex = '';
 
 beforeAll(async () => {
   await reg.start();
-  await reg.push([...BUNDLES, NEXT, HEAD_B, TAIL_B]);
+  await reg.push([...BUNDLES, NEXT, HEAD_B, TAIL_B, ...SUB, SUB_C]);
   base = await reg.pushBase();
   // An index image of the first two bundles, its database made by the reference.
   const dir = mkdtempSync(path.join(tmp, 'from-'));
   const r = opmRef(['index', 'add', '--generate', '-b', BUNDLES.map(imageOf).join(','), '--use-http'], dir);
   if (r.code !== 0) throw new Error(r.stderr);
   fromIndex = await reg.pushIndex(path.join(dir, 'database', 'index.db'), 'index/etcd');
+  const subDb = path.join(tmp, 'sub.db');
+  reg.addAll(subDb, SUB);
+  subIndex = await reg.pushIndex(subDb, 'index/sub');
 }, 600_000);
 
 afterAll(reg.stop);
@@ -125,6 +144,30 @@ describe('index add --generate', () => {
     const said = /^Error: (.*)$/m.exec(theirs.stderr)?.[1] ?? '';
     expect(said).not.toBe('');
     expect(ours.stderr).toContain(said);
+  });
+
+  it.each([
+    ['--enable-alpha: a substitute added', ['--enable-alpha'], 0],
+    ['without --enable-alpha: a substitute refused', [] as string[], 1],
+  ] as const)('%s, as the reference does', async (_name, flags, code) => {
+    const refDir = mkdtempSync(path.join(tmp, 'alpha-ref-'));
+    const ourDir = mkdtempSync(path.join(tmp, 'alpha-ours-'));
+    const args = ['index', 'add', '--generate', '-b', imageOf(SUB_C), '--from-index', subIndex, ...flags];
+    const theirs = opmRef([...args, '--use-http'], refDir);
+    const ours = await runOpm([...args, '--use-http'], { cwd: ourDir, env: env() });
+    expect(theirs.code, theirs.stderr).toBe(code);
+    expect(ours.code, ours.stderr).toBe(code);
+    if (code !== 0) {
+      const said = /^Error: (.*)$/m.exec(theirs.stderr)?.[1] ?? '';
+      expect(said).toContain('SubstitutesFor is an alpha-only feature');
+      expect(ours.stderr).toContain(said);
+      return;
+    }
+    const file = 'index.Dockerfile';
+    expect(readFileSync(path.join(ourDir, file), 'utf8')).toBe(readFileSync(path.join(refDir, file), 'utf8'));
+    const mine = rows(path.join(ourDir, 'database', 'index.db'));
+    expect(mine).toEqual(rows(path.join(refDir, 'database', 'index.db')));
+    expect(mine.join('\n')).toContain("'sub.v1.0.1+1'");
   });
 
   it('an image without the database label: both refuse, in the same words', async () => {
