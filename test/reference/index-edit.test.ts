@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
 import { bundleRegistry, insertRows as rows, normalToolLog, type RefRun } from './bundle-registry.js';
 import { normalisedDump } from './sqlite-dump.js';
-import { rowsSql, schemaSql, sqlite3, type DbBundle } from '../sqlite/index-db.js';
+import { FOO_BUNDLES, migrationInputsSql, rowsSql, schemaSql, sqlite3 } from '../sqlite/index-db.js';
 import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 
 const reg = bundleRegistry('opm-index-edit-');
@@ -135,27 +135,6 @@ describe('index VERB --generate', () => {
   });
 });
 
-/** A package of three bundles, in a database made with sqlite3 at an older schema. */
-const OLD: DbBundle[] = [
-  { name: 'foo.v1.0.0', pkg: 'foo', version: '1.0.0', image: 'example.com/foo:1.0.0', channels: ['stable'] },
-  {
-    name: 'foo.v1.1.0',
-    pkg: 'foo',
-    version: '1.1.0',
-    image: 'example.com/foo:1.1.0',
-    channels: ['stable', 'fast'],
-    skipRange: '<1.1.0',
-  },
-  { name: 'foo.v1.2.0', pkg: 'foo', version: '1.2.0', image: 'example.com/foo:1.2.0', channels: ['fast'] },
-];
-/** What the migrations to 13 work on: a property without its path, a deprecation, a stale one. */
-const oldExtra = (version: number): string =>
-  [
-    "INSERT INTO properties VALUES ('custom.note', '{}', 'foo.v1.1.0', '1.1.0', NULL);",
-    "INSERT INTO properties VALUES ('olm.deprecated', '{}', 'foo.v1.0.0', '1.0.0', 'example.com/foo:1.0.0');",
-    ...(version >= 12 ? ["INSERT INTO deprecated VALUES ('foo.v1.0.0'), ('gone.v0.1.0');"] : []),
-  ].join('\n');
-
 const OLD_VERBS: [string, string[], string[] | undefined][] = [
   ['rm', ['-o', 'foo'], undefined],
   ['prune-stranded', [], ['registry', 'prune-stranded']],
@@ -167,7 +146,10 @@ describe.each([9, 10, 11, 12])('index VERB --generate from an index image at sch
   let oldIndex = '';
   beforeAll(async () => {
     oldDb = path.join(tmp, `v${version}.db`);
-    sqlite3(oldDb, `${schemaSql(version)}\n${rowsSql('foo', 'stable', OLD, version)}\n${oldExtra(version)}`);
+    sqlite3(
+      oldDb,
+      `${schemaSql(version)}\n${rowsSql('foo', 'stable', FOO_BUNDLES, version)}\n${migrationInputsSql(version)}`,
+    );
     oldIndex = await reg.pushIndex(oldDb, 'index/old', `v${version}`);
   });
 

@@ -11,40 +11,28 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
 import { reference } from './reference-opm.js';
 import { normalisedDump } from './sqlite-dump.js';
-import { haveSqlite3, rowsSql, schemaSql, sqlite3, type DbBundle } from '../sqlite/index-db.js';
+import {
+  FOO_BUNDLES,
+  haveSqlite3,
+  migrationInputsSql,
+  rowsSql,
+  schemaSql,
+  sqlite3,
+} from '../sqlite/index-db.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'opm-sqlite-migrate-write-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const sha = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
 
-const BUNDLES: DbBundle[] = [
-  { name: 'foo.v1.0.0', pkg: 'foo', version: '1.0.0', image: 'example.com/foo:1.0.0', channels: ['stable'] },
-  {
-    name: 'foo.v1.1.0',
-    pkg: 'foo',
-    version: '1.1.0',
-    image: 'example.com/foo:1.1.0',
-    channels: ['stable', 'fast'],
-    skipRange: '<1.1.0',
-  },
-  { name: 'foo.v1.2.0', pkg: 'foo', version: '1.2.0', image: 'example.com/foo:1.2.0', channels: ['fast'] },
-];
-
-/** What each migration has to work on: a property without its path, a deprecation, a stale one. */
-function extraSql(version: number): string {
-  if (version < 9) return '';
-  const out = [
-    "INSERT INTO properties VALUES ('custom.note', '{}', 'foo.v1.1.0', '1.1.0', NULL);",
-    "INSERT INTO properties VALUES ('olm.deprecated', '{}', 'foo.v1.0.0', '1.0.0', 'example.com/foo:1.0.0');",
-  ];
-  if (version >= 12) out.push("INSERT INTO deprecated VALUES ('foo.v1.0.0'), ('gone.v0.1.0');");
-  return out.join('\n');
-}
+const BUNDLES = FOO_BUNDLES;
 
 function database(version: number, name: string): string {
   const db = path.join(tmp, name);
   rmSync(db, { force: true });
-  sqlite3(db, `${schemaSql(version)}\n${rowsSql('foo', 'stable', BUNDLES, version)}\n${extraSql(version)}`);
+  sqlite3(
+    db,
+    `${schemaSql(version)}\n${rowsSql('foo', 'stable', BUNDLES, version)}\n${migrationInputsSql(version)}`,
+  );
   return db;
 }
 

@@ -9,24 +9,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runOpm } from '../run-cli.js';
 import { reference } from './reference-opm.js';
-import { haveSqlite3, rowsSql, schemaSql, sqlite3, type DbBundle } from '../sqlite/index-db.js';
+import { FOO_BUNDLES, haveSqlite3, rowsSql, schemaSql, sqlite3 } from '../sqlite/index-db.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'opm-sqlite-schemas-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const sha = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
 
-const BUNDLES: DbBundle[] = [
-  { name: 'foo.v1.0.0', pkg: 'foo', version: '1.0.0', image: 'example.com/foo:1.0.0', channels: ['stable'] },
-  {
-    name: 'foo.v1.1.0',
-    pkg: 'foo',
-    version: '1.1.0',
-    image: 'example.com/foo:1.1.0',
-    channels: ['stable', 'fast'],
-    skipRange: '<1.1.0',
-  },
-  { name: 'foo.v1.2.0', pkg: 'foo', version: '1.2.0', image: 'example.com/foo:1.2.0', channels: ['fast'] },
-];
+const BUNDLES = FOO_BUNDLES;
 
 describe.runIf(haveSqlite3).each([5, 6, 7, 8, 9, 10, 11, 12, 13])('schema version %i', (version) => {
   it.each([['json'], ['yaml']])(

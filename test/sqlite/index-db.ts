@@ -145,3 +145,31 @@ export function sqlite3(file: string, sql: string): void {
   const r = spawnSync('sqlite3', [file], { input: sql, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`sqlite3 ${file}: ${r.stderr}`);
 }
+
+/** A package of three bundles over two channels, one with a skipRange: the older-schema tests' catalog. */
+export const FOO_BUNDLES: DbBundle[] = [
+  { name: 'foo.v1.0.0', pkg: 'foo', version: '1.0.0', image: 'example.com/foo:1.0.0', channels: ['stable'] },
+  {
+    name: 'foo.v1.1.0',
+    pkg: 'foo',
+    version: '1.1.0',
+    image: 'example.com/foo:1.1.0',
+    channels: ['stable', 'fast'],
+    skipRange: '<1.1.0',
+  },
+  { name: 'foo.v1.2.0', pkg: 'foo', version: '1.2.0', image: 'example.com/foo:1.2.0', channels: ['fast'] },
+];
+
+/**
+ * Rows the migrations to schema 13 work on (from 9): a property without its bundle path, an
+ * `olm.deprecated` property, and at 12 a `deprecated` table naming a bundle that is gone.
+ */
+export function migrationInputsSql(version: number): string {
+  if (version < 9) return '';
+  const out = [
+    "INSERT INTO properties VALUES ('custom.note', '{}', 'foo.v1.1.0', '1.1.0', NULL);",
+    "INSERT INTO properties VALUES ('olm.deprecated', '{}', 'foo.v1.0.0', '1.0.0', 'example.com/foo:1.0.0');",
+  ];
+  if (version >= 12) out.push("INSERT INTO deprecated VALUES ('foo.v1.0.0'), ('gone.v0.1.0');");
+  return out.join('\n');
+}
