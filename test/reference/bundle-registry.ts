@@ -31,6 +31,8 @@ export interface BundleRegistry {
   push: (specs: BundleSpec[]) => Promise<void>;
   /** The reference opm in `cwd` (the scratch folder unless given). */
   opmRef: (args: string[], cwd?: string) => RefRun;
+  /** `registry add` of the bundles' images to `db` over plain HTTP, then `flags`: either tool's argv. */
+  addArgs: (db: string, bundles: BundleSpec[], flags?: string[]) => string[];
   /** A database made by the reference's `registry add`: one bundle at a time, or all in one call. */
   addAll: (db: string, specs: BundleSpec[], extra?: string[], together?: boolean) => void;
   /** The reference's `registry deprecatetruncate` of one bundle's image in `db`. */
@@ -77,6 +79,16 @@ export function bundleRegistry(prefix: string): BundleRegistry {
     env,
     imageOf,
     opmRef,
+    addArgs: (db, bundles, flags = []) => [
+      'registry',
+      'add',
+      '-b',
+      bundles.map(imageOf).join(','),
+      '-d',
+      db,
+      '--use-http',
+      ...flags,
+    ],
     start: async () => {
       fx = await startFixture();
     },

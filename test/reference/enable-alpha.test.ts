@@ -12,7 +12,7 @@ import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 import { normalisedDump } from './sqlite-dump.js';
 
 const reg = bundleRegistry('opm-enable-alpha-');
-const { tmp, env, imageOf, opmRef } = reg;
+const { tmp, env, opmRef } = reg;
 
 const A: BundleSpec = { pkg: 'sub', version: '1.0.0', channels: ['stable'], defaultChannel: 'stable' };
 const B: BundleSpec = {
@@ -40,16 +40,7 @@ beforeAll(async () => {
 afterAll(reg.stop);
 
 const ALPHA = ['--enable-alpha'];
-const addArgs = (db: string, b: BundleSpec, flags: string[]): string[] => [
-  'registry',
-  'add',
-  '-b',
-  imageOf(b),
-  '-d',
-  db,
-  '--use-http',
-  ...flags,
-];
+const addArgs = (db: string, b: BundleSpec, flags: string[]): string[] => reg.addArgs(db, [b], flags);
 
 /** The reference adds `setup` to a database; both tools then add `last` to copies of it. */
 async function both(setup: BundleSpec[], last: BundleSpec, flags: string[]) {

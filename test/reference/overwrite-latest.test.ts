@@ -12,7 +12,7 @@ import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 import { normalisedDump } from './sqlite-dump.js';
 
 const reg = bundleRegistry('opm-overwrite-latest-');
-const { tmp, env, imageOf, opmRef } = reg;
+const { tmp, env, opmRef, addArgs } = reg;
 
 const ETCD: BundleSpec[] = [
   { pkg: 'etcd', version: '0.9.0', channels: ['alpha'], defaultChannel: 'alpha', owns: ['EtcdCluster'] },
@@ -65,17 +65,6 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(reg.stop);
-
-const addArgs = (db: string, bundles: BundleSpec[], flags: string[] = []): string[] => [
-  'registry',
-  'add',
-  '-b',
-  bundles.map(imageOf).join(','),
-  '-d',
-  db,
-  '--use-http',
-  ...flags,
-];
 
 interface Case {
   name: string;

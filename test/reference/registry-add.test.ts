@@ -12,7 +12,7 @@ import { csvName, type BundleSpec } from '../sqlite/bundles.js';
 import { normalisedDump } from './sqlite-dump.js';
 
 const reg = bundleRegistry('opm-registry-add-');
-const { tmp, env, imageOf, opmRef } = reg;
+const { tmp, env, imageOf, opmRef, addArgs } = reg;
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex').toString('base64');
 
@@ -133,17 +133,6 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(reg.stop);
-
-const addArgs = (db: string, bundles: BundleSpec[], flags: string[] = []): string[] => [
-  'registry',
-  'add',
-  '-b',
-  bundles.map(imageOf).join(','),
-  '-d',
-  db,
-  '--use-http',
-  ...flags,
-];
 
 describe.each(SCENARIOS)('registry add: $name', (s) => {
   let refDb = '';
