@@ -20,22 +20,11 @@ import { parseBundleDirSync } from '../src/bundle/parse.js';
 import { writeDatabaseContent } from '../src/sqlite/write/content.js';
 import { RowStore } from '../src/sqlite/write/row-store.js';
 import { seededRandom } from '../test/seeded-random.js';
+import { int, pick, words, WORDS, type Rand } from './random-text.js';
 
 /** Bump when the shape of the database changes: cached copies of the old shape are not reused. */
 const GENERATOR = 4;
 
-type Rand = () => number;
-
-const WORDS: string[] = (
-  'the operator manages deploys configures upgrades monitors backs up restores scales a cluster ' +
-  'of database message queue cache storage service mesh gateway certificate secret policy ' +
-  'instance replica node pod volume network route metric alert dashboard tenant namespace ' +
-  'custom resource controller reconciles status condition spec field value default enables'
-).split(' ');
-
-const pick = <T>(rand: Rand, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
-const int = (rand: Rand, lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
-const words = (rand: Rand, n: number): string => Array.from({ length: n }, () => pick(rand, WORDS)).join(' ');
 const hex = (rand: Rand, n: number): string =>
   Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(rand() * 16)]).join('');
 

@@ -12,24 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { toYaml } from '../src/declcfg/write.js';
 import { seededRandom } from '../test/seeded-random.js';
-
-const WORDS: string[] = (
-  'the operator manages deploys configures upgrades monitors backs up restores scales a cluster ' +
-  'of database message queue cache storage service mesh gateway certificate secret policy ' +
-  'instance replica node pod volume network route metric alert dashboard tenant namespace ' +
-  'custom resource controller reconciles status condition spec field value default enables'
-).split(' ');
-
-type Rand = () => number;
-
-const pick = <T>(rand: Rand, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
-const int = (rand: Rand, lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
-
-function words(rand: Rand, n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(pick(rand, WORDS));
-  return out.join(' ');
-}
+import { int, pick, words, WORDS, type Rand } from './random-text.js';
 
 /** Markdown of about `bytes` bytes: headings, paragraphs, lists, a code block, as CSV descriptions are. */
 function markdown(rand: Rand, bytes: number): string {
